@@ -1,0 +1,45 @@
+/* Case "spawn" (article 000): the parent holds rss-mb of touched anonymous memory with THP on, off or
+ * left to the system; each iteration starts one child by method and waits for it.
+ * Arguments: method=fork-exec|vfork-exec|posix-spawn|clone-vfork|fork-exit  rss-mb=N  thp=on|off|default
+ *            target=PATH (the exec target) */
+#include "launch.h"
+#include "probe.h"
+#include "region.h"
+
+#include <errno.h>
+
+static const char *const keys[] = {"method", "rss-mb", "thp", "target", NULL};
+static fl_region region;
+static enum fl_method method;
+
+static int setup(void) {
+    method = (enum fl_method)fl_arg_choice("method", "fork-exec", fl_method_names);
+    long rss_mb = fl_arg_long("rss-mb", 0, 0, 1L << 22);
+    enum fl_thp thp = (enum fl_thp)fl_arg_choice("thp", "default", fl_thp_names);
+    const char *target = fl_arg_str("target", NULL);
+    if (method != FL_FORK_EXIT && !target) return fl_fail_msg("usage", "target=PATH is required for exec methods");
+
+    const char *call = NULL;
+    if (fl_region_map(&region, (size_t)rss_mb << 20, thp, &call) != 0) return fl_fail(call, errno);
+    long long rss_kb, huge_kb;
+    if (fl_region_smaps(&region, &rss_kb, &huge_kb) != 0) return fl_fail("open(/proc/self/smaps)", errno);
+    if (fl_launch_init(target, NULL) != 0) return -1;
+
+    fl_info_begin();
+    fl_info_str("method", fl_method_names[method]);
+    fl_info_long("rssMb", rss_mb);
+    fl_info_str("thp", fl_thp_names[thp]);
+    fl_info_long("regionRssKb", rss_kb);
+    fl_info_long("hugePagesKb", huge_kb);
+    fl_info_long("vmRssKb", fl_proc_kb("/proc/self/status", "VmRSS"));
+    fl_info_long("vmPteKb", fl_proc_kb("/proc/self/status", "VmPTE"));
+    fl_info_end();
+    return 0;
+}
+
+static int batch(long n, int warmup) { return fl_launch_batch(method, n, warmup); }
+
+static void teardown(void) { fl_region_unmap(&region); }
+
+const fl_case fl_case_spawn = {"spawn", keys, setup, batch, teardown};
+FL_CASE(fl_case_spawn);

@@ -1,0 +1,17 @@
+/* The ways to start a child, each timed from the call until the child is reaped by waitpid. */
+#ifndef FORKLAB_LAUNCH_H
+#define FORKLAB_LAUNCH_H
+#include <stdint.h>
+
+enum fl_method { FL_FORK_EXEC, FL_VFORK_EXEC, FL_POSIX_SPAWN, FL_CLONE_VFORK, FL_FORK_EXIT };
+extern const char *const fl_method_names[]; /* "fork-exec", "vfork-exec", "posix-spawn", "clone-vfork", "fork-exit", NULL */
+
+/* Prepares the clone stack and the target's argv/envp. envp may be NULL (empty environment). 0 or -1 (error emitted). */
+int fl_launch_init(const char *target, char *const *envp);
+/* One child by method; *ns = time from the call until waitpid returned. 0, or -1 with an error line emitted
+ * (the failed call and errno; a child that did not exit 0 is an error too). */
+int fl_launch_once(enum fl_method m, uint64_t *ns);
+/* Runs n launches, emitting one samples line named after the method. */
+int fl_launch_batch(enum fl_method m, long n, int warmup);
+
+#endif

@@ -1,0 +1,78 @@
+/* The fidelity reference: the articles' own method, outside forklab's harness. It maps and touches a
+ * region like the probe, then runs a tight loop of N launches and prints the mean per call in ns:
+ *   forklab-loop METHOD RSS_MB THP N TARGET  ->  {"meanNs":...,"iterations":N}
+ * No per-iteration timing, no protocol, no pipes. */
+#include "region.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char *target_argv[2];
+static char *empty_env[1];
+
+static int clone_child(void *arg) {
+    (void)arg;
+    execve(target_argv[0], target_argv, empty_env);
+    _exit(127);
+}
+
+static double now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void die(const char *what) {
+    fprintf(stderr, "forklab-loop: %s: %s\n", what, strerror(errno));
+    exit(2);
+}
+
+int main(int argc, char **argv) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (argc != 6) {
+        fprintf(stderr, "usage: forklab-loop METHOD RSS_MB THP N TARGET\n");
+        return 2;
+    }
+    const char *method = argv[1];
+    long rss_mb = atol(argv[2]);
+    enum fl_thp thp = strcmp(argv[3], "on") == 0 ? FL_THP_ON : strcmp(argv[3], "off") == 0 ? FL_THP_OFF : FL_THP_DEFAULT;
+    long n = atol(argv[4]);
+    target_argv[0] = argv[5];
+    fl_region region;
+    const char *call;
+    if (fl_region_map(&region, (size_t)rss_mb << 20, thp, &call) != 0) die(call);
+    char *stack = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED) die("mmap");
+    int m = strcmp(method, "fork-exec") == 0 ? 0 : strcmp(method, "vfork-exec") == 0 ? 1
+          : strcmp(method, "posix-spawn") == 0 ? 2 : strcmp(method, "clone-vfork") == 0 ? 3
+          : strcmp(method, "fork-exit") == 0 ? 4 : -1;
+    if (m < 0) { fprintf(stderr, "forklab-loop: unknown method %s\n", method); return 2; }
+    double t0 = now_ns();
+    for (long i = 0; i < n; i++) {
+        pid_t pid = -1;
+        int status;
+        switch (m) {
+        case 0: pid = fork(); if (pid == 0) { execve(argv[5], target_argv, empty_env); _exit(127); } break;
+        case 1: pid = vfork(); if (pid == 0) { execve(argv[5], target_argv, empty_env); _exit(127); } break;
+        case 2: if ((errno = posix_spawn(&pid, argv[5], NULL, NULL, target_argv, empty_env)) != 0) die("posix_spawn"); break;
+        case 3: pid = clone(clone_child, stack + 65536, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL); break;
+        case 4: pid = fork(); if (pid == 0) _exit(0); break;
+        }
+        if (pid < 0) die(method);
+        if (waitpid(pid, &status, 0) != pid) die("waitpid");
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) { fprintf(stderr, "forklab-loop: child failed\n"); return 2; }
+    }
+    double t1 = now_ns();
+    printf("{\"meanNs\":%.1f,\"iterations\":%ld}\n", (t1 - t0) / n, n);
+    return 0;
+}

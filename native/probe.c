@@ -1,0 +1,256 @@
+/* Probe main: arguments, the protocol, the command loop.
+ *
+ * Usage: forklab-probe CASE [key=value ...]
+ * stdout (JSON Lines, protocol 1):
+ *   {"type":"hello","protocol":1,"probe":"0.1.0","case":"spawn","pid":N}
+ *   {"type":"info",...}            case facts (memory actually mapped, huge pages, ...)
+ *   {"type":"ready"}               setup done; waiting for commands
+ *   {"type":"samples","series":S,"warmup":B,"ns":[...],...}
+ *   {"type":"error","call":C,"errno":E,"message":M}   then exit status 2
+ *   {"type":"done"}
+ * stdin, one command a line: "warmup N", "run N", "stop" (end of input is "stop"). */
+#include "probe.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+extern const fl_case *const __start_fl_cases[];
+extern const fl_case *const __stop_fl_cases[];
+#define N_CASES ((int)(__stop_fl_cases - __start_fl_cases))
+#define fl_cases __start_fl_cases
+
+#define MAX_ARGS 32
+static const char *arg_keys[MAX_ARGS];
+static const char *arg_vals[MAX_ARGS];
+static int n_args;
+static const fl_case *current;
+static int info_fields;
+
+uint64_t fl_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void put_json_string(const char *s) {
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') { putchar('\\'); putchar(c); }
+        else if (c < 0x20) printf("\\u%04x", c);
+        else putchar(c);
+    }
+    putchar('"');
+}
+
+static void end_line(void) {
+    putchar('\n');
+    fflush(stdout);
+}
+
+static void finish(int status) {
+    if (current && current->teardown) current->teardown();
+    fflush(stdout);
+    _exit(status);
+}
+
+static void usage_error(const char *message, const char *key) {
+    printf("{\"type\":\"error\",\"call\":\"usage\",\"errno\":0,\"message\":");
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s%s%s", message, key ? ": " : "", key ? key : "");
+    put_json_string(buf);
+    putchar('}');
+    end_line();
+    finish(2);
+}
+
+static const char *find_arg(const char *key) {
+    for (int i = 0; i < n_args; i++)
+        if (strcmp(arg_keys[i], key) == 0) return arg_vals[i];
+    return NULL;
+}
+
+long fl_arg_long(const char *key, long def, long min, long max) {
+    const char *v = find_arg(key);
+    if (!v) return def;
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || end == v || *end) usage_error("not an integer", key);
+    if (x < min || x > max) usage_error("out of range", key);
+    return x;
+}
+
+const char *fl_arg_str(const char *key, const char *def) {
+    const char *v = find_arg(key);
+    return v ? v : def;
+}
+
+int fl_arg_choice(const char *key, const char *def, const char *const *choices) {
+    const char *v = fl_arg_str(key, def);
+    for (int i = 0; choices[i]; i++)
+        if (strcmp(v, choices[i]) == 0) return i;
+    usage_error("unknown value", key);
+    return -1;
+}
+
+static void emit_ulongs(const char *name, const uint64_t *v, long n) {
+    printf(",\"%s\":[", name);
+    for (long i = 0; i < n; i++) printf(i ? ",%llu" : "%llu", (unsigned long long)v[i]);
+    putchar(']');
+}
+
+void fl_emit_samples(const char *series, int warmup, const uint64_t *ns, long n) {
+    fl_emit_samples_x(series, warmup, ns, n, NULL);
+}
+
+void fl_emit_samples_x(const char *series, int warmup, const uint64_t *ns, long n, ...) {
+    printf("{\"type\":\"samples\",\"series\":");
+    put_json_string(series);
+    printf(",\"warmup\":%s", warmup ? "true" : "false");
+    emit_ulongs("ns", ns, n);
+    va_list ap;
+    va_start(ap, n);
+    const char *name;
+    while ((name = va_arg(ap, const char *)) != NULL) {
+        const uint64_t *col = va_arg(ap, const uint64_t *);
+        emit_ulongs(name, col, n);
+    }
+    va_end(ap);
+    putchar('}');
+    end_line();
+}
+
+static void info_key(const char *key) {
+    if (info_fields++) putchar(',');
+    put_json_string(key);
+    putchar(':');
+}
+
+void fl_info_begin(void) { info_fields = 1; printf("{\"type\":\"info\""); }
+void fl_info_long(const char *key, long long value) { info_key(key); printf("%lld", value); }
+void fl_info_double(const char *key, double value) { info_key(key); printf("%.17g", value); }
+void fl_info_str(const char *key, const char *value) { info_key(key); put_json_string(value); }
+void fl_info_bool(const char *key, int value) { info_key(key); printf(value ? "true" : "false"); }
+void fl_info_end(void) { putchar('}'); end_line(); }
+
+int fl_fail_msg(const char *call, const char *message) {
+    printf("{\"type\":\"error\",\"call\":");
+    put_json_string(call);
+    printf(",\"errno\":0,\"message\":");
+    put_json_string(message);
+    putchar('}');
+    end_line();
+    return -1;
+}
+
+int fl_fail(const char *call, int err) {
+    printf("{\"type\":\"error\",\"call\":");
+    put_json_string(call);
+    printf(",\"errno\":%d,\"message\":", err);
+    put_json_string(strerror(err));
+    putchar('}');
+    end_line();
+    return -1;
+}
+
+long long fl_proc_kb(const char *path, const char *key) {
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    char line[512];
+    size_t klen = strlen(key);
+    long long v = -1;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+            v = strtoll(line + klen + 1, NULL, 10);
+            break;
+        }
+    }
+    fclose(f);
+    return v;
+}
+
+static int key_allowed(const fl_case *c, const char *key) {
+    if (strcmp(key, "cpu") == 0) return 1;
+    for (int i = 0; c->keys && c->keys[i]; i++)
+        if (strcmp(c->keys[i], key) == 0) return 1;
+    return 0;
+}
+
+static void pin_cpu(void) {
+    long cpu = fl_arg_long("cpu", -1, -1, CPU_SETSIZE - 1);
+    if (cpu < 0) return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET((int)cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) {
+        fl_fail("sched_setaffinity", errno);
+        finish(2);
+    }
+}
+
+int main(int argc, char **argv) {
+    /* Die with the runner: a probe must never outlive the process that reads it. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1) return 3;
+    signal(SIGPIPE, SIG_DFL);
+
+    if (argc < 2) {
+        printf("{\"type\":\"hello\",\"protocol\":%d,\"probe\":\"%s\",\"case\":null,\"pid\":%d,\"cases\":[",
+               FL_PROTOCOL, FL_PROBE_VERSION, (int)getpid());
+        for (int i = 0; i < N_CASES; i++) {
+            if (i) putchar(',');
+            put_json_string(fl_cases[i]->name);
+        }
+        printf("]}");
+        end_line();
+        return 0;
+    }
+    for (int i = 0; i < N_CASES; i++)
+        if (strcmp(fl_cases[i]->name, argv[1]) == 0) current = fl_cases[i];
+    printf("{\"type\":\"hello\",\"protocol\":%d,\"probe\":\"%s\",\"case\":", FL_PROTOCOL, FL_PROBE_VERSION);
+    put_json_string(argv[1]);
+    printf(",\"pid\":%d}", (int)getpid());
+    end_line();
+    if (!current) usage_error("unknown case", argv[1]);
+
+    for (int i = 2; i < argc; i++) {
+        char *eq = strchr(argv[i], '=');
+        if (!eq || eq == argv[i]) usage_error("expected key=value", argv[i]);
+        *eq = '\0';
+        if (!key_allowed(current, argv[i])) usage_error("unknown argument", argv[i]);
+        if (find_arg(argv[i])) usage_error("repeated argument", argv[i]);
+        if (n_args == MAX_ARGS) usage_error("too many arguments", argv[i]);
+        arg_keys[n_args] = argv[i];
+        arg_vals[n_args] = eq + 1;
+        n_args++;
+    }
+    pin_cpu();
+    if (current->setup() != 0) finish(2);
+    printf("{\"type\":\"ready\"}");
+    end_line();
+
+    char line[128];
+    while (fgets(line, sizeof line, stdin)) {
+        long n = 0;
+        int warmup;
+        if (strncmp(line, "stop", 4) == 0) break;
+        if (sscanf(line, "run %ld", &n) == 1) warmup = 0;
+        else if (sscanf(line, "warmup %ld", &n) == 1) warmup = 1;
+        else usage_error("unknown command", line);
+        if (n < 1 || n > 10000000) usage_error("iteration count out of range", line);
+        if (current->batch(n, warmup) != 0) finish(2);
+    }
+    printf("{\"type\":\"done\"}");
+    end_line();
+    finish(0);
+    return 0;
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+// Builds the C probe (native/) with node-gyp at install time.
+// node-gyp downloads Node's headers unless it is told where they are; a Node install that ships its
+// headers (include/node/node_api.h under the prefix of the running node) is used as --nodedir so that
+// `npm ci` works offline. Elsewhere node-gyp behaves as usual.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+
+const prefix = dirname(dirname(process.execPath));
+const args = ['rebuild'];
+if (existsSync(join(prefix, 'include', 'node', 'node_api.h'))) args.push(`--nodedir=${prefix}`);
+
+function findNodeGyp() {
+  // npm exposes its bundled node-gyp through npm_config_node_gyp during install scripts.
+  const fromNpm = process.env.npm_config_node_gyp;
+  if (fromNpm && existsSync(fromNpm)) return fromNpm;
+  const npmDir = join(prefix, 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
+  if (existsSync(npmDir)) return npmDir;
+  try {
+    return createRequire(import.meta.url).resolve('node-gyp/bin/node-gyp.js');
+  } catch {
+    return null;
+  }
+}
+
+const gyp = findNodeGyp();
+if (!gyp) {
+  console.error('forklab: cannot find node-gyp to build the C probe (native/). Install npm with its bundled node-gyp.');
+  process.exit(1);
+}
+const env = { ...process.env };
+if (env.npm_config_nodedir === '') delete env.npm_config_nodedir;
+const r = spawnSync(process.execPath, [gyp, ...args], { stdio: 'inherit', env });
+if (r.status !== 0) {
+  console.error('forklab: building the C probe failed; forklab needs a C compiler (gcc), make and python3, and static glibc (libc6-dev) for the static exec target.');
+  process.exit(r.status ?? 1);
+}

@@ -1,0 +1,61 @@
+// forklab's command line.
+import { Command, CommanderError, Option } from 'commander';
+import { EXPERIMENTS } from '../experiments/index.js';
+import { CliError, runExperimentCommand, type CommonOptions } from './run.js';
+import { FORKLAB_VERSION } from './version.js';
+import { registerSelfcheck } from './selfcheck.js';
+
+function commonOptions(cmd: Command): Command {
+  return cmd
+    .option('--json <file>', 'write the run as a versioned JSON document (schema: docs/json-schema.md)')
+    .option('--pin <cpu>', 'pin the probe and its children to this CPU (on 2 cores this changes results several-fold)')
+    .option('--seed <n>', 'seed for interleaving order and bootstrap intervals', '1')
+    .option('--no-color', 'no ANSI colours');
+}
+
+export function buildProgram(): Command {
+  const program = new Command('forklab')
+    .description('Measures what creating processes and threads really costs on Linux, and compares it with the published figures.')
+    .version(FORKLAB_VERSION)
+    .showHelpAfterError('(run with --help for every flag)')
+    .exitOverride();
+  for (const exp of EXPERIMENTS) {
+    const cmd = new Command(exp.name).description(`${exp.summaryLine} (article ${exp.article})`).exitOverride();
+    for (const o of exp.options) {
+      const opt = new Option(o.flags, o.description);
+      if (o.defaultValue !== undefined) opt.default(o.defaultValue);
+      cmd.addOption(opt);
+    }
+    commonOptions(cmd);
+    cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
+      const common: CommonOptions = {
+        json: opts.json as string | undefined,
+        pin: opts.pin as string | undefined,
+        seed: opts.seed as string | undefined,
+        color: opts.color === false ? false : undefined,
+      };
+      process.exitCode = await runExperimentCommand(exp, opts, common);
+    });
+    program.addCommand(cmd);
+  }
+  registerSelfcheck(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      process.exitCode = e.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    if (e instanceof CliError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exitCode = e.exitCode;
+      return;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,308 @@
+// The machine record stored with every run, and the load samples taken around it.
+// Every field is read from the system; what cannot be read is null, never guessed.
+
+import { execFileSync } from "node:child_process";
+import * as os from "node:os";
+import { effectiveCgroupLimit, locateMemoryCgroup, readCgroupLevels, readTextOrNull, type ReadText } from "./memory.js";
+import {
+  cpuinfoHasFlag,
+  firstLine,
+  parseCpuinfoModel,
+  parseCpusAllowedList,
+  parseGlibcVersion,
+  parseIntFile,
+  parseMeminfo,
+  parsePressure,
+  parseStatusField,
+  parseThpChoice,
+  type CpuPressure,
+} from "./parse.js";
+
+export type { CpuPressure } from "./parse.js";
+
+export interface MachineRecord {
+  hostname: string;
+  /** uname -r (os.release()). */
+  kernel: string;
+  /** uname -v (os.version()). */
+  kernelVersion: string;
+  /** Node's process architecture, e.g. "x64", "arm64". */
+  arch: string;
+  cpuModel: string | null;
+  /** Logical CPUs available to this process (os.availableParallelism()). */
+  cpuCount: number;
+  /** CPUs in this process's affinity mask (Cpus_allowed_list of /proc/self/status). */
+  cpusAllowed: number[] | null;
+  memTotalKb: number | null;
+  memAvailableKb: number | null;
+  swapTotalKb: number | null;
+  /** The bracketed choice of /sys/kernel/mm/transparent_hugepage/enabled: "always" | "madvise" | "never". */
+  thpEnabled: string | null;
+  /** The bracketed choice of /sys/kernel/mm/transparent_hugepage/defrag. */
+  thpDefrag: string | null;
+  hugePageSizeKb: number | null;
+  pageSizeBytes: number;
+  /** e.g. "2.36"; null on non-glibc systems. */
+  glibcVersion: string | null;
+  /** First line of `cc --version` (or `gcc --version`). */
+  compilerVersion: string | null;
+  nodeVersion: string;
+  /** Smallest memory limit of the process's cgroup and its ancestors; null when unlimited or unknown. */
+  cgroupMemoryLimitBytes: number | null;
+  vmMaxMapCount: number | null;
+  /** /proc/sys/vm/overcommit_memory: 0 heuristic, 1 always, 2 never. */
+  overcommitMemory: number | null;
+  /** e.g. "none", "kvm", "docker on kvm", "vm (hypervisor flag)", with " [vendor / product]" from DMI when readable. */
+  virtualization: string | null;
+  /** The CPU the run pinned its probes to, if any. */
+  pinnedCpu: number | null;
+  loadAverage: [number, number, number];
+  cpuPressure: CpuPressure | null;
+  clockSource: string | null;
+  cpuGovernor: string | null;
+  /** ISO 8601 time of collection. */
+  collectedAt: string;
+  /** Fallbacks taken and anything else a reader of the record should know. */
+  notes: string[];
+}
+
+export interface LoadSample {
+  at: string;
+  loadAverage: [number, number, number];
+  cpuPressure: CpuPressure | null;
+}
+
+/** Result of running a command that could be started; null from `run` means it could not (missing, timeout). */
+export interface CommandResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Everything collectMachine reads, so that tests can substitute a fake machine. */
+export interface HostSources {
+  readFile: ReadText;
+  run(cmd: string, args: string[]): CommandResult | null;
+  os: {
+    hostname(): string;
+    release(): string;
+    version(): string;
+    arch(): string;
+    cpuModels(): string[];
+    availableParallelism(): number;
+    loadavg(): number[];
+  };
+  nodeVersion: string;
+  now(): Date;
+}
+
+const COMMAND_TIMEOUT_MS = 2000;
+
+/** Run a command with a 2 s timeout; non-zero exit still returns its output, failure to start or timeout → null. */
+export function runCommand(cmd: string, args: string[]): CommandResult | null {
+  try {
+    const stdout = execFileSync(cmd, args, {
+      encoding: "utf8",
+      timeout: COMMAND_TIMEOUT_MS,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, LC_ALL: "C" },
+      maxBuffer: 1024 * 1024,
+    });
+    return { status: 0, stdout, stderr: "" };
+  } catch (e) {
+    const err = e as { code?: string; status?: number | null; signal?: string | null; stdout?: unknown; stderr?: unknown };
+    if (typeof err.status !== "number" || err.signal) return null; // ENOENT, EACCES, timeout (killed)
+    return {
+      status: err.status,
+      stdout: typeof err.stdout === "string" ? err.stdout : "",
+      stderr: typeof err.stderr === "string" ? err.stderr : "",
+    };
+  }
+}
+
+export const realSources: HostSources = {
+  readFile: readTextOrNull,
+  run: runCommand,
+  os: {
+    hostname: () => os.hostname(),
+    release: () => os.release(),
+    version: () => os.version(),
+    arch: () => os.arch(),
+    cpuModels: () => os.cpus().map((c) => c.model),
+    availableParallelism: () => os.availableParallelism(),
+    loadavg: () => os.loadavg(),
+  },
+  nodeVersion: process.version,
+  now: () => new Date(),
+};
+
+/** Stdout of a command that exited 0, or null. */
+function okStdout(src: HostSources, cmd: string, args: string[]): string | null {
+  const r = src.run(cmd, args);
+  return r !== null && r.status === 0 ? r.stdout : null;
+}
+
+function trimmedOrNull(text: string | null): string | null {
+  if (text === null) return null;
+  const t = text.trim();
+  return t === "" ? null : t;
+}
+
+function loadTriple(src: HostSources): [number, number, number] {
+  const l = src.os.loadavg();
+  return [l[0] ?? 0, l[1] ?? 0, l[2] ?? 0];
+}
+
+function readPressure(src: HostSources): CpuPressure | null {
+  const t = src.readFile("/proc/pressure/cpu");
+  return t === null ? null : parsePressure(t);
+}
+
+export function sampleLoad(src: HostSources = realSources): LoadSample {
+  return { at: src.now().toISOString(), loadAverage: loadTriple(src), cpuPressure: readPressure(src) };
+}
+
+function detectVirtualization(src: HostSources, cpuinfo: string | null): string | null {
+  let base: string | null = null;
+  // systemd-detect-virt prints "none" and exits 1 when it finds nothing; that is an answer.
+  const answer = (args: string[]): string | null => {
+    const r = src.run("systemd-detect-virt", args);
+    if (r === null || (r.status !== 0 && r.status !== 1)) return null;
+    return trimmedOrNull(r.stdout);
+  };
+  const vm = answer(["--vm"]);
+  const ct = answer(["--container"]);
+  if (vm !== null || ct !== null) {
+    const parts = [ct, vm].filter((x): x is string => x !== null && x !== "none");
+    base = parts.length === 0 ? "none" : parts.join(" on ");
+  } else {
+    base = answer([]);
+  }
+  if (base === null) {
+    const container =
+      src.readFile("/.dockerenv") !== null ? "docker" : src.readFile("/run/.containerenv") !== null ? "podman" : null;
+    const hv = cpuinfo !== null && cpuinfoHasFlag(cpuinfo, "hypervisor") ? "vm (hypervisor flag)" : null;
+    const parts = [container, hv].filter((x): x is string => x !== null);
+    if (parts.length > 0) base = parts.join(" on ");
+  }
+  const vendor = trimmedOrNull(src.readFile("/sys/class/dmi/id/sys_vendor"));
+  const product = trimmedOrNull(src.readFile("/sys/class/dmi/id/product_name"));
+  const dmi = [vendor, product].filter((x): x is string => x !== null).join(" / ");
+  if (dmi === "") return base;
+  return base === null ? `unknown [${dmi}]` : `${base} [${dmi}]`;
+}
+
+/** Synchronous core of collectMachine, over any HostSources. */
+export function buildMachineRecord(src: HostSources, opts: { pinCpu: number | null }): MachineRecord {
+  const notes: string[] = [];
+  const read = src.readFile;
+
+  const cpuinfo = read("/proc/cpuinfo");
+  let cpuModel = cpuinfo === null ? null : parseCpuinfoModel(cpuinfo);
+  if (cpuModel === null) {
+    const m = trimmedOrNull(src.os.cpuModels()[0] ?? null);
+    if (m !== null && m !== "unknown") {
+      cpuModel = m;
+      notes.push("cpuModel from os.cpus() (no 'model name' in /proc/cpuinfo)");
+    }
+  }
+
+  const statusText = read("/proc/self/status");
+  const allowedText = statusText === null ? null : parseStatusField(statusText, "Cpus_allowed_list");
+  const cpusAllowed = allowedText === null ? null : parseCpusAllowedList(allowedText);
+
+  const meminfoText = read("/proc/meminfo");
+  const meminfo = meminfoText === null ? {} : parseMeminfo(meminfoText);
+
+  const thpText = (name: string): string | null => {
+    const t = read(`/sys/kernel/mm/transparent_hugepage/${name}`);
+    return t === null ? null : parseThpChoice(t);
+  };
+
+  let hugePageSizeKb = meminfo["Hugepagesize"] ?? null;
+  if (hugePageSizeKb === null) {
+    const t = read("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+    const bytes = t === null ? null : parseIntFile(t);
+    if (bytes !== null) {
+      hugePageSizeKb = bytes / 1024;
+      notes.push("hugePageSizeKb from transparent_hugepage/hpage_pmd_size (no Hugepagesize in /proc/meminfo)");
+    }
+  }
+
+  const pageOut = okStdout(src, "getconf", ["PAGESIZE"]);
+  let pageSizeBytes = pageOut === null ? null : parseIntFile(pageOut);
+  if (pageSizeBytes === null || pageSizeBytes <= 0) {
+    pageSizeBytes = 4096;
+    notes.push("pageSizeBytes assumed 4096: `getconf PAGESIZE` failed");
+  }
+
+  let glibcVersion: string | null = null;
+  const getconfLibc = okStdout(src, "getconf", ["GNU_LIBC_VERSION"]);
+  if (getconfLibc !== null) glibcVersion = parseGlibcVersion(getconfLibc);
+  if (glibcVersion === null) {
+    const r = src.run("ldd", ["--version"]);
+    // glibc's ldd prints to stdout; musl's prints to stderr and is not glibc.
+    if (r !== null && r.status === 0) glibcVersion = parseGlibcVersion(r.stdout);
+    if (glibcVersion !== null) notes.push("glibcVersion from `ldd --version`");
+  }
+
+  let compilerVersion: string | null = null;
+  for (const cc of ["cc", "gcc"]) {
+    const out = okStdout(src, cc, ["--version"]);
+    compilerVersion = out === null ? null : firstLine(out);
+    if (compilerVersion !== null) break;
+  }
+
+  let cgroupMemoryLimitBytes: number | null = null;
+  const cg = locateMemoryCgroup(read);
+  if (cg === null) {
+    notes.push("memory cgroup not found (/proc/self/cgroup unreadable or without a memory hierarchy)");
+  } else {
+    if (cg.note !== null) notes.push(cg.note);
+    cgroupMemoryLimitBytes = effectiveCgroupLimit(readCgroupLevels(cg, read));
+  }
+
+  const intFile = (path: string): number | null => {
+    const t = read(path);
+    return t === null ? null : parseIntFile(t);
+  };
+
+  return {
+    hostname: src.os.hostname(),
+    kernel: src.os.release(),
+    kernelVersion: src.os.version(),
+    arch: src.os.arch(),
+    cpuModel,
+    cpuCount: src.os.availableParallelism(),
+    cpusAllowed,
+    memTotalKb: meminfo["MemTotal"] ?? null,
+    memAvailableKb: meminfo["MemAvailable"] ?? null,
+    swapTotalKb: meminfo["SwapTotal"] ?? null,
+    thpEnabled: thpText("enabled"),
+    thpDefrag: thpText("defrag"),
+    hugePageSizeKb,
+    pageSizeBytes,
+    glibcVersion,
+    compilerVersion,
+    nodeVersion: src.nodeVersion,
+    cgroupMemoryLimitBytes,
+    vmMaxMapCount: intFile("/proc/sys/vm/max_map_count"),
+    overcommitMemory: intFile("/proc/sys/vm/overcommit_memory"),
+    virtualization: detectVirtualization(src, cpuinfo),
+    pinnedCpu: opts.pinCpu,
+    loadAverage: loadTriple(src),
+    cpuPressure: readPressure(src),
+    clockSource: trimmedOrNull(read("/sys/devices/system/clocksource/clocksource0/current_clocksource")),
+    cpuGovernor: trimmedOrNull(read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")),
+    collectedAt: src.now().toISOString(),
+    notes,
+  };
+}
+
+/** Collect the machine record of this host. Never throws for a missing file or command. */
+export async function collectMachine(
+  opts: { pinCpu: number | null },
+  src: HostSources = realSources,
+): Promise<MachineRecord> {
+  return buildMachineRecord(src, opts);
+}

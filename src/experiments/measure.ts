@@ -1,0 +1,50 @@
+// From a probe's result to Measurements with their statistics: shared by every experiment.
+import { describe } from '../stats/descriptive.js';
+import { bootstrapMedianCi } from '../stats/bootstrap.js';
+import { describeFailure, type ProbeResult } from '../runner/probe.js';
+import type { Measurement, Scalar, SeriesStats } from './types.js';
+
+export function seriesStats(samplesNs: readonly number[], seed: number): SeriesStats | null {
+  if (samplesNs.length === 0) return null;
+  const ci = bootstrapMedianCi(samplesNs, { seed });
+  return { ...describe(samplesNs), ciLowNs: ci.lowNs, ciHighNs: ci.highNs, ciConfidence: ci.confidence };
+}
+
+/**
+ * One Measurement per series the probe reported. A failed probe yields one failed Measurement per
+ * expected series, so the document shows what is missing and why.
+ */
+export function measurementsFrom(
+  result: ProbeResult,
+  fields: Record<string, Scalar>,
+  repeat: number,
+  expectedSeries: readonly string[],
+  seed: number,
+): Measurement[] {
+  const failure = result.state === 'failed' ? describeFailure(result.reason) : null;
+  const names = new Set<string>([...expectedSeries, ...result.series.map((s) => s.series)]);
+  const out: Measurement[] = [];
+  for (const name of names) {
+    const s = result.series.find((x) => x.series === name);
+    const ok = result.state === 'ok' && s !== undefined && s.samplesNs.length > 0;
+    out.push({
+      series: name,
+      fields,
+      repeat,
+      state: ok ? 'ok' : 'failed',
+      failure: ok ? null : (failure ?? 'the probe reported no samples for this series'),
+      info: result.info,
+      samplesNs: ok ? s.samplesNs : [],
+      columns: ok ? s.columns : {},
+      stats: ok ? seriesStats(s.samplesNs, seed) : null,
+    });
+  }
+  return out;
+}
+
+/** All samples of the ok measurements matching a predicate, pooled. */
+export function pooled(ms: readonly Measurement[], pred: (m: Measurement) => boolean): number[] {
+  const out: number[] = [];
+  for (const m of ms) if (m.state === 'ok' && pred(m)) out.push(...m.samplesNs);
+  return out;
+}

@@ -1,0 +1,312 @@
+// Experiment "spawn" (article 000): what fork+exec, vfork+exec, posix_spawn, clone(CLONE_VM|CLONE_VFORK)
+// and fork+_exit cost as the parent's RSS grows, with transparent huge pages on, off or as the system has them.
+import pc from 'picocolors';
+import { readFileSync } from 'node:fs';
+import { runProbe } from '../runner/probe.js';
+import { adaptivePlan } from '../runner/plans.js';
+import { interleave } from '../runner/schedule.js';
+import { linearFit } from '../stats/regression.js';
+import { median } from '../stats/descriptive.js';
+import { readMemoryBudget } from '../env/memory.js';
+import { parseThpChoice } from '../env/parse.js';
+import { measurementsFrom, pooled, seriesStats } from './measure.js';
+import { parseChoiceList, parseInteger, parseIntegerList, str } from './parse.js';
+import { fmtPct, fmtUs, fmtUsCi, renderTable } from '../report/table.js';
+import { UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
+
+export const METHODS = ['fork-exec', 'vfork-exec', 'posix-spawn', 'clone-vfork', 'fork-exit'] as const;
+export type Method = (typeof METHODS)[number];
+export const THP_MODES = ['on', 'off', 'default'] as const;
+export type ThpMode = (typeof THP_MODES)[number];
+
+export interface SpawnParams {
+  methods: Method[];
+  rssMb: number[];
+  thp: ThpMode[];
+  /** Most timed iterations per probe; fewer when the median's interval is already within ciTarget. */
+  iterations: number;
+  warmup: number;
+  repeats: number;
+  /** Fraction (0.02 = ±2 %); 0 runs every iteration. */
+  ciTarget: number;
+  /** Wall-time budget per probe in ms (setup included); 0 = none. */
+  budgetMs: number;
+}
+
+export interface SpawnCell {
+  method: Method;
+  thp: ThpMode;
+  rssMb: number;
+  n: number;
+  medianNs: number;
+  ciLowNs: number;
+  ciHighNs: number;
+  meanNs: number;
+  cv: number;
+  repeatMediansNs: number[];
+  /** Smallest AnonHugePages of the region over the repeats, in kB. */
+  hugePagesKb: number;
+  failedRepeats: number;
+}
+
+export interface SpawnSlope {
+  method: Method;
+  thp: ThpMode;
+  /** Least-squares slope of per-repeat medians against RSS: µs per MB. */
+  slopeUsPerMb: number;
+  interceptUs: number;
+  r2: number;
+  points: number;
+  /** Cost per copied page-table entry, from the slope: 4 KiB PTEs or 2 MiB PMDs; null where the mapping is mixed or no fork. */
+  entry: { kind: 'PTE' | 'PMD'; ns: number } | null;
+}
+
+export interface SpawnSummary {
+  cells: SpawnCell[];
+  slopes: SpawnSlope[];
+}
+
+const MIB = 1024 * 1024;
+
+const DEFAULTS = {
+  methods: 'fork-exec,vfork-exec,posix-spawn',
+  rss: '0,128,512,1024',
+  thp: 'on,off',
+  iterations: '300',
+  warmup: '5',
+  repeats: '2',
+  ciTarget: '2',
+  budgetMs: '400',
+};
+
+function systemThp(): string | null {
+  try {
+    return parseThpChoice(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** Entries one MB of mapping needs: 256 PTEs of 4 KiB, or half a PMD of 2 MiB. */
+export function perEntryCost(slopeUsPerMb: number, kind: 'PTE' | 'PMD'): number {
+  return (slopeUsPerMb * 1000) / (kind === 'PTE' ? 256 : 0.5);
+}
+
+export function summarizeSpawn(ms: readonly Measurement[], seed: number): SpawnSummary {
+  const cells: SpawnCell[] = [];
+  const slopes: SpawnSlope[] = [];
+  const keys = new Map<string, { method: Method; thp: ThpMode; rssMb: number }>();
+  for (const m of ms) {
+    const k = { method: m.fields.method as Method, thp: m.fields.thp as ThpMode, rssMb: m.fields.rssMb as number };
+    keys.set(`${k.method}|${k.thp}|${k.rssMb}`, k);
+  }
+  for (const k of keys.values()) {
+    const mine = ms.filter((m) => m.fields.method === k.method && m.fields.thp === k.thp && m.fields.rssMb === k.rssMb);
+    const ok = mine.filter((m) => m.state === 'ok' && m.stats);
+    const samples = pooled(ok, () => true);
+    const st = seriesStats(samples, seed);
+    if (!st) continue;
+    cells.push({
+      ...k,
+      n: st.n,
+      medianNs: st.medianNs,
+      ciLowNs: st.ciLowNs,
+      ciHighNs: st.ciHighNs,
+      meanNs: st.meanNs,
+      cv: st.cv,
+      repeatMediansNs: ok.map((m) => m.stats!.medianNs),
+      hugePagesKb: Math.min(...ok.map((m) => Number(m.info.hugePagesKb ?? 0))),
+      failedRepeats: mine.length - ok.length,
+    });
+  }
+  const groups = new Map<string, SpawnCell[]>();
+  for (const c of cells) {
+    const g = `${c.method}|${c.thp}`;
+    groups.set(g, [...(groups.get(g) ?? []), c]);
+  }
+  for (const g of groups.values()) {
+    if (new Set(g.map((c) => c.rssMb)).size < 2) continue;
+    const xs: number[] = [];
+    const ys: number[] = [];
+    for (const c of g) for (const y of c.repeatMediansNs) xs.push(c.rssMb), ys.push(y / 1000);
+    const fit = linearFit(xs, ys);
+    const { method, thp } = g[0]!;
+    let entry: SpawnSlope['entry'] = null;
+    const largest = g.reduce((a, b) => (b.rssMb > a.rssMb ? b : a));
+    const hugeFraction = largest.hugePagesKb / (largest.rssMb * 1024);
+    if (method === 'fork-exec' || method === 'fork-exit') {
+      if (hugeFraction >= 0.9) entry = { kind: 'PMD', ns: perEntryCost(fit.slope, 'PMD') };
+      else if (hugeFraction <= 0.1) entry = { kind: 'PTE', ns: perEntryCost(fit.slope, 'PTE') };
+    }
+    slopes.push({ method, thp, slopeUsPerMb: fit.slope, interceptUs: fit.intercept, r2: fit.r2, points: fit.n, entry });
+  }
+  const rank = (c: { method: Method; thp: ThpMode }) => METHODS.indexOf(c.method) * 10 + THP_MODES.indexOf(c.thp);
+  cells.sort((a, b) => rank(a) - rank(b) || a.rssMb - b.rssMb);
+  slopes.sort((a, b) => rank(a) - rank(b));
+  return { cells, slopes };
+}
+
+function warningsFor(run: { measurements: Measurement[]; summary: SpawnSummary }): Warning[] {
+  const w: Warning[] = [];
+  for (const c of run.summary.cells) {
+    if (c.thp === 'on' && c.rssMb >= 64 && c.hugePagesKb < c.rssMb * 1024 * 0.9)
+      w.push({
+        code: 'thp-not-applied',
+        message: `--thp on at ${c.rssMb} MB: only ${c.hugePagesKb} kB of ${c.rssMb * 1024} kB were huge pages; the kernel could not (or would not) back the region with 2 MiB pages. Check /sys/kernel/mm/transparent_hugepage/enabled and defrag.`,
+      });
+  }
+  const noisy = run.summary.cells.filter((c) => c.cv > 0.1).sort((a, b) => b.cv - a.cv);
+  if (noisy.length) {
+    const worst = noisy[0]!;
+    w.push({
+      code: 'high-cv',
+      message: `${noisy.length} of ${run.summary.cells.length} cells have a CV above 10 % (worst: ${worst.method} at ${worst.rssMb} MB, THP ${worst.thp}, ${fmtPct(worst.cv)}). The medians and their intervals still hold; for tighter figures rerun with --pin 0 on a quiet machine, or with more --repeats.`,
+    });
+  }
+  const failed = run.measurements.filter((m) => m.state === 'failed');
+  for (const m of failed)
+    w.push({ code: 'probe-failed', message: `${m.series} at ${m.fields.rssMb} MB (THP ${m.fields.thp}), repeat ${m.repeat}: ${m.failure}` });
+  return w;
+}
+
+export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
+  name: 'spawn',
+  article: '000',
+  summaryLine: 'fork+exec vs vfork+exec vs posix_spawn (and clone, fork+_exit) as the parent RSS grows, THP on/off',
+  options: [
+    { flags: '--methods <list>', description: `methods, comma-separated: ${METHODS.join(', ')}`, defaultValue: DEFAULTS.methods },
+    { flags: '--rss <list>', description: 'parent RSS sizes in MB (MiB), comma-separated', defaultValue: DEFAULTS.rss },
+    { flags: '--thp <list>', description: 'transparent huge pages for the region: on (MADV_HUGEPAGE), off (MADV_NOHUGEPAGE), default (no madvise)', defaultValue: DEFAULTS.thp },
+    { flags: '--iterations <n>', description: 'most timed iterations per probe process', defaultValue: DEFAULTS.iterations },
+    { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup },
+    { flags: '--repeats <n>', description: 'fresh probe processes per configuration, interleaved', defaultValue: DEFAULTS.repeats },
+    { flags: '--ci-target <percent>', description: "stop a probe once the median's 95 % interval is within ±percent; 0 runs every iteration", defaultValue: DEFAULTS.ciTarget },
+    { flags: '--budget-ms <ms>', description: 'wall-time budget per probe process in ms, setup included; 0 = none', defaultValue: DEFAULTS.budgetMs },
+  ],
+
+  parse(raw) {
+    const ciPercent = Number(str(raw, 'ciTarget', DEFAULTS.ciTarget));
+    if (!Number.isFinite(ciPercent) || ciPercent < 0 || ciPercent > 100)
+      throw new UsageError('--ci-target', `expected a percentage from 0 to 100, got ${JSON.stringify(raw.ciTarget)}`);
+    return {
+      methods: parseChoiceList('--methods', str(raw, 'methods', DEFAULTS.methods), METHODS),
+      rssMb: parseIntegerList('--rss', str(raw, 'rss', DEFAULTS.rss), 0, 1 << 22).sort((a, b) => a - b),
+      thp: parseChoiceList('--thp', str(raw, 'thp', DEFAULTS.thp), THP_MODES),
+      iterations: parseInteger('--iterations', str(raw, 'iterations', DEFAULTS.iterations), 1, 1_000_000),
+      warmup: parseInteger('--warmup', str(raw, 'warmup', DEFAULTS.warmup), 0, 100_000),
+      repeats: parseInteger('--repeats', str(raw, 'repeats', DEFAULTS.repeats), 1, 1000),
+      ciTarget: ciPercent / 100,
+      budgetMs: parseInteger('--budget-ms', str(raw, 'budgetMs', DEFAULTS.budgetMs), 0, 86_400_000),
+    };
+  },
+
+  preflight(p) {
+    const warnings: Warning[] = [];
+    const biggest = Math.max(...p.rssMb);
+    const needBytes = biggest * MIB + 2 * MIB + 64 * MIB; // the region, THP alignment, the probe and its children
+    const budget = readMemoryBudget();
+    if (budget.fitBytes !== null && needBytes > budget.fitBytes)
+      throw new UsageError(
+        '--rss',
+        `${biggest} MB does not fit: this machine can give about ${Math.floor(budget.fitBytes / MIB)} MB more ` +
+          `(MemAvailable ${budget.memAvailableBytes === null ? '?' : Math.floor(budget.memAvailableBytes / MIB)} MB` +
+          `${budget.cgroupLimitBytes === null ? '' : `, cgroup limit ${Math.floor(budget.cgroupLimitBytes / MIB)} MB`}), and forklab keeps 64 MB of headroom. Use a smaller --rss.`,
+      );
+    const sys = systemThp();
+    if (p.thp.includes('on') && sys === 'never')
+      warnings.push({
+        code: 'thp-never',
+        message: 'transparent_hugepage/enabled is [never]: --thp on cannot get huge pages here, so its rows will look like --thp off. As root: echo madvise > /sys/kernel/mm/transparent_hugepage/enabled',
+      });
+    return warnings;
+  },
+
+  async run(p, ctx) {
+    const configs = p.methods.flatMap((method) => p.thp.flatMap((thp) => p.rssMb.map((rssMb) => ({ method, thp, rssMb }))));
+    const order = interleave(configs, p.repeats, ctx.seed);
+    const measurements: Measurement[] = [];
+    let complete = true;
+    for (const [i, { config: c, repeat }] of order.entries()) {
+      if (ctx.signal.aborted) {
+        complete = false;
+        break;
+      }
+      ctx.progress.step(`${c.method} rss=${c.rssMb} MB thp=${c.thp} #${repeat}`, i, order.length);
+      const plan = adaptivePlan({
+        warmupIterations: p.warmup,
+        batchIterations: 10,
+        minIterations: Math.min(30, p.iterations),
+        maxIterations: p.iterations,
+        targetCiFraction: p.ciTarget,
+        budgetMs: p.budgetMs === 0 ? Infinity : p.budgetMs,
+      });
+      const args: Record<string, string | number> = { method: c.method, 'rss-mb': c.rssMb, thp: c.thp, target: ctx.native.targetStatic };
+      if (ctx.pinCpu !== null) args.cpu = ctx.pinCpu;
+      const result = await runProbe({
+        probePath: ctx.native.probe,
+        caseName: 'spawn',
+        args,
+        plan,
+        timeoutMs: 30_000 + c.rssMb * 40 + (p.budgetMs === 0 ? p.iterations * 200 : p.budgetMs * 4),
+        signal: ctx.signal,
+      });
+      if (result.state === 'failed' && result.reason.kind === 'cancelled') {
+        complete = false;
+        break;
+      }
+      const hugePagesKb = typeof result.info.hugePagesKb === 'number' ? result.info.hugePagesKb : null;
+      const got = measurementsFrom(result, { method: c.method, rssMb: c.rssMb, thp: c.thp, hugePagesKb, stopReason: plan.stopReason() }, repeat, [c.method], ctx.seed);
+      for (const m of got) if (m.state === 'failed') ctx.progress.note(`${c.method} rss=${c.rssMb} thp=${c.thp} #${repeat}: ${m.failure}`);
+      measurements.push(...got);
+    }
+    if (measurements.some((m) => m.state === 'failed')) complete = false;
+    const summary = summarizeSpawn(measurements, ctx.seed);
+    const run: ExperimentRun<SpawnSummary> = { experiment: 'spawn', params: { ...p }, measurements, summary, warnings: [], complete };
+    run.warnings = warningsFor(run);
+    return run;
+  },
+
+  render(run, { color }) {
+    const c = color ? pc : { bold: (s: string) => s, dim: (s: string) => s };
+    const out: string[] = [];
+    const methods = [...new Set(run.summary.cells.map((x) => x.method))];
+    for (const thp of THP_MODES) {
+      const cells = run.summary.cells.filter((x) => x.thp === thp);
+      if (cells.length === 0) continue;
+      const rss = [...new Set(cells.map((x) => x.rssMb))].sort((a, b) => a - b);
+      const rows = rss.map((r) => [
+        `${r} MB`,
+        ...methods.map((m) => {
+          const x = cells.find((y) => y.method === m && y.rssMb === r);
+          return x ? fmtUsCi(x.medianNs, x.ciLowNs, x.ciHighNs) : '—';
+        }),
+        (() => {
+          const hp = cells.filter((y) => y.rssMb === r).map((y) => y.hugePagesKb);
+          return hp.length ? `${Math.round(median(hp) / 1024)} MB` : '—';
+        })(),
+      ]);
+      out.push(c.bold(`THP ${thp}: median µs per spawn+wait [95 % CI]`));
+      out.push(renderTable(['parent RSS', ...methods, 'huge pages'], rows));
+      out.push('');
+    }
+    if (run.summary.slopes.length) {
+      const rows = run.summary.slopes.map((s) => [
+        s.method,
+        s.thp,
+        s.slopeUsPerMb.toFixed(3),
+        s.r2.toFixed(3),
+        s.entry ? `${s.entry.ns.toFixed(0)} ns/${s.entry.kind}` : '—',
+      ]);
+      out.push(c.bold('Growth with parent RSS (least squares over per-repeat medians)'));
+      out.push(renderTable(['method', 'THP', 'µs per MB', 'R²', 'per entry'], rows, { leftAlign: [0, 1] }));
+      const on = run.summary.slopes.find((s) => s.method === 'fork-exec' && s.thp === 'on');
+      const off = run.summary.slopes.find((s) => s.method === 'fork-exec' && s.thp === 'off');
+      if (on && off && on.slopeUsPerMb > 0)
+        out.push(c.dim(`fork-exec slope, THP off ÷ THP on: ${(off.slopeUsPerMb / on.slopeUsPerMb).toFixed(1)}× (article 000: ≈16×)`));
+      out.push('');
+    }
+    const fastest = run.summary.cells.reduce<number | null>((a, x) => (a === null || x.medianNs < a ? x.medianNs : a), null);
+    if (fastest !== null) out.push(c.dim(`fastest cell: ${fmtUs(fastest)} µs; every figure is the median of raw per-call times.`));
+    return out.join('\n');
+  },
+};

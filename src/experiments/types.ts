@@ -1,0 +1,94 @@
+// What every experiment module provides, and what a finished run of one looks like.
+import type { InfoValue } from '../runner/protocol.js';
+import type { NativePaths } from '../runner/paths.js';
+import type { Summary } from '../stats/descriptive.js';
+
+export type Scalar = string | number | boolean | null;
+
+/** Statistics of one series of raw samples. */
+export interface SeriesStats extends Summary {
+  ciLowNs: number;
+  ciHighNs: number;
+  ciConfidence: number;
+}
+
+/** One measured series from one probe process. */
+export interface Measurement {
+  /** What was timed, e.g. "fork-exec" or "first-write". */
+  series: string;
+  /** Identifying and reported fields (method, rssMb, thp, hugePagesKb, ...), written at the top level of the JSON object. */
+  fields: Record<string, Scalar>;
+  repeat: number;
+  state: 'ok' | 'failed';
+  failure: string | null;
+  /** Everything the probe reported about its setup. */
+  info: Record<string, InfoValue>;
+  samplesNs: number[];
+  /** Extra per-iteration columns (e.g. minor faults), as long as samplesNs. */
+  columns: Record<string, number[]>;
+  stats: SeriesStats | null;
+}
+
+export interface Warning {
+  code: string;
+  message: string;
+}
+
+/** A run of one experiment: its measurements, the derived summary, what went wrong. */
+export interface ExperimentRun<S = unknown> {
+  experiment: string;
+  params: Record<string, unknown>;
+  measurements: Measurement[];
+  summary: S;
+  warnings: Warning[];
+  /** False when cancelled or when some probe failed. */
+  complete: boolean;
+}
+
+export interface Progress {
+  /** A step started: its label, how many steps in all, which one this is (0-based). */
+  step(label: string, index: number, total: number): void;
+  /** Free text (a configuration failed, say). */
+  note(message: string): void;
+}
+
+export interface RunContext {
+  native: NativePaths;
+  signal: AbortSignal;
+  progress: Progress;
+  pinCpu: number | null;
+  seed: number;
+}
+
+/** Bad input: names the flag and the problem. Raised before any work is done. */
+export class UsageError extends Error {
+  constructor(
+    readonly flag: string,
+    problem: string,
+  ) {
+    super(`${flag}: ${problem}`);
+    this.name = 'UsageError';
+  }
+}
+
+/** A command-line option of an experiment: flag, description with unit and default. */
+export interface OptionSpec {
+  flags: string;
+  description: string;
+  defaultValue?: string;
+}
+
+export interface Experiment<P, S> {
+  name: string;
+  /** Which article it reproduces (000–004) and a one-line description. */
+  article: string;
+  summaryLine: string;
+  options: OptionSpec[];
+  /** From the raw option strings to typed parameters; throws UsageError naming the flag. No work. */
+  parse(raw: Record<string, string | boolean | undefined>): P;
+  /** Checks what the machine allows (memory, limits) before anything is started; throws UsageError. */
+  preflight(params: P): Warning[];
+  run(params: P, ctx: RunContext): Promise<ExperimentRun<S>>;
+  /** Terminal rendering of a run (the article's layout). */
+  render(run: ExperimentRun<S>, opts: { color: boolean }): string;
+}

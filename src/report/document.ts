@@ -1,0 +1,99 @@
+// The versioned JSON document of a run (`--json FILE`, `forklab export`): schema in docs/json-schema.md.
+import { mkdtempSync, renameSync, writeFileSync, rmSync, statSync, accessSync, constants } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { ExperimentRun, Measurement, Warning } from '../experiments/types.js';
+import type { LoadSample, MachineRecord } from '../env/machine.js';
+
+export const DOCUMENT_SCHEMA = 'forklab.run';
+export const DOCUMENT_VERSION = 1;
+
+export interface RunDocument {
+  schema: typeof DOCUMENT_SCHEMA;
+  schemaVersion: typeof DOCUMENT_VERSION;
+  forklabVersion: string;
+  experiment: string;
+  runId: string | null;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  complete: boolean;
+  params: Record<string, unknown>;
+  machine: MachineRecord;
+  load: { before: LoadSample; after: LoadSample };
+  warnings: Warning[];
+  /** Every measured series: its identifying fields at the top level, then raw samples and statistics. */
+  configurations: Record<string, unknown>[];
+  summary: unknown;
+}
+
+export function measurementToJson(m: Measurement): Record<string, unknown> {
+  const o: Record<string, unknown> = { series: m.series, ...m.fields, repeat: m.repeat, state: m.state };
+  if (m.failure !== null) o.failure = m.failure;
+  o.info = m.info;
+  o.samplesNs = m.samplesNs;
+  if (Object.keys(m.columns).length) o.columns = m.columns;
+  o.stats = m.stats;
+  return o;
+}
+
+export function buildDocument(args: {
+  run: ExperimentRun;
+  forklabVersion: string;
+  runId: string | null;
+  startedAt: Date;
+  finishedAt: Date;
+  machine: MachineRecord;
+  load: { before: LoadSample; after: LoadSample };
+}): RunDocument {
+  return {
+    schema: DOCUMENT_SCHEMA,
+    schemaVersion: DOCUMENT_VERSION,
+    forklabVersion: args.forklabVersion,
+    experiment: args.run.experiment,
+    runId: args.runId,
+    startedAt: args.startedAt.toISOString(),
+    finishedAt: args.finishedAt.toISOString(),
+    durationMs: args.finishedAt.getTime() - args.startedAt.getTime(),
+    complete: args.run.complete,
+    params: args.run.params,
+    machine: args.machine,
+    load: args.load,
+    warnings: args.run.warnings,
+    configurations: args.run.measurements.map(measurementToJson),
+    summary: args.run.summary,
+  };
+}
+
+/** Throws a plain Error naming the problem when FILE cannot be written (checked before any work). */
+export function checkWritable(file: string): void {
+  const dir = dirname(resolve(file));
+  let st;
+  try {
+    st = statSync(dir);
+  } catch {
+    throw new Error(`directory ${dir} does not exist`);
+  }
+  if (!st.isDirectory()) throw new Error(`${dir} is not a directory`);
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch {
+    throw new Error(`directory ${dir} is not writable`);
+  }
+  try {
+    if (statSync(file).isDirectory()) throw new Error(`${file} is a directory`);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+}
+
+/** Writes to a temporary file beside FILE, then renames: FILE is either the old or the whole new content. */
+export function writeFileAtomic(file: string, text: string): void {
+  const dir = mkdtempSync(join(dirname(resolve(file)), '.forklab-'));
+  const tmp = join(dir, 'out');
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, resolve(file));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,39 @@
+// Where the native build put the probe and its helpers (node-gyp: build/Release under the package root).
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+
+/** The package root: this file is src/runner/paths.ts or dist/runner/paths.js. */
+export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface NativePaths {
+  probe: string;
+  loop: string;
+  targetStatic: string;
+  targetDynamic: string;
+}
+
+export function nativePaths(root: string = PACKAGE_ROOT): NativePaths {
+  const dir = join(root, 'build', 'Release');
+  return {
+    probe: join(dir, 'forklab-probe'),
+    loop: join(dir, 'forklab-loop'),
+    targetStatic: join(dir, 'forklab-target-static'),
+    targetDynamic: join(dir, 'forklab-target-dynamic'),
+  };
+}
+
+export class ProbeMissingError extends Error {
+  constructor(path: string) {
+    super(
+      `the C probe is not built (${path} is missing). Run \`npm rebuild forklab\` or, in a checkout, \`npm run build:native\`; ` +
+        'it needs gcc, make and python3.',
+    );
+    this.name = 'ProbeMissingError';
+  }
+}
+
+export function requireNative(paths: NativePaths = nativePaths()): NativePaths {
+  for (const p of [paths.probe, paths.targetStatic, paths.targetDynamic]) if (!existsSync(p)) throw new ProbeMissingError(p);
+  return paths;
+}

@@ -1,0 +1,54 @@
+// Sampling plans: how many timed iterations a probe runs. The C probe only runs what it is told.
+import type { SamplingPlan, SeriesData } from './probe.js';
+import { medianRankInterval } from '../stats/ranks.js';
+
+function total(measured: ReadonlyMap<string, SeriesData>): number {
+  let n = 0;
+  for (const s of measured.values()) n += s.samplesNs.length;
+  return n;
+}
+
+/** Exactly `iterations` timed iterations in one batch after `warmupIterations`. */
+export function fixedPlan(warmupIterations: number, iterations: number): SamplingPlan {
+  return { warmupIterations, next: (m) => Math.max(0, iterations - total(m)) };
+}
+
+export interface AdaptiveOptions {
+  warmupIterations: number;
+  batchIterations: number;
+  minIterations: number;
+  maxIterations: number;
+  /** Stop once the median's 95 % interval lies within ±this fraction of the median (0.02 = ±2 %). */
+  targetCiFraction: number;
+  /** Stop asking for batches after this much wall time in this probe (setup included). */
+  budgetMs: number;
+}
+
+/** Why an adaptive plan stopped, for the record. */
+export type StopReason = 'ci-reached' | 'max-iterations' | 'budget';
+
+export function ciHalfWidthFraction(samplesNs: readonly number[], confidence = 0.95): number {
+  const sorted = [...samplesNs].sort((a, b) => a - b);
+  const { lowNs, highNs, medianNs } = medianRankInterval(sorted, confidence);
+  return medianNs > 0 ? Math.max(medianNs - lowNs, highNs - medianNs) / medianNs : Infinity;
+}
+
+/** Runs batches until the median's distribution-free interval is tight enough, or a cap is reached. */
+export function adaptivePlan(o: AdaptiveOptions): SamplingPlan & { stopReason: () => StopReason | null } {
+  let reason: StopReason | null = null;
+  return {
+    warmupIterations: o.warmupIterations,
+    stopReason: () => reason,
+    next(measured, elapsedMs) {
+      const n = total(measured);
+      if (n >= o.maxIterations) return (reason = 'max-iterations'), 0;
+      if (n >= o.minIterations) {
+        const all: number[] = [];
+        for (const s of measured.values()) all.push(...s.samplesNs);
+        if (ciHalfWidthFraction(all) <= o.targetCiFraction) return (reason = 'ci-reached'), 0;
+      }
+      if (elapsedMs >= o.budgetMs && n > 0) return (reason = 'budget'), 0;
+      return Math.min(o.batchIterations, o.maxIterations - n);
+    },
+  };
+}
