@@ -13,8 +13,9 @@ export interface NativePaths {
   targetDynamic: string;
 }
 
+/** build/Release under the package root, or FORKLAB_NATIVE_DIR when set (a probe built elsewhere, or a fake one in tests). */
 export function nativePaths(root: string = PACKAGE_ROOT): NativePaths {
-  const dir = join(root, 'build', 'Release');
+  const dir = process.env.FORKLAB_NATIVE_DIR || join(root, 'build', 'Release');
   return {
     probe: join(dir, 'forklab-probe'),
     loop: join(dir, 'forklab-loop'),
