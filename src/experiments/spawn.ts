@@ -29,7 +29,7 @@ export interface SpawnParams {
   repeats: number;
   /** Fraction (0.02 = ±2 %); 0 runs every iteration. */
   ciTarget: number;
-  /** Wall-time budget per probe in ms (setup included); 0 = none. */
+  /** Time budget per probe in ms for the timed iterations (setup excluded); 0 = none. */
   budgetMs: number;
 }
 
@@ -181,7 +181,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
     { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup },
     { flags: '--repeats <n>', description: 'fresh probe processes per configuration, interleaved', defaultValue: DEFAULTS.repeats },
     { flags: '--ci-target <percent>', description: "stop a probe once the median's 95 % interval is within ±percent; 0 runs every iteration", defaultValue: DEFAULTS.ciTarget },
-    { flags: '--budget-ms <ms>', description: 'wall-time budget per probe process in ms, setup included; 0 = none', defaultValue: DEFAULTS.budgetMs },
+    { flags: '--budget-ms <ms>', description: 'time budget per probe process in ms for timed iterations (setup excluded; at least 30 iterations run); 0 = none', defaultValue: DEFAULTS.budgetMs },
   ],
 
   parse(raw) {

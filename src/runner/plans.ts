@@ -20,7 +20,7 @@ export interface AdaptiveOptions {
   maxIterations: number;
   /** Stop once the median's 95 % interval lies within ±this fraction of the median (0.02 = ±2 %). */
   targetCiFraction: number;
-  /** Stop asking for batches after this much wall time in this probe (setup included). */
+  /** Stop asking for batches once this much time has passed since setup ended and minIterations are in. */
   budgetMs: number;
 }
 
@@ -47,7 +47,7 @@ export function adaptivePlan(o: AdaptiveOptions): SamplingPlan & { stopReason: (
         for (const s of measured.values()) all.push(...s.samplesNs);
         if (ciHalfWidthFraction(all) <= o.targetCiFraction) return (reason = 'ci-reached'), 0;
       }
-      if (elapsedMs >= o.budgetMs && n > 0) return (reason = 'budget'), 0;
+      if (elapsedMs >= o.budgetMs && n >= o.minIterations) return (reason = 'budget'), 0;
       return Math.min(o.batchIterations, o.maxIterations - n);
     },
   };

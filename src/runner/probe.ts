@@ -15,6 +15,7 @@ export interface SeriesData {
 /** Decides how many timed iterations to run next, from what has been measured so far; 0 stops. */
 export interface SamplingPlan {
   warmupIterations: number;
+  /** elapsedMs: time since the probe reported ready (setup excluded). */
   next(measured: ReadonlyMap<string, SeriesData>, elapsedMs: number): number;
 }
 
@@ -88,6 +89,7 @@ export function runProbe(req: ProbeRequest): Promise<ProbeResult> {
     let sawDone = false;
     let settled = false;
     let pgid = 0;
+    let readyAt = 0;
 
     const child = spawn(req.probePath, argv, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     if (child.pid !== undefined) {
@@ -126,7 +128,7 @@ export function runProbe(req: ProbeRequest): Promise<ProbeResult> {
     };
 
     const askNext = () => {
-      const n = req.plan.next(measured, performance.now() - started);
+      const n = req.plan.next(measured, performance.now() - readyAt);
       send(n > 0 ? { kind: 'run', iterations: Math.ceil(n) } : { kind: 'stop' });
     };
 
@@ -164,6 +166,7 @@ export function runProbe(req: ProbeRequest): Promise<ProbeResult> {
           Object.assign(info, m.fields);
           return;
         case 'ready':
+          readyAt = performance.now();
           if (req.plan.warmupIterations > 0) send({ kind: 'warmup', iterations: req.plan.warmupIterations });
           else askNext();
           return;

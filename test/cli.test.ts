@@ -1,0 +1,124 @@
+// The command line: errors name the flag and do no work; --json writes the versioned document; Ctrl-C
+// stops the run, prints what finished and leaves no probe behind.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ENTRY = fileURLToPath(new URL('./fixtures/cli-entry.ts', import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), 'forklab-cli-'));
+const env = { ...process.env, FORKLAB_DB: join(tmp, 'history.db'), NO_COLOR: '1' };
+
+function cli(...args: string[]) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', ENTRY, ...args], { encoding: 'utf8', env, timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('bad input: exit 2, a message naming the flag, nothing measured', () => {
+  const cases: [string[], RegExp][] = [
+    [['spawn', '--methods', 'fork-exec,teleport'], /--methods: unknown value "teleport"/],
+    [['spawn', '--thp', 'maybe'], /--thp: unknown value "maybe"/],
+    [['spawn', '--rss', '-1'], /--rss: must be at least 0/],
+    [['spawn', '--rss', 'lots'], /--rss: expected a whole number/],
+    [['spawn', '--iterations', '0'], /--iterations: must be at least 1/],
+    [['spawn', '--rss', '4000000'], /--rss: 4000000 MB does not fit/],
+    [['spawn', '--pin', '4000'], /--pin: CPU 4000 is not one this process may run on/],
+    [['spawn', '--json', join(tmp, 'no', 'such', 'dir', 'out.json')], /--json: directory .* does not exist/],
+  ];
+  for (const [args, why] of cases) {
+    const r = cli(...args);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, why, args.join(' '));
+    assert.equal(r.stdout, '', 'no table for bad input');
+  }
+});
+
+test('an unknown command or option is a usage error', () => {
+  assert.equal(cli('spwan').code, 2);
+  const r = cli('spawn', '--frobnicate');
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /unknown option '--frobnicate'/);
+});
+
+test('--help explains every flag with its default', () => {
+  const r = cli('spawn', '--help');
+  assert.equal(r.code, 0);
+  for (const flag of ['--methods', '--rss', '--thp', '--iterations', '--repeats', '--warmup', '--ci-target', '--budget-ms', '--pin', '--json'])
+    assert.ok(r.stdout.includes(flag), flag);
+  assert.match(r.stdout, /default:\s+"0,128,512,1024"/);
+  assert.match(r.stdout, /in MB/);
+  const top = cli('--help');
+  assert.match(top.stdout, /spawn/);
+});
+
+test('--json writes one versioned document with raw samples per configuration; a failed run never clobbers it', () => {
+  const out = join(tmp, 'spawn.json');
+  const r = cli('spawn', '--methods', 'fork-exit,posix-spawn', '--rss', '0,32', '--thp', 'off', '--repeats', '1', '--iterations', '12', '--ci-target', '0', '--json', out);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /THP off: median µs/);
+  const doc = JSON.parse(readFileSync(out, 'utf8'));
+  assert.equal(doc.schema, 'forklab.run');
+  assert.equal(doc.schemaVersion, 1);
+  assert.equal(doc.experiment, 'spawn');
+  assert.equal(doc.complete, true);
+  assert.equal(typeof doc.machine.kernel, 'string');
+  assert.ok(doc.load.before && doc.load.after);
+  assert.equal(doc.configurations.length, 4);
+  for (const c of doc.configurations) {
+    for (const k of ['method', 'rssMb', 'thp', 'repeat', 'hugePagesKb', 'samplesNs', 'stats']) assert.ok(k in c, k);
+    assert.equal(c.samplesNs.length, 12);
+    assert.ok(c.stats.medianNs > 0 && c.stats.ciLowNs <= c.stats.medianNs);
+  }
+  // Bad input afterwards: the existing file stays exactly as it was.
+  const before = readFileSync(out, 'utf8');
+  assert.equal(cli('spawn', '--methods', 'nope', '--json', out).code, 2);
+  assert.equal(readFileSync(out, 'utf8'), before);
+  assert.deepEqual(readdirSync(tmp).filter((f) => f.startsWith('.forklab-')), [], 'no temporary files left');
+});
+
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) out.push(Number(d));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+test('Ctrl-C stops the run, kills every probe, prints what finished', async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, 'spawn', '--methods', 'fork-exec', '--rss', '0,64,128', '--thp', 'off', '--repeats', '50', '--iterations', '300', '--ci-target', '0', '--budget-ms', '0'], { env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  // Wait until at least one probe has run, then interrupt.
+  const probePids = new Set<number>();
+  for (let i = 0; i < 200; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    for (const p of childrenOf(child.pid!)) probePids.add(p);
+    if (probePids.size >= 2) break;
+  }
+  assert.ok(probePids.size >= 1, 'a probe was started');
+  child.kill('SIGINT');
+  const code = await new Promise<number | null>((res) => child.on('close', (c) => res(c)));
+  assert.equal(code, 130, stderr);
+  assert.match(stderr, /interrupted/);
+  assert.match(stdout, /THP off: median µs/, 'the finished configurations are printed');
+  for (const p of probePids) assert.equal(existsSync(`/proc/${p}`) && !/\) Z/.test(readFileSync(`/proc/${p}/stat`, 'utf8')), false, `probe ${p} still alive`);
+});
+
+test('a --json path that is a directory is refused', () => {
+  const r = cli('spawn', '--json', tmp);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--json: .* is a directory/);
+  writeFileSync(join(tmp, 'marker'), 'x');
+});
