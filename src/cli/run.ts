@@ -6,7 +6,7 @@ import { killAllGroups } from '../runner/processes.js';
 import { collectMachine, sampleLoad, type LoadSample } from '../env/machine.js';
 import { parseCpusAllowedList } from '../env/parse.js';
 import { readFileSync } from 'node:fs';
-import { buildDocument, checkWritable, writeFileAtomic } from '../report/document.js';
+import { buildDocument, checkWritable, writeFileAtomic, type RunDocument } from '../report/document.js';
 import { UsageError, type Experiment, type ExperimentRun, type Warning } from '../experiments/types.js';
 import { parseCpu, parseInteger } from '../experiments/parse.js';
 import { createProgress } from './progress.js';
@@ -49,6 +49,55 @@ export function pressureWarnings(before: LoadSample, after: LoadSample): Warning
   ];
 }
 
+/** Ctrl-C (or SIGTERM) aborts the run and kills every probe; a second one leaves at once. Returns the uninstaller. */
+export function onInterrupt(controller: AbortController): () => void {
+  let interrupts = 0;
+  const handler = () => {
+    interrupts++;
+    killAllGroups();
+    if (interrupts === 1) {
+      process.stderr.write('\nforklab: interrupted, stopping the probes (Ctrl-C again to leave at once)\n');
+      controller.abort();
+    } else process.exit(130);
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+}
+
+/**
+ * Runs one experiment with validated parameters: machine record, load before and after, progress on stderr,
+ * every probe killed at the end. Prints nothing else; returns the run and its versioned document.
+ */
+export async function executeExperiment<P, S>(
+  exp: Experiment<P, S>,
+  params: P,
+  opts: { pinCpu: number | null; seed: number; signal: AbortSignal; preWarnings?: Warning[]; progressLabel?: string },
+): Promise<{ run: ExperimentRun<S>; doc: RunDocument }> {
+  const native = requireNative(nativePaths());
+  const machine = await collectMachine({ pinCpu: opts.pinCpu });
+  const before = sampleLoad();
+  const progress = createProgress(opts.progressLabel ?? exp.name);
+  const startedAt = new Date();
+  let run: ExperimentRun<S>;
+  try {
+    run = await exp.run(params, { native, signal: opts.signal, progress, pinCpu: opts.pinCpu, seed: opts.seed });
+  } finally {
+    progress.end();
+    killAllGroups();
+  }
+  const finishedAt = new Date();
+  const after = sampleLoad();
+  run.warnings.unshift(...(opts.preWarnings ?? []));
+  run.warnings.push(...pressureWarnings(before, after));
+  if (opts.signal.aborted) run.complete = false;
+  const doc = buildDocument({ run: run as ExperimentRun, forklabVersion: FORKLAB_VERSION, runId: null, startedAt, finishedAt, machine, load: { before, after } });
+  return { run, doc };
+}
+
 export async function runExperimentCommand<P, S>(
   exp: Experiment<P, S>,
   raw: Record<string, string | boolean | undefined>,
@@ -75,10 +124,9 @@ export async function runExperimentCommand<P, S>(
   }
   // 2. What the machine allows, and the probe.
   let preWarnings: Warning[];
-  let native;
   try {
     preWarnings = exp.preflight(params);
-    native = requireNative(nativePaths());
+    requireNative(nativePaths());
   } catch (e) {
     if (e instanceof UsageError) throw new CliError(`forklab ${exp.name}: ${e.message}`);
     if (e instanceof ProbeMissingError) throw new CliError(`forklab ${exp.name}: ${e.message}`, 1);
@@ -88,45 +136,21 @@ export async function runExperimentCommand<P, S>(
   for (const w of preWarnings) process.stderr.write(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}\n`);
 
   // 3. The run, cancellable with Ctrl-C (a second Ctrl-C leaves at once).
-  const machine = await collectMachine({ pinCpu });
-  const before = sampleLoad();
   const controller = new AbortController();
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts++;
-    if (interrupts === 1) {
-      process.stderr.write('\nforklab: interrupted, stopping the probes (Ctrl-C again to leave at once)\n');
-      controller.abort();
-      killAllGroups();
-    } else {
-      killAllGroups();
-      process.exit(130);
-    }
-  };
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigint);
-  const progress = createProgress(exp.name);
-  const startedAt = new Date();
+  const stopSignals = onInterrupt(controller);
   let run: ExperimentRun<S>;
+  let doc: RunDocument;
   try {
-    run = await exp.run(params, { native, signal: controller.signal, progress, pinCpu, seed });
+    ({ run, doc } = await executeExperiment(exp, params, { pinCpu, seed, signal: controller.signal, preWarnings }));
   } finally {
-    progress.end();
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
-    killAllGroups();
+    stopSignals();
   }
-  const finishedAt = new Date();
-  const after = sampleLoad();
-  run.warnings.unshift(...preWarnings);
-  run.warnings.push(...pressureWarnings(before, after));
-
   // 4. Output: the table on stdout, warnings and notes on stderr, the document where asked.
   if (controller.signal.aborted) process.stderr.write('forklab: interrupted; what finished:\n');
   process.stdout.write(exp.render(run, { color }) + '\n');
-  for (const w of run.warnings) process.stderr.write(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}\n`);
+  for (const w of run.warnings)
+    if (!preWarnings.includes(w)) process.stderr.write(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}\n`);
   if (common.json !== undefined) {
-    const doc = buildDocument({ run: run as ExperimentRun, forklabVersion: FORKLAB_VERSION, runId: null, startedAt, finishedAt, machine, load: { before, after } });
     writeFileAtomic(common.json, JSON.stringify(doc, null, 1) + '\n');
     process.stderr.write(`forklab: wrote ${common.json}\n`);
   }
