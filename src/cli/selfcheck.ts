@@ -62,7 +62,7 @@ export function registerSelfcheck(program: Command): void {
       try {
         for (const [i, { config: c, repeat }] of order.entries()) {
           if (controller.signal.aborted) break;
-          process.stderr.write(`\rselfcheck ${i + 1}/${order.length} ${c.method} ${c.rssMb} MB   `);
+          if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2Kselfcheck ${i + 1}/${order.length} ${c.method} ${c.rssMb} MB`);
           const probeFirst = (i + repeat) % 2 === 0;
           for (const side of probeFirst ? ['probe', 'loop'] : ['loop', 'probe']) {
             if (side === 'probe') {
@@ -88,7 +88,7 @@ export function registerSelfcheck(program: Command): void {
       } finally {
         process.off('SIGINT', onSig);
         killAllGroups();
-        process.stderr.write('\r\x1b[2K');
+        if (process.stderr.isTTY) process.stderr.write('\r\x1b[2K');
       }
       let worst = 0;
       const rows = cells.map((c) => {
