@@ -5,7 +5,8 @@
  *   {"type":"hello","protocol":1,"probe":"0.1.0","case":"spawn","pid":N}
  *   {"type":"info",...}            case facts (memory actually mapped, huge pages, ...)
  *   {"type":"ready"}               setup done; waiting for commands
- *   {"type":"samples","series":S,"warmup":B,"ns":[...],...}
+ *   {"type":"samples","series":S,"warmup":B,"ns":[...],...}   one or more per batch
+ *   {"type":"end","warmup":B}      the batch is done; the runner sends its next command
  *   {"type":"error","call":C,"errno":E,"message":M}   then exit status 2
  *   {"type":"done"}
  * stdin, one command a line: "warmup N", "run N", "stop" (end of input is "stop"). */
@@ -248,6 +249,8 @@ int main(int argc, char **argv) {
         else usage_error("unknown command", line);
         if (n < 1 || n > 10000000) usage_error("iteration count out of range", line);
         if (current->batch(n, warmup) != 0) finish(2);
+        printf("{\"type\":\"end\",\"warmup\":%s}", warmup ? "true" : "false");
+        end_line();
     }
     printf("{\"type\":\"done\"}");
     end_line();

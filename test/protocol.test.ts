@@ -11,6 +11,7 @@ test('parses every message type', () => {
   assert.deepEqual(s, { ok: true, message: { type: 'samples', series: 'fork-exec', warmup: false, ns: [10, 20], columns: { minflt: [1, 2] } } });
   assert.deepEqual(parseLine('{"type":"ready"}'), { ok: true, message: { type: 'ready' } });
   assert.deepEqual(parseLine('{"type":"done"}'), { ok: true, message: { type: 'done' } });
+  assert.deepEqual(parseLine('{"type":"end","warmup":false}'), { ok: true, message: { type: 'end', warmup: false } });
   const e = parseLine('{"type":"error","call":"fork","errno":12,"message":"Cannot allocate memory"}');
   assert.deepEqual(e, { ok: true, message: { type: 'error', call: 'fork', errno: 12, message: 'Cannot allocate memory' } });
 });

@@ -39,6 +39,8 @@ test('a good probe: warm-up discarded, timed samples collected in order, columns
   // The fake numbers its samples from 1000: the 2 warm-up values (1000, 1001) must not be among them.
   assert.equal(s.samplesNs[0], 1002);
   assert.deepEqual(s.columns.minflt, new Array(25).fill(1));
+  // Two series a batch, one command a batch: one batch of 25 after the warm-up, so one sample of "y".
+  assert.deepEqual(r.series.find((x) => x.series === 'y')!.samplesNs, [7]);
   assert.equal(liveGroupCount(), 0);
 });
 

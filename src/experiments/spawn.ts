@@ -2,9 +2,8 @@
 // and fork+_exit cost as the parent's RSS grows, with transparent huge pages on, off or as the system has them.
 import pc from 'picocolors';
 import { readFileSync } from 'node:fs';
-import { runProbe } from '../runner/probe.js';
 import { adaptivePlan } from '../runner/plans.js';
-import { interleave } from '../runner/schedule.js';
+import { sweep } from './sweep.js';
 import { linearFit } from '../stats/regression.js';
 import { median } from '../stats/descriptive.js';
 import { readMemoryBudget } from '../env/memory.js';
@@ -223,43 +222,36 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
 
   async run(p, ctx) {
     const configs = p.methods.flatMap((method) => p.thp.flatMap((thp) => p.rssMb.map((rssMb) => ({ method, thp, rssMb }))));
-    const order = interleave(configs, p.repeats, ctx.seed);
-    const measurements: Measurement[] = [];
-    let complete = true;
-    for (const [i, { config: c, repeat }] of order.entries()) {
-      if (ctx.signal.aborted) {
-        complete = false;
-        break;
-      }
-      ctx.progress.step(`${c.method} rss=${c.rssMb} MB thp=${c.thp} #${repeat}`, i, order.length);
-      const plan = adaptivePlan({
-        warmupIterations: p.warmup,
-        batchIterations: 10,
-        minIterations: Math.min(30, p.iterations),
-        maxIterations: p.iterations,
-        targetCiFraction: p.ciTarget,
-        budgetMs: p.budgetMs === 0 ? Infinity : p.budgetMs,
-      });
-      const args: Record<string, string | number> = { method: c.method, 'rss-mb': c.rssMb, thp: c.thp, target: ctx.native.targetStatic };
-      if (ctx.pinCpu !== null) args.cpu = ctx.pinCpu;
-      const result = await runProbe({
-        probePath: ctx.native.probe,
-        caseName: 'spawn',
-        args,
-        plan,
-        timeoutMs: 30_000 + c.rssMb * 40 + (p.budgetMs === 0 ? p.iterations * 200 : p.budgetMs * 4),
-        signal: ctx.signal,
-      });
-      if (result.state === 'failed' && result.reason.kind === 'cancelled') {
-        complete = false;
-        break;
-      }
-      const hugePagesKb = typeof result.info.hugePagesKb === 'number' ? result.info.hugePagesKb : null;
-      const got = measurementsFrom(result, { method: c.method, rssMb: c.rssMb, thp: c.thp, hugePagesKb, stopReason: plan.stopReason() }, repeat, [c.method], ctx.seed);
-      for (const m of got) if (m.state === 'failed') ctx.progress.note(`${c.method} rss=${c.rssMb} thp=${c.thp} #${repeat}: ${m.failure}`);
-      measurements.push(...got);
-    }
-    if (measurements.some((m) => m.state === 'failed')) complete = false;
+    const plans = new Map<object, ReturnType<typeof adaptivePlan>>();
+    const { measurements, complete } = await sweep({
+      configs,
+      repeats: p.repeats,
+      ctx,
+      label: (c) => `${c.method} rss=${c.rssMb} MB thp=${c.thp}`,
+      job: (c) => {
+        const plan = adaptivePlan({
+          warmupIterations: p.warmup,
+          batchIterations: 10,
+          minIterations: Math.min(30, p.iterations),
+          maxIterations: p.iterations,
+          targetCiFraction: p.ciTarget,
+          budgetMs: p.budgetMs === 0 ? Infinity : p.budgetMs,
+        });
+        const job = {
+          caseName: 'spawn',
+          args: { method: c.method, 'rss-mb': c.rssMb, thp: c.thp, target: ctx.native.targetStatic },
+          plan,
+          timeoutMs: 30_000 + c.rssMb * 40 + (p.budgetMs === 0 ? p.iterations * 200 : p.budgetMs * 4),
+        };
+        plans.set(job, plan);
+        return job;
+      },
+      measure: (c, result, repeat, job) => {
+        const hugePagesKb = typeof result.info.hugePagesKb === 'number' ? result.info.hugePagesKb : null;
+        const stopReason = plans.get(job)?.stopReason() ?? null;
+        return measurementsFrom(result, { method: c.method, rssMb: c.rssMb, thp: c.thp, hugePagesKb, stopReason }, repeat, [c.method], ctx.seed);
+      },
+    });
     const summary = summarizeSpawn(measurements, ctx.seed);
     const run: ExperimentRun<SpawnSummary> = { experiment: 'spawn', params: { ...p }, measurements, summary, warnings: [], complete };
     run.warnings = warningsFor(run);

@@ -2,9 +2,10 @@
 import type { SamplingPlan, SeriesData } from './probe.js';
 import { medianRankInterval } from '../stats/ranks.js';
 
+/** Timed iterations so far: a batch may report several series, one sample each per iteration. */
 function total(measured: ReadonlyMap<string, SeriesData>): number {
   let n = 0;
-  for (const s of measured.values()) n += s.samplesNs.length;
+  for (const s of measured.values()) n = Math.max(n, s.samplesNs.length);
   return n;
 }
 
@@ -33,7 +34,7 @@ export function ciHalfWidthFraction(samplesNs: readonly number[], confidence = 0
   return medianNs > 0 ? Math.max(medianNs - lowNs, highNs - medianNs) / medianNs : Infinity;
 }
 
-/** Runs batches until the median's distribution-free interval is tight enough, or a cap is reached. */
+/** Runs batches until every series' median has a tight enough distribution-free interval, or a cap is reached. */
 export function adaptivePlan(o: AdaptiveOptions): SamplingPlan & { stopReason: () => StopReason | null } {
   let reason: StopReason | null = null;
   return {
@@ -43,9 +44,9 @@ export function adaptivePlan(o: AdaptiveOptions): SamplingPlan & { stopReason: (
       const n = total(measured);
       if (n >= o.maxIterations) return (reason = 'max-iterations'), 0;
       if (n >= o.minIterations) {
-        const all: number[] = [];
-        for (const s of measured.values()) all.push(...s.samplesNs);
-        if (ciHalfWidthFraction(all) <= o.targetCiFraction) return (reason = 'ci-reached'), 0;
+        let worst = 0;
+        for (const s of measured.values()) worst = Math.max(worst, ciHalfWidthFraction(s.samplesNs));
+        if (worst <= o.targetCiFraction) return (reason = 'ci-reached'), 0;
       }
       if (elapsedMs >= o.budgetMs && n >= o.minIterations) return (reason = 'budget'), 0;
       return Math.min(o.batchIterations, o.maxIterations - n);

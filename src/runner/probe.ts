@@ -177,9 +177,11 @@ export function runProbe(req: ProbeRequest): Promise<ProbeResult> {
             for (const [k, col] of Object.entries(m.columns)) (s.columns[k] ??= []).push(...col);
             measured.set(m.series, s);
           }
-          askNext();
           return;
         }
+        case 'end':
+          askNext();
+          return;
         case 'error':
           return abort({ kind: 'probe-error', call: m.call, errno: m.errno, message: m.message });
         case 'done':

@@ -19,6 +19,8 @@ export type ProbeMessage =
       /** Extra per-iteration integer columns (e.g. minor faults), each as long as ns. */
       columns: Record<string, number[]>;
     }
+  /** A batch (warm-up or timed) is finished: every samples line of it has been written. */
+  | { type: 'end'; warmup: boolean }
   | { type: 'error'; call: string; errno: number; message: string }
   | { type: 'done' };
 
@@ -79,6 +81,9 @@ export function parseLine(line: string): ParseResult {
       return { ok: true, message: { type: 'ready' } };
     case 'done':
       return { ok: true, message: { type: 'done' } };
+    case 'end':
+      if (typeof v.warmup !== 'boolean') return fail('end without boolean "warmup"');
+      return { ok: true, message: { type: 'end', warmup: v.warmup } };
     case 'samples': {
       if (typeof v.series !== 'string' || v.series === '') return fail('samples without "series"');
       if (typeof v.warmup !== 'boolean') return fail('samples without boolean "warmup"');
