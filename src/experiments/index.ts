@@ -1,9 +1,10 @@
 // The experiments forklab knows, in the order of the articles.
 import type { Experiment } from './types.js';
 import { spawnExperiment } from './spawn.js';
+import { cowExperiment } from './cow.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const EXPERIMENTS: Experiment<any, any>[] = [spawnExperiment];
+export const EXPERIMENTS: Experiment<any, any>[] = [spawnExperiment, cowExperiment];
 
 export function findExperiment(name: string): Experiment<unknown, unknown> | undefined {
   return EXPERIMENTS.find((e) => e.name === name);
