@@ -4,7 +4,7 @@
 // with the huge pages on the first write: split them, or copied them whole.
 import pc from 'picocolors';
 import { readFileSync } from 'node:fs';
-import type { ProbeResult, SeriesData } from '../runner/probe.js';
+import type { SeriesData } from '../runner/probe.js';
 import { fixedPlan } from '../runner/plans.js';
 import { sweep } from './sweep.js';
 import { bootstrapRatioCi } from '../stats/bootstrap.js';

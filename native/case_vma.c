@@ -1,0 +1,155 @@
+/* Case "vma" (article 003): what the number of mappings (vm_area_struct objects) costs fork, clone(CLONE_VM)
+ * and posix_spawn, and how much kernel memory (Slab) a forked child's copy of them takes.
+ * Setup maps `vmas` pages in one mapping and makes every second page read-only, so that the kernel keeps one
+ * VMA per page (neighbours differ in protection and cannot merge); the pages are never written, as in the
+ * article, so fork copies the VMAs but no page tables. The count is verified in /proc/self/maps and reported.
+ * Then Slab and SUnreclaim (/proc/meminfo) are read before and after building, with a forked child paused on a
+ * pipe, and after that child is released and reaped.
+ * batch(n): n launches by method, each timed until waitpid returned (launch.h), series named after the method.
+ * Arguments: vmas=N  method=fork-exit|clone-vfork|posix-spawn|fork-exec|vfork-exec  target=PATH */
+#include "launch.h"
+#include "probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const keys[] = {"vmas", "method", "target", NULL};
+static enum fl_method method;
+static char *region;
+static size_t region_bytes;
+static pid_t child = -1;
+
+typedef struct {
+    long long slab_kb, sunreclaim_kb;
+} slab_reading;
+
+static slab_reading read_slab(void) {
+    slab_reading r = {fl_proc_kb("/proc/meminfo", "Slab"), fl_proc_kb("/proc/meminfo", "SUnreclaim")};
+    return r;
+}
+
+static void put_slab(const char *phase, slab_reading r) {
+    char key[64];
+    snprintf(key, sizeof key, "slab%sKb", phase);
+    fl_info_long(key, r.slab_kb);
+    snprintf(key, sizeof key, "sUnreclaim%sKb", phase);
+    fl_info_long(key, r.sunreclaim_kb);
+}
+
+static int build(long vmas, long page) {
+    if (vmas == 0) return 0;
+    region_bytes = (size_t)vmas * (size_t)page;
+    void *m = mmap(NULL, region_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return fl_fail("mmap", errno);
+    region = m;
+    for (long i = 1; i < vmas; i += 2)
+        if (mprotect(region + i * page, (size_t)page, PROT_READ) != 0) return fl_fail("mprotect", errno);
+    return 0;
+}
+
+/* Lines of /proc/self/maps in all, and those overlapping the region. 0 or -1. */
+static int count_maps(long *total, long *inside) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return -1;
+    char line[512];
+    unsigned long lo = (unsigned long)region, hi = lo + region_bytes;
+    *total = *inside = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long a, b;
+        if (sscanf(line, "%lx-%lx", &a, &b) != 2) continue;
+        (*total)++;
+        if (a < hi && b > lo) (*inside)++;
+        while (!strchr(line, '\n') && fgets(line, sizeof line, f)) {} /* long path names */
+    }
+    fclose(f);
+    return 0;
+}
+
+/* Forks a child that waits on a pipe, reads Slab while it lives, releases and reaps it. 0 or -1. */
+static int paused_child(slab_reading *with_child) {
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) return fl_fail("pipe2", errno);
+    fflush(stdout);
+    child = fork();
+    if (child < 0) {
+        int e = errno;
+        close(p[0]);
+        close(p[1]);
+        return fl_fail("fork", e);
+    }
+    if (child == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        close(p[1]);
+        char c;
+        ssize_t r;
+        do r = read(p[0], &c, 1); while (r < 0 && errno == EINTR); /* end of input: released */
+        _exit(0);
+    }
+    close(p[0]);
+    *with_child = read_slab();
+    close(p[1]);
+    int status;
+    pid_t w;
+    do w = waitpid(child, &status, 0); while (w < 0 && errno == EINTR);
+    if (w < 0) return fl_fail("waitpid", errno);
+    child = -1;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return fl_fail_msg("waitpid", "the paused child did not exit 0");
+    return 0;
+}
+
+static int setup(void) {
+    method = (enum fl_method)fl_arg_choice("method", "fork-exit", fl_method_names);
+    long vmas = fl_arg_long("vmas", 0, 0, 1L << 26);
+    const char *target = fl_arg_str("target", NULL);
+    if (method != FL_FORK_EXIT && !target) return fl_fail_msg("usage", "target=PATH is required for exec methods");
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0) return fl_fail("sysconf(_SC_PAGESIZE)", errno);
+    if (fl_launch_init(target, NULL) != 0) return -1;
+
+    slab_reading before = read_slab();
+    if (build(vmas, page) != 0) return -1;
+    long total = 0, inside = 0;
+    if (count_maps(&total, &inside) != 0) return fl_fail("open(/proc/self/maps)", errno);
+    slab_reading built = read_slab();
+    slab_reading with_child = {0, 0};
+    if (paused_child(&with_child) != 0) return -1;
+    struct timespec ts = {0, 50 * 1000 * 1000}; /* freed slab objects return after an RCU grace period */
+    nanosleep(&ts, NULL);
+    slab_reading after = read_slab();
+
+    fl_info_begin();
+    fl_info_str("method", fl_method_names[method]);
+    fl_info_long("vmas", vmas);
+    fl_info_long("vmasInRegion", inside);
+    fl_info_long("mapCount", total);
+    fl_info_long("probePid", getpid());
+    put_slab("Before", before);
+    put_slab("Built", built);
+    put_slab("Child", with_child);
+    put_slab("After", after);
+    fl_info_end();
+    return 0;
+}
+
+static int batch(long n, int warmup) { return fl_launch_batch(method, n, warmup); }
+
+static void teardown(void) {
+    if (child > 0) {
+        kill(child, SIGKILL);
+        while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {}
+        child = -1;
+    }
+    if (region) munmap(region, region_bytes);
+    region = NULL;
+}
+
+const fl_case fl_case_vma = {"vma", keys, setup, batch, teardown};
+FL_CASE(fl_case_vma);

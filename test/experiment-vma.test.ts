@@ -1,0 +1,116 @@
+// The vma experiment (article 003): option errors name their flag, --vmas beyond vm.max_map_count is capped
+// with a warning before any work, and a short real run shows fork+_exit growing with the mappings while
+// posix_spawn does not.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { capVmas, vmaExperiment as exp } from '../src/experiments/vma.js';
+import { readMaxMapCount } from '../src/experiments/pagetables.js';
+import { UsageError, type RunContext } from '../src/experiments/types.js';
+import { nativePaths, requireNative } from '../src/runner/paths.js';
+
+const flagError = (flag: string) => (e: unknown) => e instanceof UsageError && e.flag === flag;
+
+/** forklab processes (probe, exec targets) whose parent is pid; tsx's own esbuild service is not ours to judge. */
+function forklabChildrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid && readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('forklab-')) out.push(Number(d));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return out;
+}
+
+function probeAlive(pid: number): boolean {
+  if (!existsSync(`/proc/${pid}`)) return false;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('forklab-probe');
+  } catch {
+    return false;
+  }
+}
+
+test('parse: bad values name their flag', () => {
+  assert.throws(() => exp.parse({ vmas: 'lots' }), flagError('--vmas'));
+  assert.throws(() => exp.parse({ vmas: '0,,10' }), flagError('--vmas'));
+  assert.throws(() => exp.parse({ vmas: '-1' }), flagError('--vmas'));
+  assert.throws(() => exp.parse({ iterations: '0' }), flagError('--iterations'));
+  assert.throws(() => exp.parse({ repeats: '0' }), flagError('--repeats'));
+  assert.throws(() => exp.parse({ warmup: 'x' }), flagError('--warmup'));
+  const p = exp.parse({ vmas: '10000,0,1000,0' });
+  assert.deepEqual(p.vmas, [0, 1000, 10000]);
+});
+
+test('capVmas: counts above max_map_count minus the probe’s own mappings are capped, with a sysctl hint', () => {
+  assert.deepEqual(capVmas([0, 1000], 65530), { vmas: [0, 1000], warning: null });
+  assert.deepEqual(capVmas([0, 1000000], null).vmas, [0, 1000000]);
+  const c = capVmas([0, 60000, 1000000], 65530);
+  assert.deepEqual(c.vmas, [0, 60000, 65330]);
+  assert.equal(c.warning?.code, 'vmas-capped');
+  assert.match(c.warning!.message, /sysctl -w vm\.max_map_count=1000200/);
+  // Two values above the cap become one.
+  assert.deepEqual(capVmas([70000, 80000], 65530).vmas, [65330]);
+});
+
+test('preflight caps --vmas above vm.max_map_count with a warning (no run)', () => {
+  const max = readMaxMapCount();
+  if (max === null) return;
+  const p = exp.parse({ vmas: `0,${max + 1000}` });
+  const warnings = exp.preflight(p);
+  assert.ok(p.vmas.every((v) => v <= max - 100), `capped: ${p.vmas}`);
+  assert.equal(p.vmas.length, 2);
+  assert.deepEqual(p.requestedVmas, [0, max + 1000]);
+  const w = warnings.find((x) => x.code === 'vmas-capped');
+  assert.ok(w, 'a vmas-capped warning');
+  assert.match(w.message, /vm\.max_map_count/);
+  assert.match(w.message, /sysctl -w/);
+});
+
+test('a short real run: fork+_exit grows with the VMAs, posix_spawn hardly; maps verified; nothing left behind', async () => {
+  const native = requireNative(nativePaths());
+  const p = exp.parse({ vmas: '0,20000', iterations: '20', warmup: '2', repeats: '1' });
+  assert.deepEqual(exp.preflight(p), []);
+  const ctx: RunContext = {
+    native,
+    signal: new AbortController().signal,
+    progress: { step() {}, note() {} },
+    pinCpu: null,
+    seed: 1,
+  };
+  const run = await exp.run(p, ctx);
+  assert.equal(run.complete, true, JSON.stringify(run.warnings));
+
+  // JSON: one configuration per (vmas, method) with its raw samples.
+  assert.equal(run.measurements.length, 6);
+  for (const m of run.measurements) {
+    assert.ok([0, 20000].includes(m.fields.vmas as number));
+    assert.ok(['fork-exit', 'clone-vfork', 'posix-spawn'].includes(m.fields.method as string));
+    assert.equal(m.series, m.fields.method);
+    assert.equal(m.samplesNs.length, 20);
+    // The kernel kept every mapping apart: /proc/self/maps shows exactly `vmas` of them.
+    assert.equal(m.fields.vmasInRegion, m.fields.vmas);
+  }
+  assert.equal(run.summary.mapsVerified, true);
+
+  const cell = (method: string, vmas: number) => run.summary.cells.find((c) => c.method === method && c.vmas === vmas)!;
+  assert.ok(cell('fork-exit', 20000).medianNs > 1.5 * cell('fork-exit', 0).medianNs, 'fork+_exit grows with the VMAs');
+  const growth = (method: string) => run.summary.slopes.find((s) => s.method === method)!.growth!;
+  assert.ok(growth('posix-spawn') * 3 < growth('fork-exit'), `posix-spawn ×${growth('posix-spawn')} vs fork-exit ×${growth('fork-exit')}`);
+  assert.ok(run.summary.slopes.find((s) => s.method === 'fork-exit')!.nsPerVma > 0);
+
+  const text = exp.render(run, { color: false });
+  assert.match(text, /ns per VMA/);
+  assert.match(text, /article 003/);
+
+  for (const m of run.measurements) {
+    const pid = m.info.probePid;
+    if (typeof pid === 'number') assert.equal(probeAlive(pid), false, `probe ${pid} still alive`);
+  }
+  assert.deepEqual(forklabChildrenOf(process.pid), []);
+});
