@@ -1,0 +1,75 @@
+/* Case "exec" (article 004): what execve adds to fork, for a dynamic and a static `return 0` program.
+ * Each iteration times three launches with launch.c, in an order that rotates every iteration so that
+ * none always runs first: fork+_exit (FL_FORK_EXIT, the baseline), fork+execve+waitpid of the dynamic
+ * target and of the static target (FL_FORK_EXEC, empty environment). Taking the three in the same
+ * iteration makes drift hit them alike, which matters because execve alone is a difference of two series.
+ * Three samples lines per batch, "fork-exit", "exec-dynamic" and "exec-static"; index i of each is the
+ * same iteration (the runner pairs them for the interval of execve alone).
+ * Arguments: target-dynamic=PATH  target-static=PATH */
+#include "launch.h"
+#include "probe.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static const char *const keys[] = {"target-dynamic", "target-static", NULL};
+static const char *target_dynamic;
+static const char *target_static;
+
+enum { S_FORK_EXIT, S_DYNAMIC, S_STATIC, S_COUNT };
+static const char *const series_names[S_COUNT] = {"fork-exit", "exec-dynamic", "exec-static"};
+
+static int setup(void) {
+    target_dynamic = fl_arg_str("target-dynamic", NULL);
+    target_static = fl_arg_str("target-static", NULL);
+    if (!target_dynamic || !target_static)
+        return fl_fail_msg("usage", "target-dynamic=PATH and target-static=PATH are both required");
+    if (access(target_dynamic, X_OK) != 0) return fl_fail("access(target-dynamic)", errno);
+    if (access(target_static, X_OK) != 0) return fl_fail("access(target-static)", errno);
+    if (fl_launch_init(target_dynamic, NULL) != 0) return -1;
+    if (fl_launch_init(target_static, NULL) != 0) return -1;
+    fl_info_begin();
+    fl_info_str("targetDynamic", target_dynamic);
+    fl_info_str("targetStatic", target_static);
+    fl_info_long("vmRssKb", fl_proc_kb("/proc/self/status", "VmRSS"));
+    fl_info_end();
+    return 0;
+}
+
+static int launch(int series, uint64_t *ns) {
+    switch (series) {
+    case S_DYNAMIC:
+        if (fl_launch_init(target_dynamic, NULL) != 0) return -1; /* untimed: sets the path for the next launch */
+        return fl_launch_once(FL_FORK_EXEC, ns);
+    case S_STATIC:
+        if (fl_launch_init(target_static, NULL) != 0) return -1;
+        return fl_launch_once(FL_FORK_EXEC, ns);
+    default:
+        return fl_launch_once(FL_FORK_EXIT, ns);
+    }
+}
+
+static int batch(long n, int warmup) {
+    uint64_t *ns[S_COUNT] = {0};
+    int rc = 0;
+    for (int s = 0; s < S_COUNT; s++) {
+        ns[s] = malloc((size_t)n * sizeof *ns[s]);
+        if (!ns[s]) {
+            rc = fl_fail("malloc", errno);
+            goto out;
+        }
+    }
+    for (long i = 0; i < n && rc == 0; i++)
+        for (int k = 0; k < S_COUNT && rc == 0; k++) {
+            int s = (int)((i + k) % S_COUNT);
+            rc = launch(s, &ns[s][i]);
+        }
+    for (int s = 0; s < S_COUNT && rc == 0; s++) fl_emit_samples(series_names[s], warmup, ns[s], n);
+out:
+    for (int s = 0; s < S_COUNT; s++) free(ns[s]);
+    return rc;
+}
+
+const fl_case fl_case_exec = {"exec", keys, setup, batch, NULL};
+FL_CASE(fl_case_exec);

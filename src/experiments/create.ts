@@ -1,0 +1,234 @@
+// Experiment "create" (article 002): pthread_create+pthread_join of an empty thread against fork+waitpid
+// of a child that _exit(0)s. The probe times both in every iteration, in alternating order, so that drift
+// hits both alike; fresh probe processes repeat the whole thing. Also home of the small helpers the
+// paired-series experiments (create, exec) share: the plan, measurements per series, per-series summaries
+// and their warnings.
+import pc from 'picocolors';
+import type { ProbeResult, SamplingPlan, SeriesData } from '../runner/probe.js';
+import { sweep } from './sweep.js';
+import { bootstrapRatioCi, type RatioInterval } from '../stats/bootstrap.js';
+import { readMemoryBudget } from '../env/memory.js';
+import { measurementsFrom, pooled, seriesStats } from './measure.js';
+import { parseInteger, str } from './parse.js';
+import { fmtRatio, fmtUs, fmtUsCi, renderTable } from '../report/table.js';
+import { UsageError, type Experiment, type ExperimentRun, type Measurement, type Scalar, type Warning } from './types.js';
+
+// ---- shared by create and exec ----
+
+/** Warm-up, then `iterations` timed iterations in batches of `batch` (so the runner can stop between batches). */
+export function batchedPlan(warmupIterations: number, iterations: number, batch = 250): SamplingPlan {
+  const count = (m: ReadonlyMap<string, SeriesData>) => [...m.values()].reduce((a, s) => Math.max(a, s.samplesNs.length), 0);
+  return { warmupIterations, next: (m) => Math.max(0, Math.min(batch, iterations - count(m))) };
+}
+
+/** Measurements of one probe result: one per series, each with its own identifying fields (a failed probe gives failed ones). */
+export function measurementsPerSeries(result: ProbeResult, fieldsOf: Record<string, Record<string, Scalar>>, repeat: number, seed: number): Measurement[] {
+  return Object.entries(fieldsOf).flatMap(([name, fields]) =>
+    measurementsFrom({ ...result, series: result.series.filter((s) => s.series === name) }, fields, repeat, [name], seed),
+  );
+}
+
+export interface SeriesSummary {
+  series: string;
+  n: number;
+  minNs: number;
+  medianNs: number;
+  ciLowNs: number;
+  ciHighNs: number;
+  p90Ns: number;
+  meanNs: number;
+  cv: number;
+  /** Median and min of each probe process that succeeded, in repeat order. */
+  repeatMediansNs: number[];
+  repeatMinsNs: number[];
+  failedRepeats: number;
+}
+
+/** Pools the ok repeats of one series. Null when none succeeded. */
+export function summarizeSeries(ms: readonly Measurement[], series: string, seed: number): SeriesSummary | null {
+  const mine = ms.filter((m) => m.series === series);
+  const ok = mine.filter((m) => m.state === 'ok' && m.stats);
+  const st = seriesStats(pooled(ok, () => true), seed);
+  if (!st) return null;
+  return {
+    series,
+    n: st.n,
+    minNs: st.minNs,
+    medianNs: st.medianNs,
+    ciLowNs: st.ciLowNs,
+    ciHighNs: st.ciHighNs,
+    p90Ns: st.p90Ns,
+    meanNs: st.meanNs,
+    cv: st.cv,
+    repeatMediansNs: ok.map((m) => m.stats!.medianNs),
+    repeatMinsNs: ok.map((m) => m.stats!.minNs),
+    failedRepeats: mine.length - ok.length,
+  };
+}
+
+/** Probe failures (one line per failed probe process) and repeats whose medians disagree by more than 25 %. */
+export function seriesWarnings(ms: readonly Measurement[], summaries: readonly (SeriesSummary | null)[]): Warning[] {
+  const w: Warning[] = [];
+  const seen = new Set<string>();
+  for (const m of ms) {
+    if (m.state !== 'failed' || seen.has(`${m.repeat}|${m.failure}`)) continue;
+    seen.add(`${m.repeat}|${m.failure}`);
+    w.push({ code: 'probe-failed', message: `probe process ${m.repeat}: ${m.failure}. Its series are left out; rerun to fill them in.` });
+  }
+  for (const s of summaries) {
+    if (!s || s.repeatMediansNs.length < 2) continue;
+    const spread = (Math.max(...s.repeatMediansNs) - Math.min(...s.repeatMediansNs)) / s.medianNs;
+    if (spread > 0.25)
+      w.push({
+        code: 'repeats-disagree',
+        message: `${s.series}: the medians of the probe processes differ by ${(spread * 100).toFixed(0)} % of the pooled median (${s.repeatMediansNs.map(fmtUs).join(', ')} µs): the machine's load changed during the run. Rerun on a quieter machine, with --pin 0, or with more --repeats.`,
+      });
+  }
+  return w;
+}
+
+/** Rough bytes per recorded sample across the probe line, the parsed arrays, the stats copies and the JSON document. */
+const BYTES_PER_SAMPLE = 160;
+
+export function checkSamplesFit(samples: number, flag: string): void {
+  const budget = readMemoryBudget();
+  const need = samples * BYTES_PER_SAMPLE + 64 * 1024 * 1024;
+  if (budget.fitBytes !== null && need > budget.fitBytes)
+    throw new UsageError(
+      flag,
+      `${samples} samples need about ${Math.ceil(need / 2 ** 20)} MB to record and analyse, and this machine can give about ${Math.floor(budget.fitBytes / 2 ** 20)} MB more. Use fewer --iterations or --repeats.`,
+    );
+}
+
+export function colorer(color: boolean) {
+  return color ? pc : { bold: (s: string) => s, dim: (s: string) => s };
+}
+
+// ---- the experiment ----
+
+export interface CreateParams {
+  /** Timed iterations per probe process; each iteration times one thread and one fork. */
+  iterations: number;
+  warmup: number;
+  repeats: number;
+}
+
+export interface CreateSummary {
+  thread: SeriesSummary | null;
+  fork: SeriesSummary | null;
+  /** median(fork) / median(thread) over the pooled samples, with a percentile-bootstrap interval. */
+  forkOverThreadMedian: RatioInterval | null;
+  /** min(fork) / min(thread): the floors, least touched by scheduling noise. */
+  forkOverThreadMin: number | null;
+  /** The default thread stack size of the probe (what each pthread_create maps or reuses). */
+  threadStackKb: number | null;
+}
+
+export const CREATE_FIELDS: Record<'thread' | 'fork', Record<string, Scalar>> = {
+  thread: { method: 'pthread-create-join' },
+  fork: { method: 'fork-waitpid' },
+};
+
+/** Article 002 (gcc:13 container on ARM64, 2000 runs each): µs. */
+export const ARTICLE_002 = { thread: { minUs: 28, medianUs: 47 }, fork: { minUs: 70, medianUs: 82 }, forkOverThreadMedian: 1.8 };
+
+const DEFAULTS = { iterations: '2000', warmup: '50', repeats: '3' };
+
+export function summarizeCreate(ms: readonly Measurement[], seed: number): CreateSummary {
+  const thread = summarizeSeries(ms, 'thread', seed);
+  const fork = summarizeSeries(ms, 'fork', seed);
+  let ratio: RatioInterval | null = null;
+  if (thread && fork) {
+    ratio = bootstrapRatioCi(
+      pooled(ms, (m) => m.series === 'fork'),
+      pooled(ms, (m) => m.series === 'thread'),
+      { seed },
+    );
+  }
+  const stack = ms.map((m) => m.info.threadStackKb).find((v) => typeof v === 'number');
+  return {
+    thread,
+    fork,
+    forkOverThreadMedian: ratio,
+    forkOverThreadMin: thread && fork ? fork.minNs / thread.minNs : null,
+    threadStackKb: typeof stack === 'number' ? stack : null,
+  };
+}
+
+export const createExperiment: Experiment<CreateParams, CreateSummary> = {
+  name: 'create',
+  article: '002',
+  summaryLine: 'pthread_create+join of an empty thread vs fork+waitpid of a child that exits at once',
+  options: [
+    { flags: '--iterations <n>', description: 'timed iterations per probe process; each times one thread and one fork', defaultValue: DEFAULTS.iterations },
+    { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup },
+    { flags: '--repeats <n>', description: 'fresh probe processes, one after another; samples are pooled', defaultValue: DEFAULTS.repeats },
+  ],
+
+  parse(raw) {
+    return {
+      iterations: parseInteger('--iterations', str(raw, 'iterations', DEFAULTS.iterations), 1, 1_000_000),
+      warmup: parseInteger('--warmup', str(raw, 'warmup', DEFAULTS.warmup), 0, 100_000),
+      repeats: parseInteger('--repeats', str(raw, 'repeats', DEFAULTS.repeats), 1, 1000),
+    };
+  },
+
+  preflight(p) {
+    checkSamplesFit(p.iterations * p.repeats * 2, '--iterations');
+    return [];
+  },
+
+  async run(p, ctx) {
+    const { measurements, complete } = await sweep({
+      configs: [{}],
+      repeats: p.repeats,
+      ctx,
+      label: () => 'thread and fork',
+      job: () => ({ caseName: 'create', args: {}, plan: batchedPlan(p.warmup, p.iterations), timeoutMs: 30_000 + (p.iterations + p.warmup) * 10 }),
+      measure: (_c, result, repeat) => {
+        const stackKb = typeof result.info.threadStackKb === 'number' ? result.info.threadStackKb : null;
+        return measurementsPerSeries(result, { thread: { ...CREATE_FIELDS.thread, threadStackKb: stackKb }, fork: CREATE_FIELDS.fork }, repeat, ctx.seed);
+      },
+    });
+    const summary = summarizeCreate(measurements, ctx.seed);
+    const warnings = seriesWarnings(measurements, [summary.thread, summary.fork]);
+    const run: ExperimentRun<CreateSummary> = { experiment: 'create', params: { ...p }, measurements, summary, warnings, complete: complete && measurements.length > 0 };
+    return run;
+  },
+
+  render(run, { color }) {
+    const c = colorer(color);
+    const s = run.summary;
+    const p = run.params as unknown as CreateParams;
+    const out: string[] = [];
+    const row = (label: string, what: string, x: SeriesSummary | null, a: { minUs: number; medianUs: number }) =>
+      x
+        ? [label, what, String(x.n), fmtUs(x.minNs), fmtUsCi(x.medianNs, x.ciLowNs, x.ciHighNs), fmtUs(x.p90Ns), `${a.minUs} / ${a.medianUs}`]
+        : [label, what, '0', '—', 'failed', '—', `${a.minUs} / ${a.medianUs}`];
+    out.push(c.bold(`Create one execution unit and wait for it to end: µs per call (${p.iterations} iterations × ${p.repeats} probe processes)`));
+    out.push(
+      renderTable(
+        ['series', 'what', 'n', 'min', 'median [95 % CI]', 'p90', 'article 002 min / median'],
+        [row('thread', 'pthread_create + pthread_join', s.thread, ARTICLE_002.thread), row('fork', 'fork + waitpid (child _exit(0))', s.fork, ARTICLE_002.fork)],
+        { leftAlign: [0, 1] },
+      ),
+    );
+    out.push('');
+    if (s.forkOverThreadMedian && s.forkOverThreadMin !== null && s.thread && s.fork) {
+      const r = s.forkOverThreadMedian;
+      out.push(
+        `fork ÷ thread: medians ${fmtRatio(r.ratio)} [${fmtRatio(r.low)}–${fmtRatio(r.high)}], mins ${fmtRatio(s.forkOverThreadMin)}` +
+          `   (article 002: medians ${ARTICLE_002.forkOverThreadMedian}×, mins ${fmtRatio(ARTICLE_002.fork.minUs / ARTICLE_002.thread.minUs)})`,
+      );
+      out.push(
+        `median ÷ min, the scheduling noise: thread ${fmtRatio(s.thread.medianNs / s.thread.minNs)}, fork ${fmtRatio(s.fork.medianNs / s.fork.minNs)}` +
+          `   (article 002: ${fmtRatio(ARTICLE_002.thread.medianUs / ARTICLE_002.thread.minUs)}, ${fmtRatio(ARTICLE_002.fork.medianUs / ARTICLE_002.fork.minUs)})`,
+      );
+      if (s.thread.repeatMediansNs.length > 1)
+        out.push(c.dim(`medians per probe process: thread ${s.thread.repeatMediansNs.map(fmtUs).join(', ')} µs; fork ${s.fork.repeatMediansNs.map(fmtUs).join(', ')} µs`));
+    }
+    if (s.threadStackKb !== null) out.push(c.dim(`thread stack: ${s.threadStackKb} kB (glibc default; glibc caches freed stacks, so a create+join loop reuses one)`));
+    out.push(c.dim('Both are timed in every iteration, in alternating order; intervals: percentile bootstrap of the pooled samples.'));
+    return out.join('\n');
+  },
+};

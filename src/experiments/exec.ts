@@ -1,0 +1,319 @@
+// Experiment "exec" (article 004): what execve adds to fork, for a `return 0` program linked dynamically
+// and statically. The probe times fork+_exit (the baseline), fork+execve+waitpid of the dynamic target and
+// of the static target in every iteration, in rotating order; execve alone is each exec series' median
+// minus the baseline's. Next to the times: both file sizes, and ld.so's own accounting (LD_DEBUG=statistics).
+import { readFileSync, statSync } from 'node:fs';
+import { sweep } from './sweep.js';
+import { runCommand } from '../runner/command.js';
+import { mulberry32 } from '../stats/random.js';
+import { quantileUnchecked } from '../stats/descriptive.js';
+import { parseLdStatistics, summarizeLdStatistics, type LdStatistics, type LdSummary } from './ldstats.js';
+import { batchedPlan, checkSamplesFit, colorer, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesSummary } from './create.js';
+import { parseInteger, str } from './parse.js';
+import { fmtRatio, fmtUs, fmtUsCi, renderTable } from '../report/table.js';
+import type { Experiment, ExperimentRun, Measurement, Scalar, Warning } from './types.js';
+
+export const EXEC_SERIES = ['fork-exit', 'exec-dynamic', 'exec-static'] as const;
+export type ExecSeries = (typeof EXEC_SERIES)[number];
+
+export interface ExecParams {
+  /** Timed iterations per probe process; each times one launch of each series. */
+  iterations: number;
+  warmup: number;
+  repeats: number;
+  /** Runs of the dynamic target under LD_DEBUG=statistics; 0 = none. */
+  ldRuns: number;
+}
+
+/** execve alone: an exec series minus fork-exit. */
+export interface ExecveAlone {
+  /** median(exec) − median(fork-exit). */
+  medianNs: number;
+  /** Percentile interval of that difference from a paired bootstrap over iterations. */
+  ciLowNs: number;
+  ciHighNs: number;
+  /** min(exec) − min(fork-exit). */
+  minNs: number;
+}
+
+export interface ExecSummary {
+  series: Record<ExecSeries, SeriesSummary | null>;
+  execveAlone: { dynamic: ExecveAlone | null; static: ExecveAlone | null };
+  /** execve alone, dynamic ÷ static; interval from the same paired bootstrap (null if a resample had static ≤ 0). */
+  dynamicOverStatic: { ratio: number; low: number | null; high: number | null; confidence: number } | null;
+  fileBytes: { dynamic: number; static: number };
+  ld: LdSummary | null;
+  ldFailures: string[];
+  /** The loader's cycles per µs when it is the x86 TSC and /proc/cpuinfo gives its rate; else null. */
+  cyclesPerUs: number | null;
+}
+
+/** Article 004 (gcc:13 container on ARM64): µs and KB. */
+export const ARTICLE_004 = {
+  forkExitUs: 75.5,
+  dynamicUs: 149.0,
+  staticUs: 121.1,
+  execveAloneDynamicUs: 73.5,
+  execveAloneStaticUs: 45.6,
+  dynamicOverStatic: 1.61,
+  dynamicKb: 70,
+  staticKb: 872,
+};
+
+const DEFAULTS = { iterations: '2000', warmup: '20', repeats: '2', ldRuns: '5' };
+
+function medianOfCounts(sorted: Float64Array, counts: Uint32Array, n: number): number {
+  const kLo = (n - 1) >> 1;
+  const kHi = n >> 1;
+  let cum = 0;
+  let lo = NaN;
+  for (let j = 0; j < sorted.length; j++) {
+    cum += counts[j]!;
+    if (Number.isNaN(lo) && cum > kLo) lo = sorted[j]!;
+    if (cum > kHi) return kLo === kHi ? lo : (lo + sorted[j]!) / 2;
+  }
+  return lo;
+}
+
+function sortedWithRanks(xs: readonly number[]): { sorted: Float64Array; rank: Uint32Array } {
+  const order = xs.map((_, i) => i).sort((a, b) => xs[a]! - xs[b]! || a - b);
+  const sorted = new Float64Array(xs.length);
+  const rank = new Uint32Array(xs.length);
+  order.forEach((i, j) => ((sorted[j] = xs[i]!), (rank[i] = j)));
+  return { sorted, rank };
+}
+
+/**
+ * Paired percentile bootstrap: resamples iterations (index i is the same iteration in all three series,
+ * so drift shared by the three cancels in the differences), and takes the medians of each series over the
+ * drawn iterations. Returns intervals for med(dyn) − med(base), med(stat) − med(base) and their ratio.
+ */
+export function pairedExecBootstrap(base: readonly number[], dyn: readonly number[], stat: readonly number[], seed: number, resamples = 2000, confidence = 0.95) {
+  const n = base.length;
+  if (n === 0 || dyn.length !== n || stat.length !== n) throw new RangeError('pairedExecBootstrap: three non-empty series of equal length');
+  const series = [base, dyn, stat].map(sortedWithRanks);
+  const counts = series.map(() => new Uint32Array(n));
+  const draw = new Uint32Array(n);
+  const rng = mulberry32(seed);
+  const dDyn = new Float64Array(resamples);
+  const dStat = new Float64Array(resamples);
+  const ratios = new Float64Array(resamples);
+  let ratioValid = true;
+  for (let r = 0; r < resamples; r++) {
+    for (let i = 0; i < n; i++) draw[i] = Math.floor(rng() * n);
+    const med = series.map((s, k) => {
+      const c = counts[k]!;
+      c.fill(0);
+      for (let i = 0; i < n; i++) c[s.rank[draw[i]!]!]! += 1;
+      return medianOfCounts(s.sorted, c, n);
+    });
+    dDyn[r] = med[1]! - med[0]!;
+    dStat[r] = med[2]! - med[0]!;
+    if (dStat[r]! <= 0) ratioValid = false;
+    ratios[r] = dDyn[r]! / dStat[r]!;
+  }
+  const a = (1 - confidence) / 2;
+  const interval = (xs: Float64Array): [number, number] => (xs.sort(), [quantileUnchecked(xs, a), quantileUnchecked(xs, 1 - a)]);
+  return { dynamic: interval(dDyn), static: interval(dStat), ratio: ratioValid ? interval(ratios) : null, confidence };
+}
+
+/** Samples of the repeats where all three series succeeded, concatenated in iteration order. */
+function pairedSamples(ms: readonly Measurement[]): Record<ExecSeries, number[]> {
+  const out: Record<ExecSeries, number[]> = { 'fork-exit': [], 'exec-dynamic': [], 'exec-static': [] };
+  for (const repeat of new Set(ms.map((m) => m.repeat))) {
+    const three = EXEC_SERIES.map((s) => ms.find((m) => m.repeat === repeat && m.series === s));
+    if (three.some((m) => !m || m.state !== 'ok') || new Set(three.map((m) => m!.samplesNs.length)).size !== 1) continue;
+    EXEC_SERIES.forEach((s, k) => out[s].push(...three[k]!.samplesNs));
+  }
+  return out;
+}
+
+export function summarizeExec(
+  ms: readonly Measurement[],
+  seed: number,
+  fileBytes: { dynamic: number; static: number },
+  ldRuns: readonly LdStatistics[],
+  ldFailures: string[],
+  cyclesPerUs: number | null,
+): ExecSummary {
+  const series = Object.fromEntries(EXEC_SERIES.map((s) => [s, summarizeSeries(ms, s, seed)])) as Record<ExecSeries, SeriesSummary | null>;
+  const paired = pairedSamples(ms);
+  let execveAlone: ExecSummary['execveAlone'] = { dynamic: null, static: null };
+  let dynamicOverStatic: ExecSummary['dynamicOverStatic'] = null;
+  const base = series['fork-exit'];
+  const dyn = series['exec-dynamic'];
+  const stat = series['exec-static'];
+  if (paired['fork-exit'].length > 0 && base && dyn && stat) {
+    const b = pairedExecBootstrap(paired['fork-exit'], paired['exec-dynamic'], paired['exec-static'], seed);
+    execveAlone = {
+      dynamic: { medianNs: dyn.medianNs - base.medianNs, ciLowNs: b.dynamic[0], ciHighNs: b.dynamic[1], minNs: dyn.minNs - base.minNs },
+      static: { medianNs: stat.medianNs - base.medianNs, ciLowNs: b.static[0], ciHighNs: b.static[1], minNs: stat.minNs - base.minNs },
+    };
+    const sAlone = stat.medianNs - base.medianNs;
+    if (sAlone > 0)
+      dynamicOverStatic = { ratio: (dyn.medianNs - base.medianNs) / sAlone, low: b.ratio?.[0] ?? null, high: b.ratio?.[1] ?? null, confidence: b.confidence };
+  }
+  return { series, execveAlone, dynamicOverStatic, fileBytes, ld: summarizeLdStatistics(ldRuns), ldFailures, cyclesPerUs };
+}
+
+/** On x86-64 ld.so counts rdtsc ticks; with constant_tsc their rate is the nominal clock /proc/cpuinfo reports. */
+export function tscCyclesPerUs(cpuinfo: string, arch: string): number | null {
+  if (arch !== 'x64' || !/^flags\s*:.*\bconstant_tsc\b/m.test(cpuinfo)) return null;
+  const m = /^cpu MHz\s*:\s*([\d.]+)/m.exec(cpuinfo);
+  const mhz = m ? Number(m[1]) : NaN;
+  return Number.isFinite(mhz) && mhz > 0 ? mhz : null;
+}
+
+function readCyclesPerUs(): number | null {
+  try {
+    return tscCyclesPerUs(readFileSync('/proc/cpuinfo', 'utf8'), process.arch);
+  } catch {
+    return null;
+  }
+}
+
+function execWarnings(run: { measurements: Measurement[]; summary: ExecSummary; params: ExecParams }): Warning[] {
+  const s = run.summary;
+  const w = seriesWarnings(run.measurements, EXEC_SERIES.map((x) => s.series[x]));
+  if (run.params.ldRuns > 0 && s.ld === null && s.ldFailures.length > 0)
+    w.push({
+      code: 'ld-statistics-failed',
+      message: `LD_DEBUG=statistics gave no statistics (${s.ldFailures[0]}). Check that forklab-target-dynamic is dynamically linked (\`file\` on it) and that the environment does not drop LD_DEBUG (secure-execution mode).`,
+    });
+  if (s.fileBytes.static <= s.fileBytes.dynamic)
+    w.push({ code: 'targets-mislinked', message: `the static target (${s.fileBytes.static} bytes) is not larger than the dynamic one (${s.fileBytes.dynamic} bytes): the exec targets look mislinked. Rebuild the native part (npm rebuild forklab).` });
+  const st = s.execveAlone.static;
+  if (st && st.medianNs <= 0)
+    w.push({ code: 'execve-alone-not-positive', message: `execve alone of the static target came out at ${fmtUs(st.medianNs)} µs: the fork baseline's noise swamps it, so no ratio is given. Rerun with more --iterations, --pin 0, or on a quieter machine.` });
+  return w;
+}
+
+export const execExperiment: Experiment<ExecParams, ExecSummary> = {
+  name: 'exec',
+  article: '004',
+  summaryLine: 'fork+execve+wait of a `return 0` program, dynamic vs static, against fork+_exit; ld.so statistics',
+  options: [
+    { flags: '--iterations <n>', description: 'timed iterations per probe process; each times fork+_exit, the dynamic and the static exec once', defaultValue: DEFAULTS.iterations },
+    { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup },
+    { flags: '--repeats <n>', description: 'fresh probe processes, one after another; samples are pooled', defaultValue: DEFAULTS.repeats },
+    { flags: '--ld-runs <n>', description: 'runs of the dynamic target with LD_DEBUG=statistics (ld.so cycle counts); 0 = none', defaultValue: DEFAULTS.ldRuns },
+  ],
+
+  parse(raw) {
+    return {
+      iterations: parseInteger('--iterations', str(raw, 'iterations', DEFAULTS.iterations), 1, 1_000_000),
+      warmup: parseInteger('--warmup', str(raw, 'warmup', DEFAULTS.warmup), 0, 100_000),
+      repeats: parseInteger('--repeats', str(raw, 'repeats', DEFAULTS.repeats), 1, 1000),
+      ldRuns: parseInteger('--ld-runs', str(raw, 'ldRuns', DEFAULTS.ldRuns), 0, 1000),
+    };
+  },
+
+  preflight(p) {
+    checkSamplesFit(p.iterations * p.repeats * 3, '--iterations');
+    return [];
+  },
+
+  async run(p, ctx) {
+    const fileBytes = { dynamic: statSync(ctx.native.targetDynamic).size, static: statSync(ctx.native.targetStatic).size };
+    const fieldsOf: Record<ExecSeries, Record<string, Scalar>> = {
+      'fork-exit': { method: 'fork-exit' },
+      'exec-dynamic': { method: 'fork-exec', target: 'dynamic', fileBytes: fileBytes.dynamic },
+      'exec-static': { method: 'fork-exec', target: 'static', fileBytes: fileBytes.static },
+    };
+    const { measurements, complete } = await sweep({
+      configs: [{}],
+      repeats: p.repeats,
+      ctx,
+      label: () => 'fork-exit, exec-dynamic, exec-static',
+      job: () => ({
+        caseName: 'exec',
+        args: { 'target-dynamic': ctx.native.targetDynamic, 'target-static': ctx.native.targetStatic },
+        plan: batchedPlan(p.warmup, p.iterations, 100),
+        timeoutMs: 30_000 + (p.iterations + p.warmup) * 30,
+      }),
+      measure: (_c, result, repeat) => measurementsPerSeries(result, fieldsOf, repeat, ctx.seed),
+    });
+    const ldRuns: LdStatistics[] = [];
+    const ldFailures: string[] = [];
+    for (let i = 0; i < p.ldRuns && !ctx.signal.aborted; i++) {
+      // The same empty environment the probe gives its targets, plus LD_DEBUG.
+      const r = await runCommand(ctx.native.targetDynamic, [], { timeoutMs: 10_000, signal: ctx.signal, env: { LD_DEBUG: 'statistics' } });
+      if (r.state === 'failed') ldFailures.push(r.why);
+      else {
+        const parsed = parseLdStatistics(r.stderr);
+        if (parsed.ok) ldRuns.push(parsed.stats);
+        else ldFailures.push(parsed.reason);
+      }
+    }
+    const summary = summarizeExec(measurements, ctx.seed, fileBytes, ldRuns, ldFailures, readCyclesPerUs());
+    const run: ExperimentRun<ExecSummary> = { experiment: 'exec', params: { ...p }, measurements, summary, warnings: [], complete: complete && !ctx.signal.aborted && measurements.length > 0 };
+    run.warnings = execWarnings({ measurements, summary, params: p });
+    return run;
+  },
+
+  render(run, { color }) {
+    const c = colorer(color);
+    const s = run.summary;
+    const p = run.params as unknown as ExecParams;
+    const out: string[] = [];
+    const what: Record<ExecSeries, [string, number]> = {
+      'fork-exit': ['fork + _exit + waitpid (baseline)', ARTICLE_004.forkExitUs],
+      'exec-dynamic': ['fork + execve + waitpid, dynamic', ARTICLE_004.dynamicUs],
+      'exec-static': ['fork + execve + waitpid, static', ARTICLE_004.staticUs],
+    };
+    out.push(c.bold(`Start a \`return 0\` program: µs per launch (${p.iterations} iterations × ${p.repeats} probe processes, empty environment)`));
+    const rows = EXEC_SERIES.map((k) => {
+      const x = s.series[k];
+      const [label, article] = what[k];
+      return x
+        ? [k, label, String(x.n), fmtUs(x.minNs), fmtUsCi(x.medianNs, x.ciLowNs, x.ciHighNs), fmtUs(x.p90Ns), article.toFixed(1)]
+        : [k, label, '0', '—', 'failed', '—', article.toFixed(1)];
+    });
+    out.push(renderTable(['series', 'what', 'n', 'min', 'median [95 % CI]', 'p90', 'article 004'], rows, { leftAlign: [0, 1] }));
+    out.push('');
+    const kb = (b: number) => `${(b / 1024).toFixed(b < 100 * 1024 ? 1 : 0)} KB`;
+    const alone = (x: ExecveAlone | null) => (x ? fmtUsCi(x.medianNs, x.ciLowNs, x.ciHighNs) : '—');
+    out.push(c.bold('execve alone = exec series − fork-exit (medians; interval: paired bootstrap over iterations)'));
+    out.push(
+      renderTable(
+        ['target', 'file size', 'execve alone µs [95 % CI]', 'min − min', 'article 004'],
+        [
+          ['dynamic', kb(s.fileBytes.dynamic), alone(s.execveAlone.dynamic), s.execveAlone.dynamic ? fmtUs(s.execveAlone.dynamic.minNs) : '—', `${ARTICLE_004.execveAloneDynamicUs} µs, ${ARTICLE_004.dynamicKb} KB`],
+          ['static', kb(s.fileBytes.static), alone(s.execveAlone.static), s.execveAlone.static ? fmtUs(s.execveAlone.static.minNs) : '—', `${ARTICLE_004.execveAloneStaticUs} µs, ${ARTICLE_004.staticKb} KB`],
+        ],
+      ),
+    );
+    const r = s.dynamicOverStatic;
+    const ratioText = r ? `${fmtRatio(r.ratio)}${r.low !== null && r.high !== null ? ` [${fmtRatio(r.low)}–${fmtRatio(r.high)}]` : ''}` : '—';
+    out.push(
+      `dynamic ÷ static, execve alone: ${ratioText} (article 004: ${ARTICLE_004.dynamicOverStatic}×); ` +
+        `file size, static ÷ dynamic: ${fmtRatio(s.fileBytes.static / s.fileBytes.dynamic)} (article: ${fmtRatio(ARTICLE_004.staticKb / ARTICLE_004.dynamicKb)})`,
+    );
+    const dyn = s.execveAlone.dynamic;
+    const st = s.execveAlone.static;
+    if (dyn && st) out.push(`what dynamic linking adds (dynamic − static execve alone): ${fmtUs(dyn.medianNs - st.medianNs)} µs (article: ${(ARTICLE_004.execveAloneDynamicUs - ARTICLE_004.execveAloneStaticUs).toFixed(1)} µs)`);
+    out.push('');
+    if (s.ld) {
+      const us = (cycles: number) => (s.cyclesPerUs ? `≈ ${fmtUs((cycles / s.cyclesPerUs) * 1000)} µs` : '');
+      const pct = (cycles: number) => `${((cycles / s.ld!.totalStartupCyclesMedian) * 100).toFixed(1)} %`;
+      out.push(c.bold(`ld.so's own accounting: LD_DEBUG=statistics on the dynamic target (${s.ld.runs} runs, medians)`));
+      const ldRows = [
+        ['total start-up in the dynamic loader', `${Math.round(s.ld.totalStartupCyclesMedian)}`, '100 %', us(s.ld.totalStartupCyclesMedian)],
+        ['relocation', `${Math.round(s.ld.relocationCyclesMedian)}`, pct(s.ld.relocationCyclesMedian), us(s.ld.relocationCyclesMedian)],
+      ];
+      if (s.ld.loadObjectsCyclesMedian !== null)
+        ldRows.push(['loading objects', `${Math.round(s.ld.loadObjectsCyclesMedian)}`, pct(s.ld.loadObjectsCyclesMedian), us(s.ld.loadObjectsCyclesMedian)]);
+      out.push(renderTable(['phase', 'cycles', 'share', s.cyclesPerUs ? `at ${s.cyclesPerUs.toFixed(0)} MHz` : ''], ldRows));
+      const extra = [
+        s.ld.relocationsFromCache !== null ? `${s.ld.relocationsFromCache} from cache` : null,
+        s.ld.relativeRelocations !== null ? `${s.ld.relativeRelocations} relative` : null,
+      ].filter(Boolean);
+      out.push(
+        `relocations: ${s.ld.relocations}${extra.length ? ` (${extra.join(', ')})` : ''}` +
+          `${s.ld.finalRelocations !== null ? `; ${s.ld.finalRelocations} by exit` : ''}${s.ld.countsVaried ? ' (counts varied between runs)' : ''}`,
+      );
+      out.push(c.dim('cycles are the loader\'s timer ticks (rdtsc on x86-64); its clock starts when ld.so starts, after the kernel has loaded the program.'));
+    } else if (p.ldRuns > 0) out.push(c.dim(`ld.so statistics: none (${s.ldFailures[0] ?? 'not run'})`));
+    return out.join('\n').trimEnd();
+  },
+};

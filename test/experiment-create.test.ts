@@ -1,0 +1,135 @@
+// "create": parse errors, the series-splitting helper, and one short real run through the CLI path
+// (--json). Shape only: both series present and positive, never which one is faster.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CREATE_FIELDS, createExperiment, measurementsPerSeries, seriesWarnings } from '../src/experiments/create.js';
+import { UsageError, type Progress } from '../src/experiments/types.js';
+import { nativePaths, requireNative } from '../src/runner/paths.js';
+import { spawnSync } from 'node:child_process';
+import type { ProbeResult } from '../src/runner/probe.js';
+
+function childrenOfThisProcess(): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid) out.push(Number(d));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return out;
+}
+
+test('bad input names the flag', () => {
+  const cases: [Record<string, string>, string][] = [
+    [{ iterations: '0' }, '--iterations'],
+    [{ iterations: '2k' }, '--iterations'],
+    [{ repeats: '0' }, '--repeats'],
+    [{ warmup: '-1' }, '--warmup'],
+  ];
+  for (const [raw, flag] of cases)
+    assert.throws(() => createExperiment.parse(raw), (e: unknown) => e instanceof UsageError && e.flag === flag, JSON.stringify(raw));
+  assert.deepEqual(createExperiment.parse({}), { iterations: 2000, warmup: 50, repeats: 3 });
+});
+
+test('samples that cannot fit in memory are refused before any work', () => {
+  const p = createExperiment.parse({ iterations: '1000000', repeats: '1000' }); // 2e9 samples
+  assert.throws(() => createExperiment.preflight(p), (e: unknown) => e instanceof UsageError && e.flag === '--iterations' && /MB/.test(e.message));
+});
+
+test('measurementsPerSeries: own fields per series; a failed probe gives a failed measurement for each', () => {
+  const base: ProbeResult = {
+    state: 'ok',
+    caseName: 'create',
+    args: {},
+    info: { threadStackKb: 8192 },
+    series: [
+      { series: 'thread', samplesNs: [10, 20, 30], columns: {} },
+      { series: 'fork', samplesNs: [40, 50, 60], columns: {} },
+    ],
+    durationMs: 1,
+    stderr: '',
+  };
+  const ok = measurementsPerSeries(base, CREATE_FIELDS, 1, 1);
+  assert.deepEqual(
+    ok.map((m) => [m.series, m.fields.method, m.state, m.stats?.medianNs]),
+    [
+      ['thread', 'pthread-create-join', 'ok', 20],
+      ['fork', 'fork-waitpid', 'ok', 50],
+    ],
+  );
+  const failed = measurementsPerSeries({ ...base, series: [], state: 'failed', reason: { kind: 'probe-error', call: 'pthread_create', errno: 11, message: 'Resource temporarily unavailable' } }, CREATE_FIELDS, 2, 1);
+  assert.deepEqual(failed.map((m) => [m.series, m.state]), [['thread', 'failed'], ['fork', 'failed']]);
+  assert.match(failed[0]!.failure!, /pthread_create failed: Resource temporarily unavailable \(errno 11\)/);
+  const warnings = seriesWarnings(failed, [null, null]);
+  assert.equal(warnings.length, 1, 'one warning per failed probe process, not per series');
+  assert.equal(warnings[0]!.code, 'probe-failed');
+});
+
+const quiet: Progress = { step() {}, note() {} };
+
+test('real run: both series, positive samples, finite medians and ratio, nothing left behind', async () => {
+  const before = new Set(childrenOfThisProcess()); // tsx's esbuild service is a child too
+  const params = createExperiment.parse({ iterations: '200', warmup: '5', repeats: '2' });
+  const run = await createExperiment.run(params, { native: requireNative(nativePaths()), signal: new AbortController().signal, progress: quiet, pinCpu: null, seed: 1 });
+  assert.equal(run.complete, true, JSON.stringify(run.warnings));
+  assert.equal(run.measurements.length, 4);
+  for (const m of run.measurements) {
+    assert.ok(['thread', 'fork'].includes(m.series));
+    assert.equal(m.fields.method, m.series === 'thread' ? 'pthread-create-join' : 'fork-waitpid');
+    assert.equal(m.state, 'ok');
+    assert.equal(m.samplesNs.length, 200);
+    assert.ok(m.samplesNs.every((x) => x > 0));
+    assert.ok(m.stats && m.stats.ciLowNs <= m.stats.medianNs && m.stats.medianNs <= m.stats.ciHighNs);
+  }
+  const s = run.summary;
+  for (const x of [s.thread, s.fork]) {
+    assert.ok(x);
+    assert.equal(x.n, 400);
+    assert.ok(Number.isFinite(x.medianNs) && x.medianNs > 0);
+    assert.ok(x.minNs > 0 && x.minNs <= x.medianNs);
+    assert.equal(x.repeatMediansNs.length, 2);
+  }
+  const r = s.forkOverThreadMedian!;
+  assert.ok(r.ratio > 0 && Number.isFinite(r.ratio));
+  assert.ok(r.low <= r.ratio && r.ratio <= r.high);
+  assert.ok(s.forkOverThreadMin! > 0 && Number.isFinite(s.forkOverThreadMin!));
+  assert.equal(typeof s.threadStackKb, 'number');
+  const rendered = createExperiment.render(run, { color: false });
+  assert.match(rendered, /pthread_create \+ pthread_join/);
+  assert.match(rendered, /fork ÷ thread: medians/);
+  assert.deepEqual(childrenOfThisProcess().filter((pid) => !before.has(pid)), [], 'no probe or child left behind');
+});
+
+test('--json through the CLI: a forklab.run document with both series at the top level', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'forklab-create-'));
+  const file = join(dir, 'run.json');
+  try {
+    const cli = `import('${new URL('../src/cli/main.ts', import.meta.url).href}').then((m) => m.main(['node', 'forklab', ...process.argv.slice(1)]))`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', cli, 'create', '--iterations', '50', '--warmup', '2', '--repeats', '1', '--no-color', '--json', file], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /fork ÷ thread/);
+    const doc = JSON.parse(readFileSync(file, 'utf8'));
+    assert.equal(doc.schema, 'forklab.run');
+    assert.equal(doc.experiment, 'create');
+    assert.equal(doc.complete, true);
+    assert.deepEqual(doc.params, { iterations: 50, warmup: 2, repeats: 1 });
+    assert.deepEqual(doc.configurations.map((c: { series: string; method: string }) => [c.series, c.method]), [
+      ['thread', 'pthread-create-join'],
+      ['fork', 'fork-waitpid'],
+    ]);
+    assert.ok(doc.configurations.every((c: { samplesNs: number[] }) => c.samplesNs.length === 50));
+    assert.ok(doc.summary.forkOverThreadMedian.ratio > 0);
+    const bad = spawnSync(process.execPath, ['--import', 'tsx', '-e', cli, 'create', '--iterations', '0'], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /--iterations/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
