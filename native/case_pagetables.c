@@ -113,24 +113,6 @@ static int build(void) {
     return 0;
 }
 
-/* Lines of /proc/self/maps in all, and those overlapping the range. 0 or -1. */
-static int count_maps(long *total, long *inside) {
-    FILE *f = fopen("/proc/self/maps", "r");
-    if (!f) return -1;
-    char line[512];
-    unsigned long lo = (unsigned long)range, hi = lo + range_bytes;
-    *total = *inside = 0;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long a, b;
-        if (sscanf(line, "%lx-%lx", &a, &b) != 2) continue;
-        (*total)++;
-        if (a < hi && b > lo) (*inside)++;
-        while (!strchr(line, '\n') && fgets(line, sizeof line, f)) {} /* long path names */
-    }
-    fclose(f);
-    return 0;
-}
-
 static void kill_child(void) {
     if (child > 0) {
         kill(child, SIGKILL);
@@ -260,7 +242,7 @@ static int setup(void) {
     if (phases(&forked) != 0) return -1;
 
     long total = 0, inside = 0;
-    if (count_maps(&total, &inside) != 0) return fl_fail("open(/proc/self/maps)", errno);
+    if (fl_count_maps(range, range_bytes, &total, &inside) != 0) return fl_fail("open(/proc/self/maps)", errno);
     fl_info_begin();
     fl_info_str("layout", layouts[layout]);
     fl_info_long("pages", pages);

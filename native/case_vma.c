@@ -55,24 +55,6 @@ static int build(long vmas, long page) {
     return 0;
 }
 
-/* Lines of /proc/self/maps in all, and those overlapping the region. 0 or -1. */
-static int count_maps(long *total, long *inside) {
-    FILE *f = fopen("/proc/self/maps", "r");
-    if (!f) return -1;
-    char line[512];
-    unsigned long lo = (unsigned long)region, hi = lo + region_bytes;
-    *total = *inside = 0;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long a, b;
-        if (sscanf(line, "%lx-%lx", &a, &b) != 2) continue;
-        (*total)++;
-        if (a < hi && b > lo) (*inside)++;
-        while (!strchr(line, '\n') && fgets(line, sizeof line, f)) {} /* long path names */
-    }
-    fclose(f);
-    return 0;
-}
-
 /* Forks a child that waits on a pipe, reads Slab while it lives, releases and reaps it. 0 or -1. */
 static int paused_child(slab_reading *with_child) {
     int p[2];
@@ -117,7 +99,7 @@ static int setup(void) {
     slab_reading before = read_slab();
     if (build(vmas, page) != 0) return -1;
     long total = 0, inside = 0;
-    if (count_maps(&total, &inside) != 0) return fl_fail("open(/proc/self/maps)", errno);
+    if (fl_count_maps(region, region_bytes, &total, &inside) != 0) return fl_fail("open(/proc/self/maps)", errno);
     slab_reading built = read_slab();
     slab_reading with_child = {0, 0};
     if (paused_child(&with_child) != 0) return -1;

@@ -179,6 +179,23 @@ long long fl_proc_kb(const char *path, const char *key) {
     return v;
 }
 
+int fl_count_maps(const void *base, size_t bytes, long *total, long *inside) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return -1;
+    char line[512];
+    unsigned long lo = (unsigned long)base, hi = lo + bytes;
+    *total = *inside = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long a, b;
+        if (sscanf(line, "%lx-%lx", &a, &b) != 2) continue;
+        (*total)++;
+        if (a < hi && b > lo) (*inside)++;
+        while (!strchr(line, '\n') && fgets(line, sizeof line, f)) {} /* a long path name */
+    }
+    fclose(f);
+    return 0;
+}
+
 static int key_allowed(const fl_case *c, const char *key) {
     if (strcmp(key, "cpu") == 0) return 1;
     for (int i = 0; c->keys && c->keys[i]; i++)

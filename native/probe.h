@@ -60,5 +60,7 @@ int fl_fail_msg(const char *call, const char *message);
 /* ---- /proc readers ---- */
 /* Value in kB of a "Key:   N kB" line of a /proc file (status, meminfo); -1 if absent. */
 long long fl_proc_kb(const char *path, const char *key);
+/* Lines of /proc/self/maps in all, and those overlapping [base, base+bytes). 0 or -1 with errno. */
+int fl_count_maps(const void *base, size_t bytes, long *total, long *inside);
 
 #endif

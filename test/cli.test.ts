@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childrenOf } from './helpers/procs.js';
 
 const ENTRY = fileURLToPath(new URL('./fixtures/cli-entry.ts', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'forklab-cli-'));
@@ -78,21 +79,6 @@ test('--json writes one versioned document with raw samples per configuration; a
   assert.equal(readFileSync(out, 'utf8'), before);
   assert.deepEqual(readdirSync(tmp).filter((f) => f.startsWith('.forklab-')), [], 'no temporary files left');
 });
-
-function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) out.push(Number(d));
-    } catch {
-      /* gone */
-    }
-  }
-  return out;
-}
 
 test('Ctrl-C stops the run, kills every probe, prints what finished', async () => {
   const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, 'spawn', '--methods', 'fork-exec', '--rss', '0,64,128', '--thp', 'off', '--repeats', '50', '--iterations', '300', '--ci-target', '0', '--budget-ms', '0'], { env });

@@ -2,7 +2,7 @@
 // (--json). Shape only: both series present and positive, never which one is faster.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CREATE_FIELDS, createExperiment, measurementsPerSeries, seriesWarnings } from '../src/experiments/create.js';
@@ -10,21 +10,8 @@ import { UsageError, type Progress } from '../src/experiments/types.js';
 import { nativePaths, requireNative } from '../src/runner/paths.js';
 import { spawnSync } from 'node:child_process';
 import type { ProbeResult } from '../src/runner/probe.js';
-
-function childrenOfThisProcess(): number[] {
-  const out: number[] = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === process.pid) out.push(Number(d));
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return out;
-}
+import { childrenOf } from './helpers/procs.js';
+const childrenOfThisProcess = () => childrenOf(process.pid);
 
 test('bad input names the flag', () => {
   const cases: [Record<string, string>, string][] = [

@@ -2,27 +2,14 @@
 // exec costs more than fork+_exit, the static file is the bigger one, ld.so reports relocations.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { execExperiment, pairedExecBootstrap, tscCyclesPerUs } from '../src/experiments/exec.js';
 import { measurementToJson } from '../src/report/document.js';
 import { nativePaths, requireNative } from '../src/runner/paths.js';
 import { UsageError, type Progress } from '../src/experiments/types.js';
+import { childrenOf } from './helpers/procs.js';
+const childrenOfThisProcess = () => childrenOf(process.pid);
 
 const quiet: Progress = { step() {}, note() {} };
-
-function childrenOfThisProcess(): number[] {
-  const out: number[] = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) out.push(Number(d));
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return out;
-}
 
 test('bad input names the flag', () => {
   const cases: [Record<string, string>, string][] = [

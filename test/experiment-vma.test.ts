@@ -3,38 +3,13 @@
 // posix_spawn does not.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { capVmas, vmaExperiment as exp } from '../src/experiments/vma.js';
 import { readMaxMapCount } from '../src/experiments/pagetables.js';
 import { UsageError, type RunContext } from '../src/experiments/types.js';
 import { nativePaths, requireNative } from '../src/runner/paths.js';
+import { forklabChildrenOf, probeAlive } from './helpers/procs.js';
 
 const flagError = (flag: string) => (e: unknown) => e instanceof UsageError && e.flag === flag;
-
-/** forklab processes (probe, exec targets) whose parent is pid; tsx's own esbuild service is not ours to judge. */
-function forklabChildrenOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid && readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('forklab-')) out.push(Number(d));
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return out;
-}
-
-function probeAlive(pid: number): boolean {
-  if (!existsSync(`/proc/${pid}`)) return false;
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('forklab-probe');
-  } catch {
-    return false;
-  }
-}
 
 test('parse: bad values name their flag', () => {
   assert.throws(() => exp.parse({ vmas: 'lots' }), flagError('--vmas'));
