@@ -11,6 +11,7 @@ import { parseThpChoice } from '../env/parse.js';
 import { measurementsFrom, pooled, seriesStats } from './measure.js';
 import { parseChoiceList, parseInteger, parseIntegerList, str } from './parse.js';
 import { fmtPct, fmtUs, fmtUsCi, renderTable } from '../report/table.js';
+import { asciiChart } from '../report/ascii-chart.js';
 import { UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
 
 export const METHODS = ['fork-exec', 'vfork-exec', 'posix-spawn', 'clone-vfork', 'fork-exit'] as const;
@@ -279,6 +280,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
       ]);
       out.push(c.bold(`THP ${thp}: median µs per spawn+wait [95 % CI]`));
       out.push(renderTable(['parent RSS', ...methods, 'huge pages'], rows));
+      if (rss.length > 1) out.push('', asciiChart(cells, { width: 64, height: 9, color }));
       out.push('');
     }
     if (run.summary.slopes.length) {
