@@ -4,10 +4,12 @@ import { EXPERIMENTS } from '../experiments/index.js';
 import { CliError, runExperimentCommand, type CommonOptions } from './run.js';
 import { FORKLAB_VERSION } from './version.js';
 import { registerSelfcheck } from './selfcheck.js';
+import { registerHistoryCommands } from './history.js';
 
 function commonOptions(cmd: Command): Command {
   return cmd
     .option('--json <file>', 'write the run as a versioned JSON document (schema: docs/json-schema.md)')
+    .option('--db <path>', 'history database (default: $FORKLAB_DB, else ~/.local/share/forklab/forklab.db)')
     .option('--pin <cpu>', 'pin the probe and its children to this CPU (on 2 cores this changes results several-fold)')
     .option('--seed <n>', 'seed for interleaving order and bootstrap intervals', '1')
     .option('--no-color', 'no ANSI colours');
@@ -30,6 +32,7 @@ export function buildProgram(): Command {
     cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
       const common: CommonOptions = {
         json: opts.json as string | undefined,
+        db: opts.db as string | undefined,
         pin: opts.pin as string | undefined,
         seed: opts.seed as string | undefined,
         color: opts.color === false ? false : undefined,
@@ -39,6 +42,7 @@ export function buildProgram(): Command {
     program.addCommand(cmd);
   }
   registerSelfcheck(program);
+  registerHistoryCommands(program);
   return program;
 }
 

@@ -10,10 +10,14 @@ import { buildDocument, checkWritable, writeFileAtomic, type RunDocument } from 
 import { UsageError, type Experiment, type ExperimentRun, type Warning } from '../experiments/types.js';
 import { parseCpu, parseInteger } from '../experiments/parse.js';
 import { createProgress } from './progress.js';
+import { Store } from '../store/db.js';
+import { resolveDbPath } from '../store/location.js';
+import { HistoryWriter } from './history-writer.js';
 import { FORKLAB_VERSION } from './version.js';
 
 export interface CommonOptions {
   json?: string;
+  db?: string;
   pin?: string;
   seed?: string;
   color?: boolean;
@@ -75,16 +79,18 @@ export function onInterrupt(controller: AbortController): () => void {
 export async function executeExperiment<P, S>(
   exp: Experiment<P, S>,
   params: P,
-  opts: { pinCpu: number | null; seed: number; signal: AbortSignal; preWarnings?: Warning[]; progressLabel?: string },
-): Promise<{ run: ExperimentRun<S>; doc: RunDocument }> {
+  opts: { pinCpu: number | null; seed: number; signal: AbortSignal; preWarnings?: Warning[]; progressLabel?: string; store?: Store | null },
+): Promise<{ run: ExperimentRun<S>; doc: RunDocument; storedRunId: number | null }> {
   const native = requireNative(nativePaths());
   const machine = await collectMachine({ pinCpu: opts.pinCpu });
   const before = sampleLoad();
   const progress = createProgress(opts.progressLabel ?? exp.name);
   const startedAt = new Date();
+  const history = new HistoryWriter(opts.store ?? null);
+  history.start({ experiment: exp.name, params: params as Record<string, unknown>, machine, loadBefore: before, forklabVersion: FORKLAB_VERSION, startedAt });
   let run: ExperimentRun<S>;
   try {
-    run = await exp.run(params, { native, signal: opts.signal, progress, pinCpu: opts.pinCpu, seed: opts.seed });
+    run = await exp.run(params, { native, signal: opts.signal, progress, pinCpu: opts.pinCpu, seed: opts.seed, record: (ms) => history.record(ms) });
   } finally {
     progress.end();
     killAllGroups();
@@ -94,8 +100,20 @@ export async function executeExperiment<P, S>(
   run.warnings.unshift(...(opts.preWarnings ?? []));
   run.warnings.push(...pressureWarnings(before, after));
   if (opts.signal.aborted) run.complete = false;
-  const doc = buildDocument({ run: run as ExperimentRun, forklabVersion: FORKLAB_VERSION, runId: null, startedAt, finishedAt, machine, load: { before, after } });
-  return { run, doc };
+  history.finish({ complete: run.complete, summary: run.summary, warnings: run.warnings, loadAfter: after, finishedAt });
+  run.warnings.push(...history.warnings);
+  const doc = buildDocument({ run: run as ExperimentRun, forklabVersion: FORKLAB_VERSION, runId: history.uuid, startedAt, finishedAt, machine, load: { before, after } });
+  return { run, doc, storedRunId: history.runId };
+}
+
+/** Opens the history database named by --db (or the default), as a usage error naming --db when it cannot. */
+export function openHistory(db: string | undefined): Store {
+  const path = resolveDbPath(db);
+  try {
+    return Store.open(path);
+  } catch (e) {
+    throw new UsageError('--db', `${path}: ${(e as Error).message}`);
+  }
 }
 
 export async function runExperimentCommand<P, S>(
@@ -122,11 +140,13 @@ export async function runExperimentCommand<P, S>(
     if (e instanceof UsageError) throw new CliError(`forklab ${exp.name}: ${e.message}`);
     throw e;
   }
-  // 2. What the machine allows, and the probe.
+  // 2. What the machine allows, the probe, and the history database.
   let preWarnings: Warning[];
+  let store: Store;
   try {
     preWarnings = exp.preflight(params);
     requireNative(nativePaths());
+    store = openHistory(common.db);
   } catch (e) {
     if (e instanceof UsageError) throw new CliError(`forklab ${exp.name}: ${e.message}`);
     if (e instanceof ProbeMissingError) throw new CliError(`forklab ${exp.name}: ${e.message}`, 1);
@@ -141,9 +161,10 @@ export async function runExperimentCommand<P, S>(
   let run: ExperimentRun<S>;
   let doc: RunDocument;
   try {
-    ({ run, doc } = await executeExperiment(exp, params, { pinCpu, seed, signal: controller.signal, preWarnings }));
+    ({ run, doc } = await executeExperiment(exp, params, { pinCpu, seed, signal: controller.signal, preWarnings, store }));
   } finally {
     stopSignals();
+    store.close();
   }
   // 4. Output: the table on stdout, warnings and notes on stderr, the document where asked.
   if (controller.signal.aborted) process.stderr.write('forklab: interrupted; what finished:\n');
@@ -154,6 +175,7 @@ export async function runExperimentCommand<P, S>(
     writeFileAtomic(common.json, JSON.stringify(doc, null, 1) + '\n');
     process.stderr.write(`forklab: wrote ${common.json}\n`);
   }
+  if (doc.runId) process.stderr.write(`forklab: stored as run ${doc.runId.slice(0, 8)} in ${store.path} (forklab show ${doc.runId.slice(0, 8)}; forklab report --html report.html)\n`);
   if (controller.signal.aborted) return 130;
   return run.complete ? 0 : 1;
 }

@@ -48,6 +48,7 @@ export async function sweep<C>(o: SweepOptions<C>): Promise<SweepResult> {
       break;
     }
     const got = o.measure(config, result, repeat, job);
+    o.ctx.record?.(got);
     const failed = got.find((m) => m.state === 'failed');
     if (failed) o.ctx.progress.note(`${label} #${repeat}: ${failed.failure}`);
     measurements.push(...got);

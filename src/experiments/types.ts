@@ -58,6 +58,8 @@ export interface RunContext {
   progress: Progress;
   pinCpu: number | null;
   seed: number;
+  /** Called with each probe's measurements as soon as they exist (the history store saves them there). */
+  record?(ms: readonly Measurement[]): void;
 }
 
 /** Bad input: names the flag and the problem. Raised before any work is done. */

@@ -1,0 +1,442 @@
+// The run history: one SQLite database (WAL, busy timeout, foreign keys) holding every run and its raw
+// measurements, written as each probe finishes so that an interrupted run keeps what it measured.
+import Database from 'better-sqlite3';
+import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import type { LoadSample, MachineRecord } from '../env/machine.js';
+import type { Measurement, Warning } from '../experiments/types.js';
+import { DOCUMENT_SCHEMA, DOCUMENT_VERSION, measurementToJson, type RunDocument } from '../report/document.js';
+import { StoreError, checkFile, checkSchema, migrate, sqliteCode, type MeasurementRecord, type RunRecord, type RunStatus } from './migrations.js';
+import { CONFIGURATION_KEYS, DocumentError, validateConfiguration, validateRunDocument } from './validate.js';
+
+export { StoreError, type RunStatus } from './migrations.js';
+
+export interface RunRow {
+  id: number;
+  uuid: string;
+  experiment: string;
+  status: RunStatus;
+  startedAt: string;
+  finishedAt: string | null;
+  durationMs: number | null;
+  hostname: string;
+  forklabVersion: string;
+  /** Measurements stored (one per series per probe process), failed ones included. */
+  measurements: number;
+  imported: boolean;
+  note: string | null;
+}
+
+export interface RunStart {
+  experiment: string;
+  params: Record<string, unknown>;
+  machine: MachineRecord;
+  loadBefore: LoadSample;
+  forklabVersion: string;
+  startedAt: Date;
+  note?: string;
+}
+
+export interface RunFinish {
+  complete: boolean;
+  summary: unknown;
+  warnings: Warning[];
+  loadAfter: LoadSample;
+  finishedAt: Date;
+}
+
+export interface OpenOptions {
+  /** Create the database (and its directory) when missing; default true. False → StoreError kind 'missing'. */
+  create?: boolean;
+  /** Busy timeout in ms; default 10 000. */
+  busyTimeoutMs?: number;
+}
+
+/** The identity of a live process: enough to tell it from a later process that reused its pid. */
+interface ProcessIdentity {
+  startTicks: number | null;
+  cmdline: string | null;
+}
+
+function readOrNull(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+const BOOT_ID_PATH = '/proc/sys/kernel/random/boot_id';
+
+/** Identity of a running process, or null when there is none with this pid (or only its zombie). */
+function processIdentity(pid: number): ProcessIdentity | null {
+  const stat = readOrNull(`/proc/${pid}/stat`);
+  if (stat === null) {
+    if (readOrNull('/proc/self/stat') !== null) return null; // /proc works: no such process
+    try {
+      process.kill(pid, 0);
+      return { startTicks: null, cmdline: null };
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code === 'EPERM' ? { startTicks: null, cmdline: null } : null;
+    }
+  }
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (rest[0] === 'Z' || rest[0] === 'X') return null;
+  const start = Number(rest[19]);
+  const cmd = readOrNull(`/proc/${pid}/cmdline`);
+  return { startTicks: Number.isFinite(start) ? start : null, cmdline: cmd === null ? null : cmd.replace(/\0/g, ' ').trim() };
+}
+
+function encodeSamples(xs: readonly number[]): Buffer {
+  const b = Buffer.alloc(xs.length * 8);
+  for (let i = 0; i < xs.length; i++) b.writeDoubleLE(xs[i]!, i * 8);
+  return b;
+}
+
+function decodeSamples(b: Buffer, n: number, where: string): number[] {
+  if (b.length !== n * 8) throw new StoreError(`${where}: the stored samples are damaged (${b.length} bytes for ${n} samples)`);
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) out[i] = b.readDoubleLE(i * 8);
+  return out;
+}
+
+/** A UUID derived from a document's content, for documents written without a history (runId null). */
+function contentUuid(doc: RunDocument): string {
+  const h = createHash('sha256').update(JSON.stringify(doc)).digest('hex');
+  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+function sleepMs(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+export class Store {
+  private readonly myHost = hostname();
+  private readonly bootId = readOrNull(BOOT_ID_PATH)?.trim() ?? null;
+
+  private constructor(
+    readonly path: string,
+    private readonly db: Database.Database,
+  ) {}
+
+  /** Opens (creating when missing, unless told not to), checks, migrates, and marks stale runs. */
+  static open(path: string, opts: OpenOptions = {}): Store {
+    const create = opts.create ?? true;
+    const busy = `busy_timeout = ${opts.busyTimeoutMs ?? 10_000}`;
+    // An existing database is first checked through a read-only connection, which can write nothing, not even
+    // a WAL checkpoint on close: a foreign or newer database is left exactly as it was.
+    if (checkFile(path, create))
+      Store.withConnection(path, true, (db) => {
+        db.pragma(busy);
+        checkSchema(db, path);
+      });
+    return Store.withConnection(path, false, (db) => {
+      db.pragma(busy);
+      checkSchema(db, path); // again: the file may have been created meanwhile
+      Store.retryBusy(() => {
+        if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
+      });
+      db.pragma('foreign_keys = ON');
+      db.pragma('synchronous = NORMAL');
+      migrate(db);
+      const store = new Store(path, db);
+      store.markStale();
+      return store;
+    }, true);
+  }
+
+  /** Opens a connection, runs fn; closes it afterwards (or only on error, when `keep`). Errors → StoreError. */
+  private static withConnection<T>(path: string, readonly: boolean, fn: (db: Database.Database) => T, keep = false): T {
+    let db: Database.Database;
+    try {
+      db = new Database(path, readonly ? { readonly: true, fileMustExist: true } : { fileMustExist: false });
+    } catch (e) {
+      throw new StoreError(`cannot open ${path}: ${(e as Error).message}`);
+    }
+    let ok = false;
+    try {
+      const out = fn(db);
+      ok = true;
+      return out;
+    } catch (e) {
+      if (e instanceof StoreError) throw e;
+      throw new StoreError(`${path}: ${(e as Error).message}`);
+    } finally {
+      if (!ok || !keep) db.close();
+    }
+  }
+
+  /** Switching to WAL needs a moment alone with the file; another process opening it at once can make it busy. */
+  private static retryBusy(fn: () => void): void {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      try {
+        return fn();
+      } catch (e) {
+        if (!sqliteCode(e)?.startsWith('SQLITE_BUSY') || Date.now() > deadline) throw e;
+        sleepMs(20);
+      }
+    }
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  /** Records the start of a run (status 'running', this process's pid); returns its id. */
+  startRun(meta: RunStart): number {
+    const me = processIdentity(process.pid);
+    const info = this.db
+      .prepare(
+        `INSERT INTO runs (uuid, experiment, status, started_at, forklab_version, params, machine, load_before, warnings,
+           hostname, pid, proc_start, boot_id, cmdline, note)
+         VALUES (?, ?, 'running', ?, ?, ?, ?, ?, '[]', ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        randomUUID(),
+        meta.experiment,
+        meta.startedAt.toISOString(),
+        meta.forklabVersion,
+        JSON.stringify(meta.params),
+        JSON.stringify(meta.machine),
+        JSON.stringify(meta.loadBefore),
+        this.myHost,
+        process.pid,
+        me?.startTicks ?? null,
+        this.bootId,
+        me?.cmdline ?? null,
+        meta.note ?? null,
+      );
+    return Number(info.lastInsertRowid);
+  }
+
+  private record(runId: number): RunRecord {
+    const r = this.db.prepare('SELECT * FROM runs WHERE id = ?').get(runId) as RunRecord | undefined;
+    if (!r) throw new StoreError(`no run ${runId} in ${this.path} (forklab history lists them)`);
+    return r;
+  }
+
+  private requireRunning(runId: number, what: string): void {
+    const r = this.record(runId);
+    if (r.status !== 'running') throw new StoreError(`run ${runId} is ${r.status}: cannot ${what}`);
+  }
+
+  private insertMeasurements(runId: number, configs: readonly Record<string, unknown>[], addedAt: string): void {
+    const next = this.db.prepare('SELECT coalesce(max(seq), -1) + 1 AS seq FROM measurements WHERE run_id = ?').get(runId) as { seq: number };
+    const insert = this.db.prepare(
+      `INSERT INTO measurements (run_id, seq, series, fields, repeat_index, state, failure, info, sample_count, samples, columns, stats, added_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    let seq = next.seq;
+    for (const c of configs) {
+      const fields: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(c)) if (!(CONFIGURATION_KEYS as readonly string[]).includes(k)) fields[k] = v;
+      const samples = c.samplesNs as number[];
+      insert.run(
+        runId, seq++, c.series as string, JSON.stringify(fields), c.repeat as number, c.state as string,
+        typeof c.failure === 'string' ? c.failure : null, JSON.stringify(c.info), samples.length, encodeSamples(samples),
+        'columns' in c ? JSON.stringify(c.columns) : null, c.stats === null ? null : JSON.stringify(c.stats), addedAt,
+      );
+    }
+  }
+
+  /**
+   * Stores measurements of a running run, all in one transaction. Call it as each probe finishes. Throws
+   * StoreError (nothing stored) for a measurement that could not be exported again (a NaN, say).
+   */
+  addMeasurements(runId: number, ms: readonly Measurement[]): void {
+    const configs = ms.map((m, i) => {
+      const c = measurementToJson(m);
+      try {
+        validateConfiguration(c, `measurement ${i} (${m.series})`);
+      } catch (e) {
+        if (e instanceof DocumentError) throw new StoreError(`run ${runId}: cannot record ${e.message}`);
+        throw e;
+      }
+      return c;
+    });
+    this.db.transaction(() => {
+      this.requireRunning(runId, 'add measurements');
+      this.insertMeasurements(runId, configs, new Date().toISOString());
+    }).immediate();
+  }
+
+  /** Ends a running run: 'complete' or 'incomplete', with its summary, warnings and final load sample. */
+  finishRun(runId: number, end: RunFinish): void {
+    this.db.transaction(() => {
+      const r = this.record(runId);
+      if (r.status !== 'running') throw new StoreError(`run ${runId} is ${r.status}: cannot finish it again`);
+      this.db
+        .prepare(
+          `UPDATE runs SET status = ?, finished_at = ?, duration_ms = ?, summary = ?, warnings = ?, load_after = ? WHERE id = ?`,
+        )
+        .run(
+          end.complete ? 'complete' : 'incomplete',
+          end.finishedAt.toISOString(),
+          end.finishedAt.getTime() - Date.parse(r.started_at),
+          JSON.stringify(end.summary ?? null),
+          JSON.stringify(end.warnings),
+          JSON.stringify(end.loadAfter),
+          runId,
+        );
+    }).immediate();
+  }
+
+  /** The run's uuid (the document's runId). */
+  uuidOf(runId: number): string {
+    return this.record(runId).uuid;
+  }
+
+  /** Is the process that recorded this 'running' row gone (killed, crashed, or its pid reused since)? */
+  private isStale(r: RunRecord): boolean {
+    if (r.hostname !== this.myHost || r.pid === null) return false; // another host's process: cannot tell
+    if (r.boot_id !== null && this.bootId !== null && r.boot_id !== this.bootId) return true;
+    const now = processIdentity(r.pid);
+    if (now === null) return true;
+    if (r.proc_start !== null && now.startTicks !== null && r.proc_start !== now.startTicks) return true;
+    if (r.cmdline !== null && now.cmdline !== null && r.cmdline !== now.cmdline) return true;
+    return false;
+  }
+
+  /**
+   * Runs still 'running' whose process is gone become 'incomplete', keeping their measurements; their
+   * finish time is the last stored measurement's. Returns how many were marked. Called by open().
+   */
+  markStale(): number {
+    const running = this.db.prepare("SELECT * FROM runs WHERE status = 'running'").all() as RunRecord[];
+    const stale = running.filter((r) => this.isStale(r));
+    if (stale.length === 0) return 0;
+    let marked = 0;
+    this.db.transaction(() => {
+      const last = this.db.prepare('SELECT max(added_at) AS t FROM measurements WHERE run_id = ?');
+      const update = this.db.prepare(
+        "UPDATE runs SET status = 'incomplete', finished_at = ?, duration_ms = ?, warnings = ? WHERE id = ? AND status = 'running'",
+      );
+      for (const r of stale) {
+        const end = (last.get(r.id) as { t: string | null }).t ?? r.started_at;
+        const warnings = JSON.parse(r.warnings) as Warning[];
+        warnings.push({
+          code: 'run-killed',
+          message: `the process that recorded this run (pid ${r.pid}) ended without finishing it (killed or crashed); the measurements it stored are kept, the summary is missing. Rerun the experiment for a complete run.`,
+        });
+        marked += update.run(end, Date.parse(end) - Date.parse(r.started_at), JSON.stringify(warnings), r.id).changes;
+      }
+    }).immediate();
+    return marked;
+  }
+
+  /** Every run, oldest id first. */
+  listRuns(): RunRow[] {
+    const rows = this.db
+      .prepare(`SELECT r.*, json_extract(r.machine, '$.hostname') AS machine_host,
+           (SELECT count(*) FROM measurements m WHERE m.run_id = r.id) AS n
+         FROM runs r ORDER BY r.id`)
+      .all() as (RunRecord & { n: number; machine_host: string | null })[];
+    return rows.map((r) => ({
+      id: r.id,
+      uuid: r.uuid,
+      experiment: r.experiment,
+      status: r.status,
+      startedAt: r.started_at,
+      finishedAt: r.finished_at,
+      durationMs: r.duration_ms,
+      hostname: r.machine_host ?? r.hostname, // the machine record's; the same as the recorder's unless imported
+      forklabVersion: r.forklab_version,
+      measurements: r.n,
+      imported: r.imported_at !== null,
+      note: r.note,
+    }));
+  }
+
+  /**
+   * A run id from what the user typed: its number, its uuid or the uuid's first characters, 'latest'
+   * (the most recently started) or 'latest~N' (N runs before it).
+   */
+  resolveRun(ref: string): number {
+    const s = ref.trim().toLowerCase();
+    const latest = /^latest(?:~(\d+))?$/.exec(s);
+    if (latest) {
+      const back = Number(latest[1] ?? 0);
+      const r = this.db.prepare('SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1 OFFSET ?').get(back) as { id: number } | undefined;
+      if (!r) throw new StoreError(`no run ${ref.trim()} in ${this.path} (forklab history lists them)`);
+      return r.id;
+    }
+    if (/^\d+$/.test(s) && Number.isSafeInteger(Number(s))) {
+      const r = this.db.prepare('SELECT id FROM runs WHERE id = ?').get(Number(s)) as { id: number } | undefined;
+      if (r) return r.id;
+      if (s.length < 4) throw new StoreError(`no run ${s} in ${this.path} (forklab history lists them)`);
+    }
+    if (!/^[0-9a-f-]+$/.test(s))
+      throw new StoreError(`"${ref}" is not a run: give a run id (forklab history lists them), a uuid or its first characters, latest or latest~N`);
+    const hits = this.db.prepare("SELECT id, uuid FROM runs WHERE uuid LIKE ? || '%' ORDER BY id LIMIT 6").all(s) as { id: number; uuid: string }[];
+    if (hits.length === 1) return hits[0]!.id;
+    if (hits.length === 0) throw new StoreError(`no run ${ref.trim()} in ${this.path} (forklab history lists them)`);
+    const list = hits.slice(0, 5).map((h) => `${h.id} (${h.uuid.slice(0, 13)})`).join(', ');
+    throw new StoreError(`"${ref.trim()}" matches several runs: ${list}${hits.length > 5 ? ', ...' : ''}; give more characters of the uuid, or the run id`);
+  }
+
+  /** The run as a versioned document (runId = its uuid), raw samples exactly as stored. */
+  getDocument(runId: number): RunDocument {
+    const r = this.record(runId);
+    const rows = this.db.prepare('SELECT * FROM measurements WHERE run_id = ? ORDER BY seq').all(runId) as MeasurementRecord[];
+    const configurations = rows.map((m) => {
+      const o: Record<string, unknown> = { series: m.series, ...(JSON.parse(m.fields) as object), repeat: m.repeat_index, state: m.state };
+      if (m.failure !== null) o.failure = m.failure;
+      o.info = JSON.parse(m.info);
+      o.samplesNs = decodeSamples(m.samples, m.sample_count, `run ${runId}, measurement ${m.seq}`);
+      if (m.columns !== null) o.columns = JSON.parse(m.columns);
+      o.stats = m.stats === null ? null : JSON.parse(m.stats);
+      return o;
+    });
+    const finishedAt = r.finished_at ?? rows.at(-1)?.added_at ?? r.started_at;
+    return {
+      schema: DOCUMENT_SCHEMA,
+      schemaVersion: DOCUMENT_VERSION,
+      forklabVersion: r.forklab_version,
+      experiment: r.experiment,
+      runId: r.uuid,
+      startedAt: r.started_at,
+      finishedAt,
+      durationMs: r.duration_ms ?? Date.parse(finishedAt) - Date.parse(r.started_at),
+      complete: r.status === 'complete',
+      params: JSON.parse(r.params) as Record<string, unknown>,
+      machine: JSON.parse(r.machine) as MachineRecord,
+      // A run that never finished has no final load sample: null (see docs/history.md).
+      load: { before: JSON.parse(r.load_before) as LoadSample, after: (r.load_after === null ? null : JSON.parse(r.load_after)) as LoadSample },
+      warnings: JSON.parse(r.warnings) as Warning[],
+      configurations,
+      summary: r.summary === null ? null : JSON.parse(r.summary),
+    };
+  }
+
+  /**
+   * Inserts a document (checked first) as a new run, in one transaction, keeping its uuid; a document
+   * without one (written by --json outside the history) gets a uuid derived from its content. The same
+   * run twice → StoreError, nothing changed. Returns the new run id.
+   */
+  importDocument(doc: RunDocument): number {
+    validateRunDocument(doc);
+    const uuid = doc.runId ?? contentUuid(doc);
+    return this.db.transaction(() => {
+      const had = this.db.prepare('SELECT id FROM runs WHERE uuid = ?').get(uuid) as { id: number } | undefined;
+      if (had) throw new StoreError(`run ${uuid} is already in ${this.path} as run ${had.id}; nothing was imported`);
+      const info = this.db
+        .prepare(
+          `INSERT INTO runs (uuid, experiment, status, started_at, finished_at, duration_ms, forklab_version, params, machine,
+             load_before, load_after, warnings, summary, hostname, imported_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          uuid, doc.experiment, doc.complete ? 'complete' : 'incomplete', doc.startedAt, doc.finishedAt, doc.durationMs,
+          doc.forklabVersion, JSON.stringify(doc.params), JSON.stringify(doc.machine), JSON.stringify(doc.load.before),
+          doc.load.after === null ? null : JSON.stringify(doc.load.after), JSON.stringify(doc.warnings),
+          JSON.stringify(doc.summary ?? null), doc.machine.hostname, new Date().toISOString(),
+        );
+      const id = Number(info.lastInsertRowid);
+      this.insertMeasurements(id, doc.configurations, doc.finishedAt);
+      return id;
+    }).immediate();
+  }
+}

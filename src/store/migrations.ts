@@ -1,0 +1,211 @@
+// The schema of the run history, as an ordered list of migrations, and the checks made before a database
+// file is used (is it SQLite, is it forklab's, is it not newer than this forklab). The database's PRAGMA user_version
+// is the number of migrations applied; each migration runs in its own IMMEDIATE transaction, so two
+// processes opening a fresh database at once apply it exactly once. Never edit a released migration:
+// append a new one.
+import BetterSqlite3 from 'better-sqlite3';
+import { closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** PRAGMA application_id of a forklab database: "fklb". Tells a forklab database from other SQLite files. */
+export const FORKLAB_APPLICATION_ID = 0x666b6c62;
+
+export interface Migration {
+  /** user_version after this migration. */
+  version: number;
+  description: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'runs and their measurements',
+    sql: `
+      CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        uuid TEXT NOT NULL UNIQUE,
+        experiment TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'incomplete')),
+        started_at TEXT NOT NULL,            -- ISO 8601
+        finished_at TEXT,                    -- null while running
+        duration_ms REAL,
+        forklab_version TEXT NOT NULL,
+        params TEXT NOT NULL,                -- JSON object
+        machine TEXT NOT NULL,               -- JSON MachineRecord
+        load_before TEXT NOT NULL,           -- JSON LoadSample
+        load_after TEXT,                     -- JSON LoadSample; null if the run never finished
+        warnings TEXT NOT NULL DEFAULT '[]', -- JSON Warning[]
+        summary TEXT,                        -- JSON; null if the run never finished
+        hostname TEXT NOT NULL,              -- host of the recording process (stale-run detection)
+        pid INTEGER,                         -- recording process; null for imported runs
+        proc_start INTEGER,                  -- its start time, field 22 of /proc/PID/stat
+        boot_id TEXT,                        -- /proc/sys/kernel/random/boot_id when it started
+        cmdline TEXT,                        -- its /proc/PID/cmdline, NULs as spaces
+        imported_at TEXT,                    -- ISO 8601 when it came from forklab import
+        note TEXT
+      );
+      CREATE INDEX runs_started_at ON runs (started_at);
+      CREATE INDEX runs_status ON runs (status);
+      CREATE TABLE measurements (
+        run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,                -- order within the run
+        series TEXT NOT NULL,
+        fields TEXT NOT NULL,                -- JSON object, key order kept
+        repeat_index INTEGER NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('ok', 'failed')),
+        failure TEXT,
+        info TEXT NOT NULL,                  -- JSON object
+        sample_count INTEGER NOT NULL,
+        samples BLOB NOT NULL,               -- raw samples in ns, float64 little-endian (exact for integers < 2^53)
+        columns TEXT,                        -- JSON object of per-iteration columns, or null
+        stats TEXT,                          -- JSON SeriesStats, or null
+        added_at TEXT NOT NULL,              -- ISO 8601
+        PRIMARY KEY (run_id, seq)
+      );
+      PRAGMA application_id = ${FORKLAB_APPLICATION_ID};
+    `,
+  },
+];
+
+export const LATEST_SCHEMA = MIGRATIONS.length;
+
+export function userVersion(db: BetterSqlite3.Database): number {
+  return Number(db.pragma('user_version', { simple: true }));
+}
+
+export function applicationId(db: BetterSqlite3.Database): number {
+  return Number(db.pragma('application_id', { simple: true }));
+}
+
+/** Applies the migrations above `user_version` (up to `target`), one transaction each. */
+export function migrate(db: BetterSqlite3.Database, target: number = LATEST_SCHEMA): void {
+  for (const m of MIGRATIONS) {
+    if (m.version > target) break;
+    db.transaction(() => {
+      // Read inside the write lock: another process may have migrated meanwhile.
+      const current = userVersion(db);
+      if (current >= m.version) return;
+      if (current !== m.version - 1) throw new Error(`schema ${current} cannot take migration ${m.version} (${m.description})`);
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    }).immediate();
+  }
+}
+
+/** A problem with the database or a request to it; the message says what and where. */
+export class StoreError extends Error {
+  constructor(
+    message: string,
+    /** 'missing': the database file does not exist (and was not to be created). */
+    readonly kind: 'missing' | 'other' = 'other',
+  ) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}
+
+export const sqliteCode = (e: unknown): string | null => (e instanceof BetterSqlite3.SqliteError ? e.code : null);
+
+export type RunStatus = 'running' | 'complete' | 'incomplete';
+
+/** Rows of the tables above, as better-sqlite3 returns them. */
+export interface RunRecord {
+  id: number;
+  uuid: string;
+  experiment: string;
+  status: RunStatus;
+  started_at: string;
+  finished_at: string | null;
+  duration_ms: number | null;
+  forklab_version: string;
+  params: string;
+  machine: string;
+  load_before: string;
+  load_after: string | null;
+  warnings: string;
+  summary: string | null;
+  hostname: string;
+  pid: number | null;
+  proc_start: number | null;
+  boot_id: string | null;
+  cmdline: string | null;
+  imported_at: string | null;
+  note: string | null;
+}
+
+export interface MeasurementRecord {
+  seq: number;
+  series: string;
+  fields: string;
+  repeat_index: number;
+  state: 'ok' | 'failed';
+  failure: string | null;
+  info: string;
+  sample_count: number;
+  samples: Buffer;
+  columns: string | null;
+  stats: string | null;
+  added_at: string;
+}
+
+const SQLITE_HEADER = 'SQLite format 3\0';
+
+/**
+ * Refuses a directory or a file that is not SQLite; creates the directory of a missing database if asked.
+ * True when the file exists and is not empty.
+ */
+export function checkFile(path: string, create: boolean): boolean {
+  let size: number;
+  try {
+    const st = statSync(path);
+    if (st.isDirectory()) throw new StoreError(`${path} is a directory, not a forklab database`);
+    size = st.size;
+  } catch (e) {
+    if (e instanceof StoreError) throw e;
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new StoreError(`cannot read ${path}: ${(e as Error).message}`);
+    if (!create) throw new StoreError(`no forklab database at ${path} (nothing recorded there yet)`, 'missing');
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (err) {
+      throw new StoreError(`cannot create the directory of ${path}: ${(err as Error).message}`);
+    }
+    return false;
+  }
+  if (size === 0) return false; // an empty file is an empty SQLite database
+  const head = Buffer.alloc(16);
+  let got = 0;
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      got = readSync(fd, head, 0, 16, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (e) {
+    throw new StoreError(`cannot read ${path}: ${(e as Error).message}`);
+  }
+  if (got < 16 || head.toString('latin1') !== SQLITE_HEADER)
+    throw new StoreError(`${path} is not a SQLite database, so not a forklab history; give another path with --db`);
+  return true;
+}
+
+/** Reads only: a database this forklab must not touch (foreign, newer) is refused as it is. */
+export function checkSchema(db: BetterSqlite3.Database, path: string): void {
+  let version: number, appId: number, tables: number;
+  try {
+    version = userVersion(db);
+    appId = applicationId(db);
+    tables = (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get() as { n: number }).n;
+  } catch (e) {
+    const code = sqliteCode(e);
+    if (code === 'SQLITE_NOTADB') throw new StoreError(`${path} is not a SQLite database, so not a forklab history; give another path with --db`);
+    if (code?.startsWith('SQLITE_CORRUPT')) throw new StoreError(`${path} is a damaged SQLite database: ${(e as Error).message}`);
+    throw e;
+  }
+  const foreign = appId !== 0 ? appId !== FORKLAB_APPLICATION_ID : version !== 0 || tables > 0;
+  if (foreign) throw new StoreError(`${path} is a SQLite database but not a forklab history (it holds other tables); give another path with --db`);
+  if (version > LATEST_SCHEMA)
+    throw new StoreError(`${path} was created by a newer forklab (schema ${version}); this one knows up to ${LATEST_SCHEMA}. Upgrade forklab to use it; it was left untouched.`);
+}
+
