@@ -5,6 +5,20 @@ import { CliError, runExperimentCommand, type CommonOptions } from './run.js';
 import { FORKLAB_VERSION } from './version.js';
 import { registerSelfcheck } from './selfcheck.js';
 import { registerHistoryCommands } from './history.js';
+import { registerReportCommand } from './report.js';
+import { Store } from '../store/db.js';
+import { resolveDbPath } from '../store/location.js';
+import type { RunDocument } from '../report/document.js';
+
+/** A stored run by reference (id, uuid prefix, latest), for `forklab report`. */
+function loadStoredRun(ref: string | undefined, dbPath: string | undefined): RunDocument {
+  const store = Store.open(resolveDbPath(dbPath), { create: false });
+  try {
+    return store.getDocument(store.resolveRun(ref ?? 'latest'));
+  } finally {
+    store.close();
+  }
+}
 
 function commonOptions(cmd: Command): Command {
   return cmd
@@ -43,6 +57,7 @@ export function buildProgram(): Command {
   }
   registerSelfcheck(program);
   registerHistoryCommands(program);
+  registerReportCommand(program, { loadRun: loadStoredRun });
   return program;
 }
 

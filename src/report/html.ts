@@ -1,0 +1,222 @@
+// One self-contained HTML report: inline CSS, charts as inline SVG drawn at write time, no script, no URL.
+// Every string that comes from the run (machine record, parameters, warnings, series names) is escaped.
+import type { RunDocument } from './document.js';
+import { renderSvg } from './svg.js';
+import { fmtRatio } from './table.js';
+import { ARTICLE_OF, chartsFor, compareChart, publishedCharts, type ChartDef, type ClaimVerdict, type PublishedComparison } from './charts.js';
+import { RAW_DATA_NOTE, compareTable, machineEntries, reportTables, unitText, type ReportTable } from './markdown.js';
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text safe inside HTML elements and quoted attributes. */
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+const esc = (v: unknown) => escapeHtml(v === null || v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
+
+/** `code` spans from backticks in our own notes; everything else escaped. */
+const withCode = (s: string) => escapeHtml(s).replace(/`([^`]+)`/g, '<code>$1</code>');
+
+export interface HtmlReportInput {
+  doc: RunDocument;
+  /** A second run: both are shown together (machines and tables side by side, one chart with the run as colour). */
+  compareWith?: RunDocument;
+  /** Names of the two runs in a comparison (default: their run ids, or A and B). */
+  labels?: [string, string];
+  comparisons?: readonly PublishedComparison[];
+  verdicts?: readonly ClaimVerdict[];
+  /** Time printed in the footer (default: now). */
+  generatedAt?: Date;
+  forklabVersion?: string;
+}
+
+const CSS = `
+:root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#fff;--soft:#f6f8fa}
+*{box-sizing:border-box}
+body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif;color:var(--fg);background:var(--bg)}
+main{max-width:1180px;margin:0 auto;padding:24px}
+h1{font-size:1.7em;margin:0 0 4px}h2{font-size:1.3em;margin:32px 0 8px;padding-bottom:4px;border-bottom:1px solid var(--line)}
+h3{font-size:1.05em;margin:20px 0 6px}
+.sub{color:var(--muted);margin:0}
+nav a{margin-right:14px;color:#0969da;text-decoration:none}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 18px;margin:0}
+dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}
+table{border-collapse:collapse;margin:6px 0 10px;font-variant-numeric:tabular-nums}
+th,td{border:1px solid var(--line);padding:4px 9px;vertical-align:top}
+th{background:var(--soft);text-align:left}
+td.num{text-align:right;white-space:nowrap}
+.scroll{overflow-x:auto}
+.note{color:var(--muted);font-size:.92em}
+.warnings li{margin:4px 0}
+.warnings code,.badge{font-size:.85em}
+code{background:var(--soft);padding:1px 4px;border-radius:4px;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+figure.chart{margin:12px 0 22px;overflow-x:auto}
+figure.chart svg{max-width:100%;height:auto}
+figcaption{color:var(--muted);font-size:.92em;margin-top:4px}
+.badge{display:inline-block;padding:1px 9px;border-radius:10px;color:#fff;font-weight:600;white-space:nowrap}
+.badge.holds{background:#1a7f37}.badge.differs{background:#cf222e}.badge.not-measurable{background:#6e7781}
+.side{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:0 28px}
+tr.differs td{background:#fff8c5}
+footer{margin-top:40px;color:var(--muted);font-size:.85em}
+`;
+
+function tableHtml(t: Pick<ReportTable, 'header' | 'rows' | 'leftAlign'>, rowClass?: (r: string[]) => string): string {
+  const left = new Set(t.leftAlign);
+  const head = `<tr>${t.header.map((h) => `<th scope="col">${esc(h)}</th>`).join('')}</tr>`;
+  const body = t.rows
+    .map((r) => {
+      const cls = rowClass?.(r);
+      return `<tr${cls ? ` class="${cls}"` : ''}>${r.map((c, i) => `<td${left.has(i) ? '' : ' class="num"'}>${esc(c)}</td>`).join('')}</tr>`;
+    })
+    .join('\n');
+  return `<div class="scroll"><table>\n<thead>${head}</thead>\n<tbody>\n${body}\n</tbody>\n</table></div>`;
+}
+
+function reportTableHtml(t: ReportTable): string {
+  return `<h3>${esc(t.title)}</h3>\n${tableHtml(t)}${t.note ? `\n<p class="note">${esc(t.note)}</p>` : ''}`;
+}
+
+async function figureHtml(c: ChartDef): Promise<string> {
+  const svg = await renderSvg(c.spec);
+  return `<figure class="chart" id="chart-${esc(c.id)}" data-chart="${esc(c.id)}">\n${svg}\n<figcaption>${esc(c.caption)}</figcaption>\n</figure>`;
+}
+
+const dl = (entries: [string, string][]) => `<dl>\n${entries.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('\n')}\n</dl>`;
+
+function runEntries(doc: RunDocument): [string, string][] {
+  const article = ARTICLE_OF[doc.experiment];
+  return [
+    ['experiment', article ? `${doc.experiment} (article ${article})` : doc.experiment],
+    ['run id', doc.runId ?? 'not stored (written with --json)'],
+    ['started', doc.startedAt],
+    ['duration', `${(doc.durationMs / 1000).toFixed(1)} s`],
+    ['complete', doc.complete ? 'yes' : 'no: cancelled, or a probe failed'],
+    ['forklab', doc.forklabVersion],
+    ...(typeof (doc as { note?: unknown }).note === 'string' ? [['note', (doc as unknown as { note: string }).note] as [string, string]] : []),
+    ['load before / after', `${doc.load.before.loadAverage.join(' ')} / ${doc.load.after.loadAverage.join(' ')}`],
+    ...Object.entries(doc.params).map(([k, v]): [string, string] => [`--${k}`, Array.isArray(v) ? v.join(', ') : typeof v === 'string' ? v : JSON.stringify(v)]),
+  ];
+}
+
+function warningsHtml(doc: RunDocument): string {
+  if (doc.warnings.length === 0) return '<p class="note">None.</p>';
+  return `<ul class="warnings">\n${doc.warnings.map((w) => `<li><code>${esc(w.code)}</code> ${esc(w.message)}</li>`).join('\n')}\n</ul>`;
+}
+
+function page(title: string, sub: string, nav: [string, string][], sections: string[], footer: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>${title}</title>
+<style>${CSS}</style>
+</head>
+<body>
+<main>
+<header><h1>${title}</h1><p class="sub">${sub}</p>
+<nav>${nav.map(([id, label]) => `<a href="#${id}">${label}</a>`).join('')}</nav></header>
+${sections.join('\n')}
+<footer>${footer}</footer>
+</main>
+</body>
+</html>
+`;
+}
+
+function publishedHtml(comparisons: readonly PublishedComparison[]): string {
+  return tableHtml({
+    header: ['figure', 'statistic', 'article', 'published', 'this machine', 'this ÷ published', 'note'],
+    rows: comparisons.map((c) => {
+      const unit = unitText(c.unit);
+      return [c.label, c.statistic ?? '', c.article ?? '', `${c.publishedValue} ${unit}`, `${c.measuredValue.toPrecision(3)} ${unit}`, fmtRatio(c.measuredValue / c.publishedValue), c.note ?? ''];
+    }),
+    leftAlign: [0, 1, 2, 6],
+  });
+}
+
+function verdictsHtml(verdicts: readonly ClaimVerdict[]): string {
+  const label = { holds: 'holds', differs: 'differs', 'not-measurable': 'not measurable' };
+  const rows = verdicts
+    .map((v) => `<tr><td><code>${esc(v.claimId)}</code></td><td>${esc(v.statement)}</td><td><span class="badge ${v.verdict}">${label[v.verdict]}</span></td><td>${esc(v.detail)}</td></tr>`)
+    .join('\n');
+  return `<div class="scroll"><table>\n<thead><tr><th>claim</th><th>statement</th><th>verdict</th><th>detail</th></tr></thead>\n<tbody>\n${rows}\n</tbody>\n</table></div>`;
+}
+
+function footer(input: HtmlReportInput): string {
+  const v = input.forklabVersion ?? input.doc.forklabVersion;
+  return `Written by forklab ${esc(v)} at ${esc((input.generatedAt ?? new Date()).toISOString())}. Self-contained: no script, no font, no link outside this file.`;
+}
+
+/** The HTML report of one run, or of two runs together when `compareWith` is given. */
+export async function renderHtml(input: HtmlReportInput): Promise<string> {
+  return input.compareWith ? renderCompare(input, input.compareWith) : renderSingle(input);
+}
+
+async function renderSingle(input: HtmlReportInput): Promise<string> {
+  const { doc } = input;
+  const sections: string[] = [];
+  sections.push(`<section id="machine"><h2>Machine and run</h2>\n<div class="side"><div>${dl(machineEntries(doc.machine, true))}</div><div>${dl(runEntries(doc))}</div></div></section>`);
+  sections.push(`<section id="warnings"><h2>Warnings</h2>\n${warningsHtml(doc)}</section>`);
+  const results: string[] = reportTables(doc).map(reportTableHtml);
+  for (const c of chartsFor(doc)) results.push(await figureHtml(c));
+  sections.push(`<section id="results"><h2>Results</h2>\n${results.join('\n')}</section>`);
+
+  const comparisons = input.comparisons ?? [];
+  const published: string[] = [];
+  if (comparisons.length) {
+    published.push(publishedHtml(comparisons));
+    for (const c of publishedCharts(comparisons)) published.push(await figureHtml(c));
+  } else {
+    published.push('<p class="note">No published figure matches a configuration of this run (the articles measured other sizes or other statistics).</p>');
+  }
+  sections.push(`<section id="published"><h2>This machine beside the published figures</h2>\n${published.join('\n')}</section>`);
+  const verdicts = input.verdicts ?? [];
+  sections.push(
+    `<section id="claims"><h2>Claims</h2>\n${verdicts.length ? verdictsHtml(verdicts) : '<p class="note">No claim was judged for this report.</p>'}</section>`,
+  );
+  sections.push(`<section id="raw"><h2>Raw data</h2>\n<p>${withCode(RAW_DATA_NOTE)}</p></section>`);
+  const title = `forklab ${esc(doc.experiment)} on ${esc(doc.machine.hostname)}`;
+  const sub = `${esc(doc.startedAt)} · ${esc(doc.machine.kernel)} · ${doc.complete ? 'complete' : 'incomplete'}`;
+  const nav: [string, string][] = [['machine', 'Machine'], ['warnings', `Warnings (${doc.warnings.length})`], ['results', 'Results'], ['published', 'Published'], ['claims', 'Claims'], ['raw', 'Raw data']];
+  return page(title, sub, nav, sections, footer(input));
+}
+
+async function renderCompare(input: HtmlReportInput, b: RunDocument): Promise<string> {
+  const a = input.doc;
+  const labels: [string, string] = input.labels ?? (a.runId && b.runId && a.runId !== b.runId ? [a.runId, b.runId] : ['A', 'B']);
+  const sections: string[] = [];
+  const ma = machineEntries(a.machine, true);
+  const mb = new Map(machineEntries(b.machine, true));
+  const machineRows = ma.map(([k, v]) => [k, v, mb.get(k) ?? '—']);
+  const volatile = new Set(['load average', 'collectedAt', 'cpuPressure', 'memory']);
+  sections.push(
+    `<section id="machine"><h2>Machines</h2>\n<p class="note">Rows where the machines differ are highlighted (load, pressure and free memory always differ).</p>\n` +
+      tableHtml({ header: ['', labels[0], labels[1]], rows: machineRows, leftAlign: [0, 1, 2] }, (r) => (r[1] !== r[2] && !volatile.has(r[0]!) ? 'differs' : '')) +
+      `<div class="side"><div><h3>${esc(labels[0])}</h3>${dl(runEntries(a))}</div><div><h3>${esc(labels[1])}</h3>${dl(runEntries(b))}</div></div></section>`,
+  );
+  sections.push(
+    `<section id="warnings"><h2>Warnings</h2>\n<div class="side"><div><h3>${esc(labels[0])}</h3>${warningsHtml(a)}</div><div><h3>${esc(labels[1])}</h3>${warningsHtml(b)}</div></div></section>`,
+  );
+  const results: string[] = [];
+  if (a.experiment === b.experiment) {
+    results.push(reportTableHtml(compareTable(a, b, labels)));
+    const chart = compareChart(a, b, labels);
+    if (chart) results.push(await figureHtml(chart));
+  } else {
+    results.push(`<p class="note">The runs are of different experiments (${esc(a.experiment)}, ${esc(b.experiment)}): their tables follow side by side.</p>`);
+  }
+  results.push(
+    `<div class="side"><div><h3>${esc(labels[0])}</h3>${reportTables(a).map(reportTableHtml).join('\n')}</div>` +
+      `<div><h3>${esc(labels[1])}</h3>${reportTables(b).map(reportTableHtml).join('\n')}</div></div>`,
+  );
+  sections.push(`<section id="results"><h2>Results</h2>\n${results.join('\n')}</section>`);
+  sections.push(`<section id="raw"><h2>Raw data</h2>\n<p>${withCode(RAW_DATA_NOTE)}</p><p class="note">For the published figures and the claim verdicts, report each run alone.</p></section>`);
+  const title = a.experiment === b.experiment
+    ? `forklab ${esc(a.experiment)}: ${esc(labels[0])} against ${esc(labels[1])}`
+    : `forklab: ${esc(labels[0])} against ${esc(labels[1])}`;
+  const sub = `${esc(a.machine.hostname)} (${esc(a.startedAt)}) · ${esc(b.machine.hostname)} (${esc(b.startedAt)})`;
+  return page(title, sub, [['machine', 'Machines'], ['warnings', 'Warnings'], ['results', 'Results'], ['raw', 'Raw data']], sections, footer(input));
+}

@@ -1,0 +1,38 @@
+// Vega-lite specifications to static SVG, at write time: no script, no font, no URL in the output.
+// vega and vega-lite are loaded on first use (about 0.5 s), so commands that draw nothing never pay for them.
+import type { TopLevelSpec } from 'vega-lite';
+
+type Vega = typeof import('vega');
+type VegaLite = typeof import('vega-lite');
+
+let libs: Promise<{ vega: Vega; vl: VegaLite }> | null = null;
+
+function load(): Promise<{ vega: Vega; vl: VegaLite }> {
+  libs ??= Promise.all([import('vega'), import('vega-lite')]).then(([vega, vl]) => ({ vega, vl }));
+  return libs;
+}
+
+/** A loader that refuses everything: the specifications carry their data inline, and a report must never fetch. */
+function refusingLoader(vega: Vega) {
+  const loader = vega.loader();
+  const refuse = (uri: unknown) => Promise.reject(new Error(`forklab report: refusing to load ${String(uri)}`));
+  loader.load = refuse as typeof loader.load;
+  loader.sanitize = refuse as typeof loader.sanitize;
+  loader.http = refuse as typeof loader.http;
+  loader.file = refuse as typeof loader.file;
+  return loader;
+}
+
+/** The SVG markup of one chart. The xlink namespace is dropped when unused, so the only URL left is the SVG xmlns. */
+export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const { vega, vl } = await load();
+  const compiled = vl.compile(spec).spec;
+  const view = new vega.View(vega.parse(compiled), { renderer: 'none', loader: refusingLoader(vega) });
+  try {
+    let svg = await view.toSVG();
+    if (!svg.includes('xlink:href')) svg = svg.replace(/ xmlns:xlink="[^"]*"/, '');
+    return svg;
+  } finally {
+    view.finalize();
+  }
+}

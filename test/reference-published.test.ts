@@ -1,0 +1,125 @@
+// data/published.json: loads, is consistent, and every quote is really in the article it cites.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+
+import {
+  CHECK_TYPES,
+  EXPERIMENTS,
+  articleExperiments,
+  claimsFor,
+  figuresFor,
+  getFigure,
+  loadPublished,
+  meetsExpectation,
+  validatePublished,
+  type PublishedFigure,
+} from '../src/reference/published.js';
+
+const p = loadPublished();
+
+// Whitespace-insensitive, Unicode-normalised comparison (the articles contain NBSPs, wrapped table cells).
+const norm = (s: string): string => s.normalize('NFC').replace(/\s+/g, ' ').trim();
+
+function figure(id: string): PublishedFigure {
+  const f = getFigure(id, p);
+  assert.ok(f, `figure ${id} exists`);
+  return f;
+}
+
+describe('published figures and claims', () => {
+  test('the file loads and has the five articles', () => {
+    assert.equal(p.schemaVersion, 1);
+    assert.deepEqual(p.articles.map((a) => a.id), ['000', '001', '002', '003', '004']);
+    assert.deepEqual(articleExperiments(p.articles[3]!), ['pagetables', 'vma', 'deadlock']);
+    assert.ok(p.figures.length > 50);
+    assert.ok(p.claims.length > 30);
+  });
+
+  test('ids are unique and prefixed by their article', () => {
+    const all = [...p.figures.map((f) => f.id), ...p.claims.map((c) => c.id)];
+    assert.equal(new Set(p.figures.map((f) => f.id)).size, p.figures.length, 'figure ids unique');
+    assert.equal(new Set(p.claims.map((c) => c.id)).size, p.claims.length, 'claim ids unique');
+    for (const id of all) assert.match(id, /^\d{3}\./);
+  });
+
+  test('every experiment has claims and every check type is used', () => {
+    for (const e of EXPERIMENTS) assert.ok(claimsFor(e, p).length > 0, `claims for ${e}`);
+    const used = new Set(p.claims.map((c) => c.check.type));
+    for (const t of CHECK_TYPES) assert.ok(used.has(t), `check type ${t} used`);
+  });
+
+  const seeds = join(process.cwd(), '..', 'shared', 'seeds');
+  const haveSeeds = existsSync(seeds);
+  test(
+    'every quote occurs verbatim in its article',
+    { skip: haveSeeds ? false : `article texts not found at ${seeds} (only present in the development workspace)` },
+    () => {
+      const text = new Map(p.articles.map((a) => [a.id, norm(readFileSync(join(seeds, a.file), 'utf8'))]));
+      for (const f of p.figures)
+        assert.ok(text.get(f.article)!.includes(norm(f.quote)), `figure ${f.id}: quote not found: ${f.quote}`);
+      for (const c of p.claims)
+        assert.ok(text.get(c.article)!.includes(norm(c.statementSource)), `claim ${c.id}: statementSource not found`);
+      for (const a of p.articles)
+        assert.ok(text.get(a.id)!.includes(norm(a.title)), `article ${a.id}: title not found`);
+    },
+  );
+
+  test('key values', () => {
+    const f000 = figure('000.thp-off.fork-exec.rss1024');
+    assert.equal(f000.value, 3850);
+    assert.equal(f000.unit, 'us');
+    assert.deepEqual(f000.series, { method: 'fork-exec', rssMb: 1024, thp: 'off', thpSystem: 'always' });
+    assert.equal(figure('000.thp-default.fork-exec.rss1024').series['thp'], 'default');
+    assert.equal(figure('000.thp-default.fork-exec.rss1024').series['thpSystem'], 'always');
+    assert.equal(figure('000.thp-off.fork-exec.slope').value, 3.6);
+    assert.equal(figure('000.thp-default.fork-exec.slope').value, 0.22);
+    assert.equal(figure('000.thp-off.vfork-exec.rss512').value, 147);
+    assert.equal(figure('000.thp-off.fork-exec.rss512').value, 2008);
+    assert.equal(figure('001.first-write').value, 909.4);
+    assert.equal(figure('001.read').value, 15.6);
+    assert.equal(figure('001.total-cow-80mb').value, 18.2);
+    assert.equal(figure('002.fork-over-thread.median').value, 1.8);
+    assert.equal(figure('002.thread.median').statistic, 'median');
+    assert.equal(figure('004.execve-alone.static').value, 45.6);
+    assert.equal(figure('004.execve-alone.dynamic-over-static').value, 1.61);
+    assert.equal(figure('003.pagetables.sparse.after-fork-parent-write').value, 36004);
+    assert.equal(figure('003.slab.after-fork').value, 473864);
+    assert.equal(figure('003.slab.mappings').value, 1000000);
+    assert.equal(figure('003.pagetables.sparse.mappings').value, 8238);
+  });
+
+  test('tables are complete', () => {
+    const rows = (thp: string) => figuresFor('000', p).filter((f) => new RegExp(`^000\\.${thp}\\.[a-z-]+\\.rss\\d+$`).test(f.id));
+    assert.equal(rows('thp-off').length, 12);
+    assert.equal(rows('thp-default').length, 12);
+    assert.deepEqual([...new Set(rows('thp-off').map((f) => f.series['rssMb']))], [0, 128, 512, 1024]);
+    assert.equal(figuresFor('000', p).filter((f) => f.id.startsWith('000.rss0.')).length, 3);
+  });
+
+  test('claims reference existing figures of their own article', () => {
+    for (const c of p.claims)
+      for (const id of c.figureIds) assert.equal(figure(id).article, c.article, `${c.id} -> ${id}`);
+  });
+
+  test('published values satisfy their own approx expectations', () => {
+    for (const c of p.claims) {
+      const chk = c.check;
+      if ('expect' in chk && chk.expect === 'approx') assert.ok(meetsExpectation(chk.published, chk), c.id);
+    }
+    assert.equal(meetsExpectation(96 * 2.9, { expect: 'approx', published: 96, tolerance: { factor: 3 } }), true);
+    assert.equal(meetsExpectation(96 * 3.1, { expect: 'approx', published: 96, tolerance: { factor: 3 } }), false);
+    assert.equal(meetsExpectation(Number.NaN, { expect: 'at-most', limit: 10 }), false);
+  });
+
+  test('validation names the bad entry', () => {
+    const copy = JSON.parse(JSON.stringify(p)) as { figures: Array<Record<string, unknown>>; claims: Array<Record<string, unknown>> };
+    copy.figures[2]!['value'] = '186';
+    assert.throws(() => validatePublished(copy), /figures\[2\] "000\.rss0\.posix-spawn": value must be a finite number/);
+    const copy2 = JSON.parse(JSON.stringify(p)) as { claims: Array<{ check: Record<string, unknown> }> };
+    copy2.claims[0]!.check['type'] = 'wobbly';
+    assert.throws(() => validatePublished(copy2), /claims\[0\] "000\.posix-spawn-flat"\.check: type must be one of/);
+    assert.throws(() => validatePublished({ schemaVersion: 2 }), /schemaVersion must be 1/);
+  });
+});

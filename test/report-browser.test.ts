@@ -1,0 +1,101 @@
+// The written HTML report in headless Chromium, offline: every chart drawn with its series, no console error,
+// no network request. Skips when /usr/bin/chromium is absent (CI installs it before the tests).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { RunDocument } from '../src/report/document.js';
+import { renderHtml } from '../src/report/html.js';
+import { chartsFor, publishedCharts } from '../src/report/charts.js';
+import { publishedComparisons } from '../src/cli/report.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'];
+const ARTIFACTS = new URL('../test-artifacts/', import.meta.url);
+
+const fixture = (name: string): RunDocument =>
+  JSON.parse(readFileSync(new URL(`./fixtures/report/${name}.json`, import.meta.url), 'utf8')) as RunDocument;
+
+const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install it (apt-get install -y chromium) to run the browser test`;
+
+test('the HTML report renders offline in Chromium: charts with their series, no error, no request', { skip, timeout: 60_000 }, async () => {
+  const { chromium } = await import('playwright-core');
+  const doc = fixture('spawn');
+  const comparisons = publishedComparisons(doc, [
+    { id: 'p1', article: '000', experiment: 'spawn', series: { method: 'fork-exec', rssMb: 0, thp: 'off' }, statistic: 'mean', value: 175, unit: 'us' },
+    { id: 'p2', article: '000', experiment: 'spawn', series: { method: 'vfork-exec', rssMb: 0, thp: 'off' }, statistic: 'mean', value: 155, unit: 'us' },
+  ]);
+  const expected = [...chartsFor(doc), ...publishedCharts(comparisons)].map((c) => c.id);
+  const html = await renderHtml({
+    doc,
+    comparisons,
+    verdicts: [{ claimId: '000.vfork-flat', statement: 'vfork+exec is flat over RSS', verdict: 'holds', detail: 'within 25 %' }],
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'forklab-report-browser-'));
+  const file = join(dir, 'report.html');
+  writeFileSync(file, html);
+  const pageUrl = pathToFileURL(file).href;
+
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.setOffline(true);
+    const requests: string[] = [];
+    await context.route('**/*', async (route) => {
+      const url = route.request().url();
+      if (url === pageUrl) return route.continue();
+      requests.push(url);
+      return route.abort();
+    });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') errors.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+    page.on('request', (r) => {
+      if (r.url() !== pageUrl) requests.push(r.url());
+    });
+    page.on('requestfailed', (r) => {
+      if (r.url() !== pageUrl) requests.push(`failed: ${r.url()}`);
+    });
+    await page.goto(pageUrl, { waitUntil: 'load' });
+
+    const charts = await page.$$eval('figure.chart', (figs) =>
+      figs.map((f) => {
+        const svg = f.querySelector('svg');
+        const box = svg?.getBoundingClientRect();
+        return {
+          id: f.getAttribute('data-chart'),
+          width: box?.width ?? 0,
+          height: box?.height ?? 0,
+          marks: svg ? svg.querySelectorAll('g.role-mark path, g.role-mark line, g.role-mark rect').length : 0,
+          legend: svg ? [...svg.querySelectorAll('g.role-legend-label text')].map((t) => t.textContent) : [],
+        };
+      }),
+    );
+    assert.deepEqual(charts.map((c) => c.id), expected);
+    for (const c of charts) {
+      assert.ok(c.width > 100 && c.height > 100, `${c.id} drawn with a size: ${c.width}×${c.height}`);
+      assert.ok(c.marks > 0, `${c.id} has marks`);
+    }
+    const spawn = charts.find((c) => c.id === 'spawn-latency')!;
+    assert.deepEqual(spawn.legend, ['fork-exec', 'vfork-exec', 'posix-spawn']);
+    // Points and interval rules for 3 methods × 2 RSS × 2 THP modes, lines for 3 methods × 2 THP modes.
+    assert.ok(spawn.marks >= 12 + 6, `spawn chart marks: ${spawn.marks}`);
+    const published = charts.find((c) => c.id === 'published-0')!;
+    assert.deepEqual(published.legend, ['article 000', 'this machine']);
+    assert.equal(await page.locator('span.badge.holds').count(), 1);
+    assert.equal(await page.locator('table').count() >= 4, true);
+
+    assert.deepEqual(errors, [], 'no console error or warning');
+    assert.deepEqual(requests, [], 'no request besides the page itself');
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: new URL('report.png', ARTIFACTS).pathname, fullPage: true });
+  } finally {
+    await browser.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

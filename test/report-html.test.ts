@@ -1,0 +1,198 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RunDocument } from '../src/report/document.js';
+import { escapeHtml, renderHtml } from '../src/report/html.js';
+import { chartsFor, groupsOf, phaseRecords } from '../src/report/charts.js';
+import { publishedComparisons, readRunDocument, registerReportCommand, reportAction, type PublishedFigureLike } from '../src/cli/report.js';
+import { Command } from 'commander';
+
+const FIXTURES = new URL('./fixtures/report/', import.meta.url);
+const fixture = (name: string): RunDocument => JSON.parse(readFileSync(new URL(`${name}.json`, FIXTURES), 'utf8')) as RunDocument;
+const HOSTILE = '<script>alert(1)</script>';
+
+/** A few figures in the shape of data/published.json (inline: the test does not depend on that file). */
+const FIGURES: PublishedFigureLike[] = [
+  { id: '000.rss0.fork-exec', article: '000', experiment: 'spawn', series: { method: 'fork-exec', rssMb: 0, thp: 'default', thpSystem: 'always' }, equivalentSeries: { method: 'fork-exec', rssMb: 0, thp: 'on' }, statistic: 'mean', value: 186, unit: 'us' },
+  { id: '000.thp-off.fork-exec.rss0', article: '000', experiment: 'spawn', series: { method: 'fork-exec', rssMb: 0, thp: 'off', thpSystem: 'always' }, statistic: 'mean', value: 175, unit: 'us' },
+  { id: '000.thp-off.vfork-exec.rss1024', article: '000', experiment: 'spawn', series: { method: 'vfork-exec', rssMb: 1024, thp: 'off' }, statistic: 'mean', value: 136, unit: 'us' },
+  { id: '000.thp-off.fork-exec.slope', article: '000', experiment: 'spawn', series: { method: 'fork-exec', thp: 'off' }, statistic: 'slope', value: 3.6, unit: 'us/MB' },
+  { id: '002.thread.min', article: '002', experiment: 'create', series: { method: 'pthread-create-join' }, statistic: 'min', value: 28, unit: 'us' },
+];
+
+/** Opening tags of every <svg>, and the page with exactly the SVG namespace attribute of each removed. */
+function withoutSvgNamespace(html: string): { svgCount: number; rest: string } {
+  const opening = html.match(/<svg\b[^>]*>/g) ?? [];
+  for (const tag of opening) assert.match(tag, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[ >]/, `svg tag starts with its namespace: ${tag.slice(0, 80)}`);
+  return { svgCount: opening.length, rest: html.replace(/<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/g, '<svg') };
+}
+
+function assertOffline(html: string): void {
+  const { rest } = withoutSvgNamespace(html);
+  assert.ok(!/https?:\/\//i.test(rest), `a URL outside the SVG namespace: ${rest.match(/.{40}https?:\/\/.{40}/i)?.[0]}`);
+  assert.ok(!/<script/i.test(html), 'no script element');
+  assert.ok(!/<link\b|@import|<iframe|<img\b|<object|<embed/i.test(html), 'no external resource element');
+  for (const m of html.matchAll(/url\(([^)]*)\)/g)) assert.match(m[1]!, /^#/, 'url() only to fragments inside the page');
+  for (const m of html.matchAll(/\b(?:href|src)="([^"]*)"/g)) assert.match(m[1]!, /^#/, 'links only to anchors inside the page');
+}
+
+test('escapeHtml escapes the five HTML metacharacters', () => {
+  assert.equal(escapeHtml(`<a href="x" title='y'>&</a>`), '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
+  assert.equal(escapeHtml('plain µs – text'), 'plain µs – text');
+});
+
+test('spawn report: one SVG per chart, hostile strings only escaped, no URL but the SVG namespace', async () => {
+  const doc = fixture('spawn');
+  doc.machine = { ...doc.machine, hostname: HOSTILE, cpuModel: '"><img src=x onerror=alert(2)>' };
+  doc.warnings = [...doc.warnings, { code: 'x<y', message: `see ${HOSTILE} and https://example.com/` }];
+  doc.params = { ...doc.params, label: '</style><script>alert(3)</script>' };
+  const comparisons = publishedComparisons(doc, FIGURES);
+  const html = await renderHtml({
+    doc,
+    comparisons,
+    verdicts: [
+      { claimId: '000.vfork-flat', statement: 'vfork is flat', verdict: 'holds', detail: 'slope 0.1 µs/MB' },
+      { claimId: '000.thp-off-slope-16x', statement: `ratio ${HOSTILE}`, verdict: 'differs', detail: '44× here' },
+      { claimId: '000.pte-cost-14ns', statement: 'needs 1024 MB', verdict: 'not-measurable', detail: 'not run' },
+    ],
+    generatedAt: new Date('2026-01-01T00:00:00Z'),
+  });
+  // The warning's URL is the only one the run carries; take it out, then nothing may remain.
+  const page = html.replace('https://example.com/', '');
+  assertOffline(page);
+
+  const expected = ['spawn-latency', 'published-0'];
+  const { svgCount } = withoutSvgNamespace(html);
+  assert.equal(svgCount, expected.length);
+  for (const id of expected) assert.ok(html.includes(`data-chart="${id}"`), `chart ${id}`);
+  assert.equal((html.match(/<figure class="chart"/g) ?? []).length, expected.length);
+
+  assert.ok(!html.includes(HOSTILE) && !html.includes('<img') && !html.includes('</style><script>'));
+  assert.ok(html.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
+  assert.ok(html.includes('&quot;&gt;&lt;img src=x onerror=alert(2)&gt;'));
+  assert.ok(html.includes('&lt;/style&gt;&lt;script&gt;alert(3)&lt;/script&gt;'));
+  assert.equal((html.match(/<\/style>/g) ?? []).length, 1, 'the only </style> closes our stylesheet');
+
+  for (const section of ['machine', 'warnings', 'results', 'published', 'claims', 'raw']) assert.ok(html.includes(`<section id="${section}">`), section);
+  for (const badge of ['holds', 'differs', 'not-measurable']) assert.ok(html.includes(`<span class="badge ${badge}">`), badge);
+  // Two figures match this run (0 MB, THP on and off); 1024 MB was not run, slopes and other experiments are not times of this run.
+  assert.deepEqual(comparisons.map((c) => c.figureId), ['000.rss0.fork-exec', '000.thp-off.fork-exec.rss0']);
+  const mean = groupsOf(doc).find((g) => g.fields.method === 'fork-exec' && g.fields.rssMb === 0 && g.fields.thp === 'on')!.stats!.meanNs;
+  assert.ok(Math.abs(comparisons[0]!.measuredValue - mean / 1000) < 1e-6, 'the mean of the matching configuration, in µs');
+  // Every method of the run is in the chart's legend.
+  for (const m of ['fork-exec', 'vfork-exec', 'posix-spawn']) assert.ok(html.includes(`>${m}</text>`), `legend ${m}`);
+});
+
+test('every experiment renders its charts and tables; unknown ones generically', async () => {
+  const expected: Record<string, string[]> = {
+    cow: ['cow-passes'],
+    create: ['create-thread-vs-process'],
+    exec: ['exec-static-dynamic'],
+    pagetables: ['pagetables-phases'],
+    vma: ['vma-fork'],
+    deadlock: [],
+    mystery: ['mystery-medians'],
+  };
+  for (const [name, ids] of Object.entries(expected)) {
+    const doc = fixture(name);
+    assert.match(String((doc as unknown as { note: string }).note), /^synthetic/, `${name} fixture is marked synthetic`);
+    const html = await renderHtml({ doc });
+    assertOffline(html);
+    assert.equal(withoutSvgNamespace(html).svgCount, ids.length, `${name}: svg count`);
+    assert.deepEqual(chartsFor(doc).map((c) => c.id), ids);
+    for (const id of ids) assert.ok(html.includes(`data-chart="${id}"`), `${name}: ${id}`);
+    assert.ok(html.includes('<table>'), `${name}: a table`);
+  }
+  const mystery = await renderHtml({ doc: fixture('mystery') });
+  // The generic table names every configuration's series and fields, escaped.
+  assert.ok(mystery.includes('<td>&lt;i&gt;&amp;&quot;gamma&quot;&lt;/i&gt;</td>'));
+  assert.ok(!mystery.includes('<i>&"gamma"</i>'));
+  for (const h of ['series', 'sizeKb', 'repeat', 'state', 'median µs [95 % CI]']) assert.ok(mystery.includes(`<th scope="col">${h}</th>`), h);
+  const deadlock = await renderHtml({ doc: fixture('deadlock') });
+  for (const h of ['variant', 'childAcquired', 'childHung']) assert.ok(deadlock.includes(`<th scope="col">${h}</th>`), h);
+});
+
+test('pagetables readings come from the configurations first, else from the summary', () => {
+  const doc = fixture('pagetables');
+  assert.equal(phaseRecords(doc).length, 8);
+  assert.deepEqual(phaseRecords(doc)[2], { layout: 'sparse', phase: 'after-fork', parentVmPteKb: 33096, childVmPteKb: 33096, pageTablesKb: 68600 });
+  const inConfigs = {
+    ...doc,
+    summary: null,
+    configurations: [1, 2].map((repeat) => ({ series: 'reading', layout: 'dense', phase: 'before', parentVmPteKb: 90 + repeat * 10, pageTablesKb: 2000, repeat, state: 'ok' })),
+  };
+  assert.deepEqual(phaseRecords(inConfigs), [{ layout: 'dense', phase: 'before', parentVmPteKb: 105, childVmPteKb: null, pageTablesKb: 2000 }]);
+});
+
+test('repeats are pooled: one group per configuration, samples of both repeats', () => {
+  const cow = fixture('cow');
+  const groups = groupsOf(cow);
+  assert.equal(groups.length, 8);
+  const g = groups.find((x) => x.series === 'first-write' && x.fields.thp === 'off')!;
+  assert.deepEqual(g.repeats, [1, 2]);
+  assert.equal(g.stats!.n, 40);
+  assert.ok(g.stats!.ciLowNs <= g.stats!.medianNs && g.stats!.medianNs <= g.stats!.ciHighNs);
+});
+
+test('compare: two runs in one chart and one table, the run as colour', async () => {
+  const a = fixture('spawn');
+  const b = fixture('spawn-b');
+  const html = await renderHtml({ doc: a, compareWith: b, labels: ['before', 'after <b>'] });
+  assertOffline(html);
+  assert.equal(withoutSvgNamespace(html).svgCount, 1);
+  assert.ok(html.includes('data-chart="compare-runs"'));
+  assert.ok(html.includes('<th scope="col">after &lt;b&gt; ÷ before</th>'));
+  assert.ok(html.includes('>before</text>') && html.includes('>after &lt;b&gt;</text>'), 'both runs in the legend');
+  assert.ok(html.includes('<td>fork-exec · 64 MB · THP off</td>'));
+});
+
+test('forklab report --input writes the HTML and Markdown files; bad input names the flag', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'forklab-report-'));
+  const noRun = { loadRun: () => { throw new Error('no run 7 in /nowhere.db'); }, publishedFigures: () => FIGURES };
+  const stderr = process.stderr.write.bind(process.stderr);
+  process.stderr.write = (() => true) as typeof process.stderr.write;
+  try {
+    const input = new URL('spawn.json', FIXTURES).pathname;
+    const html = join(dir, 'r.html');
+    const md = join(dir, 'r.md');
+    assert.equal(await reportAction(undefined, { input: [input], html, markdown: md }, noRun), 0);
+    assert.ok(readFileSync(html, 'utf8').startsWith('<!doctype html>'));
+    assert.ok(readFileSync(md, 'utf8').includes('| parent RSS | fork-exec |'));
+    assert.ok(readFileSync(html, 'utf8').includes('data-chart="published-0"'), 'published figures from deps');
+
+    await assert.rejects(reportAction(undefined, { input: [input], html: join(dir, 'missing', 'r.html') }, noRun), /--html: directory .* does not exist/);
+    await assert.rejects(reportAction(undefined, { compare: ['1'], html }, noRun), /--compare: expected two runs/);
+    await assert.rejects(reportAction('7', { html }, noRun), /no run 7 in \/nowhere\.db/);
+    await assert.rejects(reportAction('7', { input: [input], html }, noRun), /--input: give either/);
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, '{"schema":"other"}');
+    assert.throws(() => readRunDocument(bad), /not a forklab run document/);
+    await assert.rejects(reportAction(undefined, { input: [bad], html }, noRun), /--input: .*not a forklab run document/);
+  } finally {
+    process.stderr.write = stderr;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('registerReportCommand: `report --input A B --markdown FILE` compares two documents', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'forklab-report-'));
+  const stderr = process.stderr.write.bind(process.stderr);
+  process.stderr.write = (() => true) as typeof process.stderr.write;
+  try {
+    const program = new Command('forklab').exitOverride();
+    registerReportCommand(program, { loadRun: () => { throw new Error('unused'); } });
+    const out = join(dir, 'c.md');
+    const a = new URL('spawn.json', FIXTURES).pathname;
+    const b = new URL('spawn-b.json', FIXTURES).pathname;
+    await program.parseAsync(['report', '--input', a, b, '--markdown', out], { from: 'user' });
+    const md = readFileSync(out, 'utf8');
+    assert.ok(md.startsWith('## forklab spawn: spawn.json against spawn-b.json'));
+    assert.ok(md.includes('| configuration | spawn.json | spawn-b.json | spawn-b.json ÷ spawn.json |'));
+  } finally {
+    process.stderr.write = stderr;
+    process.exitCode = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
