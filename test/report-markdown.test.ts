@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { RunDocument } from '../src/report/document.js';
-import { mdCell, mdTable, renderCompareMarkdown, renderMarkdown, reportTables } from '../src/report/markdown.js';
+import { mdCell, renderCompareMarkdown, renderMarkdown, reportTables } from '../src/report/markdown.js';
 import { asciiChart } from '../src/report/ascii-chart.js';
 
 const fixture = (name: string): RunDocument =>
