@@ -15,7 +15,15 @@ import {
   meetsExpectation,
   validatePublished,
   type PublishedFigure,
+  type Series,
 } from '../src/reference/published.js';
+import { METHODS as SPAWN_METHODS, THP_MODES } from '../src/experiments/spawn.js';
+import { COW_SERIES, COW_THP_MODES } from '../src/experiments/cow.js';
+import { CREATE_FIELDS } from '../src/experiments/create.js';
+import { EXEC_SERIES } from '../src/experiments/exec.js';
+import { LAYOUTS, PHASES } from '../src/experiments/pagetables.js';
+import { VMA_METHODS } from '../src/experiments/vma.js';
+import { VARIANTS } from '../src/experiments/deadlock.js';
 
 const p = loadPublished();
 
@@ -121,5 +129,62 @@ describe('published figures and claims', () => {
     copy2.claims[0]!.check['type'] = 'wobbly';
     assert.throws(() => validatePublished(copy2), /claims\[0\] "000\.posix-spawn-flat"\.check: type must be one of/);
     assert.throws(() => validatePublished({ schemaVersion: 2 }), /schemaVersion must be 1/);
+  });
+
+  // The selectors must use the keys and values the experiments write (src/experiments/*.ts), so that a
+  // renamed phase or method fails here rather than turning verdicts into "not measurable". Values no
+  // experiment produces are listed as known gaps: the claims that need them are not measurable by design.
+  test('selectors and metrics use the experiments’ own vocabulary', () => {
+    const num = 'number';
+    const vocab: Record<string, { keys: Record<string, readonly (string | boolean)[] | typeof num>; metrics: string[] }> = {
+      spawn: { keys: { method: SPAWN_METHODS, rssMb: num, thp: THP_MODES, thpSystem: ['always', 'madvise', 'never'] }, metrics: [] },
+      cow: { keys: { series: [...COW_SERIES, 'no-fork-read'], thp: COW_THP_MODES, sizeMb: num }, metrics: ['minflt'] },
+      create: { keys: { method: Object.values(CREATE_FIELDS).map((f) => f['method'] as string) }, metrics: [] },
+      exec: { keys: { method: ['fork-exit', 'fork-exec'], target: ['dynamic', 'static'] }, metrics: ['fileBytes'] },
+      pagetables: { keys: { layout: LAYOUTS, phase: PHASES }, metrics: ['pageTablesKb', 'parentVmPteKb', 'childVmPteKb'] },
+      vma: { keys: { method: VMA_METHODS, vmas: num }, metrics: ['slabGrowthKb', 'slabBeforeKb', 'slabBuiltKb', 'slabChildKb', 'slabAfterKb', 'slabAfterExecKb'] },
+      deadlock: { keys: { variant: VARIANTS }, metrics: [] },
+    };
+    assert.equal(EXEC_SERIES.length, 3);
+    const checkSeries = (what: string, experiment: string, sel: Series | undefined) => {
+      if (!sel) return;
+      const v = vocab[experiment]!;
+      for (const [k, val] of Object.entries(sel)) {
+        const allowed = v.keys[k];
+        assert.ok(allowed, `${what}: ${experiment} has no key ${k}`);
+        if (allowed === num) assert.equal(typeof val, 'number', `${what}: ${k} is a number`);
+        else assert.ok((allowed as readonly unknown[]).includes(val), `${what}: ${experiment} has no ${k}=${String(val)}`);
+      }
+    };
+    const checkMetric = (what: string, experiment: string, m: unknown) => {
+      if (m !== undefined) assert.ok(vocab[experiment]!.metrics.includes(m as string), `${what}: ${experiment} has no metric ${String(m)}`);
+    };
+    for (const f of p.figures) {
+      for (const sel of [f.series, f.equivalentSeries, f.minus]) checkSeries(f.id, f.experiment, sel);
+      checkMetric(f.id, f.experiment, f.metric);
+    }
+    const walk = (id: string, experiment: string, o: unknown): void => {
+      if (Array.isArray(o)) return o.forEach((x) => walk(id, experiment, x));
+      if (typeof o !== 'object' || o === null) return;
+      for (const [k, v] of Object.entries(o as Record<string, unknown>)) {
+        if (['series', 'minus', 'of'].includes(k) || (['numerator', 'denominator'].includes(k) && !('series' in (v as object)))) checkSeries(id, experiment, v as Series);
+        else if (['metric', 'minusMetric'].includes(k)) checkMetric(id, experiment, v);
+        else if (k === 'atMax' || k === 'over') assert.equal(vocab[experiment]!.keys[v as string], num, `${id}: ${k} ${String(v)} is a numeric key`);
+        else walk(id, experiment, v);
+      }
+    };
+    for (const c of p.claims) walk(c.id, c.experiment, c.check);
+  });
+
+  test('operand extras and headline flags are validated', () => {
+    const copy = JSON.parse(JSON.stringify(p)) as { figures: Array<Record<string, unknown>>; claims: Array<{ check: Record<string, unknown> }> };
+    copy.figures[0]!['headline'] = 'yes';
+    assert.throws(() => validatePublished(copy), /figures\[0\] "000\.rss0\.fork-exec": headline must be a boolean/);
+    const copy2 = JSON.parse(JSON.stringify(p)) as { claims: Array<{ id: string; check: Record<string, Record<string, unknown>> }> };
+    const i = copy2.claims.findIndex((c) => c.id === '003.slab-doubles-while-child-lives');
+    copy2.claims[i]!.check['numerator']!['atMax'] = '';
+    assert.throws(() => validatePublished(copy2), /numerator: atMax must be a non-empty string/);
+    assert.ok(p.figures.filter((f) => f.headline).length >= 5 * 4, 'headline figures for every article');
+    for (const a of p.articles) assert.ok(p.figures.some((f) => f.article === a.id && f.headline), `article ${a.id} has headline figures`);
   });
 });
