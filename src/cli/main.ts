@@ -6,6 +6,7 @@ import { FORKLAB_VERSION } from './version.js';
 import { registerSelfcheck } from './selfcheck.js';
 import { registerHistoryCommands } from './history.js';
 import { registerReportCommand } from './report.js';
+import { registerReproduceCommand } from './reproduce.js';
 import { Store } from '../store/db.js';
 import { resolveDbPath } from '../store/location.js';
 import type { RunDocument } from '../report/document.js';
@@ -58,6 +59,7 @@ export function buildProgram(): Command {
   registerSelfcheck(program);
   registerHistoryCommands(program);
   registerReportCommand(program, { loadRun: loadStoredRun });
+  registerReproduceCommand(program);
   return program;
 }
 

@@ -1,0 +1,86 @@
+// The terminal summary of `forklab reproduce`: per article, its headline figures beside this machine's and
+// every claim's verdict, then the totals.
+import type { Article } from '../reference/published.js';
+import { renderTable } from '../report/table.js';
+import type { Verdict } from './evaluate.js';
+import type { FigureComparison } from './figures.js';
+import { fmtFactor, fmtInUnit, fmtNum } from './format.js';
+
+type Paint = (s: string) => string;
+export interface Paints {
+  bold: Paint;
+  dim: Paint;
+  green: Paint;
+  red: Paint;
+  yellow: Paint;
+}
+export const PLAIN: Paints = { bold: (s) => s, dim: (s) => s, green: (s) => s, red: (s) => s, yellow: (s) => s };
+
+/** What ran for an article: experiment, its state ("ran in 12 s", "not available in this forklab", …). */
+export interface ExperimentStatus {
+  experiment: string;
+  state: string;
+}
+
+export function verdictLabel(v: Verdict): string {
+  if (v.verdict === 'holds') return 'holds';
+  if (v.verdict === 'differs') return v.factor !== null && Number.isFinite(v.factor) && v.factor > 0 ? `differs ×${fmtNum(v.factor)}` : 'differs';
+  return 'not measurable';
+}
+
+function paintVerdict(v: Verdict, c: Paints): string {
+  const l = verdictLabel(v);
+  return v.verdict === 'holds' ? c.green(l) : v.verdict === 'differs' ? c.red(l) : c.yellow(l);
+}
+
+function figureLabel(f: FigureComparison): string {
+  return f.figureId.slice(f.article.length + 1);
+}
+
+function statLabel(f: FigureComparison): string {
+  return f.statistic === 'unspecified' ? 'median*' : f.statistic;
+}
+
+export function renderArticle(a: Article, statuses: readonly ExperimentStatus[], figures: readonly FigureComparison[], verdicts: readonly Verdict[], c: Paints): string {
+  const out: string[] = [];
+  out.push(c.bold(`Article ${a.id} — ${a.titleEn}`));
+  out.push(c.dim(`${a.title} (${a.language}); ${statuses.map((s) => `${s.experiment}: ${s.state}`).join('; ')}`));
+  const head = figures.filter((f) => f.headline);
+  if (head.length) {
+    const rows = head.map((f) => [
+      figureLabel(f),
+      statLabel(f),
+      fmtInUnit(f.published, f.unit),
+      f.measured === null ? '—' : fmtInUnit(f.measured, f.unit),
+      f.ratio === null ? '—' : fmtFactor(f.ratio),
+    ]);
+    out.push(renderTable(['figure', 'statistic', 'published', 'this machine', 'ratio'], rows, { leftAlign: [0, 1] }));
+    if (head.some((f) => f.statistic === 'unspecified')) out.push(c.dim('* the article does not name its statistic; this machine: median'));
+    const missing = new Map<string, string[]>();
+    for (const f of head) if (f.measured === null) missing.set(f.detail, [...(missing.get(f.detail) ?? []), figureLabel(f)]);
+    for (const [why, labels] of missing) out.push(c.dim(`  ${labels.length > 3 ? `${labels.length} figures` : labels.join(', ')}: ${why}`));
+  }
+  out.push('');
+  const width = Math.max(...verdicts.map((v) => verdictLabel(v).length), 5);
+  for (const v of verdicts) {
+    const pad = ' '.repeat(Math.max(0, width - verdictLabel(v).length));
+    out.push(`  ${paintVerdict(v, c)}${pad}  ${c.dim(`[${v.kind}]`)} ${v.statement}`);
+    out.push(c.dim(`  ${' '.repeat(width)}  ${v.detail}`));
+  }
+  return out.join('\n');
+}
+
+export function renderTotals(verdicts: readonly Verdict[], c: Paints): string {
+  const count = (kind: string | null, verdict: string) => verdicts.filter((v) => (kind === null || v.kind === kind) && v.verdict === verdict).length;
+  const line = (kind: 'shape' | 'magnitude') => {
+    const n = verdicts.filter((v) => v.kind === kind).length;
+    return `${kind}: ${count(kind, 'holds')} of ${n} hold, ${count(kind, 'differs')} differ, ${count(kind, 'not-measurable')} not measurable`;
+  };
+  return [
+    c.bold(`Claims: ${count(null, 'holds')} hold, ${count(null, 'differs')} differ, ${count(null, 'not-measurable')} not measurable`),
+    `  ${line('shape')}`,
+    `  ${line('magnitude')}`,
+    c.dim('Shape claims (what grows, what is flat, what is bigger) should hold on any Linux machine; magnitude claims depend on the machine and hold when'),
+    c.dim("the 95 % interval of forklab's measurement reaches the published value's tolerance band (docs/published-figures.md)."),
+  ].join('\n');
+}

@@ -1,0 +1,212 @@
+// From run documents to the numbers a claim or a figure is judged on: which configurations a selector
+// (a published `Series`) picks, what values they hold for a metric, statistics and units. Anything missing
+// throws NotMeasurable with a sentence that says what is missing, which becomes the verdict's reason.
+import type { RunDocument } from '../report/document.js';
+import type { CheckStatistic, Operand, Series, SeriesValue } from '../reference/published.js';
+import { mean, median } from '../stats/descriptive.js';
+
+/** A configuration object of a run document (series, identifying fields at top level, samples, columns, info). */
+export type Config = Record<string, unknown>;
+
+export class NotMeasurable extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'NotMeasurable';
+  }
+}
+
+/** Keys of a published series that describe the article's machine, not forklab data: not matched. */
+export const CONTEXT_KEYS: readonly string[] = ['thpSystem'];
+
+/** The data of one experiment: the ok configurations of every document of it. */
+export interface ExperimentData {
+  experiment: string;
+  configs: Config[];
+}
+
+/** Groups the documents by experiment; `absent` says why an experiment has no document (e.g. "did not run"). */
+export function dataFor(docs: readonly RunDocument[], experiment: string, absent?: string): ExperimentData {
+  const mine = docs.filter((d) => d.experiment === experiment);
+  if (mine.length === 0) throw new NotMeasurable(absent ?? `${experiment} did not run`);
+  const configs = mine.flatMap((d) => d.configurations).filter((c) => c['state'] === 'ok');
+  if (configs.length === 0) throw new NotMeasurable(`${experiment} ran but no configuration succeeded`);
+  return { experiment, configs };
+}
+
+export function matches(c: Config, sel: Series): boolean {
+  for (const [k, v] of Object.entries(sel)) if (!CONTEXT_KEYS.includes(k) && c[k] !== v) return false;
+  return true;
+}
+
+export function describeSeries(sel: Series): string {
+  const parts = Object.entries(sel)
+    .filter(([k]) => !CONTEXT_KEYS.includes(k))
+    .map(([k, v]) => `${k}=${String(v)}`);
+  return parts.length ? parts.join(',') : 'all';
+}
+
+/** What values of `key` the data has (for "has: …" in reasons). */
+function valuesOf(data: ExperimentData, key: string): string {
+  const vs = [...new Set(data.configs.map((c) => c[key]).filter((v) => v !== undefined && v !== null).map(String))];
+  return vs.length ? vs.join(', ') : 'none';
+}
+
+/** The configurations a selector picks; throws NotMeasurable naming the first key that matches nothing. */
+export function select(data: ExperimentData, sel: Series, atMax?: string): Config[] {
+  let out = data.configs.filter((c) => matches(c, sel));
+  if (out.length === 0) {
+    let narrowed = data.configs;
+    for (const [k, v] of Object.entries(sel)) {
+      if (CONTEXT_KEYS.includes(k)) continue;
+      const next = narrowed.filter((c) => c[k] === v);
+      if (next.length === 0)
+        throw new NotMeasurable(`${data.experiment} has no configuration with ${k}=${String(v)} (it has ${k}: ${valuesOf({ ...data, configs: narrowed }, k)})`);
+      narrowed = next;
+    }
+    throw new NotMeasurable(`${data.experiment} has no configuration with ${describeSeries(sel)}`);
+  }
+  if (atMax !== undefined) {
+    const xs = out.map((c) => c[atMax]).filter((x): x is number => typeof x === 'number');
+    if (xs.length === 0) throw new NotMeasurable(`${data.experiment}: no configuration with ${describeSeries(sel)} has a numeric ${atMax}`);
+    const top = Math.max(...xs);
+    out = out.filter((c) => c[atMax] === top);
+  }
+  return out;
+}
+
+/**
+ * A configuration's values of a metric: its raw samples (ns) without a metric; else the per-iteration column,
+ * the top-level field or the info field of that name (one value). Null when the configuration has none.
+ */
+export function configValues(c: Config, metric?: string): number[] | null {
+  if (metric === undefined) {
+    const s = c['samplesNs'];
+    return Array.isArray(s) && s.length > 0 ? (s as number[]) : null;
+  }
+  const cols = c['columns'] as Record<string, number[]> | undefined;
+  if (cols && Array.isArray(cols[metric]) && cols[metric]!.length > 0) return cols[metric]!;
+  if (typeof c[metric] === 'number') return [c[metric] as number];
+  const info = c['info'] as Record<string, unknown> | undefined;
+  if (info && typeof info[metric] === 'number') return [info[metric] as number];
+  return null;
+}
+
+/** Pooled values of a metric over configurations; throws NotMeasurable when none has it. */
+export function pooledValues(data: ExperimentData, configs: readonly Config[], metric: string | undefined, sel: Series): number[] {
+  const out: number[] = [];
+  for (const c of configs) {
+    const v = configValues(c, metric);
+    if (v) for (const x of v) if (Number.isFinite(x)) out.push(x);
+  }
+  if (out.length === 0)
+    throw new NotMeasurable(
+      metric === undefined
+        ? `${data.experiment}: the configurations with ${describeSeries(sel)} have no samples`
+        : `${data.experiment} does not record ${metric} for ${describeSeries(sel)}`,
+    );
+  return out;
+}
+
+/** Per-configuration differences metric − minusMetric (paired within each probe). */
+export function pairedDifferences(data: ExperimentData, configs: readonly Config[], metric: string | undefined, minusMetric: string, sel: Series): number[] {
+  const out: number[] = [];
+  let missing: string | null = null;
+  for (const c of configs) {
+    const a = configValues(c, metric);
+    const b = configValues(c, minusMetric);
+    if (!a) missing ??= metric ?? 'samples';
+    if (!b) missing ??= minusMetric;
+    if (!a || !b) continue;
+    if (a.length === b.length) a.forEach((x, i) => out.push(x - b[i]!));
+    else out.push(median(a) - median(b));
+  }
+  if (out.length === 0) throw new NotMeasurable(`${data.experiment} does not record ${missing ?? minusMetric} for ${describeSeries(sel)}`);
+  return out;
+}
+
+export function statistic(values: readonly number[], stat: CheckStatistic): number {
+  switch (stat) {
+    case 'mean':
+      return mean(values);
+    case 'median':
+      return median(values);
+    case 'min':
+      return values.reduce((a, b) => (b < a ? b : a), Infinity);
+  }
+}
+
+/** The groups of values an operand is computed from, and how: (stat(g0) − stat(g1)) × multiplyBy. */
+export interface OperandGroups {
+  groups: number[][];
+  /** 1 when the operand is a single group, 2 with a subtracted group. */
+  combine: (stats: readonly number[]) => number;
+  label: string;
+}
+
+/** Extra restriction of an operand's configurations, e.g. one rssMb of a pairBy. */
+export type Restriction = Readonly<Record<string, SeriesValue>>;
+
+/** The selector narrowed by a restriction, on the keys the selected configurations have. */
+export function narrow(sel: Series, r: Restriction | undefined, data: ExperimentData): Series {
+  if (!r) return sel;
+  const out: Record<string, SeriesValue> = { ...sel };
+  for (const [k, v] of Object.entries(r)) if (data.configs.some((c) => matches(c, sel) && c[k] !== undefined)) out[k] = v;
+  return out;
+}
+
+export function operandGroups(data: ExperimentData, op: Operand, stat: CheckStatistic, r?: Restriction): OperandGroups {
+  const sel = narrow(op.series, r, data);
+  const mult = op.multiplyBy ?? 1;
+  const metricLabel = op.metric ? ` [${op.metric}]` : '';
+  const configs = select(data, sel, op.atMax);
+  if (op.minusMetric !== undefined && op.minus === undefined) {
+    const d = pairedDifferences(data, configs, op.metric, op.minusMetric, sel);
+    return { groups: [d], combine: (s) => s[0]! * mult, label: `${stat}(${describeSeries(sel)} [${op.metric ?? 'time'} − ${op.minusMetric}])${mult !== 1 ? ` × ${mult}` : ''}` };
+  }
+  const a = pooledValues(data, configs, op.metric, sel);
+  if (op.minus === undefined)
+    return { groups: [a], combine: (s) => s[0]! * mult, label: `${stat}(${describeSeries(sel)}${metricLabel})${mult !== 1 ? ` × ${mult}` : ''}` };
+  const minusSel = narrow(op.minus, r, data);
+  const b = pooledValues(data, select(data, minusSel, op.atMax), op.minusMetric ?? op.metric, minusSel);
+  const minusLabel = op.minusMetric ? ` [${op.minusMetric}]` : metricLabel;
+  return {
+    groups: [a, b],
+    combine: (s) => (s[0]! - s[1]!) * mult,
+    label: `(${stat}(${describeSeries(sel)}${metricLabel}) − ${stat}(${describeSeries(minusSel)}${minusLabel}))${mult !== 1 ? ` × ${mult}` : ''}`,
+  };
+}
+
+/** Factor from nanoseconds to a published time unit; 1 for units that are not times or already per-ns. */
+export function nsTo(unit: string): number {
+  switch (unit) {
+    case 'us':
+      return 1e-3;
+    case 'ms':
+      return 1e-6;
+    case 'us/MB':
+      return 1e-3;
+    default:
+      return 1;
+  }
+}
+
+/** Distinct values of keys among configurations, as restriction objects (the eachOf / pairBy combinations). */
+export function combinations(configs: readonly Config[], keys: readonly string[], data: ExperimentData): Restriction[] {
+  const seen = new Map<string, Restriction>();
+  for (const c of configs) {
+    const r: Record<string, SeriesValue> = {};
+    for (const k of keys) {
+      const v = c[k];
+      if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean')
+        throw new NotMeasurable(`${data.experiment}: configurations have no ${k}`);
+      r[k] = v;
+    }
+    seen.set(JSON.stringify(r), r);
+  }
+  return [...seen.values()].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b), 'en', { numeric: true }));
+}
+
+export function describeRestriction(r: Restriction): string {
+  const parts = Object.entries(r).map(([k, v]) => `${k}=${String(v)}`);
+  return parts.join(',');
+}

@@ -1,0 +1,293 @@
+// Claim verdicts on fixed datasets (test/claims-fixtures/*.json: each experiment's configurations filled
+// with the articles' own figures, ±2 % deterministic jitter). On them every measurable claim holds; for each
+// claim one edit of the data makes it differ; missing data gives 'not-measurable' with the reason.
+// No probe runs here.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+
+import { CHECK_TYPES, getClaim, loadPublished, type Claim } from '../src/reference/published.js';
+import type { RunDocument } from '../src/report/document.js';
+import { evaluateClaim, evaluateClaims, type Verdict } from '../src/claims/evaluate.js';
+import { compareFigures } from '../src/claims/figures.js';
+import { PRESETS, presetFor } from '../src/claims/presets.js';
+import { EXPERIMENTS as REGISTERED } from '../src/experiments/index.js';
+import { parseOnly, registerReproduceCommand, runReproduce } from '../src/cli/reproduce.js';
+import { Command } from 'commander';
+
+const p = loadPublished();
+type Cfg = Record<string, unknown>;
+const NAMES = ['spawn', 'cow', 'create', 'pagetables', 'vma', 'deadlock', 'exec'] as const;
+type Name = (typeof NAMES)[number];
+
+const fixture = (name: Name): RunDocument => JSON.parse(readFileSync(new URL(`./claims-fixtures/${name}.json`, import.meta.url), 'utf8')) as RunDocument;
+const FIXTURES = Object.fromEntries(NAMES.map((n) => [n, fixture(n)])) as Record<Name, RunDocument>;
+const docs = (replace: Partial<Record<Name, RunDocument>> = {}): RunDocument[] => NAMES.map((n) => replace[n] ?? FIXTURES[n]);
+
+const JITTER = [0.98, 0.99, 1, 1.01, 1.02, 0.995, 1.005, 1, 0.985, 1.015];
+/** A copy of an experiment's fixture with fn applied to the configurations that match every key of sel. */
+function edit(name: Name, sel: Cfg, fn: (c: Cfg) => void): Partial<Record<Name, RunDocument>> {
+  const d = structuredClone(FIXTURES[name]);
+  const hits = d.configurations.filter((c) => Object.entries(sel).every(([k, v]) => c[k] === v));
+  assert.ok(hits.length > 0, `edit ${name} ${JSON.stringify(sel)} matches something`);
+  hits.forEach(fn);
+  return { [name]: d };
+}
+const setNs = (ns: number | ((c: Cfg) => number)) => (c: Cfg) => {
+  const v = typeof ns === 'number' ? ns : ns(c);
+  c['samplesNs'] = (c['samplesNs'] as number[]).map((_, i) => v * JITTER[i % JITTER.length]!);
+};
+const setUs = (us: number | ((c: Cfg) => number)) => setNs((c) => (typeof us === 'number' ? us : us(c)) * 1000);
+const scale = (f: number | ((c: Cfg) => number)) => (c: Cfg) => {
+  const k = typeof f === 'number' ? f : f(c);
+  c['samplesNs'] = (c['samplesNs'] as number[]).map((x) => x * k);
+};
+const set = (key: string, value: unknown) => (c: Cfg) => void (c[key] = value);
+const rss = (c: Cfg) => c['rssMb'] as number;
+const vmas = (c: Cfg) => c['vmas'] as number;
+
+function claim(id: string): Claim {
+  const c = getClaim(id, p);
+  assert.ok(c, `claim ${id} exists`);
+  return c;
+}
+const verdictOf = (id: string, ds: RunDocument[]): Verdict => evaluateClaim(ds, claim(id));
+
+/** Claims that need data the experiments do not produce: not-measurable on the real experiments' shape. */
+const NOT_PRODUCED: Record<string, RegExp> = {
+  '001.read-as-cheap-as-normal-read': /no configuration with series=no-fork-read/,
+  '003.slab-released-after-exec': /does not record slabAfterExecKb/,
+};
+
+/** For every other claim: one edit of the article-shaped data that makes it differ. */
+const BREAKS: Record<string, () => Partial<Record<Name, RunDocument>>> = {
+  '000.posix-spawn-flat': () => edit('spawn', { method: 'posix-spawn' }, scale((c) => 1 + rss(c) / 512)),
+  '000.vfork-flat': () => edit('spawn', { method: 'vfork-exec' }, scale((c) => 1 + rss(c) / 512)),
+  '000.fork-exec-grows-linearly': () => edit('spawn', { method: 'fork-exec', thp: 'off' }, setUs(175)),
+  '000.thp-off-slope-16x': () => edit('spawn', { method: 'fork-exec', thp: 'on' }, setUs((c) => [175, 652, 2008, 3850][[0, 128, 512, 1024].indexOf(rss(c))]!)),
+  '000.thp-never-more-expensive': () => edit('spawn', { method: 'fork-exec', thp: 'off', rssMb: 0 }, setUs(100)),
+  '000.pte-cost-14ns': () => edit('spawn', { method: 'fork-exec', thp: 'off' }, setUs((c) => 175 + 72 * rss(c))),
+  '000.pmd-cost-442ns': () => edit('spawn', { method: 'fork-exec', thp: 'on' }, setUs((c) => 186 + 5 * rss(c))),
+  '000.thp-off-1g-20x': () => edit('spawn', { method: 'fork-exec', thp: 'off', rssMb: 1024 }, setUs(200)),
+  '000.thp-off-vs-on-1g-9.3x': () => edit('spawn', { method: 'fork-exec', thp: 'off', rssMb: 1024 }, setUs(412)),
+  '000.thp-on-1g-more-than-double': () => edit('spawn', { method: 'fork-exec', thp: 'on', rssMb: 1024 }, setUs(200)),
+  '000.small-rss-all-similar': () => edit('spawn', { method: 'vfork-exec', rssMb: 0 }, setUs(50)),
+  '000.vfork-fastest': () => edit('spawn', { method: 'posix-spawn' }, scale(0.5)),
+  '000.posix-spawn-near-vfork': () => edit('spawn', { method: 'posix-spawn' }, scale(2)),
+  '000.posix-spawn-unaffected-by-thp': () => edit('spawn', { method: 'posix-spawn', thp: 'off' }, scale(2)),
+  '000.vfork-unaffected-by-thp': () => edit('spawn', { method: 'vfork-exec', thp: 'off' }, scale(2)),
+  '000.runs-stable': () => edit('spawn', { repeat: 2 }, scale(1.1)),
+  '001.first-write-96x-second': () => edit('cow', { series: 'second-write' }, setNs(100)),
+  '001.first-write-170x-plain-write': () => edit('cow', { series: 'no-fork-write' }, setNs(100)),
+  '001.cow-fault-dominates': () => edit('cow', { series: 'second-write' }, setNs(200)),
+  '001.read-far-cheaper-than-first-write': () => edit('cow', { series: 'read' }, setNs(400)),
+  '001.one-fault-per-page': () => edit('cow', { series: 'first-write' }, (c) => void ((c['columns'] as Cfg)['minflt'] = [10240, 10240, 10240])),
+  '001.no-fault-on-second-write': () => edit('cow', { series: 'second-write' }, (c) => void ((c['columns'] as Cfg)['minflt'] = [5000, 5000, 5000])),
+  '001.no-fault-on-read': () => edit('cow', { series: 'read' }, (c) => void ((c['columns'] as Cfg)['minflt'] = [5000, 5000, 5000])),
+  '001.total-80mb-18ms': () => edit('cow', { series: 'first-write' }, setNs(9094)),
+  '002.fork-1.8x-thread': () => edit('create', { series: 'fork' }, setUs(470)),
+  '002.fork-not-100x-thread': () => edit('create', { series: 'fork' }, setUs(940)),
+  '002.fork-dearer-than-thread': () => edit('create', { series: 'fork' }, setUs(40)),
+  '002.thread-tens-of-us': () => edit('create', { series: 'thread' }, setUs(5)),
+  '002.fork-tens-of-us': () => edit('create', { series: 'fork' }, setUs(150)),
+  '003.sparse-pagetables-large': () => edit('pagetables', { layout: 'sparse', phase: 'after-build' }, set('parentVmPteKb', 40048)),
+  '003.sparse-pagetables-double-after-fork': () => edit('pagetables', { layout: 'sparse', phase: 'after-fork-parent-write' }, set('pageTablesKb', 19604)),
+  '003.dense-pagetables-barely-change': () => edit('pagetables', { layout: 'dense', phase: 'after-fork-parent-write' }, set('pageTablesKb', 12660)),
+  '003.child-pagetables-equal-parent': () => edit('pagetables', { layout: 'sparse', phase: 'after-fork-parent-write' }, set('childVmPteKb', 100)),
+  '003.pagetables-return-after-exec': () => edit('pagetables', { layout: 'sparse', phase: 'after-reap' }, set('pageTablesKb', 36004)),
+  '003.pagetables-freed-by-exec-not-exit': () => edit('pagetables', { layout: 'sparse', phase: 'after-child-exec' }, set('pageTablesKb', 36004)),
+  '003.fork-grows-with-vmas': () => edit('vma', { method: 'fork-exit' }, setUs(80)),
+  '003.clone-vm-flat-over-vmas': () => edit('vma', { method: 'clone-vfork' }, setUs((c) => 570 + 0.45 * vmas(c))),
+  '003.slab-grows-with-vmas': () => edit('vma', {}, set('slabGrowthKb', 100)),
+  '003.slab-doubles-while-child-lives': () => edit('vma', {}, (c) => void ((c['info'] as Cfg)['slabAfterKb'] = (c['info'] as Cfg)['slabChildKb'])),
+  '003.deadlock-without-atfork': () => edit('deadlock', { variant: 'without-atfork', repeat: 2 }, set('childAcquired', true)),
+  '003.atfork-prevents-deadlock': () => edit('deadlock', { variant: 'with-atfork', repeat: 3 }, set('childAcquired', false)),
+  '004.static-exec-faster': () => edit('exec', { series: 'exec-static' }, setUs(160)),
+  '004.dynamic-static-exec-1.61x': () => edit('exec', { series: 'exec-dynamic' }, setUs(303.5)),
+  '004.static-file-larger': () => edit('exec', { series: 'exec-static' }, set('fileBytes', 80 * 1024)),
+  '004.execve-static-45us': () => edit('exec', { series: 'exec-static' }, setUs(475.5)),
+  '004.exec-not-instant': () => edit('exec', { series: 'exec-static' }, setUs(80)),
+};
+
+describe('claim verdicts on article-shaped data', () => {
+  const verdicts = evaluateClaims(docs(), p.claims);
+
+  test('every claim has a case: broken by an edit, or not produced by the experiments', () => {
+    for (const c of p.claims) assert.ok(c.id in BREAKS || c.id in NOT_PRODUCED, `${c.id} has a test case`);
+    const types = new Set(Object.keys(BREAKS).map((id) => claim(id).check.type));
+    for (const t of CHECK_TYPES) assert.ok(types.has(t), `check type ${t} is tested`);
+  });
+
+  test('every measurable claim holds on the articles’ own figures', () => {
+    for (const v of verdicts) {
+      if (v.claimId in NOT_PRODUCED) continue;
+      assert.equal(v.verdict, 'holds', `${v.claimId}: ${v.detail}`);
+    }
+  });
+
+  test('claims whose data the experiments do not produce are not measurable, with the reason', () => {
+    for (const [id, why] of Object.entries(NOT_PRODUCED)) {
+      const v = verdicts.find((x) => x.claimId === id)!;
+      assert.equal(v.verdict, 'not-measurable');
+      assert.match(v.detail, why);
+      assert.equal(v.measured, null);
+    }
+  });
+
+  for (const [id, brk] of Object.entries(BREAKS))
+    test(`${id} (${claim(id).check.type}, ${claim(id).kind}) differs when the data say otherwise`, () => {
+      const v = verdictOf(id, docs(brk()));
+      assert.equal(v.verdict, 'differs', v.detail);
+      assert.ok(v.detail.length > 0 && !v.detail.includes('\n'), 'one-line detail');
+      const statistic = claim(id).check.statistic;
+      if (statistic && !['count-per', 'boolean'].includes(claim(id).check.type)) assert.match(v.detail, new RegExp(statistic), 'names its statistic');
+    });
+});
+
+describe('claims the experiments cannot measure yet, given the data', () => {
+  test('001.read-as-cheap-as-normal-read with a no-fork-read series', () => {
+    const withRead = (k: number) => {
+      const d = structuredClone(FIXTURES.cow);
+      const reads = d.configurations.filter((c) => c['series'] === 'read').map((c) => ({ ...structuredClone(c), series: 'no-fork-read' }));
+      reads.forEach(scale(k));
+      d.configurations.push(...reads);
+      return docs({ cow: d });
+    };
+    assert.equal(verdictOf('001.read-as-cheap-as-normal-read', withRead(1.2)).verdict, 'holds');
+    assert.equal(verdictOf('001.read-as-cheap-as-normal-read', withRead(0.1)).verdict, 'differs');
+  });
+
+  test('003.slab-released-after-exec with a Slab reading after exec', () => {
+    const after = (f: (info: Cfg) => number) => docs(edit('vma', {}, (c) => void ((c['info'] as Cfg)['slabAfterExecKb'] = f(c['info'] as Cfg))));
+    assert.equal(verdictOf('003.slab-released-after-exec', after((i) => i['slabAfterKb'] as number)).verdict, 'holds');
+    assert.equal(verdictOf('003.slab-released-after-exec', after((i) => i['slabChildKb'] as number)).verdict, 'differs');
+  });
+});
+
+describe('not measurable', () => {
+  test('an experiment that did not run: every claim says so, or gives the reason passed in', () => {
+    const none = evaluateClaims([], p.claims);
+    for (const v of none) {
+      assert.equal(v.verdict, 'not-measurable');
+      assert.match(v.detail, new RegExp(`^${v.experiment} did not run$`));
+    }
+    const v = evaluateClaim([], claim('001.one-fault-per-page'), { absent: { cow: 'not available in this forklab' } });
+    assert.equal(v.detail, 'not available in this forklab');
+  });
+
+  test('failed configurations are ignored; only failed ones → not measurable', () => {
+    const failed = edit('create', {}, (c) => void ((c['state'] = 'failed'), (c['samplesNs'] = [])));
+    const v = verdictOf('002.fork-1.8x-thread', docs(failed));
+    assert.equal(v.verdict, 'not-measurable');
+    assert.match(v.detail, /no configuration succeeded/);
+  });
+
+  test('a line through one RSS, a spread over one repeat, a missing metric', () => {
+    const d = structuredClone(FIXTURES.spawn);
+    d.configurations = d.configurations.filter((c) => c['rssMb'] === 0 && c['repeat'] === 1);
+    const ds = docs({ spawn: d });
+    assert.match(verdictOf('000.fork-exec-grows-linearly', ds).detail, /one rssMb only/);
+    assert.match(verdictOf('000.runs-stable', ds).detail, /needs at least two/);
+    assert.equal(verdictOf('000.thp-off-1g-20x', ds).verdict, 'not-measurable');
+    assert.match(verdictOf('000.thp-off-1g-20x', ds).detail, /no configuration with rssMb=1024 \(it has rssMb: 0\)/);
+    const noMetric = edit('pagetables', {}, (c) => void delete c['parentVmPteKb']);
+    assert.match(verdictOf('003.sparse-pagetables-large', docs(noMetric)).detail, /does not record parentVmPteKb/);
+  });
+});
+
+describe('how verdicts are judged', () => {
+  test('a magnitude claim holds when its interval reaches the band, even if the point does not', () => {
+    // fork ÷ thread medians ≈ 3.8 (band 0.9–3.6), but the fork samples spread far enough that the interval reaches 3.6.
+    const wide = edit('create', { series: 'fork' }, (c) => void (c['samplesNs'] = Array.from({ length: 41 }, (_, i) => (180 + (i - 20) * 3) * 1000)));
+    const v = verdictOf('002.fork-1.8x-thread', docs(wide));
+    assert.ok(v.measured! > 3.6 && v.interval!.low <= 3.6, `${v.measured} [${v.interval?.low}–${v.interval?.high}]`);
+    assert.equal(v.verdict, 'holds');
+    assert.match(v.detail, /the interval reaches the band/);
+    // The same ratio as a shape claim is judged on the point: fork ÷ thread ≤ 10 vs 12.8.
+    const far = edit('create', { series: 'fork' }, (c) => void (c['samplesNs'] = Array.from({ length: 41 }, (_, i) => (600 + (i - 20) * 40) * 1000)));
+    const s = verdictOf('002.fork-not-100x-thread', docs(far));
+    assert.equal(s.verdict, 'differs');
+    assert.ok(s.interval!.low < 10, 'its interval reaches 10, the point does not');
+  });
+
+  test('differs gives the measured ÷ published factor; the statistic is honoured', () => {
+    const v = verdictOf('002.fork-1.8x-thread', docs(BREAKS['002.fork-1.8x-thread']!()));
+    assert.ok(Math.abs(v.factor! - 470 / 47 / 1.8) < 0.05, String(v.factor));
+    assert.equal(v.published, 1.8);
+    // One huge outlier per repeat moves the mean (the article's statistic for 000), not the median.
+    const outlier = edit('spawn', { method: 'posix-spawn' }, (c) => void (c['samplesNs'] as number[]).push(50e6));
+    const mean = verdictOf('000.posix-spawn-near-vfork', docs(outlier));
+    assert.equal(mean.verdict, 'differs');
+    assert.match(mean.detail, /^mean\(method=posix-spawn\)/);
+  });
+
+  test('verdicts are deterministic for a seed', () => {
+    const a = evaluateClaims(docs(), p.claims, { seed: 7 });
+    const b = evaluateClaims(docs(), p.claims, { seed: 7 });
+    assert.deepEqual(a, b);
+  });
+});
+
+describe('published figures beside this machine', () => {
+  const figs = compareFigures(docs(), p.figures, { claims: p.claims });
+  const fig = (id: string) => figs.find((f) => f.figureId === id)!;
+
+  test('one comparison per figure; direct statistics reproduce the article on its own numbers', () => {
+    assert.equal(figs.length, p.figures.length);
+    const off = fig('000.thp-off.fork-exec.rss1024');
+    assert.ok(Math.abs(off.ratio! - 1) < 0.01, String(off.ratio));
+    assert.match(off.detail, /^mean of spawn method=fork-exec,rssMb=1024,thp=off/);
+    assert.match(fig('000.thp-default.fork-exec.rss1024').detail, /thp=on/, 'THP "always" is measured as thp on');
+    assert.ok(Math.abs(fig('004.file-size.static').measured! - 872) < 1);
+    assert.ok(Math.abs(fig('004.execve-alone.static').measured! - 45.6) < 1);
+    assert.ok(Math.abs(fig('003.pagetables.sparse.after-build').measured! - 19504) < 1);
+  });
+
+  test('derived figures come from their claims; counts, parameters and citations are not measured', () => {
+    assert.ok(Math.abs(fig('000.fork-exec.pte-cost').measured! - 14) < 0.5);
+    assert.match(fig('000.fork-exec.pte-cost').detail, /claim 000\.pte-cost-14ns/);
+    assert.ok(Math.abs(fig('001.total-cow-80mb').measured! - 18.2) < 0.5);
+    assert.ok(Math.abs(fig('000.thp-off.fork-exec.slope').measured! - 3.6) < 0.1);
+    for (const id of ['000.pte-count.rss1024', '001.pages', '001.cited-fork']) {
+      assert.equal(fig(id).measured, null, id);
+      assert.equal(fig(id).ratio, null, id);
+    }
+    assert.match(fig('003.slab.after-fork').detail, /no configuration with vmas=1000000/);
+  });
+
+  test('an experiment that did not run leaves its figures empty, with the reason', () => {
+    const f = compareFigures([], p.figures.filter((x) => x.experiment === 'exec'), { absent: { exec: 'not available in this forklab' } });
+    for (const x of f) assert.equal(x.measured, null);
+    assert.ok(f.some((x) => x.detail === 'not available in this forklab'));
+  });
+});
+
+describe('reproduce presets and command line', () => {
+  test('every registered experiment has a full and a quick preset its parse() accepts', () => {
+    for (const exp of REGISTERED) {
+      assert.ok(PRESETS[exp.name], `preset for ${exp.name}`);
+      for (const quick of [false, true]) assert.doesNotThrow(() => exp.parse(presetFor(exp.name, quick)!), `${exp.name} ${quick ? 'quick' : 'full'}`);
+    }
+    assert.equal(presetFor('nonesuch', true), null);
+  });
+
+  test('the quick presets keep what the claims need', () => {
+    const spawn = presetFor('spawn', true)!;
+    assert.deepEqual(spawn.rss!.split(',').map(Number).filter((x) => x === 0 || x === 1024), [0, 1024]);
+    assert.ok(Number(spawn.repeats) >= 2, 'the spread claim needs two repeats');
+    assert.match(presetFor('cow', true)!.thp!, /off/);
+    assert.equal(presetFor('pagetables', true)!.spacingKb, '1024');
+    assert.equal(presetFor('vma', true)!.vmas!.split(',').length >= 3, true);
+  });
+
+  test('--only names unknown articles; --db needs a store', async () => {
+    assert.deepEqual(parseOnly('000,003', p).map((a) => a.id), ['000', '003']);
+    assert.throws(() => parseOnly('000,7', p), /--only: unknown article "7"/);
+    await assert.rejects(runReproduce({ only: '9' }), /forklab reproduce: --only: unknown article "9"/);
+    await assert.rejects(runReproduce({ only: '000', db: '/etc/hostname/forklab.db' }), /forklab reproduce: --db: /);
+    const program = new Command('forklab');
+    registerReproduceCommand(program);
+    const cmd = program.commands.find((c) => c.name() === 'reproduce')!;
+    assert.deepEqual(cmd.options.map((o) => o.long), ['--quick', '--only', '--db', '--json', '--pin', '--seed', '--no-color']);
+  });
+});
