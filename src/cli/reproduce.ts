@@ -3,19 +3,16 @@
 // machine's and a verdict on every published claim. docs/reproduce.md.
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { readFileSync } from 'node:fs';
 import { findExperiment } from '../experiments/index.js';
 import { UsageError, type Experiment, type Warning } from '../experiments/types.js';
-import { parseCpu, parseInteger } from '../experiments/parse.js';
-import { parseCpusAllowedList } from '../env/parse.js';
 import { ProbeMissingError, nativePaths, requireNative } from '../runner/paths.js';
-import { checkWritable, writeFileAtomic, type RunDocument } from '../report/document.js';
+import { writeFileAtomic, type RunDocument } from '../report/document.js';
 import { articleExperiments, loadPublished, type Article, type Published } from '../reference/published.js';
 import { evaluateClaims, type Verdict } from '../claims/evaluate.js';
 import { compareFigures, type FigureComparison } from '../claims/figures.js';
 import { presetFor } from '../claims/presets.js';
 import { PLAIN, renderArticle, renderTotals, type ExperimentStatus, type Paints } from '../claims/render.js';
-import { CliError, executeExperiment, onInterrupt, openHistory } from './run.js';
+import { CliError, executeExperiment, onInterrupt, openHistory, parseCommon } from './run.js';
 import type { Store } from '../store/db.js';
 import { FORKLAB_VERSION } from './version.js';
 
@@ -45,15 +42,6 @@ export interface ReproduceDocument {
   runs: (string | RunDocument)[];
   verdicts: Verdict[];
   figures: FigureComparison[];
-}
-
-function cpusAllowed(): number[] | null {
-  try {
-    const line = readFileSync('/proc/self/status', 'utf8').split('\n').find((l) => l.startsWith('Cpus_allowed_list:'));
-    return line ? parseCpusAllowedList(line.split(':')[1]!.trim()) : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The articles --only names (all when absent), in the file's order. */
@@ -111,15 +99,7 @@ export async function runReproduce(o: ReproduceOptions): Promise<number> {
   let seed: number;
   try {
     articles = parseOnly(o.only, published);
-    pinCpu = parseCpu('--pin', o.pin, cpusAllowed());
-    seed = o.seed === undefined ? 1 : parseInteger('--seed', o.seed, 0, 2 ** 31 - 1);
-    if (o.json !== undefined) {
-      try {
-        checkWritable(o.json);
-      } catch (e) {
-        throw new UsageError('--json', (e as Error).message);
-      }
-    }
+    ({ pinCpu, seed } = parseCommon(o));
   } catch (e) {
     if (e instanceof UsageError) throw new CliError(`forklab reproduce: ${e.message}`);
     throw e;

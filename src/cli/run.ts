@@ -42,6 +42,20 @@ function cpusAllowed(): number[] | null {
   }
 }
 
+/** The options every measuring command shares: --pin, --seed, --json (writable). Throws UsageError naming the flag. */
+export function parseCommon(o: { pin?: string; seed?: string; json?: string }): { pinCpu: number | null; seed: number } {
+  const pinCpu = parseCpu('--pin', o.pin, cpusAllowed());
+  const seed = o.seed === undefined ? 1 : parseInteger('--seed', o.seed, 0, 2 ** 31 - 1);
+  if (o.json !== undefined) {
+    try {
+      checkWritable(o.json);
+    } catch (e) {
+      throw new UsageError('--json', (e as Error).message);
+    }
+  }
+  return { pinCpu, seed };
+}
+
 export function pressureWarnings(before: LoadSample, after: LoadSample): Warning[] {
   const worst = Math.max(before.cpuPressure?.someAvg10 ?? 0, after.cpuPressure?.someAvg10 ?? 0);
   if (worst < 10) return [];
@@ -127,15 +141,7 @@ export async function runExperimentCommand<P, S>(
   let seed: number;
   try {
     params = exp.parse(raw);
-    pinCpu = parseCpu('--pin', common.pin, cpusAllowed());
-    seed = common.seed === undefined ? 1 : parseInteger('--seed', common.seed, 0, 2 ** 31 - 1);
-    if (common.json !== undefined) {
-      try {
-        checkWritable(common.json);
-      } catch (e) {
-        throw new UsageError('--json', (e as Error).message);
-      }
-    }
+    ({ pinCpu, seed } = parseCommon(common));
   } catch (e) {
     if (e instanceof UsageError) throw new CliError(`forklab ${exp.name}: ${e.message}`);
     throw e;
