@@ -1,0 +1,240 @@
+// The types of data/published.json (articles, figures, claims and their checks), and the vocabularies they use.
+// docs/published-figures.md says what every field means.
+
+export const EXPERIMENTS = ['spawn', 'cow', 'create', 'exec', 'pagetables', 'vma', 'deadlock'] as const;
+export type ExperimentName = (typeof EXPERIMENTS)[number];
+
+export const LANGUAGES = ['vi', 'zh'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+export const UNITS = [
+  'us', 'ns', 'ms', 'us/MB', 'ns/entry', 'ns/page', 'kB', 'KB', 'bytes', 'ratio', '%', 'entries', 'pages', 'mappings',
+] as const;
+export type Unit = (typeof UNITS)[number];
+
+/** How a published number was obtained. "unspecified": the article does not say (mean or median). */
+export const STATISTICS = [
+  'mean', 'median', 'min', 'unspecified', 'ratio', 'slope', 'per-entry', 'total', 'difference', 'bound', 'count',
+  'parameter', 'reading', 'size',
+] as const;
+export type Statistic = (typeof STATISTICS)[number];
+
+/** The statistic a check computes over forklab's samples. */
+export const CHECK_STATISTICS = ['mean', 'median', 'min'] as const;
+export type CheckStatistic = (typeof CHECK_STATISTICS)[number];
+
+export type SeriesValue = string | number | boolean;
+/** Keys that identify a series in forklab terms (e.g. method, rssMb, thp); a run matches when every key is equal. */
+export type Series = Readonly<Record<string, SeriesValue>>;
+
+export interface Article {
+  id: string;
+  file: string;
+  title: string;
+  titleEn: string;
+  /** Where the title comes from: the article's own title or its first heading. */
+  titleSource: 'title' | 'first-heading';
+  language: Language;
+  /** The measuring environment, only as the article states it. */
+  environment: string;
+  /** How the article measured (iterations, statistic, set-up), as stated. */
+  protocol?: string;
+  /** The forklab command(s) that reproduce the article. */
+  experiment: ExperimentName | ExperimentName[];
+  series?: string;
+  author?: string;
+  published?: string;
+}
+
+export interface PublishedFigure {
+  id: string;
+  article: string;
+  /** Which table or block of the article the number comes from. */
+  table: string;
+  experiment: ExperimentName;
+  series: Series;
+  /** A series forklab can run that reproduces the article's condition on any machine (e.g. THP "always" as
+   * the system default, reproduced by thp "on" = MADV_HUGEPAGE, which also works where the default is madvise). */
+  equivalentSeries?: Series;
+  /** For differences: the series whose value was subtracted (e.g. fork+exit from fork+exec). */
+  minus?: Series;
+  /** For slopes and per-entry costs: the key the value is taken over. */
+  over?: string;
+  /** What was read when it is not the time of the operation (pageTablesKb, slabKb, vmPteKb, fileBytes). */
+  metric?: string;
+  statistic: Statistic;
+  value: number;
+  unit: Unit;
+  /** The source text containing the number, verbatim (modulo whitespace). */
+  quote: string;
+  note?: string;
+  /** The article quotes this number from another article rather than measuring it. */
+  cited?: boolean;
+  /** The article does not label the phase; it was assigned from the order of the readings. */
+  phaseInferred?: boolean;
+  /** Shown in `forklab reproduce`'s per-article summary (the others are in its JSON). */
+  headline?: boolean;
+}
+
+/**
+ * A quantity computed from measured data: statistic(series.metric) − statistic(minus.minusMetric), times
+ * multiplyBy. minus defaults to series and minusMetric to metric (so one of them must be given to subtract);
+ * atMax keeps only the configurations where that key is largest (e.g. the most VMAs a machine allows).
+ */
+export interface Operand {
+  series: Series;
+  minus?: Series;
+  metric?: string;
+  minusMetric?: string;
+  atMax?: string;
+  multiplyBy?: number;
+}
+
+/** approx: published/factor ≤ measured ≤ published·factor. at-least / at-most: against limit. between: min ≤ measured ≤ max. */
+export type Expectation =
+  | { expect: 'approx'; published: number; tolerance: { factor: number }; limit?: never; min?: never; max?: never }
+  | { expect: 'at-least' | 'at-most'; published?: number; limit: number; tolerance?: never; min?: never; max?: never }
+  | { expect: 'between'; published?: number; min: number; max: number; limit?: never; tolerance?: never };
+
+interface CheckBase {
+  /** How the published value or limit was derived from the article's numbers. */
+  basis?: string;
+  statistic?: CheckStatistic;
+}
+
+/** The series does not change over `over`: |fitted slope × range| / mean ≤ maxRelativeChange, and optionally
+ * |slope| ≤ fraction × slope of another series. Evaluated separately for each value of the eachOf keys. */
+export interface FlatCheck extends CheckBase {
+  type: 'flat';
+  series: Series;
+  over: string;
+  metric?: string;
+  eachOf?: string[];
+  maxRelativeChange: number;
+  maxSlopeFraction?: { of: Series; fraction: number };
+}
+
+/** Least-squares line over `over`: R² ≥ minR2, positive slope, fitted value at the largest x ≥ minGrowthFactor × at the smallest. */
+export interface GrowsLinearlyCheck extends CheckBase {
+  type: 'grows-linearly';
+  series: Series;
+  over: string;
+  metric?: string;
+  minus?: Series;
+  eachOf?: string[];
+  minR2: number;
+  minGrowthFactor?: number;
+}
+
+/** Ratio of the fitted slopes of two series over `over`. */
+export type SlopeRatioCheck = CheckBase & Expectation & {
+  type: 'slope-ratio';
+  over: string;
+  numerator: Series;
+  denominator: Series;
+};
+
+/** Fitted slope over rssMb (time per MB) divided by the page-table entries per MB (256 PTEs, or 0.5 PMDs). */
+export type PerEntryCheck = CheckBase & Expectation & {
+  type: 'per-entry';
+  series: Series;
+  over: 'rssMb';
+  entriesPerMb: number;
+  unit: 'ns/entry';
+};
+
+export type RatioCheck = CheckBase & Expectation & {
+  type: 'ratio';
+  numerator: Operand;
+  denominator: Operand;
+};
+
+/** greater ≥ lesser × minFactor (default 1) × (1 − slack), for each combination of the pairBy keys. */
+export interface GreaterCheck extends CheckBase {
+  type: 'greater';
+  greater: Operand;
+  lesser: Operand;
+  pairBy?: string[];
+  minFactor?: number;
+  slack?: number;
+}
+
+/** max / min of the operands ≤ maxFactor. */
+export interface ApproxEqualCheck extends CheckBase {
+  type: 'approx-equal';
+  operands: Operand[];
+  maxFactor: number;
+}
+
+/** An absolute value, in `unit`. */
+export type ValueCheck = CheckBase & Expectation & {
+  type: 'value';
+  operand: Operand;
+  unit: Unit;
+};
+
+/** Mean per-iteration count in `field` (e.g. minflt) divided by the pages touched ≈ expected. */
+export interface CountPerCheck extends CheckBase {
+  type: 'count-per';
+  series: Series;
+  field: string;
+  per: 'page';
+  expected: number;
+  maxAbsDeviation: number;
+}
+
+/** (max − min) / mean of the per-repeat statistic across independent repeats ≤ maxRelativeSpread. */
+export interface SpreadCheck extends CheckBase {
+  type: 'spread';
+  series: Series;
+  across: 'repeat';
+  eachOf?: string[];
+  maxRelativeSpread: number;
+  published?: number;
+}
+
+/** A yes/no outcome reported by the experiment for one variant. */
+export interface BooleanCheck extends CheckBase {
+  type: 'boolean';
+  field: string;
+  variant: string;
+  expected: boolean;
+}
+
+export type Check =
+  | FlatCheck
+  | GrowsLinearlyCheck
+  | SlopeRatioCheck
+  | PerEntryCheck
+  | RatioCheck
+  | GreaterCheck
+  | ApproxEqualCheck
+  | ValueCheck
+  | CountPerCheck
+  | SpreadCheck
+  | BooleanCheck;
+export type CheckType = Check['type'];
+export const CHECK_TYPES: readonly CheckType[] = [
+  'flat', 'grows-linearly', 'slope-ratio', 'per-entry', 'ratio', 'greater', 'approx-equal', 'value', 'count-per',
+  'spread', 'boolean',
+];
+
+export interface Claim {
+  id: string;
+  article: string;
+  experiment: ExperimentName;
+  /** shape: a direction or form the articles say is general; magnitude: a number that depends on the machine. */
+  kind: 'shape' | 'magnitude';
+  statement: string;
+  statementSource: string;
+  /** Figures the claim rests on (may be empty when the article publishes no numbers for it). */
+  figureIds: string[];
+  check: Check;
+}
+
+export interface Published {
+  schemaVersion: 1;
+  articles: Article[];
+  figures: PublishedFigure[];
+  claims: Claim[];
+}
