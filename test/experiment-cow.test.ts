@@ -4,11 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { cowExperiment, splitForkSeries, thpVerdict, COW_SERIES } from '../src/experiments/cow.js';
-import { nativePaths, requireNative } from '../src/runner/paths.js';
 import { measurementToJson } from '../src/report/document.js';
-import { UsageError, type Progress } from '../src/experiments/types.js';
+import { UsageError } from '../src/experiments/types.js';
+import { testContext } from './helpers/context.js';
 
-const quiet: Progress = { step() {}, note() {} };
 const SIZE_MB = 24; // unusual, so the leftover check below can recognise this test's probes
 const PAGES = SIZE_MB * 256;
 
@@ -91,10 +90,9 @@ test('THP verdicts from huge pages and faults', () => {
 });
 
 test('real run: first write ≥ 3× second, one CoW fault per page, reads fault-free, THP reported coherently', async () => {
-  const native = requireNative(nativePaths());
   const params = cowExperiment.parse({ sizeMb: String(SIZE_MB), thp: 'off,on', repeats: '1', iterations: '2', warmup: '1' });
   cowExperiment.preflight(params);
-  const run = await cowExperiment.run(params, { native, signal: new AbortController().signal, progress: quiet, pinCpu: null, seed: 1 });
+  const run = await cowExperiment.run(params, testContext());
   assert.equal(run.complete, true, JSON.stringify(run.measurements.filter((m) => m.state !== 'ok').map((m) => m.failure)));
   assert.equal(run.measurements.length, 8);
   for (const m of run.measurements) {

@@ -6,11 +6,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CREATE_FIELDS, createExperiment, measurementsPerSeries, seriesWarnings } from '../src/experiments/create.js';
-import { UsageError, type Progress } from '../src/experiments/types.js';
-import { nativePaths, requireNative } from '../src/runner/paths.js';
+import { UsageError } from '../src/experiments/types.js';
 import { spawnSync } from 'node:child_process';
 import type { ProbeResult } from '../src/runner/probe.js';
 import { childrenOf } from './helpers/procs.js';
+import { testContext } from './helpers/context.js';
 const childrenOfThisProcess = () => childrenOf(process.pid);
 
 test('bad input names the flag', () => {
@@ -59,12 +59,11 @@ test('measurementsPerSeries: own fields per series; a failed probe gives a faile
   assert.equal(warnings[0]!.code, 'probe-failed');
 });
 
-const quiet: Progress = { step() {}, note() {} };
 
 test('real run: both series, positive samples, finite medians and ratio, nothing left behind', async () => {
   const before = new Set(childrenOfThisProcess()); // tsx's esbuild service is a child too
   const params = createExperiment.parse({ iterations: '200', warmup: '5', repeats: '2' });
-  const run = await createExperiment.run(params, { native: requireNative(nativePaths()), signal: new AbortController().signal, progress: quiet, pinCpu: null, seed: 1 });
+  const run = await createExperiment.run(params, testContext());
   assert.equal(run.complete, true, JSON.stringify(run.warnings));
   assert.equal(run.measurements.length, 4);
   for (const m of run.measurements) {

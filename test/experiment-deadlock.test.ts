@@ -9,9 +9,9 @@ import { deadlockExperiment, summarizeDeadlock, fmtDuration, errnoName, type Dea
 import { nativePaths, requireNative } from '../src/runner/paths.js';
 import { killGroup } from '../src/runner/processes.js';
 import { measurementToJson } from '../src/report/document.js';
-import { UsageError, type Measurement, type Progress } from '../src/experiments/types.js';
+import { UsageError, type Measurement } from '../src/experiments/types.js';
+import { testContext } from './helpers/context.js';
 
-const quiet: Progress = { step() {}, note() {} };
 
 interface ProcStat {
   pid: number;
@@ -112,10 +112,9 @@ test('summary counts per variant and the article verdict', () => {
 });
 
 test('real run: the child deadlocks without atfork, takes the lock with it, really hangs in plain-lock; nothing left behind', async () => {
-  const native = requireNative(nativePaths());
   const params: DeadlockParams = deadlockExperiment.parse({ holdMs: '20', childTimeoutMs: '150', repeats: '2' });
   const started = performance.now();
-  const run = await deadlockExperiment.run(params, { native, signal: new AbortController().signal, progress: quiet, pinCpu: null, seed: 1 });
+  const run = await deadlockExperiment.run(params, testContext());
   const elapsedMs = performance.now() - started;
   assert.equal(run.complete, true, JSON.stringify(run.measurements.filter((m) => m.state !== 'ok').map((m) => m.failure)));
   assert.equal(run.measurements.length, 6);

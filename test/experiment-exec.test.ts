@@ -4,12 +4,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execExperiment, pairedExecBootstrap, tscCyclesPerUs } from '../src/experiments/exec.js';
 import { measurementToJson } from '../src/report/document.js';
-import { nativePaths, requireNative } from '../src/runner/paths.js';
-import { UsageError, type Progress } from '../src/experiments/types.js';
+import { UsageError } from '../src/experiments/types.js';
 import { childrenOf } from './helpers/procs.js';
+import { testContext } from './helpers/context.js';
 const childrenOfThisProcess = () => childrenOf(process.pid);
 
-const quiet: Progress = { step() {}, note() {} };
 
 test('bad input names the flag', () => {
   const cases: [Record<string, string>, string][] = [
@@ -56,9 +55,8 @@ test('TSC rate from /proc/cpuinfo only on x86-64 with constant_tsc', () => {
 
 test('real run: exec dearer than fork+_exit, static file bigger, ld.so statistics parsed, nothing left behind', async () => {
   const before = new Set(childrenOfThisProcess()); // tsx's esbuild service is a child too
-  const native = requireNative(nativePaths());
   const params = execExperiment.parse({ iterations: '120', warmup: '3', repeats: '1', ldRuns: '3' });
-  const run = await execExperiment.run(params, { native, signal: new AbortController().signal, progress: quiet, pinCpu: null, seed: 1 });
+  const run = await execExperiment.run(params, testContext());
   assert.equal(run.complete, true, JSON.stringify(run.warnings));
   assert.deepEqual(run.measurements.map((m) => m.series), ['fork-exit', 'exec-dynamic', 'exec-static']);
   for (const m of run.measurements) {

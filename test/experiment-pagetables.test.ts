@@ -3,9 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PHASES, pagetablesExperiment as exp, peakBytes, readMaxMapCount, sparseMappings } from '../src/experiments/pagetables.js';
-import { UsageError, type RunContext } from '../src/experiments/types.js';
-import { nativePaths, requireNative } from '../src/runner/paths.js';
+import { UsageError } from '../src/experiments/types.js';
 import { forklabChildrenOf, probeAlive } from './helpers/procs.js';
+import { testContext } from './helpers/context.js';
 
 const flagError = (flag: string) => (e: unknown) => e instanceof UsageError && e.flag === flag;
 
@@ -40,16 +40,9 @@ test('peakBytes: pages, their copies and the page tables twice', () => {
 });
 
 test('a short real run: the idle child holds the parent’s sparse page tables; sparse ≫ dense; nothing left behind', async () => {
-  const native = requireNative(nativePaths());
   const p = exp.parse({ pages: '2000', iterations: '3', warmup: '1' });
   assert.deepEqual(exp.preflight(p), []);
-  const ctx: RunContext = {
-    native,
-    signal: new AbortController().signal,
-    progress: { step() {}, note() {} },
-    pinCpu: null,
-    seed: 1,
-  };
+  const ctx = testContext();
   const run = await exp.run(p, ctx);
   assert.equal(run.complete, true, JSON.stringify(run.warnings));
 

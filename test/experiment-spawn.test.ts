@@ -3,10 +3,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { spawnExperiment, summarizeSpawn, perEntryCost } from '../src/experiments/spawn.js';
-import { nativePaths, requireNative } from '../src/runner/paths.js';
-import { UsageError, type Measurement, type Progress } from '../src/experiments/types.js';
+import { UsageError, type Measurement } from '../src/experiments/types.js';
+import { testContext } from './helpers/context.js';
 
-const quiet: Progress = { step() {}, note() {} };
 const thpEnabled = (() => {
   try {
     return /\[(\w+)\]/.exec(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'))?.[1] ?? 'never';
@@ -73,7 +72,6 @@ test('summary: cells pool repeats, slopes fit per-repeat medians', () => {
 });
 
 test('real run: positive samples, huge pages where asked, posix-spawn flat while fork-exec grows', async () => {
-  const native = requireNative(nativePaths());
   const params = spawnExperiment.parse({
     methods: 'fork-exec,posix-spawn',
     rss: '0,256',
@@ -84,7 +82,7 @@ test('real run: positive samples, huge pages where asked, posix-spawn flat while
     ciTarget: '0',
     budgetMs: '0',
   });
-  const run = await spawnExperiment.run(params, { native, signal: new AbortController().signal, progress: quiet, pinCpu: null, seed: 1 });
+  const run = await spawnExperiment.run(params, testContext());
   assert.equal(run.complete, true, JSON.stringify(run.measurements.filter((m) => m.state !== 'ok').map((m) => m.failure)));
   assert.equal(run.measurements.length, 8);
   for (const m of run.measurements) {

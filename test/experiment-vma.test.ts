@@ -5,9 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { capVmas, vmaExperiment as exp } from '../src/experiments/vma.js';
 import { readMaxMapCount } from '../src/experiments/pagetables.js';
-import { UsageError, type RunContext } from '../src/experiments/types.js';
-import { nativePaths, requireNative } from '../src/runner/paths.js';
+import { UsageError } from '../src/experiments/types.js';
 import { forklabChildrenOf, probeAlive } from './helpers/procs.js';
+import { testContext } from './helpers/context.js';
 
 const flagError = (flag: string) => (e: unknown) => e instanceof UsageError && e.flag === flag;
 
@@ -48,16 +48,9 @@ test('preflight caps --vmas above vm.max_map_count with a warning (no run)', () 
 });
 
 test('a short real run: fork+_exit grows with the VMAs, posix_spawn hardly; maps verified; nothing left behind', async () => {
-  const native = requireNative(nativePaths());
   const p = exp.parse({ vmas: '0,20000', iterations: '20', warmup: '2', repeats: '1' });
   assert.deepEqual(exp.preflight(p), []);
-  const ctx: RunContext = {
-    native,
-    signal: new AbortController().signal,
-    progress: { step() {}, note() {} },
-    pinCpu: null,
-    seed: 1,
-  };
+  const ctx = testContext();
   const run = await exp.run(p, ctx);
   assert.equal(run.complete, true, JSON.stringify(run.warnings));
 
