@@ -8,6 +8,9 @@ import {
   type ClaimVerdict, type Group, type GroupStats, type PublishedComparison,
 } from './charts.js';
 import { asciiChart } from './ascii-chart.js';
+import { mdCell, mdCode, mdFence, mdLine, mdText } from './escape.js';
+
+export { mdCell } from './escape.js';
 
 export interface ReportTable {
   title: string;
@@ -223,11 +226,6 @@ export const RAW_DATA_NOTE =
 
 // ------------------------------------------------------------------------------------------- markdown
 
-/** A table cell for GitHub-flavoured Markdown: no pipe, no line break, no raw HTML. */
-export function mdCell(s: string): string {
-  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r?\n/g, ' ');
-}
-
 export function mdTable(t: Pick<ReportTable, 'header' | 'rows' | 'leftAlign'>): string {
   const left = new Set(t.leftAlign);
   const line = (cells: string[]) => `| ${cells.map(mdCell).join(' | ')} |`;
@@ -244,8 +242,6 @@ export interface MarkdownOptions {
   asciiChart?: boolean;
 }
 
-const mdText = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
 function mdWarnings(doc: RunDocument): string[] {
   return doc.warnings.length ? doc.warnings.map((w) => `- **${mdText(w.code)}**: ${mdText(w.message)}`) : ['None.'];
 }
@@ -256,7 +252,7 @@ function runLine(doc: RunDocument): string {
     `forklab ${mdText(doc.forklabVersion)}`,
     article ? `article ${article}` : null,
     doc.runId ? `run ${mdText(doc.runId)}` : null,
-    `started ${doc.startedAt}`,
+    `started ${mdText(doc.startedAt)}`,
     `${(doc.durationMs / 1000).toFixed(1)} s`,
     doc.complete ? 'complete' : '**incomplete** (cancelled or a probe failed)',
   ].filter(Boolean).join(' · ');
@@ -265,19 +261,19 @@ function runLine(doc: RunDocument): string {
 export function renderMarkdown(doc: RunDocument, opts: MarkdownOptions = {}): string {
   const out: string[] = [`## forklab ${mdText(doc.experiment)} on ${mdText(doc.machine.hostname)}`, '', runLine(doc), ''];
   out.push('### Machine', '', mdTable({ header: ['machine', 'value'], rows: machineEntries(doc.machine, false), leftAlign: [0, 1] }), '');
-  out.push(`Parameters: \`${JSON.stringify(doc.params).replace(/`/g, "'")}\``, '');
+  out.push(`Parameters: ${mdCode(JSON.stringify(doc.params))}`, '');
   out.push('### Warnings', '', ...mdWarnings(doc), '');
   out.push('### Results', '');
   for (const t of reportTables(doc)) {
     out.push(`**${mdText(t.title)}**`, '', mdTable(t), '');
-    if (t.note) out.push(mdText(t.note), '');
+    if (t.note) out.push(mdLine(t.note), '');
   }
   if (doc.experiment === 'spawn' && opts.asciiChart !== false) {
     for (const thp of [...new Set(groupsOf(doc).map((g) => String(g.fields.thp)))]) {
       const cells = groupsOf(doc)
         .filter((g) => String(g.fields.thp) === thp && g.stats)
         .map((g) => ({ method: String(g.fields.method), rssMb: Number(g.fields.rssMb), medianNs: g.stats!.medianNs }));
-      if (cells.length) out.push('```text', `THP ${thp}`, asciiChart(cells, { width: 64, height: 13, color: false }), '```', '');
+      if (cells.length) out.push(mdFence('text', `THP ${thp}\n${asciiChart(cells, { width: 64, height: 13, color: false })}`), '');
     }
   }
   if (opts.comparisons?.length) {
