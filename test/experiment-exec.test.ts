@@ -31,18 +31,18 @@ test('samples that cannot fit in memory are refused before any work', () => {
 
 test('paired bootstrap: constant shifts give exact intervals; a shared drift cancels', () => {
   const base = [100, 100, 100, 100, 100];
-  const b = pairedExecBootstrap(base, base.map((x) => x + 200), base.map((x) => x + 100), 1, 500);
+  const b = pairedExecBootstrap([base], [base.map((x) => x + 200)], [base.map((x) => x + 100)], 1, 500);
   assert.deepEqual(b.dynamic, [200, 200]);
   assert.deepEqual(b.static, [100, 100]);
   assert.deepEqual(b.ratio, [2, 2]);
   // Every iteration drifts by the same amount in all three series: the medians move, the differences stay put.
   const drift = Array.from({ length: 301 }, (_, i) => 1000 + 10 * i);
-  const d = pairedExecBootstrap(drift, drift.map((x) => x + 500), drift.map((x) => x + 250), 7, 500);
+  const d = pairedExecBootstrap([drift.slice(0, 150), drift.slice(150)], [drift.slice(0, 150).map((x) => x + 500), drift.slice(150).map((x) => x + 500)], [drift.slice(0, 150).map((x) => x + 250), drift.slice(150).map((x) => x + 250)], 7, 500);
   assert.deepEqual(d.dynamic, [500, 500]);
   assert.deepEqual(d.static, [250, 250]);
   // A static series no dearer than the baseline gives no ratio interval.
-  assert.equal(pairedExecBootstrap([5, 6, 7], [9, 9, 9], [5, 6, 7], 1, 100).ratio, null);
-  assert.throws(() => pairedExecBootstrap([1, 2], [1], [1, 2], 1), RangeError);
+  assert.equal(pairedExecBootstrap([[5, 6, 7]], [[9, 9, 9]], [[5, 6, 7]], 1, 100).ratio, null);
+  assert.throws(() => pairedExecBootstrap([[1, 2]], [[1]], [[1, 2]], 1), RangeError);
 });
 
 test('TSC rate from /proc/cpuinfo only on x86-64 with constant_tsc', () => {

@@ -7,11 +7,11 @@ import { readFileSync } from 'node:fs';
 import type { SeriesData } from '../runner/probe.js';
 import { fixedPlan } from '../runner/plans.js';
 import { sweep } from './sweep.js';
-import { bootstrapRatioCi } from '../stats/bootstrap.js';
+import { ratioOfMedians } from '../stats/pool.js';
 import { median } from '../stats/descriptive.js';
 import { readMemoryBudget } from '../env/memory.js';
 import { parseThpChoice } from '../env/parse.js';
-import { measurementsFrom, pooled, seriesStats } from './measure.js';
+import { measurementsFrom, pooledStats, repeatsOf } from './measure.js';
 import { parseChoiceList, parseInteger, str } from './parse.js';
 import { fmtNs, fmtRatio, renderTable } from '../report/table.js';
 import { UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
@@ -125,7 +125,7 @@ export function summarizeCow(ms: readonly Measurement[], seed: number): CowSumma
     const passes: CowCell['passes'] = {};
     for (const series of COW_SERIES) {
       const ok = mine.filter((m) => m.series === series && m.state === 'ok' && m.stats);
-      const st = seriesStats(pooled(ok, () => true), seed);
+      const st = pooledStats(ok, () => true, seed);
       if (!st) continue;
       const flt = median(col(ok, 'minflt'));
       passes[series] = {
@@ -140,9 +140,8 @@ export function summarizeCow(ms: readonly Measurement[], seed: number): CowSumma
         faultsPerPage: flt / pages,
       };
     }
-    const first = pooled(mine, (m) => m.series === 'first-write');
-    const second = pooled(mine, (m) => m.series === 'second-write');
-    const r = first.length && second.length ? bootstrapRatioCi(first, second, { seed }) : null;
+    // Both passes are timed after the same fork: paired, repeat by repeat.
+    const r = ratioOfMedians(repeatsOf(mine, (m) => m.series === 'second-write'), repeatsOf(mine, (m) => m.series === 'first-write'), seed, { paired: true });
     const fw = passes['first-write'];
     const nf = passes['no-fork-write'];
     const firstOk = mine.filter((m) => m.series === 'first-write' && m.state === 'ok');

@@ -6,9 +6,10 @@
 import pc from 'picocolors';
 import type { ProbeResult, SamplingPlan, SeriesData } from '../runner/probe.js';
 import { sweep } from './sweep.js';
-import { bootstrapRatioCi, type RatioInterval } from '../stats/bootstrap.js';
+import type { RatioInterval } from '../stats/bootstrap.js';
+import { ratioOfMedians } from '../stats/pool.js';
 import { readMemoryBudget } from '../env/memory.js';
-import { measurementsFrom, pooled, seriesStats } from './measure.js';
+import { measurementsFrom, pooledStats, repeatsOf } from './measure.js';
 import { parseInteger, str } from './parse.js';
 import { fmtRatio, fmtUs, fmtUsCi, renderTable } from '../report/table.js';
 import { UsageError, type Experiment, type ExperimentRun, type Measurement, type Scalar, type Warning } from './types.js';
@@ -48,7 +49,7 @@ export interface SeriesSummary {
 export function summarizeSeries(ms: readonly Measurement[], series: string, seed: number): SeriesSummary | null {
   const mine = ms.filter((m) => m.series === series);
   const ok = mine.filter((m) => m.state === 'ok' && m.stats);
-  const st = seriesStats(pooled(ok, () => true), seed);
+  const st = pooledStats(ok, () => true, seed);
   if (!st) return null;
   return {
     series,
@@ -116,7 +117,7 @@ export interface CreateParams {
 export interface CreateSummary {
   thread: SeriesSummary | null;
   fork: SeriesSummary | null;
-  /** median(fork) / median(thread) over the pooled samples, with a percentile-bootstrap interval. */
+  /** median(fork) / median(thread) over the pooled samples, with a paired hierarchical bootstrap interval. */
   forkOverThreadMedian: RatioInterval | null;
   /** min(fork) / min(thread): the floors, least touched by scheduling noise. */
   forkOverThreadMin: number | null;
@@ -138,13 +139,8 @@ export function summarizeCreate(ms: readonly Measurement[], seed: number): Creat
   const thread = summarizeSeries(ms, 'thread', seed);
   const fork = summarizeSeries(ms, 'fork', seed);
   let ratio: RatioInterval | null = null;
-  if (thread && fork) {
-    ratio = bootstrapRatioCi(
-      pooled(ms, (m) => m.series === 'fork'),
-      pooled(ms, (m) => m.series === 'thread'),
-      { seed },
-    );
-  }
+  // Thread and fork are timed in the same iterations: a paired interval, repeats resampled first.
+  if (thread && fork) ratio = ratioOfMedians(repeatsOf(ms, (m) => m.series === 'thread'), repeatsOf(ms, (m) => m.series === 'fork'), seed, { paired: true });
   const stack = ms.map((m) => m.info.threadStackKb).find((v) => typeof v === 'number');
   return {
     thread,
@@ -228,7 +224,7 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
         out.push(c.dim(`medians per probe process: thread ${s.thread.repeatMediansNs.map(fmtUs).join(', ')} µs; fork ${s.fork.repeatMediansNs.map(fmtUs).join(', ')} µs`));
     }
     if (s.threadStackKb !== null) out.push(c.dim(`thread stack: ${s.threadStackKb} kB (glibc default; glibc caches freed stacks, so a create+join loop reuses one)`));
-    out.push(c.dim('Both are timed in every iteration, in alternating order; intervals: percentile bootstrap of the pooled samples.'));
+    out.push(c.dim('Both are timed in every iteration, in alternating order; intervals: bootstrap over probe processes, then iterations (paired for the ratio).'));
     return out.join('\n');
   },
 };

@@ -5,8 +5,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { sweep } from './sweep.js';
 import { runCommand } from '../runner/command.js';
-import { mulberry32 } from '../stats/random.js';
-import { quantileUnchecked } from '../stats/descriptive.js';
+import { bootstrapQuantity, type Repeats } from '../stats/resample.js';
+import { samePairing } from '../stats/pool.js';
 import { parseLdStatistics, summarizeLdStatistics, type LdStatistics, type LdSummary } from './ldstats.js';
 import { batchedPlan, checkSamplesFit, colorer, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesSummary } from './create.js';
 import { parseInteger, str } from './parse.js';
@@ -29,7 +29,7 @@ export interface ExecParams {
 export interface ExecveAlone {
   /** median(exec) − median(fork-exit). */
   medianNs: number;
-  /** Percentile interval of that difference from a paired bootstrap over iterations. */
+  /** Percentile interval of that difference from a paired bootstrap over probe processes, then iterations. */
   ciLowNs: number;
   ciHighNs: number;
   /** min(exec) − min(fork-exit). */
@@ -62,68 +62,33 @@ export const ARTICLE_004 = {
 
 const DEFAULTS = { iterations: '2000', warmup: '20', repeats: '2', ldRuns: '5' };
 
-function medianOfCounts(sorted: Float64Array, counts: Uint32Array, n: number): number {
-  const kLo = (n - 1) >> 1;
-  const kHi = n >> 1;
-  let cum = 0;
-  let lo = NaN;
-  for (let j = 0; j < sorted.length; j++) {
-    cum += counts[j]!;
-    if (Number.isNaN(lo) && cum > kLo) lo = sorted[j]!;
-    if (cum > kHi) return kLo === kHi ? lo : (lo + sorted[j]!) / 2;
-  }
-  return lo;
-}
-
-function sortedWithRanks(xs: readonly number[]): { sorted: Float64Array; rank: Uint32Array } {
-  const order = xs.map((_, i) => i).sort((a, b) => xs[a]! - xs[b]! || a - b);
-  const sorted = new Float64Array(xs.length);
-  const rank = new Uint32Array(xs.length);
-  order.forEach((i, j) => ((sorted[j] = xs[i]!), (rank[i] = j)));
-  return { sorted, rank };
-}
-
 /**
- * Paired percentile bootstrap: resamples iterations (index i is the same iteration in all three series,
- * so drift shared by the three cancels in the differences), and takes the medians of each series over the
- * drawn iterations. Returns intervals for med(dyn) − med(base), med(stat) − med(base) and their ratio.
+ * Paired hierarchical bootstrap (src/stats/resample.ts): the three series are timed in every iteration, so
+ * one block resamples probe processes, then iterations, for all three at once (drift shared by the three
+ * cancels in the differences). Intervals for med(dyn) − med(base), med(stat) − med(base) and their ratio
+ * (null when too many resamples have static ≤ 0).
  */
-export function pairedExecBootstrap(base: readonly number[], dyn: readonly number[], stat: readonly number[], seed: number, resamples = 2000, confidence = 0.95) {
-  const n = base.length;
-  if (n === 0 || dyn.length !== n || stat.length !== n) throw new RangeError('pairedExecBootstrap: three non-empty series of equal length');
-  const series = [base, dyn, stat].map(sortedWithRanks);
-  const counts = series.map(() => new Uint32Array(n));
-  const draw = new Uint32Array(n);
-  const rng = mulberry32(seed);
-  const dDyn = new Float64Array(resamples);
-  const dStat = new Float64Array(resamples);
-  const ratios = new Float64Array(resamples);
-  let ratioValid = true;
-  for (let r = 0; r < resamples; r++) {
-    for (let i = 0; i < n; i++) draw[i] = Math.floor(rng() * n);
-    const med = series.map((s, k) => {
-      const c = counts[k]!;
-      c.fill(0);
-      for (let i = 0; i < n; i++) c[s.rank[draw[i]!]!]! += 1;
-      return medianOfCounts(s.sorted, c, n);
-    });
-    dDyn[r] = med[1]! - med[0]!;
-    dStat[r] = med[2]! - med[0]!;
-    if (dStat[r]! <= 0) ratioValid = false;
-    ratios[r] = dDyn[r]! / dStat[r]!;
-  }
-  const a = (1 - confidence) / 2;
-  const interval = (xs: Float64Array): [number, number] => (xs.sort(), [quantileUnchecked(xs, a), quantileUnchecked(xs, 1 - a)]);
-  return { dynamic: interval(dDyn), static: interval(dStat), ratio: ratioValid ? interval(ratios) : null, confidence };
+export function pairedExecBootstrap(base: Repeats, dyn: Repeats, stat: Repeats, seed: number, resamples?: number, confidence = 0.95) {
+  if (base.length === 0 || !samePairing(base, dyn) || !samePairing(base, stat)) throw new RangeError('pairedExecBootstrap: three non-empty series of equal length');
+  const blocks = [{ series: [base, dyn, stat] }];
+  const opts = { seed, confidence, ...(resamples === undefined ? {} : { resamples }) };
+  const of = (combine: (s: readonly number[]) => number): [number, number] | null => {
+    const ci = bootstrapQuantity({ blocks, statistic: 'median', combine }, opts);
+    return ci === null ? null : [ci.low, ci.high];
+  };
+  const d = (s: readonly number[]) => s[1]! - s[0]!;
+  const st = (s: readonly number[]) => s[2]! - s[0]!;
+  const zero: [number, number] = [0, 0];
+  return { dynamic: of(d) ?? zero, static: of(st) ?? zero, ratio: of((s) => (st(s) > 0 ? d(s) / st(s) : NaN)), confidence };
 }
 
-/** Samples of the repeats where all three series succeeded, concatenated in iteration order. */
-function pairedSamples(ms: readonly Measurement[]): Record<ExecSeries, number[]> {
-  const out: Record<ExecSeries, number[]> = { 'fork-exit': [], 'exec-dynamic': [], 'exec-static': [] };
+/** Samples of the repeats where all three series succeeded, repeat by repeat, in iteration order. */
+function pairedSamples(ms: readonly Measurement[]): Record<ExecSeries, number[][]> {
+  const out: Record<ExecSeries, number[][]> = { 'fork-exit': [], 'exec-dynamic': [], 'exec-static': [] };
   for (const repeat of new Set(ms.map((m) => m.repeat))) {
     const three = EXEC_SERIES.map((s) => ms.find((m) => m.repeat === repeat && m.series === s));
     if (three.some((m) => !m || m.state !== 'ok') || new Set(three.map((m) => m!.samplesNs.length)).size !== 1) continue;
-    EXEC_SERIES.forEach((s, k) => out[s].push(...three[k]!.samplesNs));
+    EXEC_SERIES.forEach((s, k) => out[s].push(three[k]!.samplesNs));
   }
   return out;
 }
@@ -273,7 +238,7 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
     out.push('');
     const kb = (b: number) => `${(b / 1024).toFixed(b < 100 * 1024 ? 1 : 0)} KB`;
     const alone = (x: ExecveAlone | null) => (x ? fmtUsCi(x.medianNs, x.ciLowNs, x.ciHighNs) : '—');
-    out.push(c.bold('execve alone = exec series − fork-exit (medians; interval: paired bootstrap over iterations)'));
+    out.push(c.bold('execve alone = exec series − fork-exit (medians; interval: paired bootstrap over probe processes, then iterations)'));
     out.push(
       renderTable(
         ['target', 'file size', 'execve alone µs [95 % CI]', 'min − min', 'article 004'],

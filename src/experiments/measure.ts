@@ -1,6 +1,7 @@
 // From a probe's result to Measurements with their statistics: shared by every experiment.
 import { describe } from '../stats/descriptive.js';
 import { bootstrapMedianCi } from '../stats/bootstrap.js';
+import { poolRepeats } from '../stats/pool.js';
 import { describeFailure, type ProbeResult } from '../runner/probe.js';
 import type { Measurement, Scalar, SeriesStats } from './types.js';
 
@@ -47,4 +48,18 @@ export function pooled(ms: readonly Measurement[], pred: (m: Measurement) => boo
   const out: number[] = [];
   for (const m of ms) if (m.state === 'ok' && pred(m)) out.push(...m.samplesNs);
   return out;
+}
+
+/** The samples of the ok measurements matching a predicate, repeat by repeat (in repeat order). */
+export function repeatsOf(ms: readonly Measurement[], pred: (m: Measurement) => boolean): number[][] {
+  return ms
+    .filter((m) => m.state === 'ok' && pred(m) && m.samplesNs.length > 0)
+    .sort((a, b) => a.repeat - b.repeat)
+    .map((m) => m.samplesNs);
+}
+
+/** The pooled statistics of the ok measurements matching a predicate: the one pooling rule (src/stats/pool.ts). */
+export function pooledStats(ms: readonly Measurement[], pred: (m: Measurement) => boolean, seed: number): SeriesStats | null {
+  const p = poolRepeats(repeatsOf(ms, pred), seed);
+  return p === null ? null : { ...p, ciConfidence: p.ciConfidence };
 }

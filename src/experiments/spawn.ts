@@ -8,7 +8,7 @@ import { linearFit } from '../stats/regression.js';
 import { median } from '../stats/descriptive.js';
 import { readMemoryBudget } from '../env/memory.js';
 import { parseThpChoice } from '../env/parse.js';
-import { measurementsFrom, pooled, seriesStats } from './measure.js';
+import { measurementsFrom, pooledStats } from './measure.js';
 import { parseChoiceList, parseInteger, parseIntegerList, str } from './parse.js';
 import { fmtPct, fmtUs, fmtUsCi, renderTable } from '../report/table.js';
 import { asciiChart } from '../report/ascii-chart.js';
@@ -103,8 +103,7 @@ export function summarizeSpawn(ms: readonly Measurement[], seed: number): SpawnS
   for (const k of keys.values()) {
     const mine = ms.filter((m) => m.fields.method === k.method && m.fields.thp === k.thp && m.fields.rssMb === k.rssMb);
     const ok = mine.filter((m) => m.state === 'ok' && m.stats);
-    const samples = pooled(ok, () => true);
-    const st = seriesStats(samples, seed);
+    const st = pooledStats(ok, () => true, seed);
     if (!st) continue;
     cells.push({
       ...k,

@@ -7,7 +7,7 @@ import { sweep } from './sweep.js';
 import { linearFit } from '../stats/regression.js';
 import { median } from '../stats/descriptive.js';
 import { readMemoryBudget } from '../env/memory.js';
-import { measurementsFrom, pooled, seriesStats } from './measure.js';
+import { measurementsFrom, pooledStats } from './measure.js';
 import { parseInteger, parseIntegerList, str } from './parse.js';
 import { OWN_MAPPINGS, readMaxMapCount } from './pagetables.js';
 import { fmtPct, fmtRatio, fmtUsCi, renderTable } from '../report/table.js';
@@ -107,7 +107,7 @@ export function summarizeVma(ms: readonly Measurement[], seed: number): VmaSumma
     for (const vmas of vmasList) {
       const mine = ms.filter((m) => m.fields.method === method && m.fields.vmas === vmas);
       const ok = mine.filter((m) => m.state === 'ok' && m.stats);
-      const st = seriesStats(pooled(ok, () => true), seed);
+      const st = pooledStats(ok, () => true, seed);
       if (!st) continue;
       cells.push({
         vmas,

@@ -3,7 +3,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { RunDocument } from './document.js';
 import { describe } from '../stats/descriptive.js';
-import { bootstrapMedianCi } from '../stats/bootstrap.js';
+import { poolRepeats } from '../stats/pool.js';
 
 export type Cell = string | number | boolean | null;
 
@@ -106,15 +106,13 @@ const samplesOf = (c: Record<string, unknown>): number[] =>
 
 const isOk = (c: Record<string, unknown>) => c.state !== 'failed' && statsOf(c) !== null;
 
-/** Statistics of pooled samples: exact for one repeat (its own stats), pooled with a seeded bootstrap for several. */
+/** Statistics of pooled samples: exact for one repeat (its own stats), pooled by src/stats/pool.ts for several. */
 function pooledStats(ok: Record<string, unknown>[]): GroupStats | null {
   if (ok.length === 0) return null;
   if (ok.length === 1) return statsOf(ok[0]!);
-  const samples = ok.flatMap(samplesOf);
-  if (samples.length === 0) return statsOf(ok[0]!);
-  const d = describe(samples);
-  const ci = bootstrapMedianCi(samples, { seed: 1 });
-  return { n: d.n, minNs: d.minNs, medianNs: d.medianNs, meanNs: d.meanNs, ciLowNs: ci.lowNs, ciHighNs: ci.highNs };
+  const p = poolRepeats(ok.map(samplesOf), 1);
+  if (p === null) return statsOf(ok[0]!);
+  return { n: p.n, minNs: p.minNs, medianNs: p.medianNs, meanNs: p.meanNs, ciLowNs: p.ciLowNs, ciHighNs: p.ciHighNs };
 }
 
 /**

@@ -1,9 +1,9 @@
-// Comparing two runs figure by figure (pure: documents in, a Comparison out). Configurations are matched
-// by what was chosen (series and identifying fields), their repeats pooled; a difference is marked only
-// when it is both statistically clear and large enough to matter (VERDICT_RULE, docs/history.md).
-import { bootstrapMedianCi, bootstrapRatioCi } from '../stats/bootstrap.js';
-import { median } from '../stats/descriptive.js';
-import { mannWhitneyU } from '../stats/mannwhitney.js';
+// Comparing two runs figure by figure (pure: documents in, a Comparison out). This file matches
+// configurations by what was chosen (series and identifying fields) and keeps each one's repeats apart; the
+// statistics (pooled medians, intervals, the test and VERDICT_RULE: a difference is marked only when it is both
+// statistically clear and large enough to matter, docs/history.md) are src/stats/compare.ts's.
+import { compareSeries, VERDICT_RULE, type ComparisonVerdict } from '../stats/compare.js';
+import { poolRepeats } from '../stats/pool.js';
 import type { RunDocument } from '../report/document.js';
 import type { Scalar } from '../experiments/types.js';
 import { CONFIGURATION_KEYS } from './validate.js';
@@ -49,13 +49,8 @@ export function isMeasuredField(name: string): boolean {
   return MEASURED_FIELDS.has(name) || /Pid$/.test(name);
 }
 
-/**
- * When a difference is marked: two-sided Mann–Whitney p below maxP, the bootstrap interval of the ratio of
- * medians (at `confidence`) excluding 1, and the ratio at least minEffect away from 1.
- */
-export const VERDICT_RULE = { maxP: 0.01, confidence: 0.95, minEffect: 0.05 } as const;
-
-export type Verdict = 'faster' | 'slower' | 'same';
+export { VERDICT_RULE };
+export type Verdict = ComparisonVerdict;
 
 /** One configuration of a run, its repeats pooled. */
 export interface ConfigGroup {
@@ -66,6 +61,8 @@ export interface ConfigGroup {
   identity: Record<string, Scalar>;
   /** Raw samples of the repeats that succeeded, pooled, in ns (none for a configuration of fields only). */
   samplesNs: number[];
+  /** The same samples, repeat by repeat (what the hierarchical bootstrap resamples). */
+  repeatsNs: number[][];
   okRepeats: number;
   failedRepeats: number;
 }
@@ -144,58 +141,38 @@ export function groupConfigurations(doc: RunDocument): ConfigGroup[] {
     const key = JSON.stringify([series, Object.entries(identity).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))]);
     let g = groups.get(key);
     if (!g) {
-      g = { key, label: labelOf(series, identity), series, identity, samplesNs: [], okRepeats: 0, failedRepeats: 0 };
+      g = { key, label: labelOf(series, identity), series, identity, samplesNs: [], repeatsNs: [], okRepeats: 0, failedRepeats: 0 };
       groups.set(key, g);
     }
     if (c.state === 'ok') {
       g.okRepeats++;
       for (const x of c.samplesNs as number[]) g.samplesNs.push(x);
+      if ((c.samplesNs as number[]).length > 0) g.repeatsNs.push([...(c.samplesNs as number[])]);
     } else g.failedRepeats++;
   }
   return [...groups.values()].sort((x, y) => x.label.localeCompare(y.label, 'en', { numeric: true }));
 }
 
-/** The pooled median of a group with its bootstrap interval (for `forklab show`). */
+/** The pooled median of a group with its hierarchical bootstrap interval (for `forklab show`). */
 export function groupMedian(g: ConfigGroup, seed = 1): { medianNs: number; ciLowNs: number; ciHighNs: number } | null {
-  if (g.samplesNs.length === 0) return null;
-  const ci = bootstrapMedianCi(g.samplesNs, { seed, confidence: VERDICT_RULE.confidence });
-  return { medianNs: median(g.samplesNs), ciLowNs: ci.lowNs, ciHighNs: ci.highNs };
-}
-
-/** The verdict for B relative to A, by VERDICT_RULE. */
-export function verdictOf(ratio: number | null, low: number | null, high: number | null, pValue: number): Verdict {
-  if (ratio === null || low === null || high === null) return 'same';
-  const clear = pValue < VERDICT_RULE.maxP && (low > 1 || high < 1);
-  if (!clear || Math.abs(ratio - 1) < VERDICT_RULE.minEffect) return 'same';
-  return ratio > 1 ? 'slower' : 'faster';
+  const p = poolRepeats(g.repeatsNs, seed, VERDICT_RULE.confidence);
+  return p === null ? null : { medianNs: p.medianNs, ciLowNs: p.ciLowNs, ciHighNs: p.ciHighNs };
 }
 
 function figure(ga: ConfigGroup, gb: ConfigGroup, seed: number): FigureComparison {
-  const a = ga.samplesNs;
-  const b = gb.samplesNs;
-  const ma = median(a);
-  const mb = median(b);
-  const ratio = ma > 0 ? mb / ma : null;
-  let low: number | null = null;
-  let high: number | null = null;
-  if (ratio !== null && a.every((x) => x > 0)) {
-    const ci = bootstrapRatioCi(b, a, { seed, confidence: VERDICT_RULE.confidence });
-    low = ci.low;
-    high = ci.high;
-  }
-  const pValue = mannWhitneyU(a, b).pValue;
+  const s = compareSeries(ga.repeatsNs, gb.repeatsNs, seed);
   return {
     key: ga.key,
     label: ga.label,
     series: ga.series,
     identity: ga.identity,
-    a: { n: a.length, repeats: ga.okRepeats, medianNs: ma },
-    b: { n: b.length, repeats: gb.okRepeats, medianNs: mb },
-    ratio,
-    ratioLow: low,
-    ratioHigh: high,
-    pValue,
-    verdict: verdictOf(ratio, low, high, pValue),
+    a: { n: ga.samplesNs.length, repeats: ga.okRepeats, medianNs: s.medianANs },
+    b: { n: gb.samplesNs.length, repeats: gb.okRepeats, medianNs: s.medianBNs },
+    ratio: s.ratio,
+    ratioLow: s.ratioLow,
+    ratioHigh: s.ratioHigh,
+    pValue: s.pValue,
+    verdict: s.verdict,
   };
 }
 
