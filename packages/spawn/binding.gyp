@@ -1,0 +1,10 @@
+{
+  "targets": [
+    {
+      "target_name": "forklab_spawn",
+      "sources": ["native/addon.c", "native/spawn_child.c"],
+      "cflags": ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+      "defines": ["_GNU_SOURCE", "NAPI_VERSION=8"]
+    }
+  ]
+}

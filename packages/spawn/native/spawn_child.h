@@ -1,0 +1,27 @@
+/* Creating one child with posix_spawn: PATH lookup in the child's environment, stdio through file
+ * actions, cwd, every other descriptor closed, clean signal state, a new session when detached.
+ * No N-API here: addon.c converts values and owns the reaping. */
+#ifndef FORKLAB_SPAWN_CHILD_H
+#define FORKLAB_SPAWN_CHILD_H
+
+#include <sys/types.h>
+
+#define FL_STDIO_IGNORE (-1)
+#define FL_STDIO_PIPE (-2)
+
+typedef struct {
+    const char *file;    /* as given: searched in the child's PATH unless it contains a slash */
+    char *const *argv;   /* argv[0] is what the child sees as its name */
+    char *const *envp;
+    const char *cwd;     /* NULL: the parent's */
+    const int *stdio;    /* n_stdio entries: FL_STDIO_IGNORE, FL_STDIO_PIPE or a parent descriptor */
+    int n_stdio;
+    int detached;        /* setsid() in the child */
+} fl_spawn_req;
+
+/* 0 and *pid on success, else an errno value. parent_fds[i] receives the parent's end of pipe i (-1 for
+ * other entries); the pipes exist also when the exec fails (the caller closes them), and are all -1
+ * when the failure came before posix_spawn. */
+int fl_spawn(const fl_spawn_req *req, pid_t *pid, int *parent_fds);
+
+#endif
