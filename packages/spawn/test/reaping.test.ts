@@ -1,0 +1,81 @@
+// Many children, sequential and concurrent: each reaped (no zombie), no descriptor left open, and
+// children of node:child_process running at the same time are reaped by their own owner.
+// FORKLAB_SPAWN_SEQUENTIAL / FORKLAB_SPAWN_CONCURRENT change the counts (defaults: 10000 and 200).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as childProcess from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import './helpers/addon.js';
+import { spawn, run } from '../src/index.js';
+import { childrenOf } from '../../../test/helpers/procs.js';
+
+const SEQUENTIAL = Number(process.env.FORKLAB_SPAWN_SEQUENTIAL ?? 10_000);
+const CONCURRENT = Number(process.env.FORKLAB_SPAWN_CONCURRENT ?? 200);
+const LIMIT_MS = 30_000;
+
+function openFds(): number {
+  return readdirSync('/proc/self/fd').length;
+}
+
+/** Resolves with [exitCode, signalCode] on 'close'; the child is killed if it outlives LIMIT_MS. */
+function finished(child: { on(e: string, f: (...a: unknown[]) => void): unknown; kill(s?: NodeJS.Signals): boolean }): Promise<[unknown, unknown]> {
+  const limit = setTimeout(() => child.kill('SIGKILL'), LIMIT_MS);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, sig) => {
+      clearTimeout(limit);
+      resolve([code, sig]);
+    });
+  });
+}
+
+async function settle(): Promise<void> {
+  // let the streams' close callbacks run before counting descriptors
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setTimeout(r, 20));
+}
+
+test(`${SEQUENTIAL} sequential spawns: every exit seen, no zombie, descriptors unchanged`, async () => {
+  await run('true'); // first use: the addon's and streams' one-time allocations
+  await settle();
+  const fdsBefore = openFds();
+  const rssBefore = process.memoryUsage().rss;
+  for (let i = 0; i < SEQUENTIAL; i++) {
+    const [code] = await finished(spawn('/bin/true', [], { stdio: i % 2 ? 'ignore' : 'pipe' }));
+    assert.equal(code, 0);
+  }
+  await settle();
+  assert.deepEqual(childrenOf(process.pid), tsxHelpers());
+  assert.equal(openFds(), fdsBefore);
+  const grownMb = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
+  assert.ok(grownMb < 64, `RSS grew by ${grownMb.toFixed(1)} MB over ${SEQUENTIAL} spawns`);
+});
+
+test(`${CONCURRENT} concurrent spawns: each exit status to its own child`, async () => {
+  await settle();
+  const fdsBefore = openFds();
+  const children = Array.from({ length: CONCURRENT }, (_, i) => spawn('sh', ['-c', `exit ${i % 256}`]));
+  const results = await Promise.all(children.map(finished));
+  results.forEach(([code], i) => assert.equal(code, i % 256));
+  await settle();
+  assert.deepEqual(childrenOf(process.pid), tsxHelpers());
+  assert.equal(openFds(), fdsBefore);
+});
+
+test('children of node:child_process and of forklab/spawn at once: each reaped by its owner', async () => {
+  const ours = Array.from({ length: 40 }, (_, i) => spawn('sh', ['-c', `sleep 0.0${i % 10}; exit ${i + 1}`]));
+  const theirs = Array.from({ length: 40 }, (_, i) => childProcess.spawn('sh', ['-c', `sleep 0.0${i % 10}; exit ${i + 101}`]));
+  const sync = childProcess.spawnSync('sh', ['-c', 'exit 42'], { timeout: LIMIT_MS });
+  const [a, b] = await Promise.all([Promise.all(ours.map(finished)), Promise.all(theirs.map(finished))]);
+  assert.equal(sync.status, 42);
+  a.forEach(([code], i) => assert.equal(code, i + 1, `forklab child ${i}`));
+  b.forEach(([code], i) => assert.equal(code, i + 101, `child_process child ${i}`));
+  await settle();
+  assert.deepEqual(childrenOf(process.pid), tsxHelpers());
+});
+
+/** Processes the test runner itself keeps (tsx's esbuild service), present before any spawn. */
+const baseline = childrenOf(process.pid);
+function tsxHelpers(): number[] {
+  return baseline.filter((p) => childrenOf(process.pid).includes(p));
+}
