@@ -5,6 +5,8 @@ import { interleave } from '../runner/schedule.js';
 import type { Measurement, RunContext } from './types.js';
 
 export interface ProbeJob {
+  /** A driver that speaks the probe protocol instead of the C probe (see ProbeRequest.command). */
+  command?: readonly string[];
   caseName: string;
   args: Record<string, string | number>;
   plan: SamplingPlan;
@@ -41,8 +43,19 @@ export async function sweep<C>(o: SweepOptions<C>): Promise<SweepResult> {
     const label = o.label(config);
     o.ctx.progress.step(`${label} #${repeat}`, i, order.length);
     const job = o.job(config, repeat);
-    const args = o.ctx.pinCpu === null ? job.args : { ...job.args, cpu: o.ctx.pinCpu };
-    const result = await runProbe({ probePath: o.ctx.native.probe, caseName: job.caseName, args, plan: job.plan, timeoutMs: job.timeoutMs, signal: o.ctx.signal });
+    // The C probe pins itself (cpu=N); a driver is started pinned by taskset.
+    const pin = o.ctx.pinCpu;
+    const args = pin === null || job.command ? job.args : { ...job.args, cpu: pin };
+    const command = job.command && pin !== null ? ['taskset', '--cpu-list', String(pin), ...job.command] : job.command;
+    const result = await runProbe({
+      probePath: o.ctx.native.probe,
+      ...(command ? { command } : {}),
+      caseName: job.caseName,
+      args,
+      plan: job.plan,
+      timeoutMs: job.timeoutMs,
+      signal: o.ctx.signal,
+    });
     if (result.state === 'failed' && result.reason.kind === 'cancelled') {
       complete = false;
       break;

@@ -10,18 +10,25 @@ export type CommandResult =
 export function runCommand(
   file: string,
   args: string[],
-  opts: { timeoutMs: number; signal?: AbortSignal; env?: NodeJS.ProcessEnv },
+  opts: { timeoutMs: number; signal?: AbortSignal; env?: NodeJS.ProcessEnv; /** Written to its stdin, then closed; unset: no stdin. */ input?: string },
 ): Promise<CommandResult> {
   installExitCleanup();
   return new Promise((resolve) => {
-    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: opts.env ?? process.env });
+    const stdin: 'ignore' | 'pipe' = opts.input === undefined ? 'ignore' : 'pipe';
+    const child = spawn(file, args, { stdio: [stdin, 'pipe', 'pipe'] as ['ignore' | 'pipe', 'pipe', 'pipe'], detached: true, env: opts.env ?? process.env });
+    if (child.stdin) {
+      child.stdin.on('error', () => {
+        /* EPIPE: it exited without reading; its exit status tells */
+      });
+      child.stdin.end(opts.input);
+    }
     const pgid = child.pid ?? 0;
     if (pgid) registerGroup(pgid);
     let stdout = '';
     let stderr = '';
     let why: string | null = null;
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => {
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr!.on('data', (d: Buffer) => {
       if (stderr.length < 65536) stderr += d.toString('utf8');
     });
     const stop = (reason: string) => {

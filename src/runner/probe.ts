@@ -41,6 +41,11 @@ export type ProbeResult = (ProbeRunBase & { state: 'ok' }) | (ProbeRunBase & { s
 
 export interface ProbeRequest {
   probePath: string;
+  /**
+   * A program that speaks the probe protocol in the probe's place (a runtime driver): executable and
+   * leading arguments; the case name and key=value arguments follow them. Unset: the C probe.
+   */
+  command?: readonly string[];
   caseName: string;
   args: Record<string, string | number>;
   plan: SamplingPlan;
@@ -91,7 +96,8 @@ export function runProbe(req: ProbeRequest): Promise<ProbeResult> {
     let pgid = 0;
     let readyAt = 0;
 
-    const child = spawn(req.probePath, argv, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const [file, ...lead] = req.command ?? [req.probePath];
+    const child = spawn(file!, [...lead, ...argv], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     if (child.pid !== undefined) {
       pgid = child.pid;
       registerGroup(pgid);

@@ -1,0 +1,98 @@
+// The options of `forklab runtimes`, parsed before any work: every problem names its flag.
+import { isExecutable } from './discover.js';
+import { ALL_VARIANTS, FAMILIES, familyOfName, type Family } from './registry.js';
+import { parseInteger, parseIntegerList, str } from '../parse.js';
+import { UsageError, type OptionSpec } from '../types.js';
+
+export interface RuntimesParams {
+  heapMb: number[];
+  /** Runtime names (python3.13) or families (java) to run; null: every runtime selected by discovery. */
+  only: string[] | null;
+  /** Variant ids (node/spawn) or case names (spawnSync) to run; null: all. */
+  variants: string[] | null;
+  /** Heap kinds to build (buffers, objects, ...); null: every kind of each runtime. */
+  heapKinds: string[] | null;
+  /** --runtime NAME=PATH: added to what is found, or replacing the runtime of that name. */
+  extra: { name: string; family: Family; path: string }[];
+  iterations: number;
+  warmup: number;
+  repeats: number;
+  /** Fraction (0.05 = ±5 %); 0 runs every iteration. */
+  ciTarget: number;
+  budgetMs: number;
+  strace: boolean;
+  quick: boolean;
+}
+
+const DEFAULTS = { heapMb: '0,256,1024', iterations: '200', warmup: '3', repeats: '2', ciTarget: '5', budgetMs: '300' };
+/** --quick: two heap sizes, one process each, a shorter budget. */
+const QUICK = { heapMb: '0,256', iterations: '100', warmup: '2', repeats: '1', ciTarget: '5', budgetMs: '150' };
+
+export const RUNTIMES_OPTIONS: OptionSpec[] = [
+  { flags: '--heap-mb <list>', description: `the parent's heap in MB (MiB), comma-separated (default ${DEFAULTS.heapMb}; --quick ${QUICK.heapMb})` },
+  { flags: '--runtime <NAME=PATH,...>', description: 'add a runtime, or replace the one of that name: NAME begins with node, python, java or perl (e.g. python3.9=/opt/py39/bin/python3.9)' },
+  { flags: '--runtimes <list>', description: 'run only these runtimes: names as listed (python3.13, java25) or families (node, python, java, perl)' },
+  { flags: '--variants <list>', description: `run only these variants: ${ALL_VARIANTS.map((v) => v.id).join(', ')} (or the part after the slash)` },
+  { flags: '--heap-kinds <list>', description: `build only these heap kinds: ${[...new Set(FAMILIES.flatMap((f) => f.heapKinds))].join(', ')}` },
+  { flags: '--iterations <n>', description: `most timed spawns per driver process (default ${DEFAULTS.iterations})` },
+  { flags: '--warmup <n>', description: `warm-up spawns per driver process, not recorded (default ${DEFAULTS.warmup})` },
+  { flags: '--repeats <n>', description: `fresh driver processes per configuration, interleaved (default ${DEFAULTS.repeats})` },
+  { flags: '--ci-target <percent>', description: `stop a driver once its median's 95 % interval is within ±percent; 0 runs every iteration (default ${DEFAULTS.ciTarget})` },
+  { flags: '--budget-ms <ms>', description: `time per driver process for timed spawns, after its heap is built (at least 15 spawns run); 0 = none (default ${DEFAULTS.budgetMs})` },
+  { flags: '--no-strace', description: "do not trace one spawn per variant to observe its system call" },
+  { flags: '--quick', description: `a run under a minute: --heap-mb ${QUICK.heapMb}, --repeats ${QUICK.repeats}, --budget-ms ${QUICK.budgetMs}` },
+];
+
+function list(raw: Record<string, string | boolean | undefined>, key: string): string[] | null {
+  const v = raw[key];
+  if (typeof v !== 'string') return null;
+  const parts = v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  return parts.length ? parts : null;
+}
+
+function parseExtra(raw: string | undefined): RuntimesParams['extra'] {
+  if (raw === undefined) return [];
+  const out: RuntimesParams['extra'] = [];
+  for (const part of raw.split(',').map((x) => x.trim()).filter((x) => x)) {
+    const eq = part.indexOf('=');
+    if (eq <= 0 || eq === part.length - 1) throw new UsageError('--runtime', `expected NAME=PATH, got ${JSON.stringify(part)}`);
+    const name = part.slice(0, eq);
+    const path = part.slice(eq + 1);
+    if (!/^[A-Za-z][A-Za-z0-9._-]*$/.test(name)) throw new UsageError('--runtime', `${JSON.stringify(name)} is not a name (letters, digits, . _ -)`);
+    const family = familyOfName(name);
+    if (!family) throw new UsageError('--runtime', `cannot tell which runtime ${JSON.stringify(name)} is: begin its name with node, python, java or perl`);
+    if (!isExecutable(path)) throw new UsageError('--runtime', `${name}: ${path} is not an executable file`);
+    if (out.some((x) => x.name === name)) throw new UsageError('--runtime', `${name} is given twice`);
+    out.push({ name, family, path });
+  }
+  return out;
+}
+
+export function parseRuntimes(raw: Record<string, string | boolean | undefined>): RuntimesParams {
+  const quick = raw.quick === true;
+  const d = quick ? QUICK : DEFAULTS;
+  const ciPercent = Number(str(raw, 'ciTarget', d.ciTarget));
+  if (!Number.isFinite(ciPercent) || ciPercent < 0 || ciPercent > 100)
+    throw new UsageError('--ci-target', `expected a percentage from 0 to 100, got ${JSON.stringify(raw.ciTarget)}`);
+  const variants = list(raw, 'variants');
+  for (const v of variants ?? [])
+    if (!ALL_VARIANTS.some((x) => x.id === v || x.caseName === v))
+      throw new UsageError('--variants', `unknown variant ${JSON.stringify(v)}; expected one of ${ALL_VARIANTS.map((x) => x.id).join(', ')}`);
+  const kinds = list(raw, 'heapKinds');
+  const allKinds = new Set(FAMILIES.flatMap((f) => f.heapKinds));
+  for (const k of kinds ?? []) if (!allKinds.has(k)) throw new UsageError('--heap-kinds', `unknown heap kind ${JSON.stringify(k)}; expected one of ${[...allKinds].join(', ')}`);
+  return {
+    heapMb: parseIntegerList('--heap-mb', str(raw, 'heapMb', d.heapMb), 0, 1 << 20).sort((a, b) => a - b),
+    only: list(raw, 'runtimes'),
+    variants,
+    heapKinds: kinds,
+    extra: parseExtra(typeof raw.runtime === 'string' ? raw.runtime : undefined),
+    iterations: parseInteger('--iterations', str(raw, 'iterations', d.iterations), 1, 100_000),
+    warmup: parseInteger('--warmup', str(raw, 'warmup', d.warmup), 0, 10_000),
+    repeats: parseInteger('--repeats', str(raw, 'repeats', d.repeats), 1, 100),
+    ciTarget: ciPercent / 100,
+    budgetMs: parseInteger('--budget-ms', str(raw, 'budgetMs', d.budgetMs), 0, 86_400_000),
+    strace: raw.strace !== false,
+    quick,
+  };
+}

@@ -1,0 +1,117 @@
+// The runtimes forklab knows: how to find each, read its version, start its driver (drivers/), and the
+// ways of starting a child each one offers. Adding a runtime is one driver file and one entry here.
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../../runner/paths.js';
+
+export const DRIVERS_DIR = join(PACKAGE_ROOT, 'drivers');
+
+export type Family = 'node' | 'python' | 'java' | 'perl' | 'go' | 'ruby' | 'bun' | 'deno';
+
+export interface Variant {
+  /** Stable id, "family/case", e.g. "python/run-preexec". */
+  id: string;
+  family: Family;
+  /** The driver's case name. */
+  caseName: string;
+  /** What a user of the runtime writes. */
+  label: string;
+  /** JVM system properties the variant needs (Java's launch mechanism). */
+  jvmProperties?: Record<string, string>;
+}
+
+export interface FamilySpec {
+  family: Family;
+  /** Executable names looked up on PATH, in order of preference. */
+  commands: string[];
+  /** The command that adds the runtime on Debian/Ubuntu, shown when it is absent. */
+  install: string;
+  /** Heap kinds the driver can allocate (the first is the default); empty: no driver yet. */
+  heapKinds: string[];
+  variants: Variant[];
+  /** The driver command for one variant: executable, then arguments before the case name. */
+  driver?(exe: string, v: Variant, heapMb: number): string[];
+}
+
+const v = (family: Family, caseName: string, label: string, extra: Partial<Variant> = {}): Variant => ({
+  id: `${family}/${caseName}`,
+  family,
+  caseName,
+  label,
+  ...extra,
+});
+
+const MECHANISM = 'jdk.lang.Process.launchMechanism';
+
+export const FAMILIES: readonly FamilySpec[] = [
+  {
+    family: 'node',
+    commands: ['node'],
+    install: 'https://nodejs.org/en/download (or: apt-get install nodejs)',
+    heapKinds: ['buffers', 'objects'],
+    variants: [
+      v('node', 'spawn', "child_process.spawn(target), timed to 'exit'"),
+      v('node', 'spawnSync', 'child_process.spawnSync(target)'),
+      v('node', 'forklab-spawn', "forklab/spawn spawn(target), timed to 'exit'"),
+    ],
+    // Room for a V8 heap of heapMb (objects carry their headers) without a GC-driven abort.
+    driver: (exe, _v, heapMb) => [exe, `--max-old-space-size=${Math.max(512, heapMb * 2 + 256)}`, join(DRIVERS_DIR, 'node.mjs')],
+  },
+  {
+    family: 'python',
+    commands: ['python3'],
+    install: 'apt-get install python3',
+    heapKinds: ['bytearray'],
+    variants: [
+      v('python', 'run', 'subprocess.run([target])'),
+      v('python', 'run-keep-fds', 'subprocess.run([target], close_fds=False)'),
+      v('python', 'run-preexec', 'subprocess.run([target], preexec_fn=f)'),
+    ],
+    driver: (exe) => [exe, join(DRIVERS_DIR, 'python.py')],
+  },
+  {
+    family: 'java',
+    commands: ['java'],
+    install: 'apt-get install default-jre-headless',
+    heapKinds: ['byte-arrays'],
+    variants: [
+      v('java', 'default', 'new ProcessBuilder(target).start().waitFor()'),
+      v('java', 'vfork', `ProcessBuilder with -D${MECHANISM}=VFORK`, { jvmProperties: { [MECHANISM]: 'VFORK' } }),
+      v('java', 'fork', `ProcessBuilder with -D${MECHANISM}=FORK`, { jvmProperties: { [MECHANISM]: 'FORK' } }),
+    ],
+    // Source-file mode: the launcher compiles the driver in memory at start-up (before "ready", not timed).
+    driver: (exe, variant, heapMb) => [
+      exe,
+      `-Xmx${heapMb + 256}m`,
+      ...Object.entries(variant.jvmProperties ?? {}).map(([k, x]) => `-D${k}=${x}`),
+      join(DRIVERS_DIR, 'ForklabDriver.java'),
+    ],
+  },
+  {
+    family: 'perl',
+    commands: ['perl'],
+    install: 'apt-get install perl',
+    heapKinds: ['string'],
+    variants: [v('perl', 'system', 'system { $target } $target')],
+    driver: (exe) => [exe, join(DRIVERS_DIR, 'perl.pl')],
+  },
+  { family: 'go', commands: ['go'], install: 'apt-get install golang-go', heapKinds: [], variants: [] },
+  { family: 'ruby', commands: ['ruby'], install: 'apt-get install ruby', heapKinds: [], variants: [] },
+  { family: 'bun', commands: ['bun'], install: 'npm install -g bun', heapKinds: [], variants: [] },
+  { family: 'deno', commands: ['deno'], install: 'npm install -g deno', heapKinds: [], variants: [] },
+];
+
+export function familySpec(f: Family): FamilySpec {
+  return FAMILIES.find((s) => s.family === f)!;
+}
+
+export const ALL_VARIANTS: readonly Variant[] = FAMILIES.flatMap((f) => f.variants);
+
+/** The family a --runtime name stands for, from how it begins ("python3.12" → python), or null. */
+export function familyOfName(name: string): Family | null {
+  const n = name.toLowerCase();
+  if (n.startsWith('node')) return 'node';
+  if (n.startsWith('python') || n.startsWith('py')) return 'python';
+  if (n.startsWith('java') || n.startsWith('jdk') || n.startsWith('jre') || n.startsWith('temurin')) return 'java';
+  if (n.startsWith('perl')) return 'perl';
+  return null;
+}
