@@ -8,6 +8,7 @@
  *   {"type":"samples","series":S,"warmup":B,"ns":[...],...}   one or more per batch
  *   {"type":"end","warmup":B}      the batch is done; the runner sends its next command
  *   {"type":"error","call":C,"errno":E,"message":M}   then exit status 2
+ *   {"type":"usage","nivcsw":N,"nvcsw":N,"childNivcsw":N,"migrations":N|null}   since ready
  *   {"type":"done"}
  * stdin, one command a line: "warmup N", "run N", "stop" (end of input is "stop"). */
 #include "probe.h"
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,12 +37,6 @@ static int n_args;
 static const fl_case *current;
 static int info_fields;
 
-uint64_t fl_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void put_json_string(const char *s) {
     putchar('"');
     for (; *s; s++) {
@@ -55,6 +51,54 @@ static void put_json_string(const char *s) {
 static void end_line(void) {
     putchar('\n');
     fflush(stdout);
+}
+
+/* What the scheduler did to the probe while it measured: taken at "ready", reported as differences
+ * in a "usage" line just before "done" (the runner's noise witness). */
+struct usage_mark {
+    struct rusage self, children;
+    long long migrations;
+};
+static struct usage_mark at_ready;
+
+/* se.nr_migrations of /proc/self/sched (main thread), or -1 where the kernel does not expose it. */
+static long long read_migrations(void) {
+    FILE *f = fopen("/proc/self/sched", "r");
+    if (!f) return -1;
+    char line[256];
+    long long v = -1;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "se.nr_migrations", 16) == 0) {
+            char *colon = strchr(line, ':');
+            if (colon) v = strtoll(colon + 1, NULL, 10);
+            break;
+        }
+    }
+    fclose(f);
+    return v;
+}
+
+static int take_usage_mark(struct usage_mark *m) {
+    if (getrusage(RUSAGE_SELF, &m->self) != 0 || getrusage(RUSAGE_CHILDREN, &m->children) != 0) return -1;
+    m->migrations = read_migrations();
+    return 0;
+}
+
+static void emit_usage(void) {
+    struct usage_mark now;
+    if (take_usage_mark(&now) != 0) return;
+    printf("{\"type\":\"usage\",\"nivcsw\":%ld,\"nvcsw\":%ld,\"childNivcsw\":%ld,\"migrations\":",
+           now.self.ru_nivcsw - at_ready.self.ru_nivcsw, now.self.ru_nvcsw - at_ready.self.ru_nvcsw,
+           now.children.ru_nivcsw - at_ready.children.ru_nivcsw);
+    if (now.migrations >= 0 && at_ready.migrations >= 0) printf("%lld}", now.migrations - at_ready.migrations);
+    else printf("null}");
+    end_line();
+}
+
+uint64_t fl_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void finish(int status) {
@@ -253,6 +297,7 @@ int main(int argc, char **argv) {
     }
     pin_cpu();
     if (current->setup() != 0) finish(2);
+    take_usage_mark(&at_ready);
     printf("{\"type\":\"ready\"}");
     end_line();
 
@@ -269,6 +314,7 @@ int main(int argc, char **argv) {
         printf("{\"type\":\"end\",\"warmup\":%s}", warmup ? "true" : "false");
         end_line();
     }
+    emit_usage();
     printf("{\"type\":\"done\"}");
     end_line();
     finish(0);

@@ -54,7 +54,7 @@ test('measurementsPerSeries: own fields per series; a failed probe gives a faile
   const failed = measurementsPerSeries({ ...base, series: [], state: 'failed', reason: { kind: 'probe-error', call: 'pthread_create', errno: 11, message: 'Resource temporarily unavailable' } }, CREATE_FIELDS, 2, 1);
   assert.deepEqual(failed.map((m) => [m.series, m.state]), [['thread', 'failed'], ['fork', 'failed']]);
   assert.match(failed[0]!.failure!, /pthread_create failed: Resource temporarily unavailable \(errno 11\)/);
-  const warnings = seriesWarnings(failed, [null, null]);
+  const warnings = seriesWarnings(failed);
   assert.equal(warnings.length, 1, 'one warning per failed probe process, not per series');
   assert.equal(warnings[0]!.code, 'probe-failed');
 });

@@ -10,6 +10,7 @@ import { DocumentError, parseRunDocument } from '../store/validate.js';
 import { compareRuns, groupConfigurations, groupMedian, type Comparison, type FigureComparison } from '../store/compare.js';
 import type { RunDocument } from '../report/document.js';
 import { fmtUs, fmtUsCi, renderTable } from '../report/table.js';
+import { witnessText } from '../report/markdown.js';
 import { fmtDuration } from './progress.js';
 import { CliError } from './run.js';
 
@@ -99,6 +100,7 @@ function describeRun(id: number, doc: RunDocument, c: Colors): string {
       `THP enabled ${m.thpEnabled ?? '?'} defrag ${m.thpDefrag ?? '?'}, ${m.virtualization ?? 'virtualization unknown'}, ` +
       `${m.pinnedCpu === null ? 'not pinned' : `pinned to CPU ${m.pinnedCpu}`}`,
     `params: ${Object.entries(doc.params).map(([k, v]) => `${k}=${show(v)}`).join(' ')}`,
+    `noise during the run: ${witnessText(doc)}`,
     '',
   ];
   const rows = groupConfigurations(doc).map((g) => {

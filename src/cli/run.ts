@@ -3,7 +3,9 @@
 import pc from 'picocolors';
 import { requireNative, ProbeMissingError, nativePaths } from '../runner/paths.js';
 import { killAllGroups } from '../runner/processes.js';
-import { collectMachine, sampleLoad, type LoadSample } from '../env/machine.js';
+import { collectMachine, sampleLoad } from '../env/machine.js';
+import { addProbeUsage, emptyUsageTotals, witnessOfLoad, type NoiseWitness } from '../env/witness.js';
+import { noiseFigures, noiseWarning } from '../experiments/noise.js';
 import { parseCpusAllowedList } from '../env/parse.js';
 import { readFileSync } from 'node:fs';
 import { buildDocument, checkWritable, writeFileAtomic, type RunDocument } from '../report/document.js';
@@ -33,7 +35,7 @@ export class CliError extends Error {
   }
 }
 
-function cpusAllowed(): number[] | null {
+export function cpusAllowed(): number[] | null {
   try {
     const line = readFileSync('/proc/self/status', 'utf8').split('\n').find((l) => l.startsWith('Cpus_allowed_list:'));
     return line ? parseCpusAllowedList(line.split(':')[1]!.trim()) : null;
@@ -56,15 +58,12 @@ export function parseCommon(o: { pin?: string; seed?: string; json?: string }): 
   return { pinCpu, seed };
 }
 
-export function pressureWarnings(before: LoadSample, after: LoadSample): Warning[] {
-  const worst = Math.max(before.cpuPressure?.someAvg10 ?? 0, after.cpuPressure?.someAvg10 ?? 0);
-  if (worst < 10) return [];
-  return [
-    {
-      code: 'cpu-pressure',
-      message: `CPU pressure was high during the run (some avg10 up to ${worst.toFixed(1)} %): other work competed for the CPUs. Rerun with --pin 0 or on a quiet machine.`,
-    },
-  ];
+/** The run's one noise warning (experiments/noise.ts) from its figures and its witness; [] when noise changes nothing. */
+export function runNoiseWarnings(exp: { options: { flags: string }[]; figureKeys?: readonly string[] | null }, run: ExperimentRun, witness: NoiseWitness | null, pinCpu: number | null): Warning[] {
+  const figures = exp.figureKeys === null ? [] : noiseFigures(run.measurements, exp.figureKeys ?? []);
+  const flags = exp.options.map((o) => o.flags.split(/[ ,]/)[0]!);
+  const w = noiseWarning({ figures, witness, pinnedCpu: pinCpu, cpusAllowed: cpusAllowed(), flags });
+  return w ? [w] : [];
 }
 
 /** Ctrl-C (or SIGTERM) aborts the run and kills every probe; a second one leaves at once. Returns the uninstaller. */
@@ -103,20 +102,30 @@ export async function executeExperiment<P, S>(
   const history = new HistoryWriter(opts.store ?? null);
   history.start({ experiment: exp.name, params: params as Record<string, unknown>, machine, loadBefore: before, forklabVersion: FORKLAB_VERSION, startedAt });
   let run: ExperimentRun<S>;
+  const usage = emptyUsageTotals();
   try {
-    run = await exp.run(params, { native, signal: opts.signal, progress, pinCpu: opts.pinCpu, seed: opts.seed, record: (ms) => history.record(ms) });
+    run = await exp.run(params, {
+      native,
+      signal: opts.signal,
+      progress,
+      pinCpu: opts.pinCpu,
+      seed: opts.seed,
+      record: (ms) => history.record(ms),
+      probeFinished: (u, ms) => addProbeUsage(usage, u, ms),
+    });
   } finally {
     progress.end();
     killAllGroups();
   }
   const finishedAt = new Date();
-  const after = sampleLoad();
+  const after = { ...sampleLoad(), probes: usage };
+  const witness = witnessOfLoad({ before, after }, finishedAt.getTime() - startedAt.getTime(), opts.pinCpu);
   run.warnings.unshift(...(opts.preWarnings ?? []));
-  run.warnings.push(...pressureWarnings(before, after));
+  if (!opts.signal.aborted) run.warnings.push(...runNoiseWarnings(exp as Experiment<P, S>, run as ExperimentRun, witness, opts.pinCpu));
   if (opts.signal.aborted) run.complete = false;
   history.finish({ complete: run.complete, summary: run.summary, warnings: run.warnings, loadAfter: after, finishedAt });
   run.warnings.push(...history.warnings);
-  const doc = buildDocument({ run: run as ExperimentRun, forklabVersion: FORKLAB_VERSION, runId: history.uuid, startedAt, finishedAt, machine, load: { before, after } });
+  const doc = buildDocument({ run: run as ExperimentRun, forklabVersion: FORKLAB_VERSION, runId: history.uuid, startedAt, finishedAt, machine, load: { before, after }, witness });
   return { run, doc, storedRunId: history.runId };
 }
 

@@ -18,6 +18,8 @@ import {
   type CpuPressure,
 } from "./parse.js";
 
+import { parseProcStatCpu, type CpuTicks, type ProbeUsageTotals } from "./witness.js";
+
 export type { CpuPressure } from "./parse.js";
 
 export interface MachineRecord {
@@ -70,6 +72,10 @@ export interface LoadSample {
   at: string;
   loadAverage: [number, number, number];
   cpuPressure: CpuPressure | null;
+  /** The "cpu" line of /proc/stat (steal, iowait) for the noise witness; absent in runs recorded before it existed. */
+  cpuTicks?: CpuTicks | null;
+  /** In the sample taken after a run: the probes' scheduling counters summed over the run. */
+  probes?: ProbeUsageTotals;
 }
 
 /** Result of running a command that could be started; null from `run` means it could not (missing, timeout). */
@@ -159,7 +165,13 @@ function readPressure(src: HostSources): CpuPressure | null {
 }
 
 export function sampleLoad(src: HostSources = realSources): LoadSample {
-  return { at: src.now().toISOString(), loadAverage: loadTriple(src), cpuPressure: readPressure(src) };
+  const stat = src.readFile("/proc/stat");
+  return {
+    at: src.now().toISOString(),
+    loadAverage: loadTriple(src),
+    cpuPressure: readPressure(src),
+    cpuTicks: stat === null ? null : parseProcStatCpu(stat),
+  };
 }
 
 function detectVirtualization(src: HostSources, cpuinfo: string | null): string | null {

@@ -202,12 +202,6 @@ function warningsFor(run: { measurements: Measurement[]; summary: CowSummary }):
         code: 'unexpected-faults',
         message: `THP ${c.thp}: the first write took ${fw.faultsPerPage.toFixed(2)} minor faults per page, not one; something else faulted (or a fault was avoided). Rerun on a quiet machine; check that nothing else maps the region.`,
       });
-    const wide = Object.values(c.passes).filter((p) => p.medianNs > 0 && Math.max(p.medianNs - p.ciLowNs, p.ciHighNs - p.medianNs) / p.medianNs > 0.25);
-    if (wide.length)
-      w.push({
-        code: 'wide-ci',
-        message: `THP ${c.thp}: the 95 % interval of ${wide.map((p) => p.series).join(', ')} is wider than ±25 % of its median (forks disagree: other load, interrupts). Rerun with more --repeats or --iterations, with --pin 0, on a quieter machine.`,
-      });
   }
   for (const m of run.measurements.filter((x) => x.state === 'failed'))
     w.push({ code: 'probe-failed', message: `${m.series}, THP ${m.fields.thp}, repeat ${m.repeat}: ${m.failure}` });
@@ -232,6 +226,7 @@ const LABELS: Record<CowSeries, string> = {
 export const cowExperiment: Experiment<CowParams, CowSummary> = {
   name: 'cow',
   article: '001',
+  figureKeys: ['thp'],
   summaryLine: "copy-on-write after fork: a child's read, first write (CoW fault) and second write per page, THP on/off",
   options: [
     { flags: '--size-mb <n>', description: 'region the parent maps and touches before fork, in MB (MiB); 80 MB = 20480 pages', defaultValue: DEFAULTS.sizeMb },

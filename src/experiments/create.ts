@@ -67,8 +67,8 @@ export function summarizeSeries(ms: readonly Measurement[], series: string, seed
   };
 }
 
-/** Probe failures (one line per failed probe process) and repeats whose medians disagree by more than 25 %. */
-export function seriesWarnings(ms: readonly Measurement[], summaries: readonly (SeriesSummary | null)[]): Warning[] {
+/** Probe failures, one line per failed probe process. */
+export function seriesWarnings(ms: readonly Measurement[]): Warning[] {
   const w: Warning[] = [];
   const seen = new Set<string>();
   for (const m of ms) {
@@ -76,15 +76,7 @@ export function seriesWarnings(ms: readonly Measurement[], summaries: readonly (
     seen.add(`${m.repeat}|${m.failure}`);
     w.push({ code: 'probe-failed', message: `probe process ${m.repeat}: ${m.failure}. Its series are left out; rerun to fill them in.` });
   }
-  for (const s of summaries) {
-    if (!s || s.repeatMediansNs.length < 2) continue;
-    const spread = (Math.max(...s.repeatMediansNs) - Math.min(...s.repeatMediansNs)) / s.medianNs;
-    if (spread > 0.25)
-      w.push({
-        code: 'repeats-disagree',
-        message: `${s.series}: the medians of the probe processes differ by ${(spread * 100).toFixed(0)} % of the pooled median (${s.repeatMediansNs.map(fmtUs).join(', ')} µs): the machine's load changed during the run. Rerun on a quieter machine, with --pin 0, or with more --repeats.`,
-      });
-  }
+  // Noise (wide intervals, contention) is judged once per run by the runner: experiments/noise.ts.
   return w;
 }
 
@@ -187,7 +179,7 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
       },
     });
     const summary = summarizeCreate(measurements, ctx.seed);
-    const warnings = seriesWarnings(measurements, [summary.thread, summary.fork]);
+    const warnings = seriesWarnings(measurements);
     const run: ExperimentRun<CreateSummary> = { experiment: 'create', params: { ...p }, measurements, summary, warnings, complete: complete && measurements.length > 0 };
     return run;
   },

@@ -172,6 +172,8 @@ function verdict(v: DeadlockVariantSummary, p: DeadlockParams): string {
 export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary> = {
   name: 'deadlock',
   article: '003',
+  // Its samples are how long a child took to end (or time out), not a cost to compare: no noise figures.
+  figureKeys: null,
   summaryLine: 'fork while another thread holds a mutex: the child deadlocks, unless pthread_atfork hands it over',
   options: [
     { flags: '--variants <list>', description: `variants, comma-separated: ${VARIANTS.join(', ')}`, defaultValue: DEFAULTS.variants },

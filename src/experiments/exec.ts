@@ -139,7 +139,7 @@ function readCyclesPerUs(): number | null {
 
 function execWarnings(run: { measurements: Measurement[]; summary: ExecSummary; params: ExecParams }): Warning[] {
   const s = run.summary;
-  const w = seriesWarnings(run.measurements, EXEC_SERIES.map((x) => s.series[x]));
+  const w = seriesWarnings(run.measurements);
   if (run.params.ldRuns > 0 && s.ld === null && s.ldFailures.length > 0)
     w.push({
       code: 'ld-statistics-failed',
@@ -149,7 +149,7 @@ function execWarnings(run: { measurements: Measurement[]; summary: ExecSummary; 
     w.push({ code: 'targets-mislinked', message: `the static target (${s.fileBytes.static} bytes) is not larger than the dynamic one (${s.fileBytes.dynamic} bytes): the exec targets look mislinked. Rebuild the native part (npm rebuild forklab).` });
   const st = s.execveAlone.static;
   if (st && st.medianNs <= 0)
-    w.push({ code: 'execve-alone-not-positive', message: `execve alone of the static target came out at ${fmtUs(st.medianNs)} µs: the fork baseline's noise swamps it, so no ratio is given. Rerun with more --iterations, --pin 0, or on a quieter machine.` });
+    w.push({ code: 'execve-alone-not-positive', message: `execve alone of the static target came out at ${fmtUs(st.medianNs)} µs: the fork baseline's noise swamps it, so no ratio is given. Rerun with more --iterations or on a quieter machine.` });
   return w;
 }
 

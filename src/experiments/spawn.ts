@@ -10,7 +10,7 @@ import { readMemoryBudget } from '../env/memory.js';
 import { parseThpChoice } from '../env/parse.js';
 import { measurementsFrom, pooledStats } from './measure.js';
 import { parseChoiceList, parseInteger, parseIntegerList, str } from './parse.js';
-import { fmtPct, fmtUs, fmtUsCi, renderTable } from '../report/table.js';
+import { fmtUs, fmtUsCi, renderTable } from '../report/table.js';
 import { asciiChart } from '../report/ascii-chart.js';
 import { UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
 
@@ -154,14 +154,7 @@ function warningsFor(run: { measurements: Measurement[]; summary: SpawnSummary }
         message: `--thp on at ${c.rssMb} MB: only ${c.hugePagesKb} kB of ${c.rssMb * 1024} kB were huge pages; the kernel could not (or would not) back the region with 2 MiB pages. Check /sys/kernel/mm/transparent_hugepage/enabled and defrag.`,
       });
   }
-  const noisy = run.summary.cells.filter((c) => c.cv > 0.1).sort((a, b) => b.cv - a.cv);
-  if (noisy.length) {
-    const worst = noisy[0]!;
-    w.push({
-      code: 'high-cv',
-      message: `${noisy.length} of ${run.summary.cells.length} cells have a CV above 10 % (worst: ${worst.method} at ${worst.rssMb} MB, THP ${worst.thp}, ${fmtPct(worst.cv)}). The medians and their intervals still hold; for tighter figures rerun with --pin 0 on a quiet machine, or with more --repeats.`,
-    });
-  }
+  // Noise (wide intervals, contention) is judged once per run by the runner: experiments/noise.ts.
   const failed = run.measurements.filter((m) => m.state === 'failed');
   for (const m of failed)
     w.push({ code: 'probe-failed', message: `${m.series} at ${m.fields.rssMb} MB (THP ${m.fields.thp}), repeat ${m.repeat}: ${m.failure}` });
@@ -172,6 +165,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
   name: 'spawn',
   article: '000',
   summaryLine: 'fork+exec vs vfork+exec vs posix_spawn (and clone, fork+_exit) as the parent RSS grows, THP on/off',
+  figureKeys: ['thp', 'rssMb'],
   options: [
     { flags: '--methods <list>', description: `methods, comma-separated: ${METHODS.join(', ')}`, defaultValue: DEFAULTS.methods },
     { flags: '--rss <list>', description: 'parent RSS sizes in MB (MiB), comma-separated', defaultValue: DEFAULTS.rss },

@@ -56,6 +56,7 @@ export async function sweep<C>(o: SweepOptions<C>): Promise<SweepResult> {
       timeoutMs: job.timeoutMs,
       signal: o.ctx.signal,
     });
+    o.ctx.probeFinished?.(result.usage, result.durationMs);
     if (result.state === 'failed' && result.reason.kind === 'cancelled') {
       complete = false;
       break;

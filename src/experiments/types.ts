@@ -1,5 +1,5 @@
 // What every experiment module provides, and what a finished run of one looks like.
-import type { InfoValue } from '../runner/protocol.js';
+import type { InfoValue, ProbeUsage } from '../runner/protocol.js';
 import type { NativePaths } from '../runner/paths.js';
 import type { Summary } from '../stats/descriptive.js';
 
@@ -60,6 +60,8 @@ export interface RunContext {
   seed: number;
   /** Called with each probe's measurements as soon as they exist (the history store saves them there). */
   record?(ms: readonly Measurement[]): void;
+  /** Called once per finished probe process with its scheduling counters (the noise witness sums them). */
+  probeFinished?(usage: ProbeUsage | undefined, durationMs: number): void;
 }
 
 /** Bad input: names the flag and the problem. Raised before any work is done. */
@@ -86,6 +88,12 @@ export interface Experiment<P, S> {
   article: string;
   summaryLine: string;
   options: OptionSpec[];
+  /**
+   * The measurement fields that, with the series name, identify one timed figure (spawn: thp, rssMb): the
+   * noise warning pools samples by them and judges each figure's interval. null: no timed figures to judge.
+   * Absent: the series name alone.
+   */
+  figureKeys?: readonly string[] | null;
   /** From the raw option strings to typed parameters; throws UsageError naming the flag. No work. */
   parse(raw: Record<string, string | boolean | undefined>): P;
   /** Checks what the machine allows (memory, limits) before anything is started; throws UsageError. */

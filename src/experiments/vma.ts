@@ -10,7 +10,7 @@ import { readMemoryBudget } from '../env/memory.js';
 import { measurementsFrom, pooledStats } from './measure.js';
 import { parseInteger, parseIntegerList, str } from './parse.js';
 import { OWN_MAPPINGS, readMaxMapCount } from './pagetables.js';
-import { fmtPct, fmtRatio, fmtUsCi, renderTable } from '../report/table.js';
+import { fmtRatio, fmtUsCi, renderTable } from '../report/table.js';
 import { UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
 
 export const VMA_METHODS = ['fork-exit', 'clone-vfork', 'posix-spawn'] as const;
@@ -169,13 +169,6 @@ function warningsFor(run: { measurements: Measurement[]; summary: VmaSummary }):
       message: `asked for ${bad.fields.vmas} VMAs but /proc/self/maps shows ${bad.fields.vmasInRegion} in the region: the kernel merged mappings, so the VMA axis is off. Report this with uname -r.`,
     });
   }
-  const halfWidth = (c: VmaCell) => Math.max(c.medianNs - c.ciLowNs, c.ciHighNs - c.medianNs) / c.medianNs;
-  const noisy = run.summary.cells.filter((c) => halfWidth(c) > 0.2).sort((a, b) => halfWidth(b) - halfWidth(a));
-  if (noisy.length)
-    w.push({
-      code: 'wide-ci',
-      message: `${noisy.length} of ${run.summary.cells.length} cells have a 95 % interval wider than ±20 % of the median (worst: ${noisy[0]!.method} at ${noisy[0]!.vmas} VMAs, ±${fmtPct(halfWidth(noisy[0]!))}). For tighter figures rerun with --pin 0 on a quiet machine, or with more --iterations or --repeats.`,
-    });
   const sb = run.summary.slabBytesPerVma;
   if (sb && sb.r2 < 0.8)
     w.push({
@@ -192,6 +185,7 @@ const signed = (v: number) => `${v >= 0 ? '+' : ''}${v}`;
 export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
   name: 'vma',
   article: '003',
+  figureKeys: ['vmas'],
   summaryLine: 'fork time and Slab grow with the number of mappings (VMAs); clone(CLONE_VM) and posix_spawn do not',
   options: [
     { flags: '--vmas <list>', description: 'numbers of one-page mappings in the parent, comma-separated (capped by vm.max_map_count)', defaultValue: DEFAULTS.vmas },

@@ -3,6 +3,7 @@ import { mkdtempSync, renameSync, writeFileSync, rmSync, statSync, accessSync, c
 import { dirname, join, resolve } from 'node:path';
 import type { ExperimentRun, Measurement, Warning } from '../experiments/types.js';
 import type { LoadSample, MachineRecord } from '../env/machine.js';
+import { witnessOfLoad, type NoiseWitness } from '../env/witness.js';
 
 export const DOCUMENT_SCHEMA = 'forklab.run';
 export const DOCUMENT_VERSION = 1;
@@ -21,6 +22,8 @@ export interface RunDocument {
   machine: MachineRecord;
   load: { before: LoadSample; after: LoadSample };
   warnings: Warning[];
+  /** What the machine did during the run (docs/json-schema.md); absent in older documents: see documentWitness(). */
+  witness?: NoiseWitness | null;
   /** Every measured series: its identifying fields at the top level, then raw samples and statistics. */
   configurations: Record<string, unknown>[];
   summary: unknown;
@@ -44,6 +47,7 @@ export function buildDocument(args: {
   finishedAt: Date;
   machine: MachineRecord;
   load: { before: LoadSample; after: LoadSample };
+  witness?: NoiseWitness | null;
 }): RunDocument {
   return {
     schema: DOCUMENT_SCHEMA,
@@ -59,9 +63,16 @@ export function buildDocument(args: {
     machine: args.machine,
     load: args.load,
     warnings: args.run.warnings,
+    ...(args.witness ? { witness: args.witness } : {}),
     configurations: args.run.measurements.map(measurementToJson),
     summary: args.run.summary,
   };
+}
+
+/** The noise witness of a document: its own, else recomputed from its load samples (stored runs), else null. */
+export function documentWitness(doc: RunDocument): NoiseWitness | null {
+  if (doc.witness) return doc.witness;
+  return witnessOfLoad(doc.load as { before: LoadSample; after: LoadSample | null }, doc.durationMs, doc.machine.pinnedCpu);
 }
 
 /** Throws a plain Error naming the problem when FILE cannot be written (checked before any work). */

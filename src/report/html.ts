@@ -4,7 +4,7 @@ import type { RunDocument } from './document.js';
 import { renderSvg } from './svg.js';
 import { fmtRatio } from './table.js';
 import { ARTICLE_OF, chartsFor, compareChart, publishedCharts, type ChartDef, type ClaimVerdict, type PublishedComparison } from './charts.js';
-import { RAW_DATA_NOTE, compareTable, machineEntries, reportTables, unitText, type ReportTable } from './markdown.js';
+import { RAW_DATA_NOTE, compareTable, machineEntries, reportTables, unitText, witnessText, type ReportTable } from './markdown.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -95,6 +95,7 @@ function runEntries(doc: RunDocument): [string, string][] {
     ['forklab', doc.forklabVersion],
     ...(typeof (doc as { note?: unknown }).note === 'string' ? [['note', (doc as unknown as { note: string }).note] as [string, string]] : []),
     ['load before / after', `${doc.load.before.loadAverage.join(' ')} / ${doc.load.after.loadAverage.join(' ')}`],
+    ['noise during the run', witnessText(doc)],
     ...Object.entries(doc.params).map(([k, v]): [string, string] => [`--${k}`, Array.isArray(v) ? v.join(', ') : typeof v === 'string' ? v : JSON.stringify(v)]),
   ];
 }

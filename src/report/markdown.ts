@@ -1,6 +1,7 @@
 // The tables of a report (shared by the HTML and Markdown renderings) and the Markdown rendering itself:
 // GitHub-flavoured, for pasting into an issue or a blog post.
-import type { RunDocument } from './document.js';
+import { documentWitness, type RunDocument } from './document.js';
+import { formatWitness } from '../env/witness.js';
 import type { MachineRecord } from '../env/machine.js';
 import { fmtNs, fmtRatio, fmtUs } from './table.js';
 import {
@@ -219,6 +220,13 @@ export function machineEntries(m: MachineRecord, full: boolean): [string, string
   return out;
 }
 
+/** The noise witness in one line (what the machine did during the run), or why there is none. */
+export function witnessText(doc: RunDocument): string {
+  const w = documentWitness(doc);
+  if (!w) return 'not recorded (a run from before the witness, or one that did not finish)';
+  return `${formatWitness(w)}${w.contention.length ? ` — busy: ${w.contention.join('; ')}` : ' — quiet'}`;
+}
+
 export const RAW_DATA_NOTE =
   'Every figure here is computed from raw per-call samples kept in the run document (JSON, schema forklab.run v1): ' +
   'write it when running with `--json FILE`, or get it from the history database with `forklab export RUN`. ' +
@@ -262,6 +270,7 @@ export function renderMarkdown(doc: RunDocument, opts: MarkdownOptions = {}): st
   const out: string[] = [`## forklab ${mdText(doc.experiment)} on ${mdText(doc.machine.hostname)}`, '', runLine(doc), ''];
   out.push('### Machine', '', mdTable({ header: ['machine', 'value'], rows: machineEntries(doc.machine, false), leftAlign: [0, 1] }), '');
   out.push(`Parameters: ${mdCode(JSON.stringify(doc.params))}`, '');
+  out.push(`Noise during the run: ${mdLine(witnessText(doc))}`, '');
   out.push('### Warnings', '', ...mdWarnings(doc), '');
   out.push('### Results', '');
   for (const t of reportTables(doc)) {

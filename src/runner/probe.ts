@@ -3,7 +3,7 @@
 // failure; the probe's whole process group is killed whatever happens.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { formatCommand, parseLine, PROTOCOL_VERSION, type InfoValue, type ProbeCommand } from './protocol.js';
+import { formatCommand, parseLine, PROTOCOL_VERSION, type InfoValue, type ProbeCommand, type ProbeUsage } from './protocol.js';
 import { forgetGroup, installExitCleanup, killGroup, registerGroup } from './processes.js';
 
 export interface SeriesData {
@@ -36,6 +36,8 @@ interface ProbeRunBase {
   series: SeriesData[];
   durationMs: number;
   stderr: string;
+  /** The probe's own scheduling counters while it measured; absent when it did not report them (failed early). */
+  usage?: ProbeUsage;
 }
 export type ProbeResult = (ProbeRunBase & { state: 'ok' }) | (ProbeRunBase & { state: 'failed'; reason: FailureReason });
 
@@ -95,6 +97,7 @@ export function runProbe(req: ProbeRequest): Promise<ProbeResult> {
     let settled = false;
     let pgid = 0;
     let readyAt = 0;
+    let usage: ProbeUsage | undefined;
 
     const [file, ...lead] = req.command ?? [req.probePath];
     const child = spawn(file!, [...lead, ...argv], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
@@ -120,6 +123,7 @@ export function runProbe(req: ProbeRequest): Promise<ProbeResult> {
         durationMs: performance.now() - started,
         stderr,
       };
+      if (usage) base.usage = usage;
       resolve(reason ? { ...base, state: 'failed', reason } : { ...base, state: 'ok' });
     };
 
@@ -190,6 +194,9 @@ export function runProbe(req: ProbeRequest): Promise<ProbeResult> {
           return;
         case 'error':
           return abort({ kind: 'probe-error', call: m.call, errno: m.errno, message: m.message });
+        case 'usage':
+          usage = m.usage;
+          return;
         case 'done':
           sawDone = true;
           return;

@@ -22,7 +22,21 @@ export type ProbeMessage =
   /** A batch (warm-up or timed) is finished: every samples line of it has been written. */
   | { type: 'end'; warmup: boolean }
   | { type: 'error'; call: string; errno: number; message: string }
+  /** What the scheduler did to the probe between "ready" and now (sent just before "done"). */
+  | { type: 'usage'; usage: ProbeUsage }
   | { type: 'done' };
+
+/** Counters of the probe process from "ready" to its last command: the per-probe part of the noise witness. */
+export interface ProbeUsage {
+  /** Involuntary context switches of the probe (preempted while runnable): getrusage ru_nivcsw. */
+  nivcsw: number;
+  /** Voluntary context switches (blocked, e.g. in waitpid). */
+  nvcsw: number;
+  /** Involuntary context switches of the probe's reaped children. */
+  childNivcsw: number;
+  /** CPU migrations of the probe's main thread (se.nr_migrations); null where the kernel does not show it. */
+  migrations: number | null;
+}
 
 export type ParseResult = { ok: true; message: ProbeMessage } | { ok: false; reason: string };
 
@@ -97,6 +111,11 @@ export function parseLine(line: string): ParseResult {
         columns[k] = col;
       }
       return { ok: true, message: { type: 'samples', series: v.series, warmup: v.warmup, ns, columns } };
+    }
+    case 'usage': {
+      if (!isCount(v.nivcsw) || !isCount(v.nvcsw) || !isCount(v.childNivcsw)) return fail('usage without integer "nivcsw", "nvcsw", "childNivcsw"');
+      if (v.migrations !== null && !isCount(v.migrations)) return fail('usage with a bad "migrations"');
+      return { ok: true, message: { type: 'usage', usage: { nivcsw: v.nivcsw, nvcsw: v.nvcsw, childNivcsw: v.childNivcsw, migrations: v.migrations } } };
     }
     case 'error': {
       if (typeof v.call !== 'string') return fail('error without "call"');
