@@ -14,6 +14,7 @@
         "native/launch.c",
         "<!@(node scripts/list-cases.mjs)"
       ],
+      "defines": ["<!@(node scripts/probe-version.mjs)"],
       "libraries": ["-lpthread"]
     },
     {

@@ -1,8 +1,11 @@
 /* Probe main: arguments, the protocol, the command loop.
  *
  * Usage: forklab-probe CASE [key=value ...]
+ *        forklab-probe --version        prints the version (the package's) and exits 0
+ *        forklab-probe                  prints a hello line listing every case in "cases" and exits 0
+ * Exit status: 0 done, 2 error (after an "error" line), 3 orphaned at start (the runner is already gone).
  * stdout (JSON Lines, protocol 1):
- *   {"type":"hello","protocol":1,"probe":"0.1.0","case":"spawn","pid":N}
+ *   {"type":"hello","protocol":1,"probe":VERSION,"case":"spawn","pid":N}
  *   {"type":"info",...}            case facts (memory actually mapped, huge pages, ...)
  *   {"type":"ready"}               setup done; waiting for commands
  *   {"type":"samples","series":S,"warmup":B,"ns":[...],...}   one or more per batch
@@ -265,6 +268,10 @@ int main(int argc, char **argv) {
     if (getppid() == 1) return 3;
     signal(SIGPIPE, SIG_DFL);
 
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        printf("%s\n", FL_PROBE_VERSION);
+        return 0;
+    }
     if (argc < 2) {
         printf("{\"type\":\"hello\",\"protocol\":%d,\"probe\":\"%s\",\"case\":null,\"pid\":%d,\"cases\":[",
                FL_PROTOCOL, FL_PROBE_VERSION, (int)getpid());

@@ -2,7 +2,8 @@
  * It sets up memory, runs warm-up and timed iterations when told to, and writes raw samples in
  * nanoseconds as JSON Lines on stdout (protocol version FL_PROTOCOL). No statistics, no formatting.
  *
- * Each experiment is one case file (case_NAME.c) defining one fl_case, listed in cases.c. */
+ * Each experiment is one case file (case_NAME.c) defining one fl_case and registering it with FL_CASE;
+ * the build compiles every native/case_*.c (scripts/list-cases.mjs), so no list of cases exists anywhere. */
 #ifndef FORKLAB_PROBE_H
 #define FORKLAB_PROBE_H
 
@@ -10,7 +11,13 @@
 #include <stdint.h>
 
 #define FL_PROTOCOL 1
-#define FL_PROBE_VERSION "0.1.0"
+/* The package's version (package.json), given by the build (binding.gyp, scripts/probe-version.mjs). */
+#ifndef FL_PROBE_VERSION_TOKENS
+#error "FL_PROBE_VERSION_TOKENS is defined by the build from package.json; build with node scripts/build-native.mjs"
+#endif
+#define FL_STRINGIFY_(x) #x
+#define FL_STRINGIFY(x) FL_STRINGIFY_(x)
+#define FL_PROBE_VERSION FL_STRINGIFY(FL_PROBE_VERSION_TOKENS)
 
 typedef struct fl_case {
     const char *name;

@@ -37,6 +37,28 @@ test('bad input: exit 2, a message naming the flag, nothing measured', () => {
   }
 });
 
+test('a missing probe: exit 1, the problem, then a hint of what to do; no stack trace', () => {
+  const empty = mkdtempSync(join(tmpdir(), 'forklab-noprobe-'));
+  const r = spawnSync(process.execPath, ['--import', 'tsx', ENTRY, 'spawn', '--rss', '0', '--iterations', '5'], {
+    encoding: 'utf8',
+    env: { ...env, FORKLAB_NATIVE_DIR: empty },
+    timeout: 120_000,
+  });
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /^forklab spawn: the C probe is not built \(.*forklab-probe is missing\)\n  hint: run `npm rebuild forklab`/);
+  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  assert.equal(r.stdout, '');
+});
+
+test('a damaged history database: one message with its hint, exit 2, no stack trace', () => {
+  const bad = join(tmp, 'not-a-db.db');
+  writeFileSync(bad, 'this is not sqlite, just text that is long enough to have a header of sorts............');
+  const r = cli('history', '--db', bad);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /^forklab history: .*not a SQLite database/);
+  assert.doesNotMatch(r.stderr, /\n\s+at /);
+});
+
 test('an unknown command or option is a usage error', () => {
   assert.equal(cli('spwan').code, 2);
   const r = cli('spawn', '--frobnicate');

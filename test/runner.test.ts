@@ -7,6 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { runProbe, describeFailure, type ProbeResult } from '../src/runner/probe.js';
 import { fixedPlan, adaptivePlan } from '../src/runner/plans.js';
 import { liveGroupCount } from '../src/runner/processes.js';
+import { nativePaths } from '../src/runner/paths.js';
+import { parseLine } from '../src/runner/protocol.js';
+import { FORKLAB_VERSION } from '../src/version.js';
+import { spawnSync } from 'node:child_process';
 
 const FAKE = fileURLToPath(new URL('./fixtures/fake-probe.mjs', import.meta.url));
 
@@ -78,6 +82,25 @@ test('a probe of another protocol version is refused and stopped', async () => {
   assert.ok(r.state === 'failed' && r.reason.kind === 'version');
   assert.equal(r.reason.got, 99);
   assert.match(describeFailure(r.reason), /rebuild/);
+});
+
+test('a probe built from another version of forklab is refused and stopped', async () => {
+  const r = await run('old-probe');
+  assert.ok(r.state === 'failed' && r.reason.kind === 'probe-version');
+  assert.equal(r.reason.got, '0.0.0-old');
+  assert.equal(r.reason.expected, FORKLAB_VERSION);
+  assert.match(describeFailure(r.reason), /rebuild the probe/);
+});
+
+test('the built probe reports the package version, with --version and in its hello line', () => {
+  const probe = nativePaths().probe;
+  const v = spawnSync(probe, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+  assert.equal(v.status, 0, v.stderr);
+  assert.equal(v.stdout, `${FORKLAB_VERSION}\n`);
+  const hello = spawnSync(probe, [], { encoding: 'utf8', timeout: 10_000 });
+  const parsed = parseLine(hello.stdout.split('\n')[0]!);
+  assert.ok(parsed.ok && parsed.message.type === 'hello');
+  assert.equal(parsed.message.probe, FORKLAB_VERSION);
 });
 
 test('a probe that exits early is a failure with its status', async () => {

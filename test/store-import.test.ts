@@ -143,7 +143,7 @@ test('forklab export | import, history, show: exit codes and messages', () => {
   assert.equal(cli('export', 'latest', '--db', b).stdout, exp.stdout, 'identical document');
 
   const again = cli('import', file, '--db', b);
-  assert.equal(again.code, 2);
+  assert.equal(again.code, 2, again.stderr);
   assert.match(again.stderr, /forklab import: run [0-9a-f-]+ is already in .* as run 1; nothing was imported/);
 
   const bad = join(tmp, 'bad.json');

@@ -37,19 +37,9 @@ function colors(o: Opts): Colors {
 
 const out = (s: string) => void process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
 
-/** Runs a command body: known problems → message on stderr, exit code 2; anything else → exit code 1. */
-async function guarded(command: string, body: () => void | Promise<void>): Promise<void> {
-  try {
-    await body();
-  } catch (e) {
-    if (e instanceof StoreError || e instanceof DocumentError || e instanceof CliError) {
-      process.stderr.write(`forklab ${command}: ${e.message}\n`);
-      process.exitCode = e instanceof CliError ? e.exitCode : 2;
-    } else {
-      process.stderr.write(`forklab ${command}: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-      process.exitCode = 1;
-    }
-  }
+/** Runs a command body; an error it throws is printed by the CLI's one error printer (src/cli/errors.ts). */
+async function guarded(_command: string, body: () => void | Promise<void>): Promise<void> {
+  await body();
 }
 
 function withStore<T>(o: Opts, create: boolean, fn: (s: Store) => T): T {

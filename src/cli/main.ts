@@ -1,8 +1,9 @@
 // forklab's command line.
-import { Command, CommanderError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { EXPERIMENTS } from '../experiments/index.js';
-import { CliError, runExperimentCommand, type CommonOptions } from './run.js';
-import { FORKLAB_VERSION } from './version.js';
+import { runExperimentCommand, type CommonOptions } from './run.js';
+import { FORKLAB_VERSION } from '../version.js';
+import { runProgram } from './errors.js';
 import { registerSelfcheck } from './selfcheck.js';
 import { registerHistoryCommands } from './history.js';
 import { registerReportCommand } from './report.js';
@@ -64,19 +65,5 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
-  try {
-    await program.parseAsync(argv);
-  } catch (e) {
-    if (e instanceof CommanderError) {
-      process.exitCode = e.exitCode === 0 ? 0 : 2;
-      return;
-    }
-    if (e instanceof CliError) {
-      process.stderr.write(`${e.message}\n`);
-      process.exitCode = e.exitCode;
-      return;
-    }
-    throw e;
-  }
+  await runProgram(buildProgram(), argv);
 }

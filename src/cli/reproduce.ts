@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import pc from 'picocolors';
 import { findExperiment } from '../experiments/index.js';
 import { UsageError, type Experiment, type Warning } from '../experiments/types.js';
-import { ProbeMissingError, nativePaths, requireNative } from '../runner/paths.js';
+import { nativePaths, requireNative } from '../runner/paths.js';
 import { writeFileAtomic, type RunDocument } from '../report/document.js';
 import { articleExperiments, loadPublished, type Article, type Published } from '../reference/published.js';
 import { evaluateClaims, type Verdict } from '../claims/evaluate.js';
@@ -14,7 +14,7 @@ import { presetFor } from '../claims/presets.js';
 import { PLAIN, renderArticle, renderTotals, type ExperimentStatus, type Paints } from '../claims/render.js';
 import { CliError, executeExperiment, onInterrupt, openHistory, parseCommon } from './run.js';
 import type { Store } from '../store/db.js';
-import { FORKLAB_VERSION } from './version.js';
+import { FORKLAB_VERSION } from '../version.js';
 
 export const REPRODUCE_SCHEMA = 'forklab.reproduce';
 export const REPRODUCE_VERSION = 1;
@@ -111,7 +111,6 @@ export async function runReproduce(o: ReproduceOptions): Promise<number> {
     requireNative(nativePaths());
     history = openHistory(o.db);
   } catch (e) {
-    if (e instanceof ProbeMissingError) throw new CliError(`forklab reproduce: ${e.message}`, 1);
     if (e instanceof UsageError) throw new CliError(`forklab reproduce: ${e.message}`);
     throw e;
   }

@@ -1,7 +1,7 @@
 // The common life of one experiment command: validate everything, record the machine, run with Ctrl-C
 // handling, render, write the JSON document.
 import pc from 'picocolors';
-import { requireNative, ProbeMissingError, nativePaths } from '../runner/paths.js';
+import { requireNative, nativePaths } from '../runner/paths.js';
 import { killAllGroups } from '../runner/processes.js';
 import { collectMachine, sampleLoad } from '../env/machine.js';
 import { addProbeUsage, emptyUsageTotals, witnessOfLoad, type NoiseWitness } from '../env/witness.js';
@@ -15,7 +15,7 @@ import { createProgress } from './progress.js';
 import { Store } from '../store/db.js';
 import { resolveDbPath } from '../store/location.js';
 import { HistoryWriter } from './history-writer.js';
-import { FORKLAB_VERSION } from './version.js';
+import { FORKLAB_VERSION } from '../version.js';
 
 export interface CommonOptions {
   json?: string;
@@ -25,15 +25,7 @@ export interface CommonOptions {
   color?: boolean;
 }
 
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode = 2,
-  ) {
-    super(message);
-    this.name = 'CliError';
-  }
-}
+export { CliError } from './errors.js';
 
 export function cpusAllowed(): number[] | null {
   try {
@@ -148,25 +140,14 @@ export async function runExperimentCommand<P, S>(
   let params: P;
   let pinCpu: number | null;
   let seed: number;
-  try {
-    params = exp.parse(raw);
-    ({ pinCpu, seed } = parseCommon(common));
-  } catch (e) {
-    if (e instanceof UsageError) throw new CliError(`forklab ${exp.name}: ${e.message}`);
-    throw e;
-  }
+  params = exp.parse(raw);
+  ({ pinCpu, seed } = parseCommon(common));
   // 2. What the machine allows, the probe, and the history database.
   let preWarnings: Warning[];
   let store: Store;
-  try {
-    preWarnings = exp.preflight(params);
-    requireNative(nativePaths());
-    store = openHistory(common.db);
-  } catch (e) {
-    if (e instanceof UsageError) throw new CliError(`forklab ${exp.name}: ${e.message}`);
-    if (e instanceof ProbeMissingError) throw new CliError(`forklab ${exp.name}: ${e.message}`, 1);
-    throw e;
-  }
+  preWarnings = exp.preflight(params);
+  requireNative(nativePaths());
+  store = openHistory(common.db);
   const color = common.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR);
   for (const w of preWarnings) process.stderr.write(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}\n`);
 

@@ -1,5 +1,1 @@
-import { readFileSync } from 'node:fs';
-
-export const FORKLAB_VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+export { FORKLAB_VERSION } from '../version.js';

@@ -64,16 +64,8 @@ export interface RunContext {
   probeFinished?(usage: ProbeUsage | undefined, durationMs: number): void;
 }
 
-/** Bad input: names the flag and the problem. Raised before any work is done. */
-export class UsageError extends Error {
-  constructor(
-    readonly flag: string,
-    problem: string,
-  ) {
-    super(`${flag}: ${problem}`);
-    this.name = 'UsageError';
-  }
-}
+/** Bad input: names the flag and the problem (the one error type lives in src/errors.ts). */
+export { UsageError } from '../errors.js';
 
 /** A command-line option of an experiment: flag, description with unit and default. */
 export interface OptionSpec {

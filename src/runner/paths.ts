@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { ForklabError } from '../errors.js';
 
 /** The package root: this file is src/runner/paths.ts or dist/runner/paths.js. */
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -24,12 +25,12 @@ export function nativePaths(root: string = PACKAGE_ROOT): NativePaths {
   };
 }
 
-export class ProbeMissingError extends Error {
+export class ProbeMissingError extends ForklabError {
   constructor(path: string) {
-    super(
-      `the C probe is not built (${path} is missing). Run \`npm rebuild forklab\` or, in a checkout, \`npm run build:native\`; ` +
-        'it needs gcc, make and python3.',
-    );
+    super('probe-missing', `the C probe is not built (${path} is missing)`, {
+      hint: 'run `npm rebuild forklab` (in a checkout: `node scripts/build-native.mjs`); it needs gcc, make and python3',
+      exitCode: 1,
+    });
     this.name = 'ProbeMissingError';
   }
 }

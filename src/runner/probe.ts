@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { formatCommand, parseLine, PROTOCOL_VERSION, type InfoValue, type ProbeCommand, type ProbeUsage } from './protocol.js';
+import { FORKLAB_VERSION } from '../version.js';
 import { forgetGroup, installExitCleanup, killGroup, registerGroup } from './processes.js';
 
 export interface SeriesData {
@@ -26,6 +27,8 @@ export type FailureReason =
   | { kind: 'timeout'; timeoutMs: number }
   | { kind: 'protocol'; message: string; line?: string }
   | { kind: 'version'; expected: number; got: number }
+  /** The probe was built from another version of forklab than the one running it. */
+  | { kind: 'probe-version'; expected: string; got: string }
   | { kind: 'cancelled' }
   | { kind: 'spawn'; message: string };
 
@@ -71,6 +74,8 @@ export function describeFailure(r: FailureReason): string {
       return `probe broke the protocol: ${r.message}${r.line !== undefined ? ` in line ${JSON.stringify(r.line.slice(0, 120))}` : ''}`;
     case 'version':
       return `probe speaks protocol ${r.got}, forklab expects ${r.expected}: rebuild the probe (npm rebuild forklab)`;
+    case 'probe-version':
+      return `probe is version ${r.got}, forklab is ${r.expected}: rebuild the probe (npm rebuild forklab)`;
     case 'cancelled':
       return 'cancelled';
     case 'spawn':
@@ -170,6 +175,7 @@ export function runProbe(req: ProbeRequest): Promise<ProbeResult> {
           if (sawHello) return abort({ kind: 'protocol', message: 'second hello', line });
           sawHello = true;
           if (m.protocol !== PROTOCOL_VERSION) return abort({ kind: 'version', expected: PROTOCOL_VERSION, got: m.protocol });
+          if (m.probe !== FORKLAB_VERSION) return abort({ kind: 'probe-version', expected: FORKLAB_VERSION, got: m.probe });
           if (m.case !== req.caseName) return abort({ kind: 'protocol', message: `probe runs case ${m.case}, asked for ${req.caseName}`, line });
           return;
         case 'info':

@@ -6,6 +6,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ForklabError } from '../errors.js';
 
 /** PRAGMA application_id of a forklab database: "fklb". Tells a forklab database from other SQLite files. */
 export const FORKLAB_APPLICATION_ID = 0x666b6c62;
@@ -94,13 +95,14 @@ export function migrate(db: BetterSqlite3.Database, target: number = LATEST_SCHE
 }
 
 /** A problem with the database or a request to it; the message says what and where. */
-export class StoreError extends Error {
+export class StoreError extends ForklabError {
   constructor(
     message: string,
     /** 'missing': the database file does not exist (and was not to be created). */
     readonly kind: 'missing' | 'other' = 'other',
+    hint?: string,
   ) {
-    super(message);
+    super('store', message, { hint });
     this.name = 'StoreError';
   }
 }

@@ -1,12 +1,13 @@
 // Checks that a text is a run document this forklab can read (schema "forklab.run", schemaVersion 1),
 // field by field, and names the first problem with its path: "configurations[3].samplesNs[10] is not a
 // non-negative number (got -5)". Hand-written: no schema library.
+import { ForklabError } from '../errors.js';
 import { DOCUMENT_SCHEMA, DOCUMENT_VERSION, type RunDocument } from '../report/document.js';
 
 /** A document that cannot be read; the message names the problem and where it is. */
-export class DocumentError extends Error {
+export class DocumentError extends ForklabError {
   constructor(message: string) {
-    super(message);
+    super('document', message);
     this.name = 'DocumentError';
   }
 }
