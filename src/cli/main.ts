@@ -5,6 +5,7 @@ import { runExperimentCommand, type CommonOptions } from './run.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { runProgram } from './errors.js';
 import { registerSelfcheck } from './selfcheck.js';
+import { registerDoctor } from './doctor.js';
 import { registerHistoryCommands } from './history.js';
 import { registerReportCommand } from './report.js';
 import { registerReproduceCommand } from './reproduce.js';
@@ -58,6 +59,7 @@ export function buildProgram(): Command {
     program.addCommand(cmd);
   }
   registerSelfcheck(program);
+  registerDoctor(program);
   registerHistoryCommands(program);
   registerReportCommand(program, { loadRun: loadStoredRun });
   registerReproduceCommand(program);

@@ -13,6 +13,7 @@ import { compareFigures, type FigureComparison } from '../claims/figures.js';
 import { presetFor } from '../claims/presets.js';
 import { PLAIN, renderArticle, renderTotals, type ExperimentStatus, type Paints } from '../claims/render.js';
 import { CliError, executeExperiment, onInterrupt, openHistory, parseCommon } from './run.js';
+import { doctorSummaryLine } from './doctor.js';
 import type { Store } from '../store/db.js';
 import { FORKLAB_VERSION } from '../version.js';
 
@@ -117,6 +118,7 @@ export async function runReproduce(o: ReproduceOptions): Promise<number> {
   const color = o.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR);
   const c: Paints = color ? pc : PLAIN;
   const warn = (name: string, w: Warning) => process.stderr.write(`${color ? pc.yellow('warning') : 'warning'} (${name}): ${w.message}\n`);
+  process.stderr.write(`${await doctorSummaryLine()}\n`);
 
   const startedAt = new Date();
   const controller = new AbortController();
