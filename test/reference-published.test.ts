@@ -167,7 +167,7 @@ describe('published figures and claims', () => {
       if (Array.isArray(o)) return o.forEach((x) => walk(id, experiment, x));
       if (typeof o !== 'object' || o === null) return;
       for (const [k, v] of Object.entries(o as Record<string, unknown>)) {
-        if (['series', 'minus', 'of'].includes(k) || (['numerator', 'denominator'].includes(k) && !('series' in (v as object)))) checkSeries(id, experiment, v as Series);
+        if (['series', 'minus'].includes(k) || (k === 'of' && typeof v === 'object') || (['numerator', 'denominator'].includes(k) && !('series' in (v as object)))) checkSeries(id, experiment, v as Series);
         else if (['metric', 'minusMetric'].includes(k)) checkMetric(id, experiment, v);
         else if (k === 'atMax' || k === 'over') assert.equal(vocab[experiment]!.keys[v as string], num, `${id}: ${k} ${String(v)} is a numeric key`);
         else walk(id, experiment, v);
@@ -187,4 +187,15 @@ describe('published figures and claims', () => {
     assert.ok(p.figures.filter((f) => f.headline).length >= 5 * 4, 'headline figures for every article');
     for (const a of p.articles) assert.ok(p.figures.some((f) => f.article === a.id && f.headline), `article ${a.id} has headline figures`);
   });
+});
+
+test('bands keep a claim\'s direction: a ratio band of N > 1 times must not reach down to 1', () => {
+  const withCheck = (id: string, patch: Record<string, unknown>) => {
+    const copy = JSON.parse(JSON.stringify(loadPublished())) as { claims: Array<{ id: string; check: Record<string, unknown> }> };
+    Object.assign(copy.claims.find((c) => c.id === id)!.check, patch);
+    return copy;
+  };
+  assert.throws(() => validatePublished(withCheck('002.fork-1.8x-thread', { tolerance: { factor: 2 } })), /reaches down to 0\.9 ≤ 1, so the claim would hold in the opposite direction/);
+  assert.throws(() => validatePublished(withCheck('003.pagetables-return-after-exec', { tolerance: { factor: 1.15, of: 'excess' } })), /needs published > 1/);
+  assert.doesNotThrow(() => validatePublished(withCheck('002.fork-1.8x-thread', { tolerance: { factor: 2, of: 'excess' } })));
 });

@@ -1,23 +1,19 @@
-// Verdicts on the articles' claims from forklab's run documents (pure: no I/O). Each claim's check is judged
-// by src/claims/checks.ts; an experiment that did not run, or data it does not produce, gives the verdict
-// 'not-measurable' with the reason.
+// Verdicts on the articles' claims from forklab's run documents (pure: no I/O). Four verdicts:
+//   holds          — the whole 95 % interval lies inside the claim's band (a shape: established with its interval);
+//   differs ×F     — the whole interval lies outside (F = measured ÷ published, where there is a published value);
+//   inconclusive   — the interval straddles an edge of the band; the verdict says what would settle it;
+//   not-measurable — the data cannot answer (missing, a condition not met), with the reason.
+// An incomplete run, failed configurations and the experiment's warnings reach every verdict's notes.
 import type { RunDocument } from '../report/document.js';
 import type { Check, Claim, Expectation } from '../reference/published.js';
-import {
-  judgeApproxEqual,
-  judgeBoolean,
-  judgeCountPer,
-  judgeExpectationCheck,
-  judgeFlat,
-  judgeGreater,
-  judgeGrowsLinearly,
-  judgeSpread,
-  type JudgeContext,
-  type Judgement,
-} from './checks.js';
-import { NotMeasurable, dataFor } from './select.js';
+import { settleAdvice, type Range } from './bands.js';
+import { judgeApproxEqual, judgeBoolean, judgeCountPer, judgeGreater, judgeOperandExpectation, judgeSpread } from './checks.js';
+import type { JudgeContext, Judgement } from './judgement.js';
+import { judgeFlat, judgeGrowsLinearly, judgePerEntry, judgeSlopeRatio } from './lines.js';
+import { NotMeasurable, dataFor, type ExperimentData } from './select.js';
 
-export type VerdictValue = 'holds' | 'differs' | 'not-measurable';
+export type VerdictValue = 'holds' | 'differs' | 'inconclusive' | 'not-measurable';
+export const VERDICT_VALUES: readonly VerdictValue[] = ['holds', 'differs', 'inconclusive', 'not-measurable'];
 
 export interface Verdict {
   claimId: string;
@@ -31,13 +27,17 @@ export interface Verdict {
   /** measured ÷ published where the check has a published value. */
   factor: number | null;
   /** The measured quantity's 95 % bootstrap interval, where there is one. */
-  interval?: { low: number; high: number };
-  /** One line: what was compared, with the numbers. */
+  interval?: Range;
+  /** One line: what was compared, with the numbers (for not-measurable: the reason). */
   detail: string;
+  /** What the reader must also know: an incomplete run, the experiment's warnings, data left out. */
+  notes: string[];
+  /** Inconclusive only: what would settle it. */
+  settle?: string;
 }
 
 export interface EvaluateOptions {
-  /** Seed of the bootstrap intervals (same data and seed, same verdicts). */
+  /** Seed of the bootstrap intervals: the run's --seed (same data and seed, same verdicts). */
   seed?: number;
   /** Why an experiment has no document, by experiment name (e.g. "not available in this forklab"). */
   absent?: Readonly<Record<string, string>>;
@@ -48,12 +48,15 @@ function hasExpectation(c: Check): c is Check & Expectation {
 }
 
 export function judge(check: Check, ctx: JudgeContext): Judgement {
-  if (hasExpectation(check)) return judgeExpectationCheck(check, ctx);
   switch (check.type) {
     case 'flat':
       return judgeFlat(check, ctx);
     case 'grows-linearly':
       return judgeGrowsLinearly(check, ctx);
+    case 'slope-ratio':
+      return judgeSlopeRatio(check, ctx);
+    case 'per-entry':
+      return judgePerEntry(check, ctx);
     case 'greater':
       return judgeGreater(check, ctx);
     case 'approx-equal':
@@ -65,6 +68,7 @@ export function judge(check: Check, ctx: JudgeContext): Judgement {
     case 'boolean':
       return judgeBoolean(check, ctx);
     default:
+      if (hasExpectation(check)) return judgeOperandExpectation(check, ctx);
       throw new Error(`unknown check type ${(check as Check).type}`);
   }
 }
@@ -78,23 +82,20 @@ function publishedOf(c: Check): number | null {
 
 export function evaluateClaim(docs: readonly RunDocument[], claim: Claim, opts: EvaluateOptions = {}): Verdict {
   const base = { claimId: claim.id, article: claim.article, experiment: claim.experiment, kind: claim.kind, statement: claim.statement };
+  let data: ExperimentData | null = null;
   try {
-    const data = dataFor(docs, claim.experiment, opts.absent?.[claim.experiment]);
+    data = dataFor(docs, claim.experiment, opts.absent?.[claim.experiment]);
     const j = judge(claim.check, { data, kind: claim.kind, seed: opts.seed ?? 1 });
-    const v: Verdict = {
-      ...base,
-      verdict: j.holds ? 'holds' : 'differs',
-      measured: j.measured,
-      published: j.published,
-      factor: j.factor,
-      detail: j.detail,
-    };
+    const notes = [...(j.notes ?? []), ...data.notes];
+    if (j.minRepeats === 1 && j.outcome !== 'inconclusive') notes.push('one repeat only: the interval shows iteration noise, not run-to-run swings');
+    const v: Verdict = { ...base, verdict: j.outcome, measured: j.measured, published: j.published, factor: j.factor, detail: j.detail, notes };
     if (j.interval) v.interval = j.interval;
+    if (j.outcome === 'inconclusive') v.settle = settleAdvice(j.minRepeats ?? null);
     return v;
   } catch (e) {
-    // NotMeasurable: data missing; RangeError: the statistics could not be computed (e.g. a line through one point).
+    // NotMeasurable: data missing or a condition not met; RangeError: the statistics could not be computed.
     if (e instanceof NotMeasurable || e instanceof RangeError)
-      return { ...base, verdict: 'not-measurable', measured: null, published: publishedOf(claim.check), factor: null, detail: e.message };
+      return { ...base, verdict: 'not-measurable', measured: null, published: publishedOf(claim.check), factor: null, detail: e.message, notes: data?.notes ?? [] };
     throw e;
   }
 }

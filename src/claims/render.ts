@@ -25,12 +25,13 @@ export interface ExperimentStatus {
 export function verdictLabel(v: Verdict): string {
   if (v.verdict === 'holds') return 'holds';
   if (v.verdict === 'differs') return v.factor !== null && Number.isFinite(v.factor) && v.factor > 0 ? `differs ×${fmtNum(v.factor)}` : 'differs';
+  if (v.verdict === 'inconclusive') return 'inconclusive';
   return 'not measurable';
 }
 
 function paintVerdict(v: Verdict, c: Paints): string {
   const l = verdictLabel(v);
-  return v.verdict === 'holds' ? c.green(l) : v.verdict === 'differs' ? c.red(l) : c.yellow(l);
+  return v.verdict === 'holds' ? c.green(l) : v.verdict === 'differs' ? c.red(l) : v.verdict === 'inconclusive' ? c.yellow(l) : c.dim(l);
 }
 
 function figureLabel(f: FigureComparison): string {
@@ -65,22 +66,25 @@ export function renderArticle(a: Article, statuses: readonly ExperimentStatus[],
   for (const v of verdicts) {
     const pad = ' '.repeat(Math.max(0, width - verdictLabel(v).length));
     out.push(`  ${paintVerdict(v, c)}${pad}  ${c.dim(`[${v.kind}]`)} ${v.statement}`);
-    out.push(c.dim(`  ${' '.repeat(width)}  ${v.detail}`));
+    const indent = `  ${' '.repeat(width)}  `;
+    out.push(c.dim(`${indent}${v.detail}`));
+    if (v.settle) out.push(c.dim(`${indent}to settle it: ${v.settle}`));
+    for (const n of v.notes) out.push(c.dim(`${indent}note: ${n}`));
   }
   return out.join('\n');
 }
 
 export function renderTotals(verdicts: readonly Verdict[], c: Paints): string {
   const count = (kind: string | null, verdict: string) => verdicts.filter((v) => (kind === null || v.kind === kind) && v.verdict === verdict).length;
-  const line = (kind: 'shape' | 'magnitude') => {
-    const n = verdicts.filter((v) => v.kind === kind).length;
-    return `${kind}: ${count(kind, 'holds')} of ${n} hold, ${count(kind, 'differs')} differ, ${count(kind, 'not-measurable')} not measurable`;
-  };
+  const tally = (kind: string | null) =>
+    `${count(kind, 'holds')} hold, ${count(kind, 'differs')} differ, ${count(kind, 'inconclusive')} inconclusive, ${count(kind, 'not-measurable')} not measurable`;
+  const line = (kind: 'shape' | 'magnitude') => `${kind}: ${verdicts.filter((v) => v.kind === kind).length} claims — ${tally(kind)}`;
   return [
-    c.bold(`Claims: ${count(null, 'holds')} hold, ${count(null, 'differs')} differ, ${count(null, 'not-measurable')} not measurable`),
+    c.bold(`Claims: ${tally(null)}`),
     `  ${line('shape')}`,
     `  ${line('magnitude')}`,
-    c.dim('Shape claims (what grows, what is flat, what is bigger) should hold on any Linux machine; magnitude claims depend on the machine and hold when'),
-    c.dim("the 95 % interval of forklab's measurement reaches the published value's tolerance band (docs/published-figures.md)."),
+    c.dim('A claim holds when the whole 95 % interval of the measured quantity lies inside its band, differs when the whole interval lies'),
+    c.dim('outside, and is inconclusive when the interval straddles an edge (docs/published-figures.md). Shape claims should hold on any'),
+    c.dim('Linux machine; magnitude claims depend on the machine.'),
   ].join('\n');
 }

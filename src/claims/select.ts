@@ -4,6 +4,7 @@
 import type { RunDocument } from '../report/document.js';
 import type { CheckStatistic, Operand, Series, SeriesValue } from '../reference/published.js';
 import { mean, median } from '../stats/descriptive.js';
+import { verifyConditions } from './conditions.js';
 
 /** A configuration object of a run document (series, identifying fields at top level, samples, columns, info). */
 export type Config = Record<string, unknown>;
@@ -22,15 +23,28 @@ export const CONTEXT_KEYS: readonly string[] = ['thpSystem'];
 export interface ExperimentData {
   experiment: string;
   configs: Config[];
+  /** What every verdict on these data must say: an incomplete run, failed configurations, the run's warnings. */
+  notes: string[];
+  /** Its series are timed in the same iterations of one probe process (resampled together when shapes match). */
+  paired: boolean;
 }
+
+/** Experiments whose series are timed in the same iterations of one probe process (create, exec; cow's passes follow one fork). */
+export const PAIRED_EXPERIMENTS: ReadonlySet<string> = new Set(['create', 'exec', 'cow']);
 
 /** Groups the documents by experiment; `absent` says why an experiment has no document (e.g. "did not run"). */
 export function dataFor(docs: readonly RunDocument[], experiment: string, absent?: string): ExperimentData {
   const mine = docs.filter((d) => d.experiment === experiment);
   if (mine.length === 0) throw new NotMeasurable(absent ?? `${experiment} did not run`);
-  const configs = mine.flatMap((d) => d.configurations).filter((c) => c['state'] === 'ok');
+  const all = mine.flatMap((d) => d.configurations);
+  const configs = all.filter((c) => c['state'] === 'ok');
   if (configs.length === 0) throw new NotMeasurable(`${experiment} ran but no configuration succeeded`);
-  return { experiment, configs };
+  const notes: string[] = [];
+  if (mine.some((d) => d.complete === false)) notes.push(`the ${experiment} run is incomplete (interrupted, or a probe failed): judged on what finished`);
+  const failed = all.length - configs.length;
+  if (failed > 0) notes.push(`${failed} of ${all.length} ${experiment} configurations failed and are left out`);
+  for (const w of new Set(mine.flatMap((d) => (d.warnings ?? []).map((x) => `${x.code}: ${x.message}`)))) notes.push(`warning ${w}`);
+  return { experiment, configs, notes, paired: PAIRED_EXPERIMENTS.has(experiment) };
 }
 
 export function matches(c: Config, sel: Series): boolean {
@@ -71,6 +85,7 @@ export function select(data: ExperimentData, sel: Series, atMax?: string): Confi
     const top = Math.max(...xs);
     out = out.filter((c) => c[atMax] === top);
   }
+  verifyConditions(data, out);
   return out;
 }
 
@@ -91,25 +106,38 @@ export function configValues(c: Config, metric?: string): number[] | null {
   return null;
 }
 
-/** Pooled values of a metric over configurations; throws NotMeasurable when none has it. */
-export function pooledValues(data: ExperimentData, configs: readonly Config[], metric: string | undefined, sel: Series): number[] {
-  const out: number[] = [];
+const repeatOf = (c: Config): number => (typeof c['repeat'] === 'number' ? c['repeat'] : 0);
+
+/**
+ * Values of a metric over configurations, repeat by repeat (the configurations of one repeat number pooled,
+ * in repeat order): what the hierarchical bootstrap resamples. Throws NotMeasurable when none has the metric.
+ */
+export function repeatValues(data: ExperimentData, configs: readonly Config[], metric: string | undefined, sel: Series): number[][] {
+  const byRepeat = new Map<number, number[]>();
   for (const c of configs) {
     const v = configValues(c, metric);
-    if (v) for (const x of v) if (Number.isFinite(x)) out.push(x);
+    if (!v) continue;
+    const r = byRepeat.get(repeatOf(c)) ?? [];
+    for (const x of v) if (Number.isFinite(x)) r.push(x);
+    if (r.length) byRepeat.set(repeatOf(c), r);
   }
-  if (out.length === 0)
+  if (byRepeat.size === 0)
     throw new NotMeasurable(
       metric === undefined
         ? `${data.experiment}: the configurations with ${describeSeries(sel)} have no samples`
         : `${data.experiment} does not record ${metric} for ${describeSeries(sel)}`,
     );
-  return out;
+  return [...byRepeat.entries()].sort(([a], [b]) => a - b).map(([, v]) => v);
 }
 
-/** Per-configuration differences metric − minusMetric (paired within each probe). */
-export function pairedDifferences(data: ExperimentData, configs: readonly Config[], metric: string | undefined, minusMetric: string, sel: Series): number[] {
-  const out: number[] = [];
+/** Pooled values of a metric over configurations; throws NotMeasurable when none has it. */
+export function pooledValues(data: ExperimentData, configs: readonly Config[], metric: string | undefined, sel: Series): number[] {
+  return repeatValues(data, configs, metric, sel).flat();
+}
+
+/** Differences metric − minusMetric within each configuration (the same probe), repeat by repeat. */
+export function pairedDifferences(data: ExperimentData, configs: readonly Config[], metric: string | undefined, minusMetric: string, sel: Series): number[][] {
+  const byRepeat = new Map<number, number[]>();
   let missing: string | null = null;
   for (const c of configs) {
     const a = configValues(c, metric);
@@ -117,11 +145,13 @@ export function pairedDifferences(data: ExperimentData, configs: readonly Config
     if (!a) missing ??= metric ?? 'samples';
     if (!b) missing ??= minusMetric;
     if (!a || !b) continue;
-    if (a.length === b.length) a.forEach((x, i) => out.push(x - b[i]!));
-    else out.push(median(a) - median(b));
+    const r = byRepeat.get(repeatOf(c)) ?? [];
+    if (a.length === b.length) a.forEach((x, i) => r.push(x - b[i]!));
+    else r.push(median(a) - median(b));
+    byRepeat.set(repeatOf(c), r);
   }
-  if (out.length === 0) throw new NotMeasurable(`${data.experiment} does not record ${missing ?? minusMetric} for ${describeSeries(sel)}`);
-  return out;
+  if (byRepeat.size === 0) throw new NotMeasurable(`${data.experiment} does not record ${missing ?? minusMetric} for ${describeSeries(sel)}`);
+  return [...byRepeat.entries()].sort(([a], [b]) => a - b).map(([, v]) => v);
 }
 
 export function statistic(values: readonly number[], stat: CheckStatistic): number {
@@ -135,9 +165,11 @@ export function statistic(values: readonly number[], stat: CheckStatistic): numb
   }
 }
 
-/** The groups of values an operand is computed from, and how: (stat(g0) − stat(g1)) × multiplyBy. */
+/** The series an operand is computed from (each repeat by repeat), and how: (stat(g0) − stat(g1)) × multiplyBy. */
 export interface OperandGroups {
-  groups: number[][];
+  groups: number[][][];
+  /** Which configurations each group comes from (the same configurations are resampled together). */
+  keys: string[];
   /** 1 when the operand is a single group, 2 with a subtracted group. */
   combine: (stats: readonly number[]) => number;
   label: string;
@@ -159,21 +191,29 @@ export function operandGroups(data: ExperimentData, op: Operand, stat: CheckStat
   const mult = op.multiplyBy ?? 1;
   const metricLabel = op.metric ? ` [${op.metric}]` : '';
   const configs = select(data, sel, op.atMax);
+  const key = keyOf(data, configs);
   if (op.minusMetric !== undefined && op.minus === undefined) {
     const d = pairedDifferences(data, configs, op.metric, op.minusMetric, sel);
-    return { groups: [d], combine: (s) => s[0]! * mult, label: `${stat}(${describeSeries(sel)} [${op.metric ?? 'time'} − ${op.minusMetric}])${mult !== 1 ? ` × ${mult}` : ''}` };
+    return { groups: [d], keys: [`${key}−`], combine: (s) => s[0]! * mult, label: `${stat}(${describeSeries(sel)} [${op.metric ?? 'time'} − ${op.minusMetric}])${mult !== 1 ? ` × ${mult}` : ''}` };
   }
-  const a = pooledValues(data, configs, op.metric, sel);
+  const a = repeatValues(data, configs, op.metric, sel);
   if (op.minus === undefined)
-    return { groups: [a], combine: (s) => s[0]! * mult, label: `${stat}(${describeSeries(sel)}${metricLabel})${mult !== 1 ? ` × ${mult}` : ''}` };
+    return { groups: [a], keys: [key], combine: (s) => s[0]! * mult, label: `${stat}(${describeSeries(sel)}${metricLabel})${mult !== 1 ? ` × ${mult}` : ''}` };
   const minusSel = narrow(op.minus, r, data);
-  const b = pooledValues(data, select(data, minusSel, op.atMax), op.minusMetric ?? op.metric, minusSel);
+  const minusConfigs = select(data, minusSel, op.atMax);
+  const b = repeatValues(data, minusConfigs, op.minusMetric ?? op.metric, minusSel);
   const minusLabel = op.minusMetric ? ` [${op.minusMetric}]` : metricLabel;
   return {
     groups: [a, b],
+    keys: [key, keyOf(data, minusConfigs)],
     combine: (s) => (s[0]! - s[1]!) * mult,
     label: `(${stat}(${describeSeries(sel)}${metricLabel}) − ${stat}(${describeSeries(minusSel)}${minusLabel}))${mult !== 1 ? ` × ${mult}` : ''}`,
   };
+}
+
+/** Names a set of configurations (their positions in the data), so that the same set is resampled once. */
+export function keyOf(data: ExperimentData, configs: readonly Config[]): string {
+  return configs.map((c) => data.configs.indexOf(c)).join(',');
 }
 
 /** Factor from nanoseconds to a published time unit; 1 for units that are not times or already per-ns. */

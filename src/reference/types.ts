@@ -90,9 +90,13 @@ export interface Operand {
   multiplyBy?: number;
 }
 
-/** approx: published/factor ≤ measured ≤ published·factor. at-least / at-most: against limit. between: min ≤ measured ≤ max. */
+/**
+ * approx: published/factor ≤ measured ≤ published·factor; with tolerance.of = "excess" the factor applies to the
+ * ratio minus one, 1 + (published − 1)/factor ≤ measured ≤ 1 + (published − 1)·factor, so that a claim that A costs
+ * more than B never reaches down to 1. at-least / at-most: against limit. between: min ≤ measured ≤ max.
+ */
 export type Expectation =
-  | { expect: 'approx'; published: number; tolerance: { factor: number }; limit?: never; min?: never; max?: never }
+  | { expect: 'approx'; published: number; tolerance: { factor: number; of?: 'value' | 'excess' }; limit?: never; min?: never; max?: never }
   | { expect: 'at-least' | 'at-most'; published?: number; limit: number; tolerance?: never; min?: never; max?: never }
   | { expect: 'between'; published?: number; min: number; max: number; limit?: never; tolerance?: never };
 

@@ -80,10 +80,15 @@ function positive(o: Obj, key: string, where: string, optional = false): void {
 function expectation(c: Obj, where: string): void {
   const e = oneOf(c, 'expect', ['approx', 'at-least', 'at-most', 'between'] as const, where);
   if (e === 'approx') {
-    num(c, 'published', where);
+    const p = num(c, 'published', where)!;
     const t = obj(c['tolerance'], `${where}.tolerance`);
     const f = num(t, 'factor', `${where}.tolerance`);
     if (f === undefined || f <= 1) fail(`${where}.tolerance`, 'factor must be > 1');
+    const of = oneOf(t, 'of', ['value', 'excess'] as const, `${where}.tolerance`, true);
+    if (of === 'excess' && !(p > 1)) fail(`${where}.tolerance`, 'of "excess" (a tolerance on the ratio minus one) needs published > 1');
+    // A claim that one thing costs N > 1 times another must not hold when it costs less: its band stays above 1.
+    if ((c['type'] === 'ratio' || c['type'] === 'slope-ratio') && p > 1 && of !== 'excess' && p / f <= 1)
+      fail(`${where}.tolerance`, `the band ${p} ÷ ${f} reaches down to ${+(p / f).toFixed(3)} ≤ 1, so the claim would hold in the opposite direction; use "of": "excess" or a smaller factor`);
   } else if (e === 'between') {
     num(c, 'published', where, true);
     const lo = num(c, 'min', where);
@@ -95,97 +100,96 @@ function expectation(c: Obj, where: string): void {
   }
 }
 
+function line(c: Obj, where: string): void {
+  series(c['series'], `${where}.series`);
+  str(c, 'over', where);
+  str(c, 'metric', where, true);
+  strList(c, 'eachOf', where, true);
+}
+
+/** One validator per check type (the fields docs/published-figures.md describes for it). */
+const CHECKS: Record<CheckType, (c: Obj, where: string) => void> = {
+  flat(c, where) {
+    line(c, where);
+    positive(c, 'maxRelativeChange', where);
+    if (c['maxSlopeFraction'] === undefined) return;
+    const m = obj(c['maxSlopeFraction'], `${where}.maxSlopeFraction`);
+    series(m['of'], `${where}.maxSlopeFraction.of`);
+    positive(m, 'fraction', `${where}.maxSlopeFraction`);
+  },
+  'grows-linearly'(c, where) {
+    line(c, where);
+    if (c['minus'] !== undefined) series(c['minus'], `${where}.minus`);
+    const r2 = num(c, 'minR2', where);
+    if (r2 === undefined || r2 <= 0 || r2 > 1) fail(where, 'minR2 must be in (0, 1]');
+    positive(c, 'minGrowthFactor', where, true);
+  },
+  'slope-ratio'(c, where) {
+    str(c, 'over', where);
+    series(c['numerator'], `${where}.numerator`);
+    series(c['denominator'], `${where}.denominator`);
+    expectation(c, where);
+  },
+  'per-entry'(c, where) {
+    series(c['series'], `${where}.series`);
+    oneOf(c, 'over', ['rssMb'] as const, where);
+    positive(c, 'entriesPerMb', where);
+    oneOf(c, 'unit', ['ns/entry'] as const, where);
+    expectation(c, where);
+  },
+  ratio(c, where) {
+    operand(c['numerator'], `${where}.numerator`);
+    operand(c['denominator'], `${where}.denominator`);
+    expectation(c, where);
+  },
+  greater(c, where) {
+    operand(c['greater'], `${where}.greater`);
+    operand(c['lesser'], `${where}.lesser`);
+    strList(c, 'pairBy', where, true);
+    positive(c, 'minFactor', where, true);
+    const s = num(c, 'slack', where, true);
+    if (s !== undefined && (s < 0 || s >= 1)) fail(where, 'slack must be in [0, 1)');
+  },
+  'approx-equal'(c, where) {
+    const ops = c['operands'];
+    if (!Array.isArray(ops) || ops.length < 2) fail(where, 'operands must be an array of at least 2 operands');
+    ops.forEach((o, i) => operand(o, `${where}.operands[${i}]`));
+    const f = num(c, 'maxFactor', where);
+    if (f === undefined || f < 1) fail(where, 'maxFactor must be ≥ 1');
+  },
+  value(c, where) {
+    operand(c['operand'], `${where}.operand`);
+    oneOf(c, 'unit', UNITS, where);
+    expectation(c, where);
+  },
+  'count-per'(c, where) {
+    series(c['series'], `${where}.series`);
+    str(c, 'field', where);
+    oneOf(c, 'per', ['page'] as const, where);
+    num(c, 'expected', where);
+    positive(c, 'maxAbsDeviation', where);
+  },
+  spread(c, where) {
+    series(c['series'], `${where}.series`);
+    oneOf(c, 'across', ['repeat'] as const, where);
+    strList(c, 'eachOf', where, true);
+    positive(c, 'maxRelativeSpread', where);
+    num(c, 'published', where, true);
+  },
+  boolean(c, where) {
+    str(c, 'field', where);
+    str(c, 'variant', where);
+    bool(c, 'expected', where);
+  },
+};
+
 function check(v: unknown, where: string): void {
   const c = obj(v, where);
   const type = oneOf(c, 'type', CHECK_TYPES, where) as CheckType;
   str(c, 'basis', where, true);
+  str(c, 'statisticNote', where, true);
   oneOf(c, 'statistic', CHECK_STATISTICS, where, true);
-  switch (type) {
-    case 'flat': {
-      series(c['series'], `${where}.series`);
-      str(c, 'over', where);
-      str(c, 'metric', where, true);
-      strList(c, 'eachOf', where, true);
-      positive(c, 'maxRelativeChange', where);
-      if (c['maxSlopeFraction'] !== undefined) {
-        const m = obj(c['maxSlopeFraction'], `${where}.maxSlopeFraction`);
-        series(m['of'], `${where}.maxSlopeFraction.of`);
-        positive(m, 'fraction', `${where}.maxSlopeFraction`);
-      }
-      break;
-    }
-    case 'grows-linearly': {
-      series(c['series'], `${where}.series`);
-      if (c['minus'] !== undefined) series(c['minus'], `${where}.minus`);
-      str(c, 'over', where);
-      str(c, 'metric', where, true);
-      strList(c, 'eachOf', where, true);
-      const r2 = num(c, 'minR2', where);
-      if (r2 === undefined || r2 <= 0 || r2 > 1) fail(where, 'minR2 must be in (0, 1]');
-      positive(c, 'minGrowthFactor', where, true);
-      break;
-    }
-    case 'slope-ratio':
-      str(c, 'over', where);
-      series(c['numerator'], `${where}.numerator`);
-      series(c['denominator'], `${where}.denominator`);
-      expectation(c, where);
-      break;
-    case 'per-entry':
-      series(c['series'], `${where}.series`);
-      oneOf(c, 'over', ['rssMb'] as const, where);
-      positive(c, 'entriesPerMb', where);
-      oneOf(c, 'unit', ['ns/entry'] as const, where);
-      expectation(c, where);
-      break;
-    case 'ratio':
-      operand(c['numerator'], `${where}.numerator`);
-      operand(c['denominator'], `${where}.denominator`);
-      expectation(c, where);
-      break;
-    case 'greater':
-      operand(c['greater'], `${where}.greater`);
-      operand(c['lesser'], `${where}.lesser`);
-      strList(c, 'pairBy', where, true);
-      positive(c, 'minFactor', where, true);
-      {
-        const s = num(c, 'slack', where, true);
-        if (s !== undefined && (s < 0 || s >= 1)) fail(where, 'slack must be in [0, 1)');
-      }
-      break;
-    case 'approx-equal': {
-      const ops = c['operands'];
-      if (!Array.isArray(ops) || ops.length < 2) fail(where, 'operands must be an array of at least 2 operands');
-      ops.forEach((o, i) => operand(o, `${where}.operands[${i}]`));
-      const f = num(c, 'maxFactor', where);
-      if (f === undefined || f < 1) fail(where, 'maxFactor must be ≥ 1');
-      break;
-    }
-    case 'value':
-      operand(c['operand'], `${where}.operand`);
-      oneOf(c, 'unit', UNITS, where);
-      expectation(c, where);
-      break;
-    case 'count-per':
-      series(c['series'], `${where}.series`);
-      str(c, 'field', where);
-      oneOf(c, 'per', ['page'] as const, where);
-      num(c, 'expected', where);
-      positive(c, 'maxAbsDeviation', where);
-      break;
-    case 'spread':
-      series(c['series'], `${where}.series`);
-      oneOf(c, 'across', ['repeat'] as const, where);
-      strList(c, 'eachOf', where, true);
-      positive(c, 'maxRelativeSpread', where);
-      num(c, 'published', where, true);
-      break;
-    case 'boolean':
-      str(c, 'field', where);
-      str(c, 'variant', where);
-      bool(c, 'expected', where);
-      break;
-  }
+  CHECKS[type](c, where);
 }
 
 function label(o: unknown, kind: string, i: number): string {
@@ -193,14 +197,8 @@ function label(o: unknown, kind: string, i: number): string {
   return `${kind}[${i}]${id}`;
 }
 
-/** Validates the parsed JSON; throws an Error naming the first bad entry. */
-export function validatePublished(raw: unknown): Published {
-  const root = obj(raw, 'root');
-  if (root['schemaVersion'] !== 1) fail('root', `schemaVersion must be 1 (got ${JSON.stringify(root['schemaVersion'])})`);
-  for (const k of ['articles', 'figures', 'claims'])
-    if (!Array.isArray(root[k])) fail('root', `${k} must be an array`);
-
-  const articles = root['articles'] as unknown[];
+/** Validates the articles; returns each article's experiments by id. */
+function validateArticles(articles: unknown[]): Map<string, ExperimentName[]> {
   const experimentsOf = new Map<string, ExperimentName[]>();
   articles.forEach((a, i) => {
     const where = label(a, 'articles', i);
@@ -220,58 +218,68 @@ export function validatePublished(raw: unknown): Published {
       fail(where, `experiment must be one of ${EXPERIMENTS.join(', ')} or a non-empty array of them`);
     experimentsOf.set(id, list as ExperimentName[]);
   });
+  return experimentsOf;
+}
 
-  const knownArticle = (o: Obj, where: string): string => {
-    const a = str(o, 'article', where)!;
-    if (!experimentsOf.has(a)) fail(where, `article ${a} is not in articles`);
-    return a;
-  };
+function knownArticle(o: Obj, where: string, experimentsOf: Map<string, ExperimentName[]>): string {
+  const a = str(o, 'article', where)!;
+  if (!experimentsOf.has(a)) fail(where, `article ${a} is not in articles`);
+  const id = o['id'] as string;
+  if (!id.startsWith(`${a}.`)) fail(where, `id must start with "${a}."`);
+  return a;
+}
 
+/** Validates the figures; returns their ids. */
+function validateFigures(figures: unknown[], experimentsOf: Map<string, ExperimentName[]>): Set<string> {
   const figureIds = new Set<string>();
-  (root['figures'] as unknown[]).forEach((f, i) => {
+  figures.forEach((f, i) => {
     const where = label(f, 'figures', i);
     const o = obj(f, where);
     const id = str(o, 'id', where)!;
     if (figureIds.has(id)) fail(where, 'duplicate figure id');
     figureIds.add(id);
-    const a = knownArticle(o, where);
-    if (!id.startsWith(`${a}.`)) fail(where, `id must start with "${a}."`);
+    knownArticle(o, where, experimentsOf);
     str(o, 'table', where);
     oneOf(o, 'experiment', EXPERIMENTS, where);
     series(o['series'], `${where}.series`);
-    if (o['equivalentSeries'] !== undefined) series(o['equivalentSeries'], `${where}.equivalentSeries`);
-    if (o['minus'] !== undefined) series(o['minus'], `${where}.minus`);
-    str(o, 'over', where, true);
-    str(o, 'metric', where, true);
+    for (const k of ['equivalentSeries', 'minus']) if (o[k] !== undefined) series(o[k], `${where}.${k}`);
+    for (const k of ['over', 'metric', 'note']) str(o, k, where, true);
     oneOf(o, 'statistic', STATISTICS, where);
     num(o, 'value', where);
     oneOf(o, 'unit', UNITS, where);
     str(o, 'quote', where);
-    str(o, 'note', where, true);
-    bool(o, 'cited', where, true);
-    bool(o, 'phaseInferred', where, true);
-    bool(o, 'headline', where, true);
+    for (const k of ['cited', 'phaseInferred', 'headline']) bool(o, k, where, true);
   });
+  return figureIds;
+}
 
+function validateClaims(claims: unknown[], experimentsOf: Map<string, ExperimentName[]>, figureIds: Set<string>): void {
   const claimIds = new Set<string>();
-  (root['claims'] as unknown[]).forEach((c, i) => {
+  claims.forEach((c, i) => {
     const where = label(c, 'claims', i);
     const o = obj(c, where);
     const id = str(o, 'id', where)!;
     if (claimIds.has(id)) fail(where, 'duplicate claim id');
     claimIds.add(id);
-    const a = knownArticle(o, where);
-    if (!id.startsWith(`${a}.`)) fail(where, `id must start with "${a}."`);
+    const a = knownArticle(o, where, experimentsOf);
     const e = oneOf(o, 'experiment', EXPERIMENTS, where)!;
     if (!experimentsOf.get(a)!.includes(e)) fail(where, `experiment ${e} is not an experiment of article ${a}`);
     oneOf(o, 'kind', ['shape', 'magnitude'] as const, where);
     str(o, 'statement', where);
     str(o, 'statementSource', where);
-    for (const fid of strList(o, 'figureIds', where)!)
-      if (!figureIds.has(fid)) fail(where, `figureIds names unknown figure ${fid}`);
+    str(o, 'note', where, true);
+    for (const fid of strList(o, 'figureIds', where)!) if (!figureIds.has(fid)) fail(where, `figureIds names unknown figure ${fid}`);
     check(o['check'], `${where}.check`);
   });
-
-  return raw as Published;
 }
 
+/** Validates the parsed JSON; throws an Error naming the first bad entry. */
+export function validatePublished(raw: unknown): Published {
+  const root = obj(raw, 'root');
+  if (root['schemaVersion'] !== 1) fail('root', `schemaVersion must be 1 (got ${JSON.stringify(root['schemaVersion'])})`);
+  for (const k of ['articles', 'figures', 'claims']) if (!Array.isArray(root[k])) fail('root', `${k} must be an array`);
+  const experimentsOf = validateArticles(root['articles'] as unknown[]);
+  const figureIds = validateFigures(root['figures'] as unknown[], experimentsOf);
+  validateClaims(root['claims'] as unknown[], experimentsOf, figureIds);
+  return raw as Published;
+}

@@ -1,0 +1,78 @@
+// What judging one claim's check produces, and the judge shared by every check with a published expectation:
+// the quantity's 95 % interval against the claim's band (holds inside, differs outside, inconclusive across an
+// edge; a single reading with no interval is judged on its value and says so).
+import type { Check, CheckStatistic, Expectation, Series } from '../reference/published.js';
+import { against, band, describeBand, placement, type Outcome, type Range } from './bands.js';
+import { fmtInUnit } from './format.js';
+import { measureQuantity, type Quantity } from './quantity.js';
+import { NotMeasurable, combinations, describeRestriction, select, type ExperimentData, type Restriction } from './select.js';
+
+export interface Judgement {
+  outcome: Outcome;
+  measured: number | null;
+  published: number | null;
+  /** measured ÷ published where the check has a published value. */
+  factor: number | null;
+  interval?: Range;
+  detail: string;
+  /** Things the reader must know (pairs measured on one side only, repeats that could not count…). */
+  notes?: string[];
+  /** Fewest repeats behind the judged series (null when not applicable). */
+  minRepeats?: number | null;
+}
+
+export interface JudgeContext {
+  data: ExperimentData;
+  kind: 'shape' | 'magnitude';
+  seed: number;
+}
+
+export const statOf = (c: Check): CheckStatistic => c.statistic ?? 'median';
+
+export const where = (r: Restriction) => (Object.keys(r).length ? `${describeRestriction(r)}: ` : '');
+
+/** The key values to evaluate separately (eachOf), from the configurations a selector picks. */
+export function eachOf(data: ExperimentData, sel: Series, keys: readonly string[] | undefined): Restriction[] {
+  if (!keys || keys.length === 0) return [{}];
+  return combinations(select(data, sel), keys, data);
+}
+
+/** A measured quantity scaled to the claim's unit: its value and its interval (null: single readings). */
+export function scaled(q: Quantity, scale: number, ctx: JudgeContext, label: string): { point: number; interval: Range | null; minRepeats: number } {
+  const m = measureQuantity(q, { seed: ctx.seed, paired: ctx.data.paired });
+  const point = m.point * scale;
+  if (!Number.isFinite(point)) throw new NotMeasurable(`${label} is not a finite number (a denominator of 0?)`);
+  const iv = m.interval ? { low: Math.min(m.interval.low * scale, m.interval.high * scale), high: Math.max(m.interval.low * scale, m.interval.high * scale) } : null;
+  if (iv && Number.isNaN(iv.low)) return { point, interval: { low: -Infinity, high: Infinity }, minRepeats: m.minRepeats };
+  return { point, interval: iv, minRepeats: m.minRepeats };
+}
+
+/** "= 2.1× [95 % CI 1.9×–2.3×]" or "= 16940 kB (one reading per repeat, no spread to resample)". */
+export function withInterval(point: number, iv: Range | null, fmt: (x: number) => string): string {
+  if (!iv) return `${fmt(point)} (a single reading: no interval)`;
+  if (!Number.isFinite(iv.low) || !Number.isFinite(iv.high)) return `${fmt(point)} [95 % CI unbounded: too many resamples give no finite value]`;
+  return `${fmt(point)} [95 % CI ${fmt(iv.low)}–${fmt(iv.high)}]`;
+}
+
+/** The interval as a verdict carries it: only when it is a finite one. */
+export function finite(iv: Range | null): { interval?: Range } {
+  return iv && Number.isFinite(iv.low) && Number.isFinite(iv.high) ? { interval: iv } : {};
+}
+
+/** Judges a quantity against a published expectation with its interval. */
+export function judgeExpectation(q: Quantity, scale: number, e: Expectation, unit: string, label: string, ctx: JudgeContext): Judgement {
+  const m = scaled(q, scale, ctx, label);
+  const b = band(e);
+  const fmt = (x: number) => fmtInUnit(x, unit);
+  const iv = m.interval ?? { low: m.point, high: m.point };
+  const published = e.published ?? null;
+  return {
+    outcome: against(iv, b),
+    measured: m.point,
+    published,
+    factor: published !== null && published > 0 ? m.point / published : null,
+    ...finite(m.interval),
+    detail: `${label} = ${withInterval(m.point, m.interval, fmt)}; ${describeBand(e, unit)}: ${placement(iv, b, fmt)}`,
+    minRepeats: m.minRepeats,
+  };
+}

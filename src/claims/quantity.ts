@@ -1,0 +1,83 @@
+// A quantity a claim is judged on (a ratio of means, a difference of medians, a slope through per-configuration
+// medians…), computed from series of measured values kept repeat by repeat, with its interval from the one
+// bootstrap (src/stats/resample.ts). Series timed in the same iterations (paired experiments, same repeats and
+// lengths) are resampled as one block; the same configurations used twice are resampled once.
+import type { CheckStatistic } from '../reference/published.js';
+import { bootstrapQuantity, pooledStatistic, type Block } from '../stats/resample.js';
+import type { Range } from './bands.js';
+import type { OperandGroups } from './select.js';
+
+export interface Quantity {
+  /** Each group: one series, repeat by repeat. */
+  groups: number[][][];
+  /** Which configurations each group comes from (equal keys: the same data). */
+  keys: string[];
+  stat: CheckStatistic;
+  /** From the statistic of each group (same order) to the quantity; non-finite results are dropped. */
+  combine: (stats: readonly number[]) => number;
+}
+
+export interface Measured {
+  point: number;
+  /**
+   * Null when nothing can be resampled (single readings). When too few resamples give a finite value (a
+   * denominator near 0), the interval is unbounded: -Infinity…Infinity, which no band contains.
+   */
+  interval: Range | null;
+  /** Repeats of the series with the fewest (1: the interval shows iteration noise only). */
+  minRepeats: number;
+}
+
+export interface MeasureContext {
+  seed: number;
+  /** The experiment times its series in the same iterations. */
+  paired: boolean;
+}
+
+export function pointOf(q: Quantity): number {
+  return q.combine(q.groups.map((g) => pooledStatistic(g, q.stat)));
+}
+
+const shapeOf = (g: number[][]) => g.map((r) => r.length).join('/');
+
+/** Blocks for the bootstrap and, for each group, where its statistic lands in the resampled vector. */
+function blocksOf(q: Quantity, paired: boolean): { blocks: Block[]; slot: number[] } {
+  const byKey = new Map<string, { series: number[][][]; at: number[] }>();
+  q.groups.forEach((g, i) => {
+    const k = paired ? `shape:${shapeOf(g)}` : `cfg:${q.keys[i]}`;
+    const b = byKey.get(k) ?? { series: [], at: [] };
+    b.series.push(g);
+    b.at.push(i);
+    byKey.set(k, b);
+  });
+  const blocks: Block[] = [];
+  const slot = new Array<number>(q.groups.length);
+  let n = 0;
+  for (const b of byKey.values()) {
+    blocks.push({ series: b.series });
+    b.at.forEach((i) => (slot[i] = n++));
+  }
+  return { blocks, slot };
+}
+
+export function measureQuantity(q: Quantity, ctx: MeasureContext): Measured {
+  const point = pointOf(q);
+  const minRepeats = Math.min(...q.groups.map((g) => g.length));
+  if (q.groups.every((g) => g.reduce((a, r) => a + r.length, 0) < 2)) return { point, interval: null, minRepeats };
+  const { blocks, slot } = blocksOf(q, ctx.paired);
+  const ci = bootstrapQuantity({ blocks, statistic: q.stat, combine: (s) => q.combine(slot.map((j) => s[j]!)) }, { seed: ctx.seed });
+  return { point, interval: ci === null ? { low: -Infinity, high: Infinity } : { low: ci.low, high: ci.high }, minRepeats };
+}
+
+/** A quantity built from several operands: their groups side by side, combined from their values. */
+export function combined(parts: readonly OperandGroups[], stat: CheckStatistic, f: (values: number[]) => number): Quantity {
+  const offsets: number[] = [];
+  let n = 0;
+  for (const p of parts) offsets.push(n), (n += p.groups.length);
+  return {
+    groups: parts.flatMap((p) => p.groups),
+    keys: parts.flatMap((p) => p.keys),
+    stat,
+    combine: (s) => f(parts.map((p, i) => p.combine(s.slice(offsets[i], offsets[i]! + p.groups.length)))),
+  };
+}
