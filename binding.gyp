@@ -31,7 +31,8 @@
     {
       "target_name": "forklab-loop",
       "type": "executable",
-      "sources": ["native/loop.c", "native/region.c"]
+      "sources": ["native/loop.c", "native/region.c"],
+      "libraries": ["-lpthread"]
     }
   ]
 }

@@ -1,10 +1,12 @@
 /* The fidelity reference: the articles' own method, outside forklab's harness. It maps and touches a
  * region like the probe, then runs a tight loop of N launches and prints the mean per call in ns:
  *   forklab-loop METHOD RSS_MB THP N TARGET  ->  {"meanNs":...,"iterations":N}
+ * METHOD is a launch method of the spawn case, or "thread" (pthread_create+join of an empty thread). 
  * No per-iteration timing, no protocol, no pipes. */
 #include "region.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -25,6 +27,8 @@ static int clone_child(void *arg) {
     execve(target_argv[0], target_argv, empty_env);
     _exit(127);
 }
+
+static void *empty_thread(void *arg) { return arg; }
 
 static double now_ns(void) {
     struct timespec ts;
@@ -55,10 +59,16 @@ int main(int argc, char **argv) {
     if (stack == MAP_FAILED) die("mmap");
     int m = strcmp(method, "fork-exec") == 0 ? 0 : strcmp(method, "vfork-exec") == 0 ? 1
           : strcmp(method, "posix-spawn") == 0 ? 2 : strcmp(method, "clone-vfork") == 0 ? 3
-          : strcmp(method, "fork-exit") == 0 ? 4 : -1;
+          : strcmp(method, "fork-exit") == 0 ? 4 : strcmp(method, "thread") == 0 ? 5 : -1;
     if (m < 0) { fprintf(stderr, "forklab-loop: unknown method %s\n", method); return 2; }
     double t0 = now_ns();
     for (long i = 0; i < n; i++) {
+        if (m == 5) {
+            pthread_t t;
+            if ((errno = pthread_create(&t, NULL, empty_thread, NULL)) != 0) die("pthread_create");
+            if ((errno = pthread_join(t, NULL)) != 0) die("pthread_join");
+            continue;
+        }
         pid_t pid = -1;
         int status;
         switch (m) {

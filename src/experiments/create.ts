@@ -1,6 +1,7 @@
 // Experiment "create" (article 002): pthread_create+pthread_join of an empty thread against fork+waitpid
-// of a child that _exit(0)s. The probe times both in every iteration, in alternating order, so that drift
-// hits both alike; fresh probe processes repeat the whole thing. Also home of the small helpers the
+// of a child that _exit(0)s. The probe times them in alternating blocks of 50 calls of one kind (each kind
+// runs as a plain loop of its own would, while drift still hits both alike); fresh probe processes repeat
+// the whole thing. Also home of the small helpers the
 // paired-series experiments (create, exec) share: the plan, measurements per series, per-series summaries
 // and their warnings.
 import pc from 'picocolors';
@@ -131,7 +132,7 @@ export function summarizeCreate(ms: readonly Measurement[], seed: number): Creat
   const thread = summarizeSeries(ms, 'thread', seed);
   const fork = summarizeSeries(ms, 'fork', seed);
   let ratio: RatioInterval | null = null;
-  // Thread and fork are timed in the same iterations: a paired interval, repeats resampled first.
+  // Sample i of thread and of fork come from the same pair of blocks: a paired interval, repeats resampled first.
   if (thread && fork) ratio = ratioOfMedians(repeatsOf(ms, (m) => m.series === 'thread'), repeatsOf(ms, (m) => m.series === 'fork'), seed, { paired: true });
   const stack = ms.map((m) => m.info.threadStackKb).find((v) => typeof v === 'number');
   return {
@@ -216,7 +217,7 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
         out.push(c.dim(`medians per probe process: thread ${s.thread.repeatMediansNs.map(fmtUs).join(', ')} µs; fork ${s.fork.repeatMediansNs.map(fmtUs).join(', ')} µs`));
     }
     if (s.threadStackKb !== null) out.push(c.dim(`thread stack: ${s.threadStackKb} kB (glibc default; glibc caches freed stacks, so a create+join loop reuses one)`));
-    out.push(c.dim('Both are timed in every iteration, in alternating order; intervals: bootstrap over probe processes, then iterations (paired for the ratio).'));
+    out.push(c.dim('Timed in alternating blocks of 50 calls of each kind (the article timed each in a loop of its own); intervals: bootstrap over probe processes, then iterations (paired for the ratio).'));
     return out.join('\n');
   },
 };
