@@ -71,10 +71,25 @@ test('--help explains every flag with its default', () => {
   assert.equal(r.code, 0);
   for (const flag of ['--methods', '--rss', '--thp', '--iterations', '--repeats', '--warmup', '--ci-target', '--budget-ms', '--pin', '--json'])
     assert.ok(r.stdout.includes(flag), flag);
-  assert.match(r.stdout, /default:\s+"0,128,512,1024"/);
-  assert.match(r.stdout, /in MB/);
+  const flat = r.stdout.replace(/\s+/g, ' ');
+  assert.match(flat, /\(default: 0, 128, 512, 1024 MB\)/);
+  assert.match(flat, /\(default: 400 ms\)/);
+  assert.match(flat, /\(default: 2 %\)/);
+  assert.doesNotMatch(flat, /default: "/, 'defaults are numbers with units, not quoted strings');
   const top = cli('--help');
   assert.match(top.stdout, /spawn/);
+});
+
+test('--db is explained in the same words by every command that takes it', () => {
+  const texts = new Set<string>();
+  for (const cmd of ['spawn', 'cow', 'exec', 'history', 'show', 'compare', 'export', 'import', 'report', 'reproduce']) {
+    const flat = cli(cmd, '--help').stdout.replace(/\s+/g, ' ');
+    const m = /--db <path> (.*?\.db\))/.exec(flat);
+    assert.ok(m, `${cmd} --help has --db`);
+    texts.add(m[1]!);
+  }
+  assert.equal(texts.size, 1, [...texts].join('\n'));
+  assert.match([...texts][0]!, /\$FORKLAB_DB/);
 });
 
 test('--json writes one versioned document with raw samples per configuration; a failed run never clobbers it', () => {

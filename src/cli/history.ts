@@ -13,6 +13,7 @@ import { fmtUs, fmtUsCi, renderTable } from '../report/table.js';
 import { witnessText } from '../report/markdown.js';
 import { fmtDuration } from './progress.js';
 import { CliError } from './run.js';
+import { DB_HELP } from './options.js';
 
 interface Opts {
   db?: string;
@@ -173,7 +174,6 @@ function readDocumentFile(file: string): RunDocument {
   }
 }
 
-const DB_HELP = 'the history database (default: $FORKLAB_DB, else $XDG_DATA_HOME/forklab/forklab.db, else ~/.local/share/forklab/forklab.db)';
 const RUN_HELP = 'a run id, a uuid or its first characters, latest or latest~N';
 
 export function registerHistoryCommands(program: Command): void {

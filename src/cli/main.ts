@@ -4,6 +4,7 @@ import { EXPERIMENTS } from '../experiments/index.js';
 import { runExperimentCommand, type CommonOptions } from './run.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { runProgram } from './errors.js';
+import { DB_HELP, defaultText } from './options.js';
 import { registerSelfcheck } from './selfcheck.js';
 import { registerDoctor } from './doctor.js';
 import { registerHistoryCommands } from './history.js';
@@ -26,9 +27,9 @@ function loadStoredRun(ref: string | undefined, dbPath: string | undefined): Run
 function commonOptions(cmd: Command): Command {
   return cmd
     .option('--json <file>', 'write the run as a versioned JSON document (schema: docs/json-schema.md)')
-    .option('--db <path>', 'history database (default: $FORKLAB_DB, else ~/.local/share/forklab/forklab.db)')
+    .option('--db <path>', DB_HELP)
     .option('--pin <cpu>', 'pin the probe and its children to this CPU (on 2 cores this changes results several-fold)')
-    .option('--seed <n>', 'seed for interleaving order and bootstrap intervals', '1')
+    .addOption(new Option('--seed <n>', 'seed for interleaving order and bootstrap intervals').default('1', '1'))
     .option('--no-color', 'no ANSI colours');
 }
 
@@ -42,7 +43,7 @@ export function buildProgram(): Command {
     const cmd = new Command(exp.name).description(`${exp.summaryLine} (article ${exp.article})`).exitOverride();
     for (const o of exp.options) {
       const opt = new Option(o.flags, o.description);
-      if (o.defaultValue !== undefined) opt.default(o.defaultValue);
+      if (o.defaultValue !== undefined) opt.default(o.defaultValue, defaultText(o.defaultValue, o.unit));
       cmd.addOption(opt);
     }
     commonOptions(cmd);

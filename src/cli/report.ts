@@ -7,6 +7,7 @@ import { checkWritable, writeFileAtomic, DOCUMENT_SCHEMA, type RunDocument } fro
 import { configLabel, statsWhere, type Cell, type ClaimVerdict, type PublishedComparison } from '../report/charts.js';
 import { renderCompareMarkdown, renderMarkdown } from '../report/markdown.js';
 import { CliError } from './run.js';
+import { DB_HELP } from './options.js';
 
 export interface ReportDeps {
   /** The run REF (undefined: the latest) from the history database at dbPath (undefined: the default); throws an Error naming the problem. */
@@ -184,7 +185,7 @@ export function registerReportCommand(program: Command, deps: ReportDeps): void 
     new Command('report')
       .description('a run as a self-contained HTML page (charts included, works offline) or as Markdown for an issue or a post')
       .argument('[run]', 'run id from the history database (default: the latest run)')
-      .option('--db <path>', 'history database to read the run from')
+      .option('--db <path>', DB_HELP)
       .option('--input <files...>', 'read the run document(s) from JSON file(s) written with --json instead (two files: compare them)')
       .option('--compare <runs...>', 'show two runs together: --compare RUN_A RUN_B')
       .option('--html <file>', 'write a self-contained HTML report to FILE')

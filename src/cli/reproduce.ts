@@ -1,7 +1,7 @@
 // `forklab reproduce [--quick] [--only 000,001] [--db PATH] [--json FILE]`: runs every experiment at the
 // articles' settings (or a quick preset), then prints per article its headline figures beside this
 // machine's and a verdict on every published claim. docs/reproduce.md.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import pc from 'picocolors';
 import { findExperiment } from '../experiments/index.js';
 import { UsageError, type Experiment, type Warning } from '../experiments/types.js';
@@ -16,6 +16,7 @@ import { CliError, executeExperiment, onInterrupt, openHistory, parseCommon } fr
 import { doctorSummaryLine } from './doctor.js';
 import type { Store } from '../store/db.js';
 import { FORKLAB_VERSION } from '../version.js';
+import { DB_HELP } from './options.js';
 
 export const REPRODUCE_SCHEMA = 'forklab.reproduce';
 export const REPRODUCE_VERSION = 1;
@@ -207,10 +208,10 @@ export function registerReproduceCommand(program: Command): void {
     .description('run every experiment at the articles’ settings and judge each published claim on this machine (docs/reproduce.md)')
     .option('--quick', 'a short run (under a minute on 2 cores) that measures every configuration the claims need, for less time')
     .option('--only <articles>', 'only these articles, comma-separated: 000,001,002,003,004')
-    .option('--db <path>', 'the history database to store the runs in (default: $FORKLAB_DB, else $XDG_DATA_HOME/forklab/forklab.db)')
+    .option('--db <path>', DB_HELP)
     .option('--json <file>', 'write the verdicts, the figures and the runs (ids, or whole documents when not stored) as JSON')
     .option('--pin <cpu>', 'pin the probes and their children to this CPU (on 2 cores this changes results several-fold)')
-    .option('--seed <n>', 'seed for interleaving order and bootstrap intervals', '1')
+    .addOption(new Option('--seed <n>', 'seed for interleaving order and bootstrap intervals').default('1', '1'))
     .option('--no-color', 'no ANSI colours')
     .action(async (opts: ReproduceOptions) => {
       process.exitCode = await runReproduce({ ...opts, color: opts.color === false ? false : undefined });

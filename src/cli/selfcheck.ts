@@ -1,7 +1,8 @@
 // `forklab selfcheck` (npm run bench:fidelity): does the harness distort the figure? Runs the articles'
 // own method — a minimal stand-alone C loop of spawn+waitpid, mean per call — beside forklab's probe in
 // the same conditions, interleaved, and prints forklab's mean ÷ the loop's mean per method and RSS.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { defaultText } from './options.js';
 import { nativePaths, requireNative } from '../runner/paths.js';
 import { runProbe, describeFailure } from '../runner/probe.js';
 import { fixedPlan } from '../runner/plans.js';
@@ -28,11 +29,11 @@ export function registerSelfcheck(program: Command): void {
   program
     .command('selfcheck')
     .description("fidelity benchmark: forklab's per-call figure ÷ a bare C loop's, interleaved (must stay within ±10 %)")
-    .option('--methods <list>', `methods: ${METHODS.join(', ')}`, 'fork-exec,vfork-exec,posix-spawn')
-    .option('--rss <list>', 'parent RSS sizes in MB', '0,512')
-    .option('--thp <mode>', 'on, off or default', 'off')
-    .option('--iterations <n>', 'calls per process, both sides', '200')
-    .option('--rounds <n>', 'interleaved rounds (fresh processes each)', '3')
+    .addOption(new Option('--methods <list>', `methods: ${METHODS.join(', ')}`).default('fork-exec,vfork-exec,posix-spawn', defaultText('fork-exec,vfork-exec,posix-spawn')))
+    .addOption(new Option('--rss <list>', 'parent RSS sizes in MB').default('0,512', defaultText('0,512', 'MB')))
+    .addOption(new Option('--thp <mode>', 'on, off or default').default('off', 'off'))
+    .addOption(new Option('--iterations <n>', 'calls per process, both sides').default('200', defaultText('200', 'calls')))
+    .addOption(new Option('--rounds <n>', 'interleaved rounds (fresh processes each)').default('3', defaultText('3', 'rounds')))
     .option('--pin <cpu>', 'pin both sides to this CPU')
     .exitOverride()
     .action(async (o: Record<string, string | undefined>) => {

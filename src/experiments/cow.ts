@@ -229,11 +229,11 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
   figureKeys: ['thp'],
   summaryLine: "copy-on-write after fork: a child's read, first write (CoW fault) and second write per page, THP on/off",
   options: [
-    { flags: '--size-mb <n>', description: 'region the parent maps and touches before fork, in MB (MiB); 80 MB = 20480 pages', defaultValue: DEFAULTS.sizeMb },
+    { flags: '--size-mb <n>', description: 'region the parent maps and touches before fork, in MB (MiB); 80 MB = 20480 pages', defaultValue: DEFAULTS.sizeMb, unit: 'MB' },
     { flags: '--thp <list>', description: 'transparent huge pages for the region: off (MADV_NOHUGEPAGE), on (MADV_HUGEPAGE), default (no madvise)', defaultValue: DEFAULTS.thp },
-    { flags: '--repeats <n>', description: 'fresh probe processes per THP mode, interleaved', defaultValue: DEFAULTS.repeats },
-    { flags: '--iterations <n>', description: 'timed forks per probe process (each one child, three passes)', defaultValue: DEFAULTS.iterations },
-    { flags: '--warmup <n>', description: 'untimed forks per probe process before the timed ones', defaultValue: DEFAULTS.warmup },
+    { flags: '--repeats <n>', description: 'fresh probe processes per THP mode, interleaved', defaultValue: DEFAULTS.repeats, unit: 'processes' },
+    { flags: '--iterations <n>', description: 'timed forks per probe process (each one child, three passes)', defaultValue: DEFAULTS.iterations, unit: 'forks' },
+    { flags: '--warmup <n>', description: 'untimed forks per probe process before the timed ones', defaultValue: DEFAULTS.warmup, unit: 'forks' },
   ],
 
   parse(raw) {

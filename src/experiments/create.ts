@@ -149,9 +149,9 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
   article: '002',
   summaryLine: 'pthread_create+join of an empty thread vs fork+waitpid of a child that exits at once',
   options: [
-    { flags: '--iterations <n>', description: 'timed iterations per probe process; each times one thread and one fork', defaultValue: DEFAULTS.iterations },
-    { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup },
-    { flags: '--repeats <n>', description: 'fresh probe processes, one after another; samples are pooled', defaultValue: DEFAULTS.repeats },
+    { flags: '--iterations <n>', description: 'timed iterations per probe process; each times one thread and one fork', defaultValue: DEFAULTS.iterations, unit: 'iterations' },
+    { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'iterations' },
+    { flags: '--repeats <n>', description: 'fresh probe processes, one after another; samples are pooled', defaultValue: DEFAULTS.repeats, unit: 'processes' },
   ],
 
   parse(raw) {

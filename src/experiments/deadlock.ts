@@ -177,9 +177,9 @@ export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary> = {
   summaryLine: 'fork while another thread holds a mutex: the child deadlocks, unless pthread_atfork hands it over',
   options: [
     { flags: '--variants <list>', description: `variants, comma-separated: ${VARIANTS.join(', ')}`, defaultValue: DEFAULTS.variants },
-    { flags: '--hold-ms <ms>', description: 'how long the worker thread holds the mutex each time, in ms', defaultValue: DEFAULTS.holdMs },
-    { flags: '--child-timeout-ms <ms>', description: "the child's pthread_mutex_timedlock timeout in ms; for plain-lock, how long the parent waits before killing the child", defaultValue: DEFAULTS.childTimeoutMs },
-    { flags: '--repeats <n>', description: 'fresh probe processes per variant (one fork each), interleaved', defaultValue: DEFAULTS.repeats },
+    { flags: '--hold-ms <ms>', description: 'how long the worker thread holds the mutex each time, in ms', defaultValue: DEFAULTS.holdMs, unit: 'ms' },
+    { flags: '--child-timeout-ms <ms>', description: "the child's pthread_mutex_timedlock timeout in ms; for plain-lock, how long the parent waits before killing the child", defaultValue: DEFAULTS.childTimeoutMs, unit: 'ms' },
+    { flags: '--repeats <n>', description: 'fresh probe processes per variant (one fork each), interleaved', defaultValue: DEFAULTS.repeats, unit: 'processes' },
   ],
 
   parse(raw) {

@@ -158,10 +158,10 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
   article: '004',
   summaryLine: 'fork+execve+wait of a `return 0` program, dynamic vs static, against fork+_exit; ld.so statistics',
   options: [
-    { flags: '--iterations <n>', description: 'timed iterations per probe process; each times fork+_exit, the dynamic and the static exec once', defaultValue: DEFAULTS.iterations },
-    { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup },
-    { flags: '--repeats <n>', description: 'fresh probe processes, one after another; samples are pooled', defaultValue: DEFAULTS.repeats },
-    { flags: '--ld-runs <n>', description: 'runs of the dynamic target with LD_DEBUG=statistics (ld.so cycle counts); 0 = none', defaultValue: DEFAULTS.ldRuns },
+    { flags: '--iterations <n>', description: 'timed iterations per probe process; each times fork+_exit, the dynamic and the static exec once', defaultValue: DEFAULTS.iterations, unit: 'iterations' },
+    { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'iterations' },
+    { flags: '--repeats <n>', description: 'fresh probe processes, one after another; samples are pooled', defaultValue: DEFAULTS.repeats, unit: 'processes' },
+    { flags: '--ld-runs <n>', description: 'runs of the dynamic target with LD_DEBUG=statistics (ld.so cycle counts); 0 = none', defaultValue: DEFAULTS.ldRuns, unit: 'runs' },
   ],
 
   parse(raw) {

@@ -203,10 +203,10 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
   article: '003',
   summaryLine: 'page tables of a sparse address space: doubled by fork while the child lives, given back at exec; fork+_exit sparse vs dense',
   options: [
-    { flags: '--pages <n>', description: 'pages mapped and written by the parent (both layouts)', defaultValue: DEFAULTS.pages },
-    { flags: '--spacing-kb <KiB>', description: 'sparse layout: one page every this many KiB, inside a PROT_NONE reservation', defaultValue: DEFAULTS.spacingKb },
-    { flags: '--iterations <n>', description: 'timed fork+_exit+waitpid per layout', defaultValue: DEFAULTS.iterations },
-    { flags: '--warmup <n>', description: 'warm-up fork+_exit per layout (not recorded)', defaultValue: DEFAULTS.warmup },
+    { flags: '--pages <n>', description: 'pages mapped and written by the parent (both layouts)', defaultValue: DEFAULTS.pages, unit: 'pages' },
+    { flags: '--spacing-kb <KiB>', description: 'sparse layout: one page every this many KiB, inside a PROT_NONE reservation', defaultValue: DEFAULTS.spacingKb, unit: 'KiB' },
+    { flags: '--iterations <n>', description: 'timed fork+_exit+waitpid per layout', defaultValue: DEFAULTS.iterations, unit: 'forks' },
+    { flags: '--warmup <n>', description: 'warm-up fork+_exit per layout (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'forks' },
   ],
 
   parse(raw) {

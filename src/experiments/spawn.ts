@@ -168,13 +168,13 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
   figureKeys: ['thp', 'rssMb'],
   options: [
     { flags: '--methods <list>', description: `methods, comma-separated: ${METHODS.join(', ')}`, defaultValue: DEFAULTS.methods },
-    { flags: '--rss <list>', description: 'parent RSS sizes in MB (MiB), comma-separated', defaultValue: DEFAULTS.rss },
+    { flags: '--rss <list>', description: 'parent RSS sizes in MB (MiB), comma-separated', defaultValue: DEFAULTS.rss, unit: 'MB' },
     { flags: '--thp <list>', description: 'transparent huge pages for the region: on (MADV_HUGEPAGE), off (MADV_NOHUGEPAGE), default (no madvise)', defaultValue: DEFAULTS.thp },
-    { flags: '--iterations <n>', description: 'most timed iterations per probe process', defaultValue: DEFAULTS.iterations },
-    { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup },
-    { flags: '--repeats <n>', description: 'fresh probe processes per configuration, interleaved', defaultValue: DEFAULTS.repeats },
-    { flags: '--ci-target <percent>', description: "stop a probe once the median's 95 % interval is within ±percent; 0 runs every iteration", defaultValue: DEFAULTS.ciTarget },
-    { flags: '--budget-ms <ms>', description: 'time budget per probe process in ms for timed iterations (setup excluded; at least 30 iterations run); 0 = none', defaultValue: DEFAULTS.budgetMs },
+    { flags: '--iterations <n>', description: 'most timed iterations per probe process', defaultValue: DEFAULTS.iterations, unit: 'iterations' },
+    { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'iterations' },
+    { flags: '--repeats <n>', description: 'fresh probe processes per configuration, interleaved', defaultValue: DEFAULTS.repeats, unit: 'processes' },
+    { flags: '--ci-target <percent>', description: "stop a probe once the median's 95 % interval is within ±percent; 0 runs every iteration", defaultValue: DEFAULTS.ciTarget, unit: '%' },
+    { flags: '--budget-ms <ms>', description: 'time budget per probe process in ms for timed iterations (setup excluded; at least 30 iterations run); 0 = none', defaultValue: DEFAULTS.budgetMs, unit: 'ms' },
   ],
 
   parse(raw) {

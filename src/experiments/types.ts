@@ -72,6 +72,8 @@ export interface OptionSpec {
   flags: string;
   description: string;
   defaultValue?: string;
+  /** Unit of the value (MB, ms, %, iterations), shown with the default in --help: "(default: 400 ms)". */
+  unit?: string;
 }
 
 export interface Experiment<P, S> {

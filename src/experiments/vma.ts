@@ -188,10 +188,10 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
   figureKeys: ['vmas'],
   summaryLine: 'fork time and Slab grow with the number of mappings (VMAs); clone(CLONE_VM) and posix_spawn do not',
   options: [
-    { flags: '--vmas <list>', description: 'numbers of one-page mappings in the parent, comma-separated (capped by vm.max_map_count)', defaultValue: DEFAULTS.vmas },
-    { flags: '--iterations <n>', description: 'timed launches per probe process', defaultValue: DEFAULTS.iterations },
-    { flags: '--warmup <n>', description: 'warm-up launches per probe process (not recorded)', defaultValue: DEFAULTS.warmup },
-    { flags: '--repeats <n>', description: 'fresh probe processes per configuration, interleaved', defaultValue: DEFAULTS.repeats },
+    { flags: '--vmas <list>', description: 'numbers of one-page mappings in the parent, comma-separated (capped by vm.max_map_count)', defaultValue: DEFAULTS.vmas, unit: 'mappings' },
+    { flags: '--iterations <n>', description: 'timed launches per probe process', defaultValue: DEFAULTS.iterations, unit: 'launches' },
+    { flags: '--warmup <n>', description: 'warm-up launches per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'launches' },
+    { flags: '--repeats <n>', description: 'fresh probe processes per configuration, interleaved', defaultValue: DEFAULTS.repeats, unit: 'processes' },
   ],
 
   parse(raw) {

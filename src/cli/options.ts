@@ -1,0 +1,11 @@
+// Option texts every command shares, so that --help says the same thing everywhere.
+
+/** --db on every command that reads or writes the history. */
+export const DB_HELP =
+  'the history database (default: $FORKLAB_DB, else $XDG_DATA_HOME/forklab/forklab.db, else ~/.local/share/forklab/forklab.db)';
+
+/** A default as --help shows it: numbers with their unit, lists spaced ("0, 128, 512, 1024 MB"), no quotes. */
+export function defaultText(value: string, unit?: string): string {
+  const spaced = value.split(',').map((v) => v.trim()).join(', ');
+  return unit ? `${spaced} ${unit}` : spaced;
+}
