@@ -28,6 +28,8 @@ test('bad input: exit 2, a message naming the flag, nothing measured', () => {
     [['spawn', '--rss', '4000000'], /--rss: 4000000 MB does not fit/],
     [['spawn', '--pin', '4000'], /--pin: CPU 4000 is not one this process may run on/],
     [['spawn', '--json', join(tmp, 'no', 'such', 'dir', 'out.json')], /--json: directory .* does not exist/],
+    [['spawn', '--label', ' '], /--label: is empty/],
+    [['cow', '--label', 'a\nb'], /--label: contains a line break/],
   ];
   for (const [args, why] of cases) {
     const r = cli(...args);
@@ -94,10 +96,13 @@ test('--db is explained in the same words by every command that takes it', () =>
 
 test('--json writes one versioned document with raw samples per configuration; a failed run never clobbers it', () => {
   const out = join(tmp, 'spawn.json');
-  const r = cli('spawn', '--methods', 'fork-exit,posix-spawn', '--rss', '0,32', '--thp', 'off', '--repeats', '1', '--iterations', '12', '--ci-target', '0', '--json', out);
+  const r = cli('spawn', '--methods', 'fork-exit,posix-spawn', '--rss', '0,32', '--thp', 'off', '--repeats', '1', '--iterations', '12', '--ci-target', '0', '--json', out, '--label', 'json test');
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /THP off: median µs/);
   const doc = JSON.parse(readFileSync(out, 'utf8'));
+  assert.equal(doc.label, 'json test', 'the --label is in the document');
+  const listed = JSON.parse(cli('history', '--json', '--label', 'json test').stdout) as { uuid: string; label: string }[];
+  assert.deepEqual(listed.map((x) => x.uuid), [doc.runId], 'and in the history, selected by history --label');
   assert.equal(doc.schema, 'forklab.run');
   assert.equal(doc.schemaVersion, 1);
   assert.equal(doc.experiment, 'spawn');

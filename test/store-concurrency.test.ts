@@ -49,9 +49,9 @@ async function twoWriters(path: string, note: (s: string) => void): Promise<void
   try {
     const rows = store.listRuns();
     for (const r of results) {
-      const mine = rows.filter((x) => x.note?.startsWith(`${r.pid} #`));
+      const mine = rows.filter((x) => x.label?.startsWith(`${r.pid} #`));
       assert.equal(mine.length, RUNS, `runs of writer ${r.pid}`);
-      assert.deepEqual(new Set(mine.map((x) => x.note)).size, RUNS);
+      assert.deepEqual(new Set(mine.map((x) => x.label)).size, RUNS);
       for (const x of mine) {
         assert.equal(x.status, 'complete');
         assert.equal(x.measurements, 6, `run ${x.id}: 3 batches of 2`);

@@ -23,7 +23,7 @@ export class HistoryWriter {
     }
   }
 
-  start(meta: { experiment: string; params: Record<string, unknown>; machine: MachineRecord; loadBefore: LoadSample; forklabVersion: string; startedAt: Date }): void {
+  start(meta: { experiment: string; params: Record<string, unknown>; machine: MachineRecord; loadBefore: LoadSample; forklabVersion: string; startedAt: Date; label?: string | null }): void {
     this.guard('started', (s) => {
       this.runId = s.startRun(meta);
       this.uuid = s.uuidOf(this.runId);

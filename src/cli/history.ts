@@ -1,91 +1,47 @@
-// `forklab history`, `show`, `compare`, `export`, `import`: the run history in SQLite (docs/history.md).
-// Every command takes --db PATH (default: $FORKLAB_DB, $XDG_DATA_HOME/forklab/forklab.db or
-// ~/.local/share/forklab/forklab.db). Errors are printed and give exit code 2; nothing is thrown.
+// `forklab history`, `show`, `export`, `import` (and, from their own files, `compare` and `rm`): the run
+// history in SQLite (docs/history.md). Every command takes --db PATH (default: $FORKLAB_DB,
+// $XDG_DATA_HOME/forklab/forklab.db or ~/.local/share/forklab/forklab.db). Errors are thrown and printed by
+// src/cli/errors.ts (exit code 2).
 import type { Command } from 'commander';
-import pc from 'picocolors';
 import { readFileSync } from 'node:fs';
-import { Store, StoreError, type RunRow } from '../store/db.js';
+import { StoreError, type RunFilter, type RunRow } from '../store/db.js';
 import { resolveDbPath } from '../store/location.js';
 import { DocumentError, parseRunDocument } from '../store/validate.js';
-import { compareRuns, groupConfigurations, groupMedian, type Comparison, type FigureComparison } from '../store/compare.js';
+import { groupConfigurations, groupMedian } from '../store/compare.js';
 import type { RunDocument } from '../report/document.js';
-import { fmtUs, fmtUsCi, renderTable } from '../report/table.js';
+import { samplesCsv, summaryMarkdown } from '../report/export.js';
+import { fmtUsCi, renderTable } from '../report/table.js';
 import { witnessText } from '../report/markdown.js';
 import { fmtDuration } from './progress.js';
 import { CliError } from './run.js';
 import { DB_HELP } from './options.js';
-
-interface Opts {
-  db?: string;
-  json?: boolean;
-  color?: boolean;
-}
-
-type Paint = (s: string) => string;
-interface Colors {
-  bold: Paint;
-  dim: Paint;
-  red: Paint;
-  green: Paint;
-  yellow: Paint;
-  cyan: Paint;
-}
-const plain: Colors = { bold: (s) => s, dim: (s) => s, red: (s) => s, green: (s) => s, yellow: (s) => s, cyan: (s) => s };
-
-function colors(o: Opts): Colors {
-  return o.color !== false && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR ? pc : plain;
-}
-
-const out = (s: string) => void process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
-
-/** Runs a command body; an error it throws is printed by the CLI's one error printer (src/cli/errors.ts). */
-async function guarded(_command: string, body: () => void | Promise<void>): Promise<void> {
-  await body();
-}
-
-function withStore<T>(o: Opts, create: boolean, fn: (s: Store) => T): T {
-  const store = Store.open(resolveDbPath(o.db), { create });
-  try {
-    return fn(store);
-  } finally {
-    store.close();
-  }
-}
-
-function localTime(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
-}
-
-function statusText(status: string, c: Colors): string {
-  return status === 'complete' ? c.green(status) : status === 'incomplete' ? c.yellow(status) : c.cyan(status);
-}
+import { colors, guarded, localTime, out, RUN_HELP, show, statusText, withStore, type Colors, type Opts } from './history-common.js';
+import { registerCompareCommand } from './compare-command.js';
+import { registerRmCommand } from './rm.js';
 
 function historyTable(rows: RunRow[], c: Colors): string {
+  const labels = rows.some((r) => r.label !== null);
   return renderTable(
-    ['id', 'uuid', 'experiment', 'status', 'started', 'duration', 'host', 'measurements'],
+    ['id', 'uuid', 'experiment', ...(labels ? ['label'] : []), 'status', 'started', 'duration', 'host', 'measurements'],
     rows.map((r) => [
       String(r.id),
       r.uuid.slice(0, 8),
       r.experiment,
+      ...(labels ? [r.label ?? ''] : []),
       statusText(r.status, c),
       localTime(r.startedAt),
       r.durationMs === null ? '—' : fmtDuration(r.durationMs),
       r.hostname,
       String(r.measurements),
     ]),
-    { leftAlign: [1, 2, 3, 4, 6] },
+    { leftAlign: labels ? [1, 2, 3, 4, 5, 7] : [1, 2, 3, 4, 6] },
   );
 }
-
-const show = (v: unknown): string => (typeof v === 'string' ? v : Array.isArray(v) ? v.map(show).join(',') : JSON.stringify(v));
 
 function describeRun(id: number, doc: RunDocument, c: Colors): string {
   const m = doc.machine;
   const lines = [
-    c.bold(`run ${id}  ${doc.runId ?? ''}  ${doc.experiment}  ${statusText(doc.complete ? 'complete' : 'incomplete', c)}`),
+    c.bold(`run ${id}  ${doc.runId ?? ''}  ${doc.experiment}${doc.label ? `  [${doc.label}]` : ''}  ${statusText(doc.complete ? 'complete' : 'incomplete', c)}`),
     `started ${localTime(doc.startedAt)}, took ${fmtDuration(doc.durationMs)}, forklab ${doc.forklabVersion}`,
     `machine: ${m.hostname}, kernel ${m.kernel} (${m.arch}), ${m.cpuModel ?? 'unknown CPU'} × ${m.cpuCount}, ` +
       `THP enabled ${m.thpEnabled ?? '?'} defrag ${m.thpDefrag ?? '?'}, ${m.virtualization ?? 'virtualization unknown'}, ` +
@@ -110,55 +66,6 @@ function describeRun(id: number, doc: RunDocument, c: Colors): string {
   return lines.join('\n');
 }
 
-function fmtP(p: number): string {
-  return p < 0.001 ? '<0.001' : p.toFixed(3);
-}
-
-function ratioCell(f: FigureComparison): string {
-  if (f.ratio === null) return '—';
-  const ci = f.ratioLow === null || f.ratioHigh === null ? '' : ` [${f.ratioLow.toFixed(3)}–${f.ratioHigh.toFixed(3)}]`;
-  return `${f.ratio.toFixed(3)}${ci}`;
-}
-
-function verdictCell(f: FigureComparison, c: Colors): string {
-  if (f.verdict === 'slower') return c.red('▲ slower');
-  if (f.verdict === 'faster') return c.green('▼ faster');
-  return c.dim('same');
-}
-
-function renderComparison(cmp: Comparison, ids: [number, number], c: Colors): string {
-  const side = (name: string, id: number, r: Comparison['a']) =>
-    `${name}: run ${id} (${(r.runId ?? '').slice(0, 8)}) ${r.experiment}, started ${localTime(r.startedAt)}, host ${r.hostname}`;
-  const lines = [side('A', ids[0], cmp.a), side('B', ids[1], cmp.b)];
-  if (cmp.experimentsDiffer) lines.push(c.yellow(`different experiments: ${cmp.a.experiment} vs ${cmp.b.experiment}`));
-  if (cmp.machineDifferences.length)
-    lines.push(c.yellow(`machines differ: ${cmp.machineDifferences.map((d) => `${d.name} ${show(d.a)} → ${show(d.b)}`).join('; ')}`));
-  else lines.push('same machine (hostname, kernel, CPU model and count, THP, pinning)');
-  if (cmp.paramDifferences.length)
-    lines.push(`parameters differ: ${cmp.paramDifferences.map((d) => `${d.name} ${show(d.a)} → ${show(d.b)}`).join('; ')}`);
-  lines.push('');
-  const rows = cmp.figures.map((f) => [
-    f.label,
-    fmtUs(f.a.medianNs),
-    fmtUs(f.b.medianNs),
-    ratioCell(f),
-    fmtP(f.pValue),
-    verdictCell(f, c),
-  ]);
-  lines.push(renderTable(['configuration', 'A µs', 'B µs', 'B/A [95 % CI]', 'p', 'B vs A'], rows));
-  const r = cmp.rule;
-  lines.push(
-    c.dim(
-      `marked only when p < ${r.maxP}, the ${r.confidence * 100} % interval of B/A excludes 1 and B/A is at least ` +
-        `${r.minEffect * 100} % away from 1 (medians of pooled repeats; Mann–Whitney U on the raw samples)`,
-    ),
-  );
-  if (cmp.onlyInA.length) lines.push(`only in A: ${cmp.onlyInA.join(', ')}`);
-  if (cmp.onlyInB.length) lines.push(`only in B: ${cmp.onlyInB.join(', ')}`);
-  for (const n of cmp.noSamples) lines.push(c.yellow(`no successful samples ${n.side === 'both' ? 'in either run' : `in ${n.side}`}: ${n.label}`));
-  return lines.join('\n');
-}
-
 function readDocumentFile(file: string): RunDocument {
   let text: string;
   try {
@@ -174,33 +81,69 @@ function readDocumentFile(file: string): RunDocument {
   }
 }
 
-const RUN_HELP = 'a run id, a uuid or its first characters, latest or latest~N';
+/** --since: a date (2026-11-30, local midnight), a date and time (2026-11-30T14:00), or an age (12h, 7d, 2w). */
+export function parseSince(raw: string, now = new Date()): Date {
+  const s = raw.trim();
+  const age = /^(\d+)\s*([hdw])$/.exec(s);
+  if (age) return new Date(now.getTime() - Number(age[1]) * { h: 3_600_000, d: 86_400_000, w: 604_800_000 }[age[2] as 'h' | 'd' | 'w']);
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  const d = day ? new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])) : /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(s) ? new Date(s) : new Date(NaN);
+  if (Number.isNaN(d.getTime())) throw new CliError(`--since: expected a date (2026-11-30), a date and time (2026-11-30T14:00) or an age (12h, 7d, 2w), got ${JSON.stringify(raw)}`);
+  return d;
+}
 
-export function registerHistoryCommands(program: Command): void {
+interface HistoryOpts extends Opts {
+  experiment?: string;
+  label?: string;
+  since?: string;
+  limit?: string;
+}
+
+function filterOf(o: HistoryOpts): RunFilter {
+  const f: RunFilter = {};
+  if (o.experiment !== undefined) f.experiment = o.experiment;
+  if (o.label !== undefined) f.label = o.label;
+  if (o.since !== undefined) f.since = parseSince(o.since);
+  if (o.limit !== undefined) {
+    if (!/^\d+$/.test(o.limit.trim()) || Number(o.limit) < 1) throw new CliError(`--limit: expected a whole number of runs, at least 1, got ${JSON.stringify(o.limit)}`);
+    f.limit = Number(o.limit);
+  }
+  return f;
+}
+
+function registerHistory(program: Command): void {
   program
     .command('history')
-    .description('list the recorded runs')
+    .description('list the recorded runs (oldest first), all of them or those the filters select')
+    .option('--experiment <name>', 'only runs of this experiment (spawn, cow, ...)')
+    .option('--label <text>', 'only runs with exactly this --label')
+    .option('--since <when>', 'only runs started since: a date (2026-11-30), a date and time, or an age (12h, 7d, 2w)')
+    .option('--limit <n>', 'only the N most recent of the runs selected')
     .option('--db <path>', DB_HELP)
     .option('--json', 'print the list as a JSON array')
     .option('--no-color', 'no ANSI colours')
     .exitOverride()
-    .action((o: Opts) =>
+    .action((o: HistoryOpts) =>
       guarded('history', () => {
+        const filter = filterOf(o); // before the database is opened
         let rows: RunRow[];
         try {
-          rows = withStore(o, false, (s) => s.listRuns());
+          rows = withStore(o, false, (s) => s.listRuns(filter));
         } catch (e) {
           if (!(e instanceof StoreError && e.kind === 'missing')) throw e;
           if (o.json) out('[]');
           else process.stderr.write(`forklab history: ${e.message}\n`);
           return;
         }
+        const filtered = Object.keys(filter).length > 0;
         if (o.json) out(JSON.stringify(rows, null, 1));
-        else if (rows.length === 0) out(`no runs in ${resolveDbPath(o.db)}`);
-        else out(`${historyTable(rows, colors(o))}\n${rows.length} run${rows.length === 1 ? '' : 's'} in ${resolveDbPath(o.db)}`);
+        else if (rows.length === 0) out(`no runs${filtered ? ' match' : ''} in ${resolveDbPath(o.db)}`);
+        else out(`${historyTable(rows, colors(o))}\n${rows.length} run${rows.length === 1 ? '' : 's'}${filtered ? ' selected' : ''} in ${resolveDbPath(o.db)}`);
       }),
     );
+}
 
+function registerShow(program: Command): void {
   program
     .command('show')
     .description("one run's record: machine, parameters, warnings, medians with their intervals")
@@ -218,40 +161,29 @@ export function registerHistoryCommands(program: Command): void {
         out(o.json ? JSON.stringify(doc, null, 1) : describeRun(id, doc, colors(o)));
       }),
     );
+}
 
-  program
-    .command('compare')
-    .description('compare two runs figure by figure: medians, B/A with its interval, p-value; only real differences marked')
-    .argument('<runA>', RUN_HELP)
-    .argument('<runB>', RUN_HELP)
-    .option('--db <path>', DB_HELP)
-    .option('--json', 'print the comparison as JSON')
-    .option('--no-color', 'no ANSI colours')
-    .exitOverride()
-    .action((refA: string, refB: string, o: Opts) =>
-      guarded('compare', () => {
-        const [ids, docs] = withStore(o, false, (s) => {
-          const ids: [number, number] = [s.resolveRun(refA), s.resolveRun(refB)];
-          return [ids, [s.getDocument(ids[0]), s.getDocument(ids[1])] as const] as const;
-        });
-        const cmp = compareRuns(docs[0], docs[1]);
-        out(o.json ? JSON.stringify(cmp, null, 1) : renderComparison(cmp, ids, colors(o)));
-      }),
-    );
-
+function registerExport(program: Command): void {
   program
     .command('export')
-    .description('print a run as its versioned JSON document (forklab export 3 > run.json)')
+    .description('print a run: its versioned JSON document (default), every raw sample as CSV, or its summary as a Markdown table')
     .argument('<run>', RUN_HELP)
+    .option('--csv', 'one row per sample: series, configuration fields, repeat, state, iteration, ns (and per-iteration columns)')
+    .option('--markdown', 'one row per configuration: samples, median with its 95 % interval, mean ± σ, min, max, ÷ fastest')
     .option('--db <path>', DB_HELP)
     .exitOverride()
-    .action((ref: string, o: Opts) =>
+    .action((ref: string, o: Opts & { csv?: boolean; markdown?: boolean }) =>
       guarded('export', () => {
+        if (o.csv && o.markdown) throw new CliError('--csv and --markdown: choose one');
         const doc = withStore(o, false, (s) => s.getDocument(s.resolveRun(ref)));
-        out(JSON.stringify(doc, null, 1));
+        if (o.csv) process.stdout.write(samplesCsv(doc));
+        else if (o.markdown) process.stdout.write(summaryMarkdown(doc));
+        else out(JSON.stringify(doc, null, 1));
       }),
     );
+}
 
+function registerImport(program: Command): void {
   program
     .command('import')
     .description('check a run document (from export or --json) and add it to the history; prints the new run id')
@@ -269,4 +201,13 @@ export function registerHistoryCommands(program: Command): void {
         process.stderr.write(`forklab import: ${file} is run ${id} (${uuid}) in ${resolveDbPath(o.db)}\n`);
       }),
     );
+}
+
+export function registerHistoryCommands(program: Command): void {
+  registerHistory(program);
+  registerShow(program);
+  registerCompareCommand(program);
+  registerExport(program);
+  registerImport(program);
+  registerRmCommand(program);
 }

@@ -4,7 +4,7 @@ import { EXPERIMENTS } from '../experiments/index.js';
 import { runExperimentCommand, type CommonOptions } from './run.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { runProgram } from './errors.js';
-import { DB_HELP, defaultText } from './options.js';
+import { DB_HELP, LABEL_HELP, defaultText } from './options.js';
 import { registerSelfcheck } from './selfcheck.js';
 import { registerDoctor } from './doctor.js';
 import { registerHistoryCommands } from './history.js';
@@ -27,6 +27,7 @@ function loadStoredRun(ref: string | undefined, dbPath: string | undefined): Run
 function commonOptions(cmd: Command): Command {
   return cmd
     .option('--json <file>', 'write the run as a versioned JSON document (schema: docs/json-schema.md)')
+    .option('--label <text>', LABEL_HELP)
     .option('--db <path>', DB_HELP)
     .option('--pin <cpu>', 'pin the probe and its children to this CPU (on 2 cores this changes results several-fold)')
     .addOption(new Option('--seed <n>', 'seed for interleaving order and bootstrap intervals').default('1', '1'))
@@ -50,6 +51,7 @@ export function buildProgram(): Command {
     cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
       const common: CommonOptions = {
         json: opts.json as string | undefined,
+        label: opts.label as string | undefined,
         db: opts.db as string | undefined,
         pin: opts.pin as string | undefined,
         seed: opts.seed as string | undefined,

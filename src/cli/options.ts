@@ -4,6 +4,9 @@
 export const DB_HELP =
   'the history database (default: $FORKLAB_DB, else $XDG_DATA_HOME/forklab/forklab.db, else ~/.local/share/forklab/forklab.db)';
 
+/** --label on every measuring command. */
+export const LABEL_HELP = 'a short text stored with the run (baseline, after-patch), shown by history and reports; history --label selects by it';
+
 /** A default as --help shows it: numbers with their unit, lists spaced ("0, 128, 512, 1024 MB"), no quotes. */
 export function defaultText(value: string, unit?: string): string {
   const spaced = value.split(',').map((v) => v.trim()).join(', ');

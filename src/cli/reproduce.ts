@@ -16,7 +16,7 @@ import { CliError, executeExperiment, onInterrupt, openHistory, parseCommon } fr
 import { doctorSummaryLine } from './doctor.js';
 import type { Store } from '../store/db.js';
 import { FORKLAB_VERSION } from '../version.js';
-import { DB_HELP } from './options.js';
+import { DB_HELP, LABEL_HELP } from './options.js';
 
 export const REPRODUCE_SCHEMA = 'forklab.reproduce';
 export const REPRODUCE_VERSION = 1;
@@ -26,6 +26,7 @@ export interface ReproduceOptions {
   only?: string;
   db?: string;
   json?: string;
+  label?: string;
   pin?: string;
   seed?: string;
   color?: boolean;
@@ -99,9 +100,10 @@ export async function runReproduce(o: ReproduceOptions): Promise<number> {
   let articles: Article[];
   let pinCpu: number | null;
   let seed: number;
+  let runLabel: string | undefined;
   try {
     articles = parseOnly(o.only, published);
-    ({ pinCpu, seed } = parseCommon(o));
+    ({ pinCpu, seed, label: runLabel } = parseCommon(o));
   } catch (e) {
     if (e instanceof UsageError) throw new CliError(`forklab reproduce: ${e.message}`);
     throw e;
@@ -136,7 +138,7 @@ export async function runReproduce(o: ReproduceOptions): Promise<number> {
       for (const w of s.preWarnings) warn(s.name, w);
       const t0 = performance.now();
       try {
-        const { run, doc } = await executeExperiment(s.exp!, s.params, { pinCpu, seed, signal: controller.signal, preWarnings: s.preWarnings, progressLabel: label, store: history });
+        const { run, doc } = await executeExperiment(s.exp!, s.params, { pinCpu, seed, signal: controller.signal, preWarnings: s.preWarnings, progressLabel: label, store: history, label: runLabel });
         if (controller.signal.aborted) {
           s.state = s.absent = 'interrupted (Ctrl-C) before it finished';
           break;
@@ -209,6 +211,7 @@ export function registerReproduceCommand(program: Command): void {
     .option('--quick', 'a short run (under a minute on 2 cores) that measures every configuration the claims need, for less time')
     .option('--only <articles>', 'only these articles, comma-separated: 000,001,002,003,004')
     .option('--db <path>', DB_HELP)
+    .option('--label <text>', LABEL_HELP)
     .option('--json <file>', 'write the verdicts, the figures and the runs (ids, or whole documents when not stored) as JSON')
     .option('--pin <cpu>', 'pin the probes and their children to this CPU (on 2 cores this changes results several-fold)')
     .addOption(new Option('--seed <n>', 'seed for interleaving order and bootstrap intervals').default('1', '1'))

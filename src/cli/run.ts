@@ -19,6 +19,7 @@ import { FORKLAB_VERSION } from '../version.js';
 
 export interface CommonOptions {
   json?: string;
+  label?: string;
   db?: string;
   pin?: string;
   seed?: string;
@@ -36,9 +37,21 @@ export function cpusAllowed(): number[] | null {
   }
 }
 
-/** The options every measuring command shares: --pin, --seed, --json (writable). Throws UsageError naming the flag. */
-export function parseCommon(o: { pin?: string; seed?: string; json?: string }): { pinCpu: number | null; seed: number } {
+/** --label TEXT: one line of printable text, at most 200 characters; undefined when not given. */
+export function parseLabel(label: string | undefined): string | undefined {
+  if (label === undefined) return undefined;
+  const t = label.trim();
+  if (t === '') throw new UsageError('--label', 'is empty; give a short text (--label baseline), or leave --label out');
+  if (t.length > 200) throw new UsageError('--label', `is ${t.length} characters long; at most 200`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(t)) throw new UsageError('--label', 'contains a line break or another control character');
+  return t;
+}
+
+/** The options every measuring command shares: --pin, --seed, --json (writable), --label. Throws UsageError naming the flag. */
+export function parseCommon(o: { pin?: string; seed?: string; json?: string; label?: string }): { pinCpu: number | null; seed: number; label: string | undefined } {
   const pinCpu = parseCpu('--pin', o.pin, cpusAllowed());
+  const label = parseLabel(o.label);
   const seed = o.seed === undefined ? 1 : parseInteger('--seed', o.seed, 0, 2 ** 31 - 1);
   if (o.json !== undefined) {
     try {
@@ -47,7 +60,7 @@ export function parseCommon(o: { pin?: string; seed?: string; json?: string }): 
       throw new UsageError('--json', (e as Error).message);
     }
   }
-  return { pinCpu, seed };
+  return { pinCpu, seed, label };
 }
 
 /** The run's one noise warning (experiments/noise.ts) from its figures and its witness; [] when noise changes nothing. */
@@ -84,7 +97,7 @@ export function onInterrupt(controller: AbortController): () => void {
 export async function executeExperiment<P, S>(
   exp: Experiment<P, S>,
   params: P,
-  opts: { pinCpu: number | null; seed: number; signal: AbortSignal; preWarnings?: Warning[]; progressLabel?: string; store?: Store | null },
+  opts: { pinCpu: number | null; seed: number; signal: AbortSignal; preWarnings?: Warning[]; progressLabel?: string; store?: Store | null; label?: string },
 ): Promise<{ run: ExperimentRun<S>; doc: RunDocument; storedRunId: number | null }> {
   const native = requireNative(nativePaths());
   const machine = await collectMachine({ pinCpu: opts.pinCpu });
@@ -92,7 +105,7 @@ export async function executeExperiment<P, S>(
   const progress = createProgress(opts.progressLabel ?? exp.name);
   const startedAt = new Date();
   const history = new HistoryWriter(opts.store ?? null);
-  history.start({ experiment: exp.name, params: params as Record<string, unknown>, machine, loadBefore: before, forklabVersion: FORKLAB_VERSION, startedAt });
+  history.start({ experiment: exp.name, params: params as Record<string, unknown>, machine, loadBefore: before, forklabVersion: FORKLAB_VERSION, startedAt, label: opts.label ?? null });
   let run: ExperimentRun<S>;
   const usage = emptyUsageTotals();
   try {
@@ -117,7 +130,7 @@ export async function executeExperiment<P, S>(
   if (opts.signal.aborted) run.complete = false;
   history.finish({ complete: run.complete, summary: run.summary, warnings: run.warnings, loadAfter: after, finishedAt });
   run.warnings.push(...history.warnings);
-  const doc = buildDocument({ run: run as ExperimentRun, forklabVersion: FORKLAB_VERSION, runId: history.uuid, startedAt, finishedAt, machine, load: { before, after }, witness });
+  const doc = buildDocument({ run: run as ExperimentRun, forklabVersion: FORKLAB_VERSION, runId: history.uuid, label: opts.label, startedAt, finishedAt, machine, load: { before, after }, witness });
   return { run, doc, storedRunId: history.runId };
 }
 
@@ -140,8 +153,9 @@ export async function runExperimentCommand<P, S>(
   let params: P;
   let pinCpu: number | null;
   let seed: number;
+  let label: string | undefined;
   params = exp.parse(raw);
-  ({ pinCpu, seed } = parseCommon(common));
+  ({ pinCpu, seed, label } = parseCommon(common));
   // 2. What the machine allows, the probe, and the history database.
   let preWarnings: Warning[];
   let store: Store;
@@ -157,7 +171,7 @@ export async function runExperimentCommand<P, S>(
   let run: ExperimentRun<S>;
   let doc: RunDocument;
   try {
-    ({ run, doc } = await executeExperiment(exp, params, { pinCpu, seed, signal: controller.signal, preWarnings, store }));
+    ({ run, doc } = await executeExperiment(exp, params, { pinCpu, seed, signal: controller.signal, preWarnings, store, label }));
   } finally {
     stopSignals();
     store.close();

@@ -14,6 +14,8 @@ export interface RunDocument {
   forklabVersion: string;
   experiment: string;
   runId: string | null;
+  /** The user's --label (absent when none was given). */
+  label?: string;
   startedAt: string;
   finishedAt: string;
   durationMs: number;
@@ -43,6 +45,7 @@ export function buildDocument(args: {
   run: ExperimentRun;
   forklabVersion: string;
   runId: string | null;
+  label?: string | null;
   startedAt: Date;
   finishedAt: Date;
   machine: MachineRecord;
@@ -55,6 +58,7 @@ export function buildDocument(args: {
     forklabVersion: args.forklabVersion,
     experiment: args.run.experiment,
     runId: args.runId,
+    ...(args.label ? { label: args.label } : {}),
     startedAt: args.startedAt.toISOString(),
     finishedAt: args.finishedAt.toISOString(),
     durationMs: args.finishedAt.getTime() - args.startedAt.getTime(),

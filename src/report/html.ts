@@ -93,7 +93,7 @@ function runEntries(doc: RunDocument): [string, string][] {
     ['duration', `${(doc.durationMs / 1000).toFixed(1)} s`],
     ['complete', doc.complete ? 'yes' : 'no: cancelled, or a probe failed'],
     ['forklab', doc.forklabVersion],
-    ...(typeof (doc as { note?: unknown }).note === 'string' ? [['note', (doc as unknown as { note: string }).note] as [string, string]] : []),
+    ...(doc.label ? [['label', doc.label] as [string, string]] : []),
     ['load before / after', `${doc.load.before.loadAverage.join(' ')} / ${doc.load.after.loadAverage.join(' ')}`],
     ['noise during the run', witnessText(doc)],
     ...Object.entries(doc.params).map(([k, v]): [string, string] => [`--${k}`, Array.isArray(v) ? v.join(', ') : typeof v === 'string' ? v : JSON.stringify(v)]),

@@ -260,6 +260,7 @@ function runLine(doc: RunDocument): string {
     `forklab ${mdText(doc.forklabVersion)}`,
     article ? `article ${article}` : null,
     doc.runId ? `run ${mdText(doc.runId)}` : null,
+    doc.label ? `label ${mdText(doc.label)}` : null,
     `started ${mdText(doc.startedAt)}`,
     `${(doc.durationMs / 1000).toFixed(1)} s`,
     doc.complete ? 'complete' : '**incomplete** (cancelled or a probe failed)',

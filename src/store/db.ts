@@ -25,7 +25,17 @@ export interface RunRow {
   /** Measurements stored (one per series per probe process), failed ones included. */
   measurements: number;
   imported: boolean;
-  note: string | null;
+  /** The user's --label for the run (stored in the runs.note column), or null. */
+  label: string | null;
+}
+
+/** Which runs `forklab history` lists: every filter optional; limit keeps the most recent N. */
+export interface RunFilter {
+  experiment?: string;
+  label?: string;
+  /** Runs started at or after this instant. */
+  since?: Date;
+  limit?: number;
 }
 
 export interface RunStart {
@@ -35,7 +45,7 @@ export interface RunStart {
   loadBefore: LoadSample;
   forklabVersion: string;
   startedAt: Date;
-  note?: string;
+  label?: string | null;
 }
 
 export interface RunFinish {
@@ -207,7 +217,7 @@ export class Store {
         me?.startTicks ?? null,
         this.bootId,
         me?.cmdline ?? null,
-        meta.note ?? null,
+        meta.label ?? null,
       );
     return Number(info.lastInsertRowid);
   }
@@ -327,13 +337,19 @@ export class Store {
     return marked;
   }
 
-  /** Every run, oldest id first. */
-  listRuns(): RunRow[] {
+  /** The runs the filter selects (every run without one), oldest id first; with limit, the most recent N of them. */
+  listRuns(filter: RunFilter = {}): RunRow[] {
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (filter.experiment !== undefined) where.push('r.experiment = ?'), args.push(filter.experiment);
+    if (filter.label !== undefined) where.push('r.note = ?'), args.push(filter.label);
+    if (filter.since !== undefined) where.push('r.started_at >= ?'), args.push(filter.since.toISOString());
+    const limit = filter.limit === undefined ? '' : `ORDER BY r.started_at DESC, r.id DESC LIMIT ${Math.max(0, Math.floor(filter.limit))}`;
     const rows = this.db
-      .prepare(`SELECT r.*, json_extract(r.machine, '$.hostname') AS machine_host,
+      .prepare(`SELECT * FROM (SELECT r.*, json_extract(r.machine, '$.hostname') AS machine_host,
            (SELECT count(*) FROM measurements m WHERE m.run_id = r.id) AS n
-         FROM runs r ORDER BY r.id`)
-      .all() as (RunRecord & { n: number; machine_host: string | null })[];
+         FROM runs r ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ${limit}) ORDER BY id`)
+      .all(...args) as (RunRecord & { n: number; machine_host: string | null })[];
     return rows.map((r) => ({
       id: r.id,
       uuid: r.uuid,
@@ -346,8 +362,28 @@ export class Store {
       forklabVersion: r.forklab_version,
       measurements: r.n,
       imported: r.imported_at !== null,
-      note: r.note,
+      label: r.note,
     }));
+  }
+
+  /**
+   * Removes runs and their measurements (nothing else), in one transaction: all or none. A run still being
+   * recorded by a live process is refused (StoreError), so that its process does not write into nothing.
+   * Returns how many measurements went with them.
+   */
+  removeRuns(runIds: readonly number[]): { runs: number; measurements: number } {
+    return this.db.transaction(() => {
+      let measurements = 0;
+      for (const id of runIds) {
+        const r = this.record(id);
+        if (r.status === 'running' && !this.isStale(r))
+          throw new StoreError(`run ${id} is still being recorded (pid ${r.pid} on ${r.hostname}); nothing was removed. Stop that run first.`);
+        measurements += this.db.prepare('DELETE FROM measurements WHERE run_id = ?').run(id).changes;
+      }
+      let runs = 0;
+      for (const id of runIds) runs += this.db.prepare('DELETE FROM runs WHERE id = ?').run(id).changes;
+      return { runs, measurements };
+    }).immediate();
   }
 
   /**
@@ -397,6 +433,7 @@ export class Store {
       forklabVersion: r.forklab_version,
       experiment: r.experiment,
       runId: r.uuid,
+      ...(r.note !== null ? { label: r.note } : {}),
       startedAt: r.started_at,
       finishedAt,
       durationMs: r.duration_ms ?? Date.parse(finishedAt) - Date.parse(r.started_at),
@@ -425,14 +462,14 @@ export class Store {
       const info = this.db
         .prepare(
           `INSERT INTO runs (uuid, experiment, status, started_at, finished_at, duration_ms, forklab_version, params, machine,
-             load_before, load_after, warnings, summary, hostname, imported_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             load_before, load_after, warnings, summary, hostname, imported_at, note)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           uuid, doc.experiment, doc.complete ? 'complete' : 'incomplete', doc.startedAt, doc.finishedAt, doc.durationMs,
           doc.forklabVersion, JSON.stringify(doc.params), JSON.stringify(doc.machine), JSON.stringify(doc.load.before),
           doc.load.after === null ? null : JSON.stringify(doc.load.after), JSON.stringify(doc.warnings),
-          JSON.stringify(doc.summary ?? null), doc.machine.hostname, new Date().toISOString(),
+          JSON.stringify(doc.summary ?? null), doc.machine.hostname, new Date().toISOString(), doc.label ?? null,
         );
       const id = Number(info.lastInsertRowid);
       this.insertMeasurements(id, doc.configurations, doc.finishedAt);

@@ -235,6 +235,7 @@ export function validateRunDocument(value: unknown): RunDocument {
   string(d, 'experiment', '', true);
   const runId = stringOrNull(d, 'runId', '');
   if (runId !== null && !UUID.test(runId)) fail('runId', 'is not a lower-case UUID', runId);
+  if ('label' in d && d.label !== undefined) string(d, 'label', '', true);
   isoDate(d, 'startedAt', '');
   isoDate(d, 'finishedAt', '');
   const duration = number(d, 'durationMs', '');

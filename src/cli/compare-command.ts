@@ -1,0 +1,114 @@
+// `forklab compare A B [--fail-above PCT]`: two runs of one experiment figure by figure; only real differences
+// are marked (store/compare.ts). With --fail-above the exit status is 1 when a marked difference is larger than
+// PCT, for CI; the figures that caused it are named on stderr.
+import { Option, type Command } from 'commander';
+import { compareRuns, type Comparison, type FigureComparison } from '../store/compare.js';
+import { UsageError } from '../experiments/types.js';
+import { fmtUs, renderTable } from '../report/table.js';
+import { DB_HELP } from './options.js';
+import { CliError } from './run.js';
+import { colors, guarded, localTime, out, RUN_HELP, show, withStore, type Colors, type Opts } from './history-common.js';
+
+function fmtP(p: number): string {
+  return p < 0.001 ? '<0.001' : p.toFixed(3);
+}
+
+function ratioCell(f: FigureComparison): string {
+  if (f.ratio === null) return '—';
+  const ci = f.ratioLow === null || f.ratioHigh === null ? '' : ` [${f.ratioLow.toFixed(3)}–${f.ratioHigh.toFixed(3)}]`;
+  return `${f.ratio.toFixed(3)}${ci}`;
+}
+
+function verdictCell(f: FigureComparison, c: Colors): string {
+  if (f.verdict === 'slower') return c.red('▲ slower');
+  if (f.verdict === 'faster') return c.green('▼ faster');
+  return c.dim('same');
+}
+
+export function renderComparison(cmp: Comparison, ids: [number, number], c: Colors): string {
+  const side = (name: string, id: number, r: Comparison['a']) =>
+    `${name}: run ${id} (${(r.runId ?? '').slice(0, 8)}) ${r.experiment}, started ${localTime(r.startedAt)}, host ${r.hostname}`;
+  const lines = [side('A', ids[0], cmp.a), side('B', ids[1], cmp.b)];
+  if (cmp.machineDifferences.length)
+    lines.push(c.yellow(`machines differ: ${cmp.machineDifferences.map((d) => `${d.name} ${show(d.a)} → ${show(d.b)}`).join('; ')}`));
+  else lines.push('same machine (hostname, kernel, CPU model and count, THP, pinning)');
+  if (cmp.paramDifferences.length)
+    lines.push(`parameters differ: ${cmp.paramDifferences.map((d) => `${d.name} ${show(d.a)} → ${show(d.b)}`).join('; ')}`);
+  lines.push('');
+  const rows = cmp.figures.map((f) => [f.label, fmtUs(f.a.medianNs), fmtUs(f.b.medianNs), ratioCell(f), fmtP(f.pValue), verdictCell(f, c)]);
+  lines.push(renderTable(['configuration', 'A µs', 'B µs', 'B/A [95 % CI]', 'p', 'B vs A'], rows));
+  const r = cmp.rule;
+  lines.push(
+    c.dim(
+      `marked only when p < ${r.maxP}, the ${r.confidence * 100} % interval of B/A excludes 1 and B/A is at least ` +
+        `${r.minEffect * 100} % away from 1 (medians of pooled repeats; Mann–Whitney U on the raw samples)`,
+    ),
+  );
+  if (cmp.onlyInA.length) lines.push(`only in A: ${cmp.onlyInA.join(', ')}`);
+  if (cmp.onlyInB.length) lines.push(`only in B: ${cmp.onlyInB.join(', ')}`);
+  for (const n of cmp.noSamples) lines.push(c.yellow(`no successful samples ${n.side === 'both' ? 'in either run' : `in ${n.side}`}: ${n.label}`));
+  return lines.join('\n');
+}
+
+/** --fail-above PCT: a percentage above 0; throws UsageError naming the flag. */
+export function parseFailAbove(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const pct = Number(raw.trim().replace(/%$/, ''));
+  if (raw.trim() === '' || !Number.isFinite(pct) || pct < 0 || pct > 10_000)
+    throw new UsageError('--fail-above', `expected a percentage such as 5 (B differs from A by more than 5 %), got ${JSON.stringify(raw)}`);
+  return pct;
+}
+
+/** The figures that fail --fail-above PCT: marked as a real difference (significant) and more than PCT % away from 1. */
+export function failingFigures(cmp: Comparison, pct: number): FigureComparison[] {
+  return cmp.figures.filter((f) => f.verdict !== 'same' && f.ratio !== null && Math.abs(f.ratio - 1) * 100 > pct);
+}
+
+function failureLines(failing: readonly FigureComparison[], pct: number): string {
+  const what = failing.map((f) => `  ${f.label}: B is ${(Math.abs(f.ratio! - 1) * 100).toFixed(1)} % ${f.verdict} (B/A ${f.ratio!.toFixed(3)}, p ${fmtP(f.pValue)})`);
+  return `forklab compare: ${failing.length} figure${failing.length === 1 ? '' : 's'} differ by more than ${pct} % (--fail-above):\n${what.join('\n')}\n`;
+}
+
+interface CompareOpts extends Opts {
+  failAbove?: string;
+}
+
+export function registerCompareCommand(program: Command): void {
+  program
+    .command('compare')
+    .description('compare two runs of one experiment figure by figure: medians, B/A with its interval, p-value; only real differences marked')
+    .argument('<runA>', RUN_HELP)
+    .argument('<runB>', RUN_HELP)
+    .option('--db <path>', DB_HELP)
+    .addOption(new Option('--fail-above <percent>', 'exit with status 1 when a marked (significant) difference is larger than this many percent, naming the figures (for CI)'))
+    .option('--json', 'print the comparison as JSON')
+    .option('--no-color', 'no ANSI colours')
+    .exitOverride()
+    .action((refA: string, refB: string, o: CompareOpts) =>
+      guarded('compare', () => {
+        let pct: number | undefined;
+        try {
+          pct = parseFailAbove(o.failAbove);
+        } catch (e) {
+          throw new CliError((e as Error).message);
+        }
+        const [ids, docs] = withStore(o, false, (s) => {
+          const ids: [number, number] = [s.resolveRun(refA), s.resolveRun(refB)];
+          return [ids, [s.getDocument(ids[0]), s.getDocument(ids[1])] as const] as const;
+        });
+        if (docs[0].experiment !== docs[1].experiment)
+          throw new CliError(
+            `run ${ids[0]} is an experiment ${docs[0].experiment} run and run ${ids[1]} an experiment ${docs[1].experiment} run: ` +
+              `only runs of one experiment can be compared (forklab history --experiment ${docs[0].experiment} lists its runs)`,
+          );
+        const cmp = compareRuns(docs[0], docs[1]);
+        out(o.json ? JSON.stringify(cmp, null, 1) : renderComparison(cmp, ids, colors(o)));
+        if (pct === undefined) return;
+        const failing = failingFigures(cmp, pct);
+        if (failing.length) {
+          process.stderr.write(failureLines(failing, pct));
+          process.exitCode = 1;
+        } else process.stderr.write(`forklab compare: no marked difference is larger than ${pct} % (--fail-above)\n`);
+      }),
+    );
+}
