@@ -3,7 +3,9 @@
  * uv_poll on Node's event loop. Never waitpid(-1): other children of the process are left to their owners.
  *
  * JS interface (see src/native.ts):
- *   spawn(file, argv[], envp[], cwd|null, stdio[], detached, onexit) -> [err, pid, handle, fd0, fd1, ...]
+ *   spawn(file, argv[], envp[]|null, cwd|null, stdio[], detached, onexit) -> [err, pid, handle, fd0, ...]
+ *     envp null: the process's own environment (environ), which is what process.env reads and writes on
+ *     Node's main thread; it saves converting process.env on every call.
  *     stdio[i]: -1 ignore (/dev/null), -2 pipe (a socketpair, like libuv), n >= 0 the parent's fd n.
  *     err: 0 or -errno. fdI: the parent's end of pipe i, or -1.
  *     onexit(exitStatus, termSignal) runs once, when the child has exited and been reaped.
@@ -22,6 +24,8 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #include "spawn_child.h"
 
@@ -234,7 +238,10 @@ static napi_value js_spawn(napi_env env, napi_callback_info info) {
     napi_value result = NULL;
     char *file = dup_string(env, a[0]), *cwd = NULL;
     char **argv = file ? dup_string_array(env, a[1]) : NULL;
-    char **envp = argv ? dup_string_array(env, a[2]) : NULL;
+    napi_valuetype env_type;
+    CHECK(napi_typeof(env, a[2], &env_type));
+    int own_env = env_type != napi_null;
+    char **envp = !argv ? NULL : own_env ? dup_string_array(env, a[2]) : environ;
     int *stdio = calloc(n_stdio ? n_stdio : 1, sizeof *stdio);
     int *pfds = calloc(n_stdio ? n_stdio : 1, sizeof *pfds);
     if (!file || !argv || !envp || !stdio || !pfds) goto out;
@@ -264,7 +271,7 @@ out:
     free(file);
     free(cwd);
     free_strings(argv);
-    free_strings(envp);
+    if (own_env) free_strings(envp);
     free(stdio);
     free(pfds);
     return result;

@@ -12,7 +12,7 @@ export interface NativeAddon {
   spawn(
     file: string,
     argv: string[],
-    envp: string[],
+    envp: string[] | null,
     cwd: string | null,
     stdio: number[],
     detached: boolean,

@@ -1,6 +1,7 @@
 // Normalising spawn(command, args, options) the way node:child_process does, and naming what
 // posix_spawn cannot serve.
 import { constants } from 'node:os';
+import { isMainThread } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { STDIO_IGNORE, STDIO_PIPE } from './native.js';
 import { invalidArg, UnsupportedOptionError } from './errors.js';
@@ -29,7 +30,9 @@ export interface Normalized {
   file: string;
   /** argv as the child sees it (argv[0] included) */
   argv: string[];
-  envp: string[];
+  /** null: the process's own environment. On the main thread process.env reads and writes it, so the
+   * addon can hand it over without converting process.env on every call; a worker's process.env is a copy. */
+  envp: string[] | null;
   cwd: string | null;
   /** per child descriptor: STDIO_PIPE, STDIO_IGNORE or a parent descriptor */
   stdio: number[];
@@ -172,7 +175,7 @@ export function normalize(file: unknown, args: string[], options: SpawnOptions):
   return {
     file: file as string,
     argv: [argv0, ...argv],
-    envp: envPairs(options.env ?? process.env),
+    envp: options.env ? envPairs(options.env) : isMainThread ? null : envPairs(process.env),
     cwd,
     stdio: normalizeStdio(options.stdio),
     detached: Boolean(options.detached),

@@ -3,6 +3,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync, openSync, closeSync, readFileSync, realpathSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { both, errorShape, impls, observe, sha256, type Observed } from './helpers/observe.js';
@@ -88,6 +89,19 @@ test('cwd, env, argv0 and PATH looked up in the child\'s environment', async () 
   same(a, b, 'shell');
 });
 
+test('without options.env the child sees process.env as it is now (also set and deleted keys)', async () => {
+  process.env.FORKLAB_SPAWN_SET = 'set now';
+  process.env.FORKLAB_SPAWN_GONE = 'x';
+  delete process.env.FORKLAB_SPAWN_GONE;
+  try {
+    const [a, b] = await both('sh', ['-c', 'echo "$FORKLAB_SPAWN_SET|${FORKLAB_SPAWN_GONE-unset}"']);
+    same(a, b, 'process.env');
+    assert.equal(b.stdout.toString(), 'set now|unset\n');
+  } finally {
+    delete process.env.FORKLAB_SPAWN_SET;
+  }
+});
+
 test('a script without #! runs through /bin/sh, as with execvp', async () => {
   const script = join(tmp, 'no-shebang');
   writeFileSync(script, 'echo plain script\n');
@@ -164,6 +178,16 @@ test('stdio: ignore, inherit, a descriptor, extra pipes', async () => {
   assert.equal(readFileSync(file, 'utf8'), 'to-file\nto-file\n');
   const [c, d] = await both('sh', ['-c', 'echo three >&3'], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
   same(c, d, 'fd 3');
+});
+
+test('stdio entries that name each other\'s targets (stdio: [ignore, 2, 1]) are not overwritten', () => {
+  const index = new URL('../src/index.ts', import.meta.url).href;
+  const code = `const { spawn } = await import(${JSON.stringify(index)});
+spawn('sh', ['-c', 'echo to-1; echo to-2 >&2'], { stdio: ['ignore', 2, 1] }).on('close', (c) => process.exit(c));`;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, 'to-2\n');
+  assert.equal(r.stderr, 'to-1\n');
 });
 
 test('kill() before exit, and after it', async () => {

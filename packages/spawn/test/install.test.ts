@@ -91,3 +91,18 @@ test('--import forklab/spawn/register and NODE_OPTIONS route spawn through forkl
     else assert.equal(r.stderr, '');
   }
 });
+
+test('from a worker thread: its own copy of process.env reaches the child', () => {
+  writeFileSync(
+    join(project, 'worker.mjs'),
+    `import { Worker } from 'node:worker_threads';
+const code = \`process.env.FORKLAB_SPAWN_WORKER = 'worker copy';
+import('@forklab/spawn').then(({ run }) => run('sh', ['-c', 'echo "$FORKLAB_SPAWN_WORKER"; exit 9']))
+  .then((r) => require('node:worker_threads').parentPort.postMessage(r));\`;
+const w = new Worker(code, { eval: true });
+w.once('message', (r) => { console.log(JSON.stringify(r)); w.terminate(); });`,
+  );
+  const r = node(['worker.mjs']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { stdout: 'worker copy\n', stderr: '', exitCode: 9, signal: null });
+});
