@@ -17,20 +17,21 @@ import { Command } from 'commander';
 
 const p = loadPublished();
 type Cfg = Record<string, unknown>;
-const NAMES = ['spawn', 'cow', 'create', 'pagetables', 'vma', 'deadlock', 'exec'] as const;
-type Name = (typeof NAMES)[number];
+/** Every registered experiment has a fixture run in claims-fixtures/NAME.json. */
+const NAMES = REGISTERED.map((e) => e.name);
+type Name = string;
 type Edit = Partial<Record<Name, RunDocument>>;
 
 const fixture = (name: Name): RunDocument => JSON.parse(readFileSync(new URL(`./claims-fixtures/${name}.json`, import.meta.url), 'utf8')) as RunDocument;
 const FIXTURES = Object.fromEntries(NAMES.map((n) => [n, fixture(n)])) as Record<Name, RunDocument>;
-const docs = (replace: Edit = {}): RunDocument[] => NAMES.map((n) => replace[n] ?? FIXTURES[n]);
+const docs = (replace: Edit = {}): RunDocument[] => NAMES.map((n) => replace[n] ?? FIXTURES[n]!);
 
 const JITTER = [0.98, 0.99, 1, 1.01, 1.02, 0.995, 1.005, 1, 0.985, 1.015];
 /** While set, edit() touches only the configurations of this repeat (an inconclusive case: one repeat of three disagrees). */
 let onlyRepeat: number | null = null;
 /** A copy of an experiment's fixture with fn applied to the configurations that match every key of sel. */
 function edit(name: Name, sel: Cfg, fn: (c: Cfg) => void): Edit {
-  const d = structuredClone(FIXTURES[name]);
+  const d = structuredClone(FIXTURES[name]!);
   const where = onlyRepeat === null ? sel : { ...sel, repeat: onlyRepeat };
   const hits = d.configurations.filter((c) => Object.entries(where).every(([k, v]) => c[k] === v));
   assert.ok(hits.length > 0, `edit ${name} ${JSON.stringify(where)} matches something`);
@@ -185,7 +186,7 @@ describe('claim verdicts on article-shaped data: holds, differs, inconclusive fo
 describe('claims the experiments cannot measure yet, given the data', () => {
   test('001.read-as-cheap-as-normal-read with a no-fork-read series', () => {
     const withRead = (k: number) => {
-      const d = structuredClone(FIXTURES.cow);
+      const d = structuredClone(FIXTURES.cow!);
       const reads = d.configurations.filter((c) => c['series'] === 'read').map((c) => ({ ...structuredClone(c), series: 'no-fork-read' }));
       reads.forEach(scale(k));
       d.configurations.push(...reads);
@@ -221,7 +222,7 @@ describe('not measurable', () => {
   });
 
   test('a line through one RSS, a spread over one repeat, a missing metric', () => {
-    const d = structuredClone(FIXTURES.spawn);
+    const d = structuredClone(FIXTURES.spawn!);
     d.configurations = d.configurations.filter((c) => c['rssMb'] === 0 && c['repeat'] === 1);
     const ds = docs({ spawn: d });
     assert.match(verdictOf('000.fork-exec-grows-linearly', ds).detail, /one rssMb only/);
@@ -290,7 +291,7 @@ describe('how verdicts are judged', () => {
   });
 
   test('one-sided data: a pair measured on one side only is left out and said so', () => {
-    const d = structuredClone(FIXTURES.spawn);
+    const d = structuredClone(FIXTURES.spawn!);
     d.configurations = d.configurations.filter((c) => !(c['method'] === 'posix-spawn' && c['rssMb'] === 1024));
     const v = verdictOf('000.vfork-fastest', docs({ spawn: d }));
     assert.equal(v.verdict, 'holds');
@@ -311,7 +312,7 @@ describe('how verdicts are judged', () => {
   });
 
   test('an incomplete run, failed configurations and the experiment\'s warnings reach every verdict', () => {
-    const d = structuredClone(FIXTURES.create);
+    const d = structuredClone(FIXTURES.create!);
     d.complete = false;
     d.warnings = [{ code: 'repeats-disagree', message: 'fork: the medians of the probe processes differ by 30 %' }];
     d.configurations.push({ ...structuredClone(d.configurations[0]!), repeat: 4, state: 'failed', samplesNs: [] });
@@ -322,11 +323,11 @@ describe('how verdicts are judged', () => {
   });
 
   test('a single repeat: the verdict says its interval shows iteration noise only; a spread needs two', () => {
-    const d = structuredClone(FIXTURES.create);
+    const d = structuredClone(FIXTURES.create!);
     d.configurations = d.configurations.filter((c) => c['repeat'] === 1);
     const v = verdictOf('002.fork-1.8x-thread', docs({ create: d }));
     assert.ok(v.notes.some((n) => /one repeat only/.test(n)));
-    const s = structuredClone(FIXTURES.spawn);
+    const s = structuredClone(FIXTURES.spawn!);
     s.configurations = s.configurations.filter((c) => c['repeat'] === 1);
     assert.match(verdictOf('000.runs-stable', docs({ spawn: s })).detail, /needs at least two/);
   });

@@ -92,9 +92,9 @@ test('the verdict rule at its edges', () => {
 });
 
 test('configurations only in one run, without samples, and machine and parameter differences', () => {
-  const a = run(1, 1).filter((m) => m.fields.rssMb === 0);
+  const a = run(1, 1).filter((m) => m.identity.rssMb === 0);
   a.push(failed('vfork-exec', spawnFields('vfork-exec', 0), 0));
-  const b = run(1, 1).filter((m) => m.fields.method === 'fork-exec');
+  const b = run(1, 1).filter((m) => m.identity.method === 'fork-exec');
   b.push(measurement('vfork-exec', spawnFields('vfork-exec', 0), 0, [1, 2, 3]));
   const phase = (kb: number) => ({ ...measurement('phase', { layout: 'dense', phase: 'before', parentVmPteKb: kb }, 1, [1]), samplesNs: [], stats: null });
   a.push(phase(12));
@@ -113,17 +113,21 @@ test('configurations only in one run, without samples, and machine and parameter
   ]);
   assert.deepEqual(cmp.paramDifferences.map((d) => d.name), ['methods', 'rssMb', 'thp', 'iterations']);
   assert.equal(cmp.b.runId, '11111111-2222-4333-8444-555555555555');
-  // deadlock-like fields: pids and what the child did are measured, the variant and times are chosen
-  const d = fakeDocument([
-    measurement('lock', { variant: 'mutex', holdMs: 50, childPid: 123, childHung: true, probePid: 9 }, 0, [5, 6]),
-    measurement('lock', { variant: 'mutex', holdMs: 50, childPid: 456, childHung: false, probePid: 10 }, 1, [7]),
-  ]);
+  // deadlock: pids and what the child did are observed, the variant and times are chosen (its identity)
+  const d = fakeDocument(
+    [
+      measurement('lock', { variant: 'mutex', holdMs: 50, childPid: 123, childHung: true, probePid: 9 }, 0, [5, 6], {}, 'deadlock'),
+      measurement('lock', { variant: 'mutex', holdMs: 50, childPid: 456, childHung: false, probePid: 10 }, 1, [7], {}, 'deadlock'),
+    ],
+    { experiment: 'deadlock' },
+  );
   const groups = groupConfigurations(d);
   assert.equal(groups.length, 1);
   assert.deepEqual(groups[0]!.identity, { variant: 'mutex', holdMs: 50 });
   assert.deepEqual(groups[0]!.samplesNs, [5, 6, 7]);
   // vma-like: the slab readings differ per probe, the VMA count and method identify
-  const v = groupConfigurations(fakeDocument([0, 1].map((r) => measurement('fork-exit', { vmas: 1000, method: 'fork-exit', vmasInRegion: 1000 + r, slabGrowthKb: 40 + r }, r, [9]))));
+  const vmaRuns = [0, 1].map((r) => measurement('fork-exit', { vmas: 1000, method: 'fork-exit', vmasInRegion: 1000 + r, slabGrowthKb: 40 + r }, r, [9], {}, 'vma'));
+  const v = groupConfigurations(fakeDocument(vmaRuns, { experiment: 'vma' }));
   assert.deepEqual(v.map((g) => g.label), ['fork-exit vmas=1000']);
 });
 

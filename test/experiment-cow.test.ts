@@ -97,13 +97,13 @@ test('real run: first write ≥ 3× second, one CoW fault per page, reads fault-
   assert.equal(run.measurements.length, 8);
   for (const m of run.measurements) {
     assert.ok((COW_SERIES as readonly string[]).includes(m.series));
-    assert.deepEqual([m.fields.sizeMb, m.fields.pages], [SIZE_MB, PAGES]);
+    assert.deepEqual([m.identity.sizeMb, m.identity.pages], [SIZE_MB, PAGES]);
     assert.equal(m.samplesNs.length, 2);
     assert.ok(m.samplesNs.every((x) => x > 0 && Number.isFinite(x)));
     assert.equal(m.columns.minflt?.length, 2);
     const j = measurementToJson(m);
     assert.equal(j.series, m.series);
-    assert.equal(j.thp, m.fields.thp);
+    assert.equal(j.thp, m.identity.thp);
     assert.equal(j.pages, PAGES);
     assert.deepEqual(j.samplesNs, m.samplesNs);
   }

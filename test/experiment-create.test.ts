@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CREATE_FIELDS, createExperiment, measurementsPerSeries, seriesWarnings } from '../src/experiments/create.js';
+import { CREATE_FIELDS, createExperiment } from '../src/experiments/create.js';
+import { measurementsPerSeries, seriesWarnings } from '../src/experiments/paired.js';
 import { UsageError } from '../src/experiments/types.js';
 import { spawnSync } from 'node:child_process';
 import type { ProbeResult } from '../src/runner/probe.js';
@@ -30,6 +31,8 @@ test('samples that cannot fit in memory are refused before any work', () => {
   assert.throws(() => createExperiment.preflight(p), (e: unknown) => e instanceof UsageError && e.flag === '--iterations' && /MB/.test(e.message));
 });
 
+const PER_SERIES = { thread: { identity: CREATE_FIELDS.thread, observed: {} }, fork: { identity: CREATE_FIELDS.fork, observed: {} } };
+
 test('measurementsPerSeries: own fields per series; a failed probe gives a failed measurement for each', () => {
   const base: ProbeResult = {
     state: 'ok',
@@ -43,15 +46,15 @@ test('measurementsPerSeries: own fields per series; a failed probe gives a faile
     durationMs: 1,
     stderr: '',
   };
-  const ok = measurementsPerSeries(base, CREATE_FIELDS, 1, 1);
+  const ok = measurementsPerSeries(base, PER_SERIES, 1, 1);
   assert.deepEqual(
-    ok.map((m) => [m.series, m.fields.method, m.state, m.stats?.medianNs]),
+    ok.map((m) => [m.series, m.identity.method, m.state, m.stats?.medianNs]),
     [
       ['thread', 'pthread-create-join', 'ok', 20],
       ['fork', 'fork-waitpid', 'ok', 50],
     ],
   );
-  const failed = measurementsPerSeries({ ...base, series: [], state: 'failed', reason: { kind: 'probe-error', call: 'pthread_create', errno: 11, message: 'Resource temporarily unavailable' } }, CREATE_FIELDS, 2, 1);
+  const failed = measurementsPerSeries({ ...base, series: [], state: 'failed', reason: { kind: 'probe-error', call: 'pthread_create', errno: 11, message: 'Resource temporarily unavailable' } }, PER_SERIES, 2, 1);
   assert.deepEqual(failed.map((m) => [m.series, m.state]), [['thread', 'failed'], ['fork', 'failed']]);
   assert.match(failed[0]!.failure!, /pthread_create failed: Resource temporarily unavailable \(errno 11\)/);
   const warnings = seriesWarnings(failed);
@@ -68,7 +71,7 @@ test('real run: both series, positive samples, finite medians and ratio, nothing
   assert.equal(run.measurements.length, 4);
   for (const m of run.measurements) {
     assert.ok(['thread', 'fork'].includes(m.series));
-    assert.equal(m.fields.method, m.series === 'thread' ? 'pthread-create-join' : 'fork-waitpid');
+    assert.equal(m.identity.method, m.series === 'thread' ? 'pthread-create-join' : 'fork-waitpid');
     assert.equal(m.state, 'ok');
     assert.equal(m.samplesNs.length, 200);
     assert.ok(m.samplesNs.every((x) => x > 0));

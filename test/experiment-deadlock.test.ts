@@ -81,7 +81,8 @@ test('formatting helpers', () => {
 test('summary counts per variant and the article verdict', () => {
   const m = (variant: string, acquired: boolean, hung: boolean, waitNs: number, forkNs: number): Measurement => ({
     series: variant,
-    fields: { variant, childAcquired: acquired, childHung: hung, childKilled: hung, childReported: !hung, childResult: hung ? null : acquired ? '0' : 'ETIMEDOUT' },
+    identity: { variant },
+    observed: { childAcquired: acquired, childHung: hung, childKilled: hung, childReported: !hung, childResult: hung ? null : acquired ? '0' : 'ETIMEDOUT' },
     repeat: 1,
     state: 'ok',
     failure: null,
@@ -107,7 +108,7 @@ test('summary counts per variant and the article verdict', () => {
     ],
   );
   assert.equal(s.articleReproduced, true);
-  ms[2]!.fields.childAcquired = false;
+  ms[2]!.observed.childAcquired = false;
   assert.equal(summarizeDeadlock(ms).articleReproduced, false);
 });
 
@@ -120,24 +121,24 @@ test('real run: the child deadlocks without atfork, takes the lock with it, real
   assert.equal(run.measurements.length, 6);
   assert.ok(elapsedMs < 15_000, `the run took ${elapsedMs} ms`);
 
-  const by = (v: string) => run.measurements.filter((m) => m.fields.variant === v);
+  const by = (v: string) => run.measurements.filter((m) => m.identity.variant === v);
   for (const m of by('without-atfork')) {
-    assert.equal(m.fields.childAcquired, false);
-    assert.equal(m.fields.childReported, true);
-    assert.equal(m.fields.childResult, 'ETIMEDOUT');
-    assert.equal(m.fields.childHung, false);
+    assert.equal(m.observed.childAcquired, false);
+    assert.equal(m.observed.childReported, true);
+    assert.equal(m.observed.childResult, 'ETIMEDOUT');
+    assert.equal(m.observed.childHung, false);
     assert.ok(m.samplesNs[0]! >= 0.9 * 150e6, `timedlock returned after ${m.samplesNs[0]} ns`);
   }
   for (const m of by('with-atfork')) {
-    assert.equal(m.fields.childAcquired, true);
-    assert.equal(m.fields.childHung, false);
-    assert.ok((m.fields.forkWaitNs as number) > 0);
+    assert.equal(m.observed.childAcquired, true);
+    assert.equal(m.observed.childHung, false);
+    assert.ok((m.observed.forkWaitNs as number) > 0);
   }
   for (const m of by('plain-lock')) {
-    assert.equal(m.fields.childAcquired, false);
-    assert.equal(m.fields.childReported, false);
-    assert.equal(m.fields.childHung, true);
-    assert.equal(m.fields.childKilled, true);
+    assert.equal(m.observed.childAcquired, false);
+    assert.equal(m.observed.childReported, false);
+    assert.equal(m.observed.childHung, true);
+    assert.equal(m.observed.childKilled, true);
     assert.ok(m.samplesNs[0]! >= 0.9 * 150e6);
   }
   const s = run.summary;
@@ -161,9 +162,9 @@ test('real run: the child deadlocks without atfork, takes the lock with it, real
   // already belong to someone else's new process: that is fine.
   assert.deepEqual(allProcesses().filter((p) => p.ppid === process.pid && p.comm.startsWith('forklab')), []);
   for (const m of run.measurements) {
-    assert.ok((m.fields.probePid as number) > 0 && (m.fields.childPid as number) > 0);
-    const st = procStat(m.fields.childPid as number);
-    assert.ok(st === null || !inProbeGroup(st, m.fields.probePid as number), `child ${m.fields.childPid} still exists: ${JSON.stringify(st)}`);
+    assert.ok((m.observed.probePid as number) > 0 && (m.observed.childPid as number) > 0);
+    const st = procStat(m.observed.childPid as number);
+    assert.ok(st === null || !inProbeGroup(st, m.observed.probePid as number), `child ${m.observed.childPid} still exists: ${JSON.stringify(st)}`);
   }
 });
 

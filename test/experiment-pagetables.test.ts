@@ -69,13 +69,13 @@ test('a short real run: the idle child holds the parent’s sparse page tables; 
   // JSON shape: every phase carries its VmPTE and PageTables; the timings their raw samples.
   const phases = run.measurements.filter((m) => m.series === 'phase');
   assert.equal(phases.length, 12);
-  for (const m of phases) for (const k of ['layout', 'phase', 'parentVmPteKb', 'childVmPteKb', 'pageTablesKb']) assert.ok(k in m.fields, k);
+  for (const m of phases) for (const k of ['layout', 'phase', 'parentVmPteKb', 'childVmPteKb', 'pageTablesKb']) assert.ok(k in m.identity || k in m.observed, k);
   for (const layout of ['sparse', 'dense']) {
     const fe = run.measurements.find((m) => m.series === `fork-exit-${layout}`)!;
     assert.equal(fe.state, 'ok');
     assert.equal(fe.samplesNs.length, 3);
   }
-  assert.equal(run.measurements.find((m) => m.series === 'fork-exit-sparse')!.fields.mappingsInRange, 2 * 2000);
+  assert.equal(run.measurements.find((m) => m.series === 'fork-exit-sparse')!.observed.mappingsInRange, 2 * 2000);
 
   const text = exp.render(run, { color: false });
   assert.match(text, /child exec’d/);

@@ -44,7 +44,8 @@ test('per-entry cost from the slope reproduces the article arithmetic', () => {
 test('summary: cells pool repeats, slopes fit per-repeat medians', () => {
   const m = (method: string, rssMb: number, repeat: number, samplesNs: number[]): Measurement => ({
     series: method,
-    fields: { method, rssMb, thp: 'off', hugePagesKb: 0 },
+    identity: { method, rssMb, thp: 'off' },
+    observed: { hugePagesKb: 0 },
     repeat,
     state: 'ok',
     failure: null,
@@ -89,7 +90,7 @@ test('real run: positive samples, huge pages where asked, posix-spawn flat while
     assert.equal(m.samplesNs.length, 20);
     assert.ok(m.samplesNs.every((x) => x > 0));
     assert.ok(m.stats && m.stats.ciLowNs <= m.stats.medianNs && m.stats.medianNs <= m.stats.ciHighNs);
-    assert.equal(typeof m.fields.hugePagesKb, 'number');
+    assert.equal(typeof m.observed.hugePagesKb, 'number');
   }
   const on = run.summary.cells.find((c) => c.method === 'fork-exec' && c.thp === 'on' && c.rssMb === 256)!;
   const off = run.summary.cells.find((c) => c.method === 'fork-exec' && c.thp === 'off' && c.rssMb === 256)!;

@@ -57,12 +57,12 @@ test('a short real run: fork+_exit grows with the VMAs, posix_spawn hardly; maps
   // JSON: one configuration per (vmas, method) with its raw samples.
   assert.equal(run.measurements.length, 6);
   for (const m of run.measurements) {
-    assert.ok([0, 20000].includes(m.fields.vmas as number));
-    assert.ok(['fork-exit', 'clone-vfork', 'posix-spawn'].includes(m.fields.method as string));
-    assert.equal(m.series, m.fields.method);
+    assert.ok([0, 20000].includes(m.identity.vmas as number));
+    assert.ok(['fork-exit', 'clone-vfork', 'posix-spawn'].includes(m.identity.method as string));
+    assert.equal(m.series, m.identity.method);
     assert.equal(m.samplesNs.length, 20);
     // The kernel kept every mapping apart: /proc/self/maps shows exactly `vmas` of them.
-    assert.equal(m.fields.vmasInRegion, m.fields.vmas);
+    assert.equal(m.observed.vmasInRegion, m.identity.vmas);
   }
   assert.equal(run.summary.mapsVerified, true);
 

@@ -68,7 +68,7 @@ test('witnessOfLoad: null for a run stored before the witness existed', () => {
 });
 
 function m(series: string, fields: Record<string, string | number>, samplesNs: number[]): Measurement {
-  return { series, fields, repeat: 1, state: 'ok', failure: null, info: {}, samplesNs, columns: {}, stats: null };
+  return { series, identity: fields, observed: {}, repeat: 1, state: 'ok', failure: null, info: {}, samplesNs, columns: {}, stats: null };
 }
 const tight = (base: number) => Array.from({ length: 200 }, (_, i) => base + (i % 10));
 const spread = (base: number) => Array.from({ length: 40 }, (_, i) => base * (0.3 + (i % 20) / 10));

@@ -6,7 +6,6 @@ import { describe, test } from 'node:test';
 
 import {
   CHECK_TYPES,
-  EXPERIMENTS,
   articleExperiments,
   claimsFor,
   figuresFor,
@@ -18,6 +17,7 @@ import {
   type Series,
 } from '../src/reference/published.js';
 import { METHODS as SPAWN_METHODS, THP_MODES } from '../src/experiments/spawn.js';
+import { EXPERIMENT_NAMES as EXPERIMENTS } from '../src/experiments/index.js';
 import { COW_SERIES, COW_THP_MODES } from '../src/experiments/cow.js';
 import { CREATE_FIELDS } from '../src/experiments/create.js';
 import { EXEC_SERIES } from '../src/experiments/exec.js';

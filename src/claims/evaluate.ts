@@ -4,7 +4,7 @@
 //   inconclusive   — the interval straddles an edge of the band; the verdict says what would settle it;
 //   not-measurable — the data cannot answer (missing, a condition not met), with the reason.
 // An incomplete run, failed configurations and the experiment's warnings reach every verdict's notes.
-import type { RunDocument } from '../report/document.js';
+import type { RunDocument } from '../document/run.js';
 import type { Check, Claim, Expectation } from '../reference/published.js';
 import { settleAdvice, type Range } from './bands.js';
 import { judgeApproxEqual, judgeBoolean, judgeCountPer, judgeGreater, judgeOperandExpectation, judgeSpread } from './checks.js';

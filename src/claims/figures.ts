@@ -1,7 +1,7 @@
 // Every published figure beside this machine's value: the same statistic of the matching configurations
 // (the figure's equivalentSeries where it has one), in the figure's unit. Ratios, per-entry costs and
 // totals are taken from the claim that checks them; counts and set-up parameters are not measurements.
-import type { RunDocument } from '../report/document.js';
+import type { RunDocument } from '../document/run.js';
 import type { CheckStatistic, Claim, PublishedFigure, Series } from '../reference/published.js';
 import { linearFit } from '../stats/regression.js';
 import { evaluateClaim, type EvaluateOptions, type Verdict } from './evaluate.js';

@@ -1,7 +1,7 @@
 // From run documents to the numbers a claim or a figure is judged on: which configurations a selector
 // (a published `Series`) picks, what values they hold for a metric, statistics and units. Anything missing
 // throws NotMeasurable with a sentence that says what is missing, which becomes the verdict's reason.
-import type { RunDocument } from '../report/document.js';
+import type { RunDocument } from '../document/run.js';
 import type { CheckStatistic, Operand, Series, SeriesValue } from '../reference/published.js';
 import { mean, median } from '../stats/descriptive.js';
 import { verifyConditions } from './conditions.js';

@@ -8,7 +8,7 @@ import { StoreError, type RunFilter, type RunRow } from '../store/db.js';
 import { resolveDbPath } from '../store/location.js';
 import { DocumentError, parseRunDocument } from '../store/validate.js';
 import { groupConfigurations, groupMedian } from '../store/compare.js';
-import type { RunDocument } from '../report/document.js';
+import type { RunDocument } from '../document/run.js';
 import { samplesCsv, summaryMarkdown } from '../report/export.js';
 import { fmtUsCi, renderTable } from '../report/table.js';
 import { witnessText } from '../report/markdown.js';

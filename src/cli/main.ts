@@ -12,7 +12,7 @@ import { registerReportCommand } from './report.js';
 import { registerReproduceCommand } from './reproduce.js';
 import { Store } from '../store/db.js';
 import { resolveDbPath } from '../store/location.js';
-import type { RunDocument } from '../report/document.js';
+import type { RunDocument } from '../document/run.js';
 
 /** A stored run by reference (id, uuid prefix, latest), for `forklab report`. */
 function loadStoredRun(ref: string | undefined, dbPath: string | undefined): RunDocument {

@@ -14,7 +14,7 @@ import { parseThpChoice } from '../env/parse.js';
 import { measurementsFrom, pooledStats, repeatsOf } from './measure.js';
 import { parseChoiceList, parseInteger, str } from './parse.js';
 import { fmtNs, fmtRatio, renderTable } from '../report/table.js';
-import { UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
+import { NANOSECONDS_PER_PAGE, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
 
 export const COW_THP_MODES = ['off', 'on', 'default'] as const;
 export type CowThp = (typeof COW_THP_MODES)[number];
@@ -117,11 +117,11 @@ const col = (ms: readonly Measurement[], name: string): number[] => ms.flatMap((
 
 export function summarizeCow(ms: readonly Measurement[], seed: number): CowSummary {
   const cells: CowCell[] = [];
-  const keys = [...new Set(ms.map((m) => `${m.fields.thp}|${m.fields.sizeMb}`))];
+  const keys = [...new Set(ms.map((m) => `${m.identity.thp}|${m.identity.sizeMb}`))];
   for (const key of keys) {
-    const mine = ms.filter((m) => `${m.fields.thp}|${m.fields.sizeMb}` === key);
-    const { thp, sizeMb } = { thp: mine[0]!.fields.thp as CowThp, sizeMb: mine[0]!.fields.sizeMb as number };
-    const pages = Number(mine[0]!.fields.pages) || sizeMb * 256;
+    const mine = ms.filter((m) => `${m.identity.thp}|${m.identity.sizeMb}` === key);
+    const { thp, sizeMb } = { thp: mine[0]!.identity.thp as CowThp, sizeMb: mine[0]!.identity.sizeMb as number };
+    const pages = Number(mine[0]!.identity.pages) || sizeMb * 256;
     const passes: CowCell['passes'] = {};
     for (const series of COW_SERIES) {
       const ok = mine.filter((m) => m.series === series && m.state === 'ok' && m.stats);
@@ -204,7 +204,7 @@ function warningsFor(run: { measurements: Measurement[]; summary: CowSummary }):
       });
   }
   for (const m of run.measurements.filter((x) => x.state === 'failed'))
-    w.push({ code: 'probe-failed', message: `${m.series}, THP ${m.fields.thp}, repeat ${m.repeat}: ${m.failure}` });
+    w.push({ code: 'probe-failed', message: `${m.series}, THP ${m.identity.thp}, repeat ${m.repeat}: ${m.failure}` });
   return w;
 }
 
@@ -228,6 +228,17 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
   article: '001',
   figureKeys: ['thp'],
   summaryLine: "copy-on-write after fork: a child's read, first write (CoW fault) and second write per page, THP on/off",
+  cases: ['cow'],
+  identity: ['sizeMb', 'thp', 'pages'],
+  series: COW_SERIES,
+  valueOrder: { thp: ['on', 'off', 'default'] },
+  unit: NANOSECONDS_PER_PAGE,
+  presets: {
+    // 001: 80 MB of 4 KiB pages (one CoW fault per page); THP on only in the full run, for the render.
+    full: { sizeMb: '80', thp: 'off,on', repeats: '5', iterations: '3', warmup: '1' },
+    quick: { sizeMb: '80', thp: 'off', repeats: '4', iterations: '3', warmup: '1' },
+    note: 'article 001: 80 MB touched before fork, 4 KiB pages',
+  },
   options: [
     { flags: '--size-mb <n>', description: 'region the parent maps and touches before fork, in MB (MiB); 80 MB = 20480 pages', defaultValue: DEFAULTS.sizeMb, unit: 'MB' },
     { flags: '--thp <list>', description: 'transparent huge pages for the region: off (MADV_NOHUGEPAGE), on (MADV_HUGEPAGE), default (no madvise)', defaultValue: DEFAULTS.thp },
@@ -284,7 +295,7 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
         const pages = typeof result.info.pages === 'number' ? result.info.pages : pagesGuess;
         const split = { ...result, series: splitForkSeries(result.series.find((s) => s.series === 'fork'), pages) };
         const hugePagesKb = typeof result.info.hugePagesKb === 'number' ? result.info.hugePagesKb : null;
-        return measurementsFrom(split, { sizeMb: p.sizeMb, thp, pages, hugePagesKb }, repeat, COW_SERIES, ctx.seed);
+        return measurementsFrom(split, { sizeMb: p.sizeMb, thp, pages }, { hugePagesKb }, repeat, COW_SERIES, ctx.seed);
       },
     });
     const summary = summarizeCow(measurements, ctx.seed);

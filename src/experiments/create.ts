@@ -1,104 +1,16 @@
 // Experiment "create" (article 002): pthread_create+pthread_join of an empty thread against fork+waitpid
 // of a child that _exit(0)s. The probe times them in alternating blocks of 50 calls of one kind (each kind
 // runs as a plain loop of its own would, while drift still hits both alike); fresh probe processes repeat
-// the whole thing. Also home of the small helpers the
-// paired-series experiments (create, exec) share: the plan, measurements per series, per-series summaries
-// and their warnings.
-import pc from 'picocolors';
-import type { ProbeResult, SamplingPlan, SeriesData } from '../runner/probe.js';
+// the whole thing.
 import { sweep } from './sweep.js';
 import type { RatioInterval } from '../stats/bootstrap.js';
 import { ratioOfMedians } from '../stats/pool.js';
-import { readMemoryBudget } from '../env/memory.js';
-import { measurementsFrom, pooledStats, repeatsOf } from './measure.js';
+import { repeatsOf } from './measure.js';
 import { parseInteger, str } from './parse.js';
+import { batchedPlan, checkSamplesFit, colorer, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesSummary } from './paired.js';
 import { fmtRatio, fmtUs, fmtUsCi, renderTable } from '../report/table.js';
-import { UsageError, type Experiment, type ExperimentRun, type Measurement, type Scalar, type Warning } from './types.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Scalar } from './types.js';
 
-// ---- shared by create and exec ----
-
-/** Warm-up, then `iterations` timed iterations in batches of `batch` (so the runner can stop between batches). */
-export function batchedPlan(warmupIterations: number, iterations: number, batch = 250): SamplingPlan {
-  const count = (m: ReadonlyMap<string, SeriesData>) => [...m.values()].reduce((a, s) => Math.max(a, s.samplesNs.length), 0);
-  return { warmupIterations, next: (m) => Math.max(0, Math.min(batch, iterations - count(m))) };
-}
-
-/** Measurements of one probe result: one per series, each with its own identifying fields (a failed probe gives failed ones). */
-export function measurementsPerSeries(result: ProbeResult, fieldsOf: Record<string, Record<string, Scalar>>, repeat: number, seed: number): Measurement[] {
-  return Object.entries(fieldsOf).flatMap(([name, fields]) =>
-    measurementsFrom({ ...result, series: result.series.filter((s) => s.series === name) }, fields, repeat, [name], seed),
-  );
-}
-
-export interface SeriesSummary {
-  series: string;
-  n: number;
-  minNs: number;
-  medianNs: number;
-  ciLowNs: number;
-  ciHighNs: number;
-  p90Ns: number;
-  meanNs: number;
-  cv: number;
-  /** Median and min of each probe process that succeeded, in repeat order. */
-  repeatMediansNs: number[];
-  repeatMinsNs: number[];
-  failedRepeats: number;
-}
-
-/** Pools the ok repeats of one series. Null when none succeeded. */
-export function summarizeSeries(ms: readonly Measurement[], series: string, seed: number): SeriesSummary | null {
-  const mine = ms.filter((m) => m.series === series);
-  const ok = mine.filter((m) => m.state === 'ok' && m.stats);
-  const st = pooledStats(ok, () => true, seed);
-  if (!st) return null;
-  return {
-    series,
-    n: st.n,
-    minNs: st.minNs,
-    medianNs: st.medianNs,
-    ciLowNs: st.ciLowNs,
-    ciHighNs: st.ciHighNs,
-    p90Ns: st.p90Ns,
-    meanNs: st.meanNs,
-    cv: st.cv,
-    repeatMediansNs: ok.map((m) => m.stats!.medianNs),
-    repeatMinsNs: ok.map((m) => m.stats!.minNs),
-    failedRepeats: mine.length - ok.length,
-  };
-}
-
-/** Probe failures, one line per failed probe process. */
-export function seriesWarnings(ms: readonly Measurement[]): Warning[] {
-  const w: Warning[] = [];
-  const seen = new Set<string>();
-  for (const m of ms) {
-    if (m.state !== 'failed' || seen.has(`${m.repeat}|${m.failure}`)) continue;
-    seen.add(`${m.repeat}|${m.failure}`);
-    w.push({ code: 'probe-failed', message: `probe process ${m.repeat}: ${m.failure}. Its series are left out; rerun to fill them in.` });
-  }
-  // Noise (wide intervals, contention) is judged once per run by the runner: experiments/noise.ts.
-  return w;
-}
-
-/** Rough bytes per recorded sample across the probe line, the parsed arrays, the stats copies and the JSON document. */
-const BYTES_PER_SAMPLE = 160;
-
-export function checkSamplesFit(samples: number, flag: string): void {
-  const budget = readMemoryBudget();
-  const need = samples * BYTES_PER_SAMPLE + 64 * 1024 * 1024;
-  if (budget.fitBytes !== null && need > budget.fitBytes)
-    throw new UsageError(
-      flag,
-      `${samples} samples need about ${Math.ceil(need / 2 ** 20)} MB to record and analyse, and this machine can give about ${Math.floor(budget.fitBytes / 2 ** 20)} MB more. Use fewer --iterations or --repeats.`,
-    );
-}
-
-export function colorer(color: boolean) {
-  return color ? pc : { bold: (s: string) => s, dim: (s: string) => s };
-}
-
-// ---- the experiment ----
 
 export interface CreateParams {
   /** Timed iterations per probe process; each iteration times one thread and one fork. */
@@ -148,6 +60,17 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
   name: 'create',
   article: '002',
   summaryLine: 'pthread_create+join of an empty thread vs fork+waitpid of a child that exits at once',
+  cases: ['create'],
+  identity: ['method'],
+  series: ['thread', 'fork'],
+  valueOrder: {},
+  unit: MICROSECONDS_PER_CALL,
+  presets: {
+    // 002: 2000 runs of each.
+    full: { iterations: '2000', warmup: '50', repeats: '3' },
+    quick: { iterations: '1000', warmup: '20', repeats: '2' },
+    note: 'article 002: 2000 runs of thread create+join and of fork+waitpid',
+  },
   options: [
     { flags: '--iterations <n>', description: 'timed iterations per probe process; each times one thread and one fork', defaultValue: DEFAULTS.iterations, unit: 'iterations' },
     { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'iterations' },
@@ -176,7 +99,12 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
       job: () => ({ caseName: 'create', args: {}, plan: batchedPlan(p.warmup, p.iterations), timeoutMs: 30_000 + (p.iterations + p.warmup) * 10 }),
       measure: (_c, result, repeat) => {
         const stackKb = typeof result.info.threadStackKb === 'number' ? result.info.threadStackKb : null;
-        return measurementsPerSeries(result, { thread: { ...CREATE_FIELDS.thread, threadStackKb: stackKb }, fork: CREATE_FIELDS.fork }, repeat, ctx.seed);
+        return measurementsPerSeries(
+          result,
+          { thread: { identity: CREATE_FIELDS.thread, observed: { threadStackKb: stackKb } }, fork: { identity: CREATE_FIELDS.fork, observed: {} } },
+          repeat,
+          ctx.seed,
+        );
       },
     });
     const summary = summarizeCreate(measurements, ctx.seed);

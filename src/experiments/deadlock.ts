@@ -10,7 +10,7 @@ import { median } from '../stats/descriptive.js';
 import { measurementsFrom } from './measure.js';
 import { parseChoiceList, parseInteger, str } from './parse.js';
 import { renderTable } from '../report/table.js';
-import type { Experiment, ExperimentRun, Measurement, Scalar, Warning } from './types.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Scalar, type Warning } from './types.js';
 
 export const VARIANTS = ['without-atfork', 'with-atfork', 'plain-lock'] as const;
 export type Variant = (typeof VARIANTS)[number];
@@ -66,12 +66,12 @@ export function probeTimeoutMs(p: DeadlockParams): number {
 
 const col = (m: Measurement, name: string): number | null => m.columns[name]?.[0] ?? null;
 
-function fieldsFor(variant: Variant, p: DeadlockParams, m: Measurement | null, probePid: Scalar): Record<string, Scalar> {
+function fieldsFor(variant: Variant, p: DeadlockParams, m: Measurement | null, probePid: Scalar): Pick<Measurement, 'identity' | 'observed'> {
   const ok = m !== null && m.state === 'ok';
   const flag = (name: string) => (ok ? col(m, name) === 1 : null);
   const errno = ok && col(m, 'reported') === 1 ? col(m, 'childErrno') : null;
-  return {
-    variant,
+  const identity = { variant, holdMs: p.holdMs, childTimeoutMs: p.childTimeoutMs };
+  const observed = {
     childAcquired: flag('acquired'),
     childHung: flag('hung'),
     childKilled: flag('killed'),
@@ -81,18 +81,17 @@ function fieldsFor(variant: Variant, p: DeadlockParams, m: Measurement | null, p
     forkWaitNs: ok ? col(m, 'forkWaitNs') : null,
     childPid: ok ? col(m, 'childPid') : null,
     probePid,
-    holdMs: p.holdMs,
-    childTimeoutMs: p.childTimeoutMs,
   };
+  return { identity, observed };
 }
 
 export function summarizeDeadlock(ms: readonly Measurement[]): DeadlockSummary {
   const variants: DeadlockVariantSummary[] = [];
   for (const variant of VARIANTS) {
-    const mine = ms.filter((m) => m.fields.variant === variant);
+    const mine = ms.filter((m) => m.identity.variant === variant);
     if (mine.length === 0) continue;
     const ok = mine.filter((m) => m.state === 'ok');
-    const count = (f: string) => ok.filter((m) => m.fields[f] === true).length;
+    const count = (f: string) => ok.filter((m) => m.observed[f] === true).length;
     const waits = ok.flatMap((m) => m.samplesNs);
     const forks = ok.flatMap((m) => m.columns.forkWaitNs ?? []);
     variants.push({
@@ -105,7 +104,7 @@ export function summarizeDeadlock(ms: readonly Measurement[]): DeadlockSummary {
       killed: count('childKilled'),
       medianChildWaitNs: waits.length ? median(waits) : null,
       medianForkWaitNs: forks.length ? median(forks) : null,
-      childResults: [...new Set(ok.map((m) => m.fields.childResult).filter((x): x is string => typeof x === 'string'))],
+      childResults: [...new Set(ok.map((m) => m.observed.childResult).filter((x): x is string => typeof x === 'string'))],
     });
   }
   const get = (v: Variant) => variants.find((x) => x.variant === v && x.repeats > 0);
@@ -175,6 +174,16 @@ export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary> = {
   // Its samples are how long a child took to end (or time out), not a cost to compare: no noise figures.
   figureKeys: null,
   summaryLine: 'fork while another thread holds a mutex: the child deadlocks, unless pthread_atfork hands it over',
+  cases: ['deadlock'],
+  identity: ['variant', 'holdMs', 'childTimeoutMs'],
+  series: VARIANTS,
+  valueOrder: { variant: VARIANTS },
+  unit: MICROSECONDS_PER_CALL,
+  presets: {
+    full: { variants: 'without-atfork,with-atfork,plain-lock', holdMs: '50', childTimeoutMs: '500', repeats: '3' },
+    quick: { variants: 'without-atfork,with-atfork', holdMs: '50', childTimeoutMs: '300', repeats: '1' },
+    note: 'article 003: fork while another thread holds a mutex, with and without pthread_atfork',
+  },
   options: [
     { flags: '--variants <list>', description: `variants, comma-separated: ${VARIANTS.join(', ')}`, defaultValue: DEFAULTS.variants },
     { flags: '--hold-ms <ms>', description: 'how long the worker thread holds the mutex each time, in ms', defaultValue: DEFAULTS.holdMs, unit: 'ms' },
@@ -214,8 +223,8 @@ export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary> = {
       }),
       measure: (variant, result, repeat) => {
         const probePid = typeof result.info.probePid === 'number' ? result.info.probePid : null;
-        const got = measurementsFrom(result, {}, repeat, [variant], ctx.seed);
-        for (const m of got) m.fields = fieldsFor(variant, p, m, probePid);
+        const got = measurementsFrom(result, {}, {}, repeat, [variant], ctx.seed);
+        for (const m of got) Object.assign(m, fieldsFor(variant, p, m, probePid));
         return got;
       },
     });

@@ -8,10 +8,10 @@ import { runCommand } from '../runner/command.js';
 import { bootstrapQuantity, type Repeats } from '../stats/resample.js';
 import { samePairing } from '../stats/pool.js';
 import { parseLdStatistics, summarizeLdStatistics, type LdStatistics, type LdSummary } from './ldstats.js';
-import { batchedPlan, checkSamplesFit, colorer, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesSummary } from './create.js';
+import { batchedPlan, checkSamplesFit, colorer, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesFields, type SeriesSummary } from './paired.js';
 import { parseInteger, str } from './parse.js';
 import { fmtRatio, fmtUs, fmtUsCi, renderTable } from '../report/table.js';
-import type { Experiment, ExperimentRun, Measurement, Scalar, Warning } from './types.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
 
 export const EXEC_SERIES = ['fork-exit', 'exec-dynamic', 'exec-static'] as const;
 export type ExecSeries = (typeof EXEC_SERIES)[number];
@@ -157,6 +157,17 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
   name: 'exec',
   article: '004',
   summaryLine: 'fork+execve+wait of a `return 0` program, dynamic vs static, against fork+_exit; ld.so statistics',
+  cases: ['exec'],
+  identity: ['method', 'target'],
+  series: EXEC_SERIES,
+  valueOrder: {},
+  unit: MICROSECONDS_PER_CALL,
+  presets: {
+    // 004: fork+exec+wait of `return 0`, dynamic and static, against fork+_exit.
+    full: { iterations: '2000', warmup: '20', repeats: '2', ldRuns: '5' },
+    quick: { iterations: '300', warmup: '10', repeats: '1', ldRuns: '0' },
+    note: 'article 004: fork+exec+wait of a `return 0` program, dynamic and static, and fork+_exit',
+  },
   options: [
     { flags: '--iterations <n>', description: 'timed iterations per probe process; each times fork+_exit, the dynamic and the static exec once', defaultValue: DEFAULTS.iterations, unit: 'iterations' },
     { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'iterations' },
@@ -180,10 +191,10 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
 
   async run(p, ctx) {
     const fileBytes = { dynamic: statSync(ctx.native.targetDynamic).size, static: statSync(ctx.native.targetStatic).size };
-    const fieldsOf: Record<ExecSeries, Record<string, Scalar>> = {
-      'fork-exit': { method: 'fork-exit' },
-      'exec-dynamic': { method: 'fork-exec', target: 'dynamic', fileBytes: fileBytes.dynamic },
-      'exec-static': { method: 'fork-exec', target: 'static', fileBytes: fileBytes.static },
+    const fieldsOf: Record<ExecSeries, SeriesFields> = {
+      'fork-exit': { identity: { method: 'fork-exit' }, observed: {} },
+      'exec-dynamic': { identity: { method: 'fork-exec', target: 'dynamic' }, observed: { fileBytes: fileBytes.dynamic } },
+      'exec-static': { identity: { method: 'fork-exec', target: 'static' }, observed: { fileBytes: fileBytes.static } },
     };
     const { measurements, complete } = await sweep({
       configs: [{}],

@@ -1,5 +1,7 @@
-// The experiments forklab knows, in the order of the articles.
-import type { Experiment } from './types.js';
+// The registry: the one list of the experiments forklab knows, in the order of the articles. Everything
+// else that needs to know the experiments (commands, reports, `show`, `compare`, `reproduce`, the tests)
+// reads it from here.
+import type { Experiment, RawOptions } from './types.js';
 import { spawnExperiment } from './spawn.js';
 import { cowExperiment } from './cow.js';
 import { createExperiment } from './create.js';
@@ -8,9 +10,27 @@ import { pagetablesExperiment } from './pagetables.js';
 import { vmaExperiment } from './vma.js';
 import { deadlockExperiment } from './deadlock.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const EXPERIMENTS: Experiment<any, any>[] = [spawnExperiment, cowExperiment, createExperiment, execExperiment, pagetablesExperiment, vmaExperiment, deadlockExperiment];
+// biome-ignore lint/suspicious/noExplicitAny: the registry holds experiments of every parameter and summary type
+export type AnyExperiment = Experiment<any, any>;
 
-export function findExperiment(name: string): Experiment<unknown, unknown> | undefined {
+export const EXPERIMENTS: readonly AnyExperiment[] = [
+  spawnExperiment,
+  cowExperiment,
+  createExperiment,
+  execExperiment,
+  pagetablesExperiment,
+  vmaExperiment,
+  deadlockExperiment,
+];
+
+export const EXPERIMENT_NAMES: readonly string[] = EXPERIMENTS.map((e) => e.name);
+
+export function findExperiment(name: string): AnyExperiment | undefined {
   return EXPERIMENTS.find((e) => e.name === name);
+}
+
+/** The option values `forklab reproduce` runs an experiment with (a copy); null for an unknown experiment. */
+export function presetFor(experiment: string, quick: boolean): RawOptions | null {
+  const e = findExperiment(experiment);
+  return e ? { ...(quick ? e.presets.quick : e.presets.full) } : null;
 }

@@ -17,7 +17,8 @@ export function seriesStats(samplesNs: readonly number[], seed: number): SeriesS
  */
 export function measurementsFrom(
   result: ProbeResult,
-  fields: Record<string, Scalar>,
+  identity: Record<string, Scalar>,
+  observed: Record<string, Scalar>,
   repeat: number,
   expectedSeries: readonly string[],
   seed: number,
@@ -30,7 +31,8 @@ export function measurementsFrom(
     const ok = result.state === 'ok' && s !== undefined && s.samplesNs.length > 0;
     out.push({
       series: name,
-      fields,
+      identity,
+      observed,
       repeat,
       state: ok ? 'ok' : 'failed',
       failure: ok ? null : (failure ?? 'the probe reported no samples for this series'),

@@ -21,7 +21,7 @@ export interface NoiseFigure {
 }
 
 function labelOf(m: Measurement, keys: readonly string[]): string {
-  const parts = keys.filter((k) => m.fields[k] !== undefined && m.fields[k] !== m.series).map((k) => `${k} ${String(m.fields[k])}`);
+  const parts = keys.filter((k) => m.identity[k] !== undefined && m.identity[k] !== m.series).map((k) => `${k} ${String(m.identity[k])}`);
   return parts.length ? `${m.series} (${parts.join(', ')})` : m.series;
 }
 

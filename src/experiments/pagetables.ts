@@ -11,7 +11,7 @@ import { readMemoryBudget } from '../env/memory.js';
 import { measurementsFrom } from './measure.js';
 import { parseInteger, str } from './parse.js';
 import { fmtRatio, fmtUsCi, renderTable } from '../report/table.js';
-import { UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
+import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
 
 export const LAYOUTS = ['sparse', 'dense'] as const;
 export type Layout = (typeof LAYOUTS)[number];
@@ -123,10 +123,10 @@ export function summarizePagetables(ms: readonly Measurement[], p: PagetablesPar
   const phases: PhaseRow[] = [];
   for (const m of ms) {
     if (m.series !== 'phase' || m.state !== 'ok') continue;
-    const f = m.fields;
+    const f = m.observed;
     phases.push({
-      layout: f.layout as Layout,
-      phase: f.phase as Phase,
+      layout: m.identity.layout as Layout,
+      phase: m.identity.phase as Phase,
       parentVmPteKb: f.parentVmPteKb as number | null,
       childVmPteKb: f.childVmPteKb as number | null,
       pageTablesKb: f.pageTablesKb as number | null,
@@ -136,7 +136,7 @@ export function summarizePagetables(ms: readonly Measurement[], p: PagetablesPar
   const layouts: LayoutSummary[] = LAYOUTS.map((layout) => {
     const at = (ph: Phase) => phases.find((r) => r.layout === layout && r.phase === ph);
     const fe = ms.find((m) => m.series === `fork-exit-${layout}` && m.state === 'ok' && m.stats);
-    const info = ms.find((m) => m.fields.layout === layout)?.info ?? {};
+    const info = ms.find((m) => m.identity.layout === layout)?.info ?? {};
     const forked = at('after-fork');
     return {
       layout,
@@ -190,7 +190,7 @@ function warningsFor(run: { measurements: Measurement[]; summary: PagetablesSumm
       message: `PageTables kept moving for 3 s at ${unsettled.map((r) => `${r.layout}/${r.phase}`).join(', ')}: the machine is busy, so the system-wide column is approximate there. Rerun on a quiet machine.`,
     });
   for (const m of run.measurements.filter((x) => x.state === 'failed'))
-    w.push({ code: 'probe-failed', message: `${m.series}${m.fields.phase ? ` ${m.fields.phase}` : ''} (${m.fields.layout}): ${m.failure}` });
+    w.push({ code: 'probe-failed', message: `${m.series}${m.identity.phase ? ` ${m.identity.phase}` : ''} (${m.identity.layout}): ${m.failure}` });
   return w;
 }
 
@@ -202,6 +202,17 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
   name: 'pagetables',
   article: '003',
   summaryLine: 'page tables of a sparse address space: doubled by fork while the child lives, given back at exec; fork+_exit sparse vs dense',
+  cases: ['pagetables'],
+  identity: ['layout', 'phase', 'pages', 'spacingKb'],
+  series: ['phase', 'fork-exit-sparse', 'fork-exit-dense'],
+  valueOrder: { layout: LAYOUTS, phase: PHASES },
+  unit: MICROSECONDS_PER_CALL,
+  presets: {
+    // 003: 8238 one-page mappings 1 MiB apart (two per page-table page, ≈16.5 MB of page tables).
+    full: { pages: '8238', spacingKb: '1024', iterations: '10', warmup: '1' },
+    quick: { pages: '8238', spacingKb: '1024', iterations: '3', warmup: '1' },
+    note: 'article 003: 8238 one-page mappings 1 MiB apart',
+  },
   options: [
     { flags: '--pages <n>', description: 'pages mapped and written by the parent (both layouts)', defaultValue: DEFAULTS.pages, unit: 'pages' },
     { flags: '--spacing-kb <KiB>', description: 'sparse layout: one page every this many KiB, inside a PROT_NONE reservation', defaultValue: DEFAULTS.spacingKb, unit: 'KiB' },
@@ -261,9 +272,8 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
           const r = rows.find((x) => x.phase === phase);
           phases.push({
             series: 'phase',
-            fields: {
-              layout,
-              phase,
+            identity: { layout, phase },
+            observed: {
               parentVmPteKb: r?.parentVmPteKb ?? null,
               childVmPteKb: r?.childVmPteKb ?? null,
               pageTablesKb: r?.pageTablesKb ?? null,
@@ -278,14 +288,12 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
             stats: null,
           });
         }
-        const fields = {
-          layout,
-          pages: p.pages,
-          spacingKb: layout === 'sparse' ? p.spacingKb : 4,
+        const identity = { layout, pages: p.pages, spacingKb: layout === 'sparse' ? p.spacingKb : 4 };
+        const observed = {
           mappingsInRange: num(result.info, 'mappingsInRange'),
           builtVmPteKb: diff(rows.find((r) => r.phase === 'after-build')?.parentVmPteKb, rows.find((r) => r.phase === 'before')?.parentVmPteKb),
         };
-        return [...phases, ...measurementsFrom(result, fields, 1, [`fork-exit-${layout}`], ctx.seed)];
+        return [...phases, ...measurementsFrom(result, identity, observed, 1, [`fork-exit-${layout}`], ctx.seed)];
       },
     });
     const summary = summarizePagetables(measurements, p);

@@ -12,7 +12,7 @@ import { measurementsFrom, pooledStats } from './measure.js';
 import { parseChoiceList, parseInteger, parseIntegerList, str } from './parse.js';
 import { fmtUs, fmtUsCi, renderTable } from '../report/table.js';
 import { asciiChart } from '../report/ascii-chart.js';
-import { UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
+import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
 
 export const METHODS = ['fork-exec', 'vfork-exec', 'posix-spawn', 'clone-vfork', 'fork-exit'] as const;
 export type Method = (typeof METHODS)[number];
@@ -97,11 +97,11 @@ export function summarizeSpawn(ms: readonly Measurement[], seed: number): SpawnS
   const slopes: SpawnSlope[] = [];
   const keys = new Map<string, { method: Method; thp: ThpMode; rssMb: number }>();
   for (const m of ms) {
-    const k = { method: m.fields.method as Method, thp: m.fields.thp as ThpMode, rssMb: m.fields.rssMb as number };
+    const k = { method: m.identity.method as Method, thp: m.identity.thp as ThpMode, rssMb: m.identity.rssMb as number };
     keys.set(`${k.method}|${k.thp}|${k.rssMb}`, k);
   }
   for (const k of keys.values()) {
-    const mine = ms.filter((m) => m.fields.method === k.method && m.fields.thp === k.thp && m.fields.rssMb === k.rssMb);
+    const mine = ms.filter((m) => m.identity.method === k.method && m.identity.thp === k.thp && m.identity.rssMb === k.rssMb);
     const ok = mine.filter((m) => m.state === 'ok' && m.stats);
     const st = pooledStats(ok, () => true, seed);
     if (!st) continue;
@@ -157,7 +157,7 @@ function warningsFor(run: { measurements: Measurement[]; summary: SpawnSummary }
   // Noise (wide intervals, contention) is judged once per run by the runner: experiments/noise.ts.
   const failed = run.measurements.filter((m) => m.state === 'failed');
   for (const m of failed)
-    w.push({ code: 'probe-failed', message: `${m.series} at ${m.fields.rssMb} MB (THP ${m.fields.thp}), repeat ${m.repeat}: ${m.failure}` });
+    w.push({ code: 'probe-failed', message: `${m.series} at ${m.identity.rssMb} MB (THP ${m.identity.thp}), repeat ${m.repeat}: ${m.failure}` });
   return w;
 }
 
@@ -165,6 +165,20 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
   name: 'spawn',
   article: '000',
   summaryLine: 'fork+exec vs vfork+exec vs posix_spawn (and clone, fork+_exit) as the parent RSS grows, THP on/off',
+  cases: ['spawn'],
+  identity: ['method', 'rssMb', 'thp'],
+  series: METHODS,
+  valueOrder: { method: METHODS, thp: THP_MODES },
+  unit: MICROSECONDS_PER_CALL,
+  presets: {
+    // 000: 300 calls per configuration, 3 fresh runs, RSS 0/128/512/1024 MB, THP on (the article's
+    // "always", reproduced with MADV_HUGEPAGE) and off. The spread claim needs two repeats even when quick.
+    full: { methods: 'fork-exec,vfork-exec,posix-spawn', rss: '0,128,512,1024', thp: 'on,off', iterations: '300', warmup: '5', repeats: '3', ciTarget: '0', budgetMs: '0' },
+    // Quick: up to 300 calls per probe but at most 300 ms of them (at least 30 calls): the cheap configurations
+    // keep the article's 300 calls, the 1 GB fork+exec ones stop early.
+    quick: { methods: 'fork-exec,vfork-exec,posix-spawn', rss: '0,256,1024', thp: 'on,off', iterations: '300', warmup: '3', repeats: '2', ciTarget: '0', budgetMs: '300' },
+    note: 'article 000: 300 calls, 3 runs per configuration, RSS 0-1024 MB, THP on and off',
+  },
   figureKeys: ['thp', 'rssMb'],
   options: [
     { flags: '--methods <list>', description: `methods, comma-separated: ${METHODS.join(', ')}`, defaultValue: DEFAULTS.methods },
@@ -243,7 +257,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
       measure: (c, result, repeat, job) => {
         const hugePagesKb = typeof result.info.hugePagesKb === 'number' ? result.info.hugePagesKb : null;
         const stopReason = plans.get(job)?.stopReason() ?? null;
-        return measurementsFrom(result, { method: c.method, rssMb: c.rssMb, thp: c.thp, hugePagesKb, stopReason }, repeat, [c.method], ctx.seed);
+        return measurementsFrom(result, { method: c.method, rssMb: c.rssMb, thp: c.thp }, { hugePagesKb, stopReason }, repeat, [c.method], ctx.seed);
       },
     });
     const summary = summarizeSpawn(measurements, ctx.seed);

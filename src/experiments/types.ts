@@ -16,8 +16,13 @@ export interface SeriesStats extends Summary {
 export interface Measurement {
   /** What was timed, e.g. "fork-exec" or "first-write". */
   series: string;
-  /** Identifying and reported fields (method, rssMb, thp, hugePagesKb, ...), written at the top level of the JSON object. */
-  fields: Record<string, Scalar>;
+  /**
+   * What identifies the configuration: what was chosen (method, rssMb, thp, ...). Its keys are among the
+   * experiment's `identity`; two measurements with equal series and identity are repeats of one configuration.
+   */
+  identity: Record<string, Scalar>;
+  /** What was observed about it (hugePagesKb, stopReason, ...): reported, never used to match configurations. */
+  observed: Record<string, Scalar>;
   repeat: number;
   state: 'ok' | 'failed';
   failure: string | null;
@@ -76,11 +81,50 @@ export interface OptionSpec {
   unit?: string;
 }
 
+/** The unit an experiment's timings are shown in: µs per call (perNs 1000) or ns per page (perNs 1). */
+export interface TimeUnit {
+  /** Shown in headers: "µs", "ns/page". */
+  label: string;
+  /** Nanoseconds in one unit. */
+  perNs: number;
+}
+
+export const MICROSECONDS_PER_CALL: TimeUnit = { label: 'µs', perNs: 1000 };
+export const NANOSECONDS_PER_PAGE: TimeUnit = { label: 'ns/page', perNs: 1 };
+
+/** Option values as the command line would give them (parsed with the experiment's own parse()). */
+export type RawOptions = Record<string, string>;
+
+/** The settings `forklab reproduce` runs an experiment with. */
+export interface Presets {
+  /** The articles' settings where this machine allows them. */
+  full: RawOptions;
+  /** Every configuration a claim or headline figure needs, measured for less time. */
+  quick: RawOptions;
+  /** Why the settings are what they are (docs/reproduce.md). */
+  note: string;
+}
+
 export interface Experiment<P, S> {
   name: string;
   /** Which article it reproduces (000–004) and a one-line description. */
   article: string;
   summaryLine: string;
+  /** The probe cases it starts (native/case_NAME.c registers each with FL_CASE). */
+  cases: readonly string[];
+  /**
+   * Every key a measurement's `identity` may carry (in the order the JSON document writes them). Any other
+   * field of a configuration was observed. Stored documents are read with this list (src/document/).
+   */
+  identity: readonly string[];
+  /** The series it reports, in the order tables and charts show them. */
+  series: readonly string[];
+  /** The order in which tables and charts show the values of identity fields (e.g. thp: on, off, default). */
+  valueOrder: Readonly<Record<string, readonly string[]>>;
+  /** The unit its timings are shown in. */
+  unit: TimeUnit;
+  /** Its settings for `forklab reproduce`. */
+  presets: Presets;
   options: OptionSpec[];
   /**
    * The measurement fields that, with the series name, identify one timed figure (spawn: thp, rssMb): the

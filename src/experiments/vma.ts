@@ -11,7 +11,7 @@ import { measurementsFrom, pooledStats } from './measure.js';
 import { parseInteger, parseIntegerList, str } from './parse.js';
 import { OWN_MAPPINGS, readMaxMapCount } from './pagetables.js';
 import { fmtRatio, fmtUsCi, renderTable } from '../report/table.js';
-import { UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
+import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
 
 export const VMA_METHODS = ['fork-exit', 'clone-vfork', 'posix-spawn'] as const;
 export type VmaMethod = (typeof VMA_METHODS)[number];
@@ -102,10 +102,10 @@ function num(info: Record<string, unknown>, key: string): number | null {
 
 export function summarizeVma(ms: readonly Measurement[], seed: number): VmaSummary {
   const cells: VmaCell[] = [];
-  const vmasList = [...new Set(ms.map((m) => m.fields.vmas as number))].sort((a, b) => a - b);
+  const vmasList = [...new Set(ms.map((m) => m.identity.vmas as number))].sort((a, b) => a - b);
   for (const method of VMA_METHODS)
     for (const vmas of vmasList) {
-      const mine = ms.filter((m) => m.fields.method === method && m.fields.vmas === vmas);
+      const mine = ms.filter((m) => m.identity.method === method && m.identity.vmas === vmas);
       const ok = mine.filter((m) => m.state === 'ok' && m.stats);
       const st = pooledStats(ok, () => true, seed);
       if (!st) continue;
@@ -137,36 +137,36 @@ export function summarizeVma(ms: readonly Measurement[], seed: number): VmaSumma
   const probes = ms.filter((m) => m.state === 'ok' && num(m.info, 'slabChildKb') !== null && num(m.info, 'slabBuiltKb') !== null);
   const slab: SlabRow[] = [];
   for (const vmas of vmasList) {
-    const mine = probes.filter((m) => m.fields.vmas === vmas);
+    const mine = probes.filter((m) => m.identity.vmas === vmas);
     if (!mine.length) continue;
     const of = (k: (m: Measurement) => number) => median(mine.map(k));
     slab.push({
       vmas,
-      slabGrowthKb: of((m) => m.fields.slabGrowthKb as number),
-      sUnreclaimGrowthKb: of((m) => m.fields.sUnreclaimGrowthKb as number),
-      slabBuildKb: of((m) => m.fields.slabBuildKb as number),
-      vmasInRegion: Math.min(...mine.map((m) => m.fields.vmasInRegion as number)),
+      slabGrowthKb: of((m) => m.observed.slabGrowthKb as number),
+      sUnreclaimGrowthKb: of((m) => m.observed.sUnreclaimGrowthKb as number),
+      slabBuildKb: of((m) => m.observed.slabBuildKb as number),
+      vmasInRegion: Math.min(...mine.map((m) => m.observed.vmasInRegion as number)),
       probes: mine.length,
     });
   }
   let slabBytesPerVma: VmaSummary['slabBytesPerVma'] = null;
-  if (new Set(probes.map((m) => m.fields.vmas)).size >= 2) {
-    const xs = probes.map((m) => m.fields.vmas as number);
-    const s = linearFit(xs, probes.map((m) => (m.fields.slabGrowthKb as number) * 1024));
-    const u = linearFit(xs, probes.map((m) => (m.fields.sUnreclaimGrowthKb as number) * 1024));
+  if (new Set(probes.map((m) => m.identity.vmas)).size >= 2) {
+    const xs = probes.map((m) => m.identity.vmas as number);
+    const s = linearFit(xs, probes.map((m) => (m.observed.slabGrowthKb as number) * 1024));
+    const u = linearFit(xs, probes.map((m) => (m.observed.sUnreclaimGrowthKb as number) * 1024));
     slabBytesPerVma = { slab: s.slope, sUnreclaim: u.slope, r2: s.r2, points: s.n };
   }
-  const mapsVerified = ms.filter((m) => m.state === 'ok').every((m) => m.fields.vmasInRegion === m.fields.vmas);
+  const mapsVerified = ms.filter((m) => m.state === 'ok').every((m) => m.observed.vmasInRegion === m.identity.vmas);
   return { cells, slopes, slab, slabBytesPerVma, mapsVerified };
 }
 
 function warningsFor(run: { measurements: Measurement[]; summary: VmaSummary }): Warning[] {
   const w: Warning[] = [];
   if (!run.summary.mapsVerified) {
-    const bad = run.measurements.find((m) => m.state === 'ok' && m.fields.vmasInRegion !== m.fields.vmas)!;
+    const bad = run.measurements.find((m) => m.state === 'ok' && m.observed.vmasInRegion !== m.identity.vmas)!;
     w.push({
       code: 'vmas-merged',
-      message: `asked for ${bad.fields.vmas} VMAs but /proc/self/maps shows ${bad.fields.vmasInRegion} in the region: the kernel merged mappings, so the VMA axis is off. Report this with uname -r.`,
+      message: `asked for ${bad.identity.vmas} VMAs but /proc/self/maps shows ${bad.observed.vmasInRegion} in the region: the kernel merged mappings, so the VMA axis is off. Report this with uname -r.`,
     });
   }
   const sb = run.summary.slabBytesPerVma;
@@ -176,7 +176,7 @@ function warningsFor(run: { measurements: Measurement[]; summary: VmaSummary }):
       message: `the Slab growth fits the VMA count poorly (R² ${sb.r2.toFixed(2)}): other processes allocated or freed kernel memory meanwhile. Include larger --vmas values or rerun on a quiet machine.`,
     });
   for (const m of run.measurements.filter((x) => x.state === 'failed'))
-    w.push({ code: 'probe-failed', message: `${m.series} at ${m.fields.vmas} VMAs, repeat ${m.repeat}: ${m.failure}` });
+    w.push({ code: 'probe-failed', message: `${m.series} at ${m.identity.vmas} VMAs, repeat ${m.repeat}: ${m.failure}` });
   return w;
 }
 
@@ -187,6 +187,17 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
   article: '003',
   figureKeys: ['vmas'],
   summaryLine: 'fork time and Slab grow with the number of mappings (VMAs); clone(CLONE_VM) and posix_spawn do not',
+  cases: ['vma'],
+  identity: ['vmas', 'method'],
+  series: VMA_METHODS,
+  valueOrder: { method: VMA_METHODS },
+  unit: MICROSECONDS_PER_CALL,
+  presets: {
+    // 003 mapped 1,000,000 VMAs; vm.max_map_count (65530 by default) caps what a probe may map.
+    full: { vmas: '0,1000,10000,30000,60000', iterations: '30', warmup: '3', repeats: '2' },
+    quick: { vmas: '0,20000,60000', iterations: '30', warmup: '2', repeats: '3' },
+    note: 'article 003: up to 60000 one-page mappings (the article: 1,000,000; vm.max_map_count allows 65530)',
+  },
   options: [
     { flags: '--vmas <list>', description: 'numbers of one-page mappings in the parent, comma-separated (capped by vm.max_map_count)', defaultValue: DEFAULTS.vmas, unit: 'mappings' },
     { flags: '--iterations <n>', description: 'timed launches per probe process', defaultValue: DEFAULTS.iterations, unit: 'launches' },
@@ -237,9 +248,7 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
       measure: (c, result, repeat) => {
         const i0 = result.info;
         const d = (a: string, b: string) => (num(i0, a) !== null && num(i0, b) !== null ? num(i0, a)! - num(i0, b)! : null);
-        const fields = {
-          vmas: c.vmas,
-          method: c.method,
+        const observed = {
           vmasInRegion: num(i0, 'vmasInRegion'),
           slabGrowthKb: d('slabChildKb', 'slabBuiltKb'),
           sUnreclaimGrowthKb: d('sUnreclaimChildKb', 'sUnreclaimBuiltKb'),
@@ -250,7 +259,7 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
           slabAfterForkKb: num(i0, 'slabChildKb'),
           slabAfterReapKb: num(i0, 'slabAfterKb'),
         };
-        return measurementsFrom(result, fields, repeat, [c.method], ctx.seed);
+        return measurementsFrom(result, { vmas: c.vmas, method: c.method }, observed, repeat, [c.method], ctx.seed);
       },
     });
     const summary = summarizeVma(measurements, ctx.seed);

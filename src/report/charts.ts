@@ -1,7 +1,9 @@
 // What a report shows of a run document: configurations grouped over repeats, the published figures beside
 // them, and the vega-lite specifications of every chart (rendered to SVG by svg.ts). No rendering here.
 import type { TopLevelSpec } from 'vega-lite';
-import type { RunDocument } from './document.js';
+import { fieldsOf, identityKeys, type RunDocument } from '../document/run.js';
+import { findExperiment } from '../experiments/index.js';
+import { MICROSECONDS_PER_CALL, type TimeUnit } from '../experiments/types.js';
 import { describe } from '../stats/descriptive.js';
 import { poolRepeats } from '../stats/pool.js';
 
@@ -54,41 +56,19 @@ export interface ChartDef {
   spec: TopLevelSpec;
 }
 
-/** Fields of a configuration object that are not identifying fields. */
-const RESERVED = new Set(['series', 'repeat', 'state', 'failure', 'info', 'samplesNs', 'columns', 'stats', 'note']);
+/** The article an experiment reproduces ("000"...), from the registry; undefined for an unknown experiment. */
+export const articleOf = (experiment: string): string | undefined => findExperiment(experiment)?.article;
 
-/** Fields that identify a configuration of a known experiment (the others are measured: hugePagesKb, stopReason...). */
-export const KEYS: Record<string, string[]> = {
-  spawn: ['method', 'rssMb', 'thp'],
-  cow: ['sizeMb', 'thp'],
-  create: [],
-  exec: [],
-  vma: ['method', 'vmas'],
-  pagetables: ['layout', 'phase'],
-};
-
-export const ARTICLE_OF: Record<string, string> = {
-  spawn: '000', cow: '001', create: '002', pagetables: '003', vma: '003', deadlock: '003', exec: '004',
-};
-
-export const ORDER = {
-  method: ['fork-exec', 'vfork-exec', 'posix-spawn', 'clone-vfork', 'fork-exit'],
-  thp: ['on', 'off', 'default'],
-  cowSeries: ['read', 'first-write', 'second-write', 'no-fork-write'],
-  createSeries: ['thread', 'fork'],
-  execSeries: ['fork-exit', 'exec-dynamic', 'exec-static'],
-} satisfies Record<string, string[]>;
+/** The order tables and charts show a field's values in (series, or an identity field such as thp or method). */
+export function orderOf(experiment: string, field: string): readonly string[] {
+  const e = findExperiment(experiment);
+  if (!e) return [];
+  return field === 'series' ? e.series : (e.valueOrder[field] ?? []);
+}
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-const isCell = (v: unknown): v is Cell => v === null || ['string', 'number', 'boolean'].includes(typeof v);
-
-/** The scalar top-level fields of a configuration (its identifying and reported fields). */
-export function fieldsOf(c: Record<string, unknown>): Record<string, Cell> {
-  const out: Record<string, Cell> = {};
-  for (const [k, v] of Object.entries(c)) if (!RESERVED.has(k) && isCell(v)) out[k] = v;
-  return out;
-}
+export { fieldsOf };
 
 function statsOf(c: Record<string, unknown>): GroupStats | null {
   const s = c.stats;
@@ -119,7 +99,7 @@ function pooledStats(ok: Record<string, unknown>[]): GroupStats | null {
  * Configurations grouped by series and the given identifying fields (those present), in first-seen order.
  * keys = null: one group per configuration object (unknown experiments: nothing is assumed about their fields).
  */
-export function groupConfigurations(doc: RunDocument, keys: string[] | null): Group[] {
+export function groupConfigurations(doc: RunDocument, keys: readonly string[] | null): Group[] {
   const groups = new Map<string, Record<string, unknown>[]>();
   doc.configurations.forEach((c, i) => {
     const f = fieldsOf(c);
@@ -152,9 +132,9 @@ export function statsWhere(doc: RunDocument, where: Record<string, Cell>): Group
   return { n: d.n, minNs: d.minNs, medianNs: d.medianNs, meanNs: d.meanNs, ciLowNs: d.medianNs, ciHighNs: d.medianNs };
 }
 
-/** Groups of a document with the identifying fields of its experiment (one per configuration when unknown). */
+/** Groups of a document by the identity its experiment declares (one per configuration when unknown). */
 export function groupsOf(doc: RunDocument): Group[] {
-  return groupConfigurations(doc, KEYS[doc.experiment] ?? null);
+  return groupConfigurations(doc, identityKeys(doc.experiment));
 }
 
 export interface PhaseRecord {
@@ -226,9 +206,11 @@ function chart(id: string, title: string, caption: string, values: Record<string
   return { id, title, caption, spec: { title, background: 'white', config: CONFIG, data: { values }, ...body } as TopLevelSpec };
 }
 
-const byThp = (values: Record<string, unknown>[]) => ({ column: { field: 'thp', type: 'nominal', title: 'THP', sort: present(values, 'thp', ORDER.thp) } });
+const byThp = (values: Record<string, unknown>[], experiment: string) => ({
+  column: { field: 'thp', type: 'nominal', title: 'THP', sort: present(values, 'thp', orderOf(experiment, 'thp')) },
+});
 
-const present = (values: Record<string, unknown>[], field: string, order: string[] = []) => {
+const present = (values: Record<string, unknown>[], field: string, order: readonly string[] = []) => {
   const seen = [...new Set(values.map((v) => String(v[field])))];
   return [...order.filter((x) => seen.includes(x)), ...seen.filter((x) => !order.includes(x))];
 };
@@ -277,20 +259,20 @@ function spawnChart(groups: Group[]): ChartDef | null {
   const rss = [...new Set(values.map((v) => Number(v.rssMb)))].sort((a, b) => a - b);
   const x = { field: 'rssMb', type: 'quantitative', scale: { type: 'symlog', constant: 1 }, axis: { values: rss }, title: 'parent RSS (MB, symlog scale)' };
   const y = { field: 'median', type: 'quantitative', scale: LOG_Y, title: 'median µs per spawn+wait' };
-  const color = { field: 'method', type: 'nominal', scale: { domain: present(values, 'method', ORDER.method) }, title: 'method' };
+  const color = { field: 'method', type: 'nominal', scale: { domain: present(values, 'method', orderOf('spawn', 'method')) }, title: 'method' };
   return chart('spawn-latency', 'Spawn latency against parent RSS',
     'Median µs per spawn+wait (log scale) with its 95 % interval, against parent RSS on a symlog scale (linear near 0, so 0 MB is plotted), one panel per THP mode.',
-    values, { facet: byThp(values), spec: { width: 260, height: 220, layer: pointsWithCi(x, y, color, true) } });
+    values, { facet: byThp(values, 'spawn'), spec: { width: 260, height: 220, layer: pointsWithCi(x, y, color, true) } });
 }
 
 function cowChart(groups: Group[]): ChartDef | null {
   const values = timeValues(groups, 1);
-  const x = { field: 'series', type: 'ordinal', sort: present(values, 'series', ORDER.cowSeries), title: 'pass', axis: { labelAngle: -30 } };
+  const x = { field: 'series', type: 'ordinal', sort: present(values, 'series', orderOf('cow', 'series')), title: 'pass', axis: { labelAngle: -30 } };
   const y = { field: 'median', type: 'quantitative', scale: LOG_Y, title: 'median ns per page' };
   const layer = pointsWithCi(x, y, { field: 'sizeMb', type: 'nominal', title: 'region MB' }, false, { xOffset: { field: 'sizeMb', type: 'nominal' } });
   return chart('cow-passes', 'Copy-on-write: ns per page by pass',
     'Median ns per page for each pass (log scale) with its 95 % interval, one panel per THP mode.',
-    values, { facet: byThp(values), spec: { width: 220, height: 220, layer } });
+    values, { facet: byThp(values, 'cow'), spec: { width: 220, height: 220, layer } });
 }
 
 function createChart(groups: Group[]): ChartDef | null {
@@ -302,7 +284,7 @@ function createChart(groups: Group[]): ChartDef | null {
     'Median and minimum µs to create and join a thread, and to fork and reap a process.', values, {
       width: 320, height: 220, mark: { type: 'bar' },
       encoding: {
-        x: { field: 'series', type: 'nominal', sort: present(values, 'series', ORDER.createSeries), title: null, axis: { labelAngle: 0 } },
+        x: { field: 'series', type: 'nominal', sort: present(values, 'series', orderOf('create', 'series')), title: null, axis: { labelAngle: 0 } },
         xOffset: { field: 'statistic', type: 'nominal', sort: ['min', 'median'] },
         y: { field: 'us', type: 'quantitative', title: 'µs' },
         color: { field: 'statistic', type: 'nominal', sort: ['min', 'median'], title: 'statistic' },
@@ -312,7 +294,7 @@ function createChart(groups: Group[]): ChartDef | null {
 
 function execChart(groups: Group[]): ChartDef | null {
   const values = timeValues(groups, 1000);
-  const x = { field: 'series', type: 'nominal', sort: present(values, 'series', ORDER.execSeries), title: null, axis: { labelAngle: 0 } };
+  const x = { field: 'series', type: 'nominal', sort: present(values, 'series', orderOf('exec', 'series')), title: null, axis: { labelAngle: 0 } };
   return chart('exec-static-dynamic', 'Static against dynamic exec',
     'Median µs of fork+_exit, and of fork+exec of a static and of a dynamic target, with 95 % intervals.', values, {
       width: 320, height: 220,
@@ -346,7 +328,7 @@ function vmaChart(groups: Group[]): ChartDef | null {
   const values = timeValues(groups, 1000).filter((v) => Number(v.vmas) > 0);
   const x = { field: 'vmas', type: 'quantitative', scale: { type: 'log' }, title: 'VMAs in the parent (log scale)' };
   const y = { field: 'median', type: 'quantitative', scale: LOG_Y, title: 'median µs' };
-  const color = { field: 'method', type: 'nominal', scale: { domain: present(values, 'method', ORDER.method) }, title: 'method' };
+  const color = { field: 'method', type: 'nominal', scale: { domain: present(values, 'method', orderOf('vma', 'method')) }, title: 'method' };
   return chart('vma-fork', 'Fork time against VMA count',
     'Median µs per spawn (log scale) with its 95 % interval, against the number of mappings in the parent (log scale).',
     values, { width: 360, height: 240, layer: pointsWithCi(x, y, color, true) });
@@ -380,9 +362,8 @@ export function chartsFor(doc: RunDocument): ChartDef[] {
   return charts.filter((c): c is ChartDef => c !== null);
 }
 
-/** Unit of the medians of an experiment: ns per page for cow, µs otherwise. */
-export const timeUnit = (experiment: string): { label: string; perNs: number } =>
-  experiment === 'cow' ? { label: 'ns/page', perNs: 1 } : { label: 'µs', perNs: 1000 };
+/** Unit of the medians of an experiment, as it declares it (ns per page for cow); µs for an unknown one. */
+export const timeUnit = (experiment: string): TimeUnit => findExperiment(experiment)?.unit ?? MICROSECONDS_PER_CALL;
 
 /** Both runs' medians per configuration in one chart, the run as colour. */
 export function compareChart(a: RunDocument, b: RunDocument, labels: [string, string]): ChartDef | null {

@@ -3,7 +3,7 @@
 import type { RunDocument } from './document.js';
 import { renderSvg } from './svg.js';
 import { fmtRatio } from './table.js';
-import { ARTICLE_OF, chartsFor, compareChart, publishedCharts, type ChartDef, type ClaimVerdict, type PublishedComparison } from './charts.js';
+import { articleOf, chartsFor, compareChart, publishedCharts, type ChartDef, type ClaimVerdict, type PublishedComparison } from './charts.js';
 import { RAW_DATA_NOTE, compareTable, machineEntries, reportTables, unitText, witnessText, type ReportTable } from './markdown.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -85,7 +85,7 @@ async function figureHtml(c: ChartDef): Promise<string> {
 const dl = (entries: [string, string][]) => `<dl>\n${entries.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('\n')}\n</dl>`;
 
 function runEntries(doc: RunDocument): [string, string][] {
-  const article = ARTICLE_OF[doc.experiment];
+  const article = articleOf(doc.experiment);
   return [
     ['experiment', article ? `${doc.experiment} (article ${article})` : doc.experiment],
     ['run id', doc.runId ?? 'not stored (written with --json)'],

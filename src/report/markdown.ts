@@ -5,7 +5,7 @@ import { formatWitness } from '../env/witness.js';
 import type { MachineRecord } from '../env/machine.js';
 import { fmtNs, fmtRatio, fmtUs } from './table.js';
 import {
-  ARTICLE_OF, ORDER, configLabel, fieldsOf, groupsOf, phaseRecords, timeUnit,
+  articleOf, orderOf, configLabel, fieldsOf, groupConfigurations, groupsOf, phaseRecords, timeUnit,
   type ClaimVerdict, type Group, type GroupStats, type PublishedComparison,
 } from './charts.js';
 import { asciiChart } from './ascii-chart.js';
@@ -34,7 +34,7 @@ const text = (v: unknown): string =>
   v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v);
 
 /** Rows of distinct row keys, columns of distinct column keys, a formatted cell at each crossing. */
-function pivot(groups: Group[], row: (g: Group) => string, col: (g: Group) => string, cell: (g: Group) => string, colOrder: string[] = []) {
+function pivot(groups: Group[], row: (g: Group) => string, col: (g: Group) => string, cell: (g: Group) => string, colOrder: readonly string[] = []) {
   const rows = [...new Set(groups.map(row))];
   const seen = [...new Set(groups.map(col))];
   const cols = [...colOrder.filter((c) => seen.includes(c)), ...seen.filter((c) => !colOrder.includes(c))];
@@ -51,10 +51,11 @@ const byNumber = (field: string) => (a: Group, b: Group) => Number(a.fields[fiel
 
 function spawnTables(doc: RunDocument, groups: Group[]): ReportTable[] {
   const out: ReportTable[] = [];
-  const modes = [...new Set(groups.map((g) => String(g.fields.thp)))].sort((x, y) => ORDER.thp.indexOf(x) - ORDER.thp.indexOf(y));
+  const thpOrder = orderOf('spawn', 'thp');
+  const modes = [...new Set(groups.map((g) => String(g.fields.thp)))].sort((x, y) => thpOrder.indexOf(x) - thpOrder.indexOf(y));
   for (const thp of modes) {
     const gs = groups.filter((g) => String(g.fields.thp) === thp).sort(byNumber('rssMb'));
-    const p = pivot(gs, (g) => `${g.fields.rssMb} MB`, (g) => String(g.fields.method), (g) => fmtMedianCi(g.stats, 1000), ORDER.method);
+    const p = pivot(gs, (g) => `${g.fields.rssMb} MB`, (g) => String(g.fields.method), (g) => fmtMedianCi(g.stats, 1000), orderOf('spawn', 'method'));
     const huge = (rss: string) => {
       const kb = doc.configurations
         .filter((c) => String(c.thp) === thp && `${c.rssMb} MB` === rss && typeof c.hugePagesKb === 'number')
@@ -111,7 +112,7 @@ export function reportTables(doc: RunDocument): ReportTable[] {
     case 'spawn':
       return spawnTables(doc, groups);
     case 'cow': {
-      const p = pivot(groups, (g) => configLabel(g.series, { sizeMb: g.fields.sizeMb ?? null }), (g) => `THP ${text(g.fields.thp)}`, (g) => fmtMedianCi(g.stats, 1), ORDER.thp.map((t) => `THP ${t}`));
+      const p = pivot(groups, (g) => configLabel(g.series, { sizeMb: g.fields.sizeMb ?? null }), (g) => `THP ${text(g.fields.thp)}`, (g) => fmtMedianCi(g.stats, 1), orderOf('cow', 'thp').map((t) => `THP ${t}`));
       return [{ title: 'Copy-on-write: median ns per page [95 % CI]', header: ['pass', ...p.cols], rows: p.rows, leftAlign: [0] }];
     }
     case 'create': {
@@ -125,7 +126,7 @@ export function reportTables(doc: RunDocument): ReportTable[] {
       return [timingTable('Static against dynamic exec', groups, 1000, 'µs', s && d ? `dynamic − static: ${fmtUs(d - s)} µs; dynamic ÷ static: ${fmtRatio(d / s)}` : undefined)];
     }
     case 'vma': {
-      const p = pivot([...groups].sort(byNumber('vmas')), (g) => text(g.fields.vmas), (g) => text(g.fields.method), (g) => fmtMedianCi(g.stats, 1000), ORDER.method);
+      const p = pivot([...groups].sort(byNumber('vmas')), (g) => text(g.fields.vmas), (g) => text(g.fields.method), (g) => fmtMedianCi(g.stats, 1000), orderOf('vma', 'method'));
       return [{ title: 'Median µs per spawn [95 % CI] by number of VMAs', header: ['VMAs', ...p.cols], rows: p.rows, leftAlign: [0] }];
     }
     case 'pagetables': {
@@ -148,7 +149,7 @@ export function reportTables(doc: RunDocument): ReportTable[] {
 /** One row per configuration object: its series, every scalar field, repeat, state, median and interval. */
 function genericTable(doc: RunDocument): ReportTable {
   const keys = [...new Set(doc.configurations.flatMap((c) => Object.keys(fieldsOf(c))))];
-  const groups = groupsOf(doc);
+  const groups = groupConfigurations(doc, null); // one per configuration object, in document order
   const unit = timeUnit(doc.experiment);
   return {
     title: doc.experiment === 'deadlock' ? 'Child after fork while another thread holds a lock' : `${doc.experiment}: every configuration`,
@@ -255,7 +256,7 @@ function mdWarnings(doc: RunDocument): string[] {
 }
 
 function runLine(doc: RunDocument): string {
-  const article = ARTICLE_OF[doc.experiment];
+  const article = articleOf(doc.experiment);
   return [
     `forklab ${mdText(doc.forklabVersion)}`,
     article ? `article ${article}` : null,

@@ -1,53 +1,11 @@
 // Comparing two runs figure by figure (pure: documents in, a Comparison out). This file matches
-// configurations by what was chosen (series and identifying fields) and keeps each one's repeats apart; the
+// configurations by what was chosen (series and the identity its experiment declares) and keeps each one's repeats apart; the
 // statistics (pooled medians, intervals, the test and VERDICT_RULE: a difference is marked only when it is both
 // statistically clear and large enough to matter, docs/history.md) are src/stats/compare.ts's.
 import { compareSeries, VERDICT_RULE, type ComparisonVerdict } from '../stats/compare.js';
 import { poolRepeats } from '../stats/pool.js';
-import type { RunDocument } from '../report/document.js';
+import { splitConfiguration, type RunDocument } from '../document/run.js';
 import type { Scalar } from '../experiments/types.js';
-import { CONFIGURATION_KEYS } from './validate.js';
-
-/**
- * Fields that are measured or reported rather than chosen: they do not identify a configuration. An
- * experiment that writes a new such field must add it here (any field ending in "Pid" counts too).
- */
-export const MEASURED_FIELDS: ReadonlySet<string> = new Set([
-  // spawn, cow: what the kernel gave; adaptive plans: why sampling stopped
-  'hugePagesKb',
-  'stopReason',
-  // deadlock: what the child did
-  'childAcquired',
-  'childHung',
-  'childKilled',
-  'childReported',
-  'childResult',
-  'childWaitNs',
-  'forkWaitNs',
-  // vma: what /proc/self/maps and /proc/meminfo showed
-  'vmasInRegion',
-  'slabGrowthKb',
-  'sUnreclaimGrowthKb',
-  'slabBuildKb',
-  'slabBeforeKb',
-  'slabBeforeForkKb',
-  'slabAfterForkKb',
-  'slabAfterReapKb',
-  // pagetables: page-table sizes read from /proc
-  'parentVmPteKb',
-  'childVmPteKb',
-  'pageTablesKb',
-  'settleMs',
-  'mappingsInRange',
-  'builtVmPteKb',
-  // exec: size of the target binary (changes with the build); create: glibc's default thread stack
-  'fileBytes',
-  'threadStackKb',
-]);
-
-export function isMeasuredField(name: string): boolean {
-  return MEASURED_FIELDS.has(name) || /Pid$/.test(name);
-}
 
 export { VERDICT_RULE };
 export type Verdict = ComparisonVerdict;
@@ -133,11 +91,7 @@ export function groupConfigurations(doc: RunDocument): ConfigGroup[] {
   const groups = new Map<string, ConfigGroup>();
   for (const c of doc.configurations) {
     const series = String(c.series);
-    const identity: Record<string, Scalar> = {};
-    for (const [k, v] of Object.entries(c)) {
-      if ((CONFIGURATION_KEYS as readonly string[]).includes(k) || isMeasuredField(k)) continue;
-      identity[k] = v as Scalar;
-    }
+    const { identity } = splitConfiguration(doc.experiment, c);
     const key = JSON.stringify([series, Object.entries(identity).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))]);
     let g = groups.get(key);
     if (!g) {

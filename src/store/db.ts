@@ -2,11 +2,11 @@
 // measurements, written as each probe finishes so that an interrupted run keeps what it measured.
 import Database from 'better-sqlite3';
 import { createHash, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { LoadSample, MachineRecord } from '../env/machine.js';
+import { bootId, processIdentity } from '../env/process.js';
 import type { Measurement, Warning } from '../experiments/types.js';
-import { DOCUMENT_SCHEMA, DOCUMENT_VERSION, measurementToJson, type RunDocument } from '../report/document.js';
+import { DOCUMENT_SCHEMA, DOCUMENT_VERSION, measurementToJson, type RunDocument } from '../document/run.js';
 import { StoreError, checkFile, checkSchema, migrate, sqliteCode, type MeasurementRecord, type RunRecord, type RunStatus } from './migrations.js';
 import { CONFIGURATION_KEYS, DocumentError, validateConfiguration, validateRunDocument } from './validate.js';
 
@@ -63,41 +63,6 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
 }
 
-/** The identity of a live process: enough to tell it from a later process that reused its pid. */
-interface ProcessIdentity {
-  startTicks: number | null;
-  cmdline: string | null;
-}
-
-function readOrNull(path: string): string | null {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return null;
-  }
-}
-
-const BOOT_ID_PATH = '/proc/sys/kernel/random/boot_id';
-
-/** Identity of a running process, or null when there is none with this pid (or only its zombie). */
-function processIdentity(pid: number): ProcessIdentity | null {
-  const stat = readOrNull(`/proc/${pid}/stat`);
-  if (stat === null) {
-    if (readOrNull('/proc/self/stat') !== null) return null; // /proc works: no such process
-    try {
-      process.kill(pid, 0);
-      return { startTicks: null, cmdline: null };
-    } catch (e) {
-      return (e as NodeJS.ErrnoException).code === 'EPERM' ? { startTicks: null, cmdline: null } : null;
-    }
-  }
-  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  if (rest[0] === 'Z' || rest[0] === 'X') return null;
-  const start = Number(rest[19]);
-  const cmd = readOrNull(`/proc/${pid}/cmdline`);
-  return { startTicks: Number.isFinite(start) ? start : null, cmdline: cmd === null ? null : cmd.replace(/\0/g, ' ').trim() };
-}
-
 function encodeSamples(xs: readonly number[]): Buffer {
   const b = Buffer.alloc(xs.length * 8);
   for (let i = 0; i < xs.length; i++) b.writeDoubleLE(xs[i]!, i * 8);
@@ -124,7 +89,7 @@ function sleepMs(ms: number): void {
 
 export class Store {
   private readonly myHost = hostname();
-  private readonly bootId = readOrNull(BOOT_ID_PATH)?.trim() ?? null;
+  private readonly bootId = bootId();
 
   private constructor(
     readonly path: string,

@@ -1,0 +1,117 @@
+// The versioned JSON document of a run (`--json FILE`, `forklab export`, the history database): its type,
+// how a run becomes one, and how its configurations are read back. Schema in docs/json-schema.md. The store
+// and the reports both read it from here.
+import type { ExperimentRun, Measurement, Scalar, Warning } from '../experiments/types.js';
+import { findExperiment } from '../experiments/index.js';
+import type { LoadSample, MachineRecord } from '../env/machine.js';
+import { witnessOfLoad, type NoiseWitness } from '../env/witness.js';
+
+export const DOCUMENT_SCHEMA = 'forklab.run';
+export const DOCUMENT_VERSION = 1;
+
+export interface RunDocument {
+  schema: typeof DOCUMENT_SCHEMA;
+  schemaVersion: typeof DOCUMENT_VERSION;
+  forklabVersion: string;
+  experiment: string;
+  runId: string | null;
+  /** The user's --label (absent when none was given). */
+  label?: string;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  complete: boolean;
+  params: Record<string, unknown>;
+  machine: MachineRecord;
+  load: { before: LoadSample; after: LoadSample };
+  warnings: Warning[];
+  /** What the machine did during the run (docs/json-schema.md); absent in older documents: see documentWitness(). */
+  witness?: NoiseWitness | null;
+  /** Every measured series: its identity and observed fields at the top level, then raw samples and statistics. */
+  configurations: Record<string, unknown>[];
+  summary: unknown;
+}
+
+export function measurementToJson(m: Measurement): Record<string, unknown> {
+  const o: Record<string, unknown> = { series: m.series, ...m.identity, ...m.observed, repeat: m.repeat, state: m.state };
+  if (m.failure !== null) o.failure = m.failure;
+  o.info = m.info;
+  o.samplesNs = m.samplesNs;
+  if (Object.keys(m.columns).length) o.columns = m.columns;
+  o.stats = m.stats;
+  return o;
+}
+
+export function buildDocument(args: {
+  run: ExperimentRun;
+  forklabVersion: string;
+  runId: string | null;
+  label?: string | null;
+  startedAt: Date;
+  finishedAt: Date;
+  machine: MachineRecord;
+  load: { before: LoadSample; after: LoadSample };
+  witness?: NoiseWitness | null;
+}): RunDocument {
+  return {
+    schema: DOCUMENT_SCHEMA,
+    schemaVersion: DOCUMENT_VERSION,
+    forklabVersion: args.forklabVersion,
+    experiment: args.run.experiment,
+    runId: args.runId,
+    ...(args.label ? { label: args.label } : {}),
+    startedAt: args.startedAt.toISOString(),
+    finishedAt: args.finishedAt.toISOString(),
+    durationMs: args.finishedAt.getTime() - args.startedAt.getTime(),
+    complete: args.run.complete,
+    params: args.run.params,
+    machine: args.machine,
+    load: args.load,
+    warnings: args.run.warnings,
+    ...(args.witness ? { witness: args.witness } : {}),
+    configurations: args.run.measurements.map(measurementToJson),
+    summary: args.run.summary,
+  };
+}
+
+/** The noise witness of a document: its own, else recomputed from its load samples (stored runs), else null. */
+export function documentWitness(doc: RunDocument): NoiseWitness | null {
+  if (doc.witness) return doc.witness;
+  return witnessOfLoad(doc.load as { before: LoadSample; after: LoadSample | null }, doc.durationMs, doc.machine.pinnedCpu);
+}
+
+/** The keys of a configuration object that are not its fields (see measurementToJson). */
+export const CONFIGURATION_KEYS = ['series', 'repeat', 'state', 'failure', 'info', 'samplesNs', 'columns', 'stats'] as const;
+
+const RESERVED: ReadonlySet<string> = new Set(CONFIGURATION_KEYS);
+const isScalar = (v: unknown): v is Scalar => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+
+/** The scalar fields of a configuration object: its identity and what was observed, together. */
+export function fieldsOf(c: Record<string, unknown>): Record<string, Scalar> {
+  const out: Record<string, Scalar> = {};
+  for (const [k, v] of Object.entries(c)) if (!RESERVED.has(k) && isScalar(v)) out[k] = v;
+  return out;
+}
+
+/**
+ * The identity keys of an experiment's configurations, as its module declares them; null for an experiment this
+ * forklab does not know (a document from another version), whose every field is then taken as identity.
+ */
+export function identityKeys(experiment: string): readonly string[] | null {
+  return findExperiment(experiment)?.identity ?? null;
+}
+
+/**
+ * A configuration object of a document split into its identity and what was observed. The document keeps both
+ * at the top level (every version so far has), so the experiment's declared identity keys decide.
+ */
+export function splitConfiguration(experiment: string, c: Record<string, unknown>): { identity: Record<string, Scalar>; observed: Record<string, Scalar> } {
+  const keys = identityKeys(experiment);
+  const identity: Record<string, Scalar> = {};
+  const observed: Record<string, Scalar> = {};
+  for (const [k, v] of Object.entries(fieldsOf(c))) {
+    if (keys === null || keys.includes(k)) identity[k] = v;
+    else observed[k] = v;
+  }
+  return { identity, observed };
+}
