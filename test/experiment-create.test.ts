@@ -23,7 +23,7 @@ test('bad input names the flag', () => {
   ];
   for (const [raw, flag] of cases)
     assert.throws(() => createExperiment.parse(raw), (e: unknown) => e instanceof UsageError && e.flag === flag, JSON.stringify(raw));
-  assert.deepEqual(createExperiment.parse({}), { iterations: 2000, warmup: 50, repeats: 3 });
+  assert.deepEqual(createExperiment.parse({}), { iterations: 2000, warmup: 50, repeats: 3, maxRepeats: 3, repeatsCiTarget: 0.05, repeatsBudgetS: 20 });
 });
 
 test('samples that cannot fit in memory are refused before any work', () => {
@@ -108,7 +108,7 @@ test('--json through the CLI: a forklab.run document with both series at the top
     assert.equal(doc.schema, 'forklab.run');
     assert.equal(doc.experiment, 'create');
     assert.equal(doc.complete, true);
-    assert.deepEqual(doc.params, { iterations: 50, warmup: 2, repeats: 1 });
+    assert.deepEqual(doc.params, { iterations: 50, warmup: 2, repeats: 1, maxRepeats: 1, repeatsCiTarget: 0.05, repeatsBudgetS: 20, repeatsStop: { reason: 'planned', rounds: 1, widestCiFraction: doc.params.repeatsStop.widestCiFraction } });
     assert.deepEqual(doc.configurations.map((c: { series: string; method: string }) => [c.series, c.method]), [
       ['thread', 'pthread-create-join'],
       ['fork', 'fork-waitpid'],

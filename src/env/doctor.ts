@@ -224,7 +224,7 @@ export function checkLoadNow(f: DoctorFacts): DoctorCheck {
   const p1 = parsePressure(f.now.pressureAfter ?? '');
   const stall = p0 && p1 && f.now.intervalMs > 0 ? (100 * (p1.someTotalUs - p0.someTotalUs)) / 1000 / f.now.intervalMs : null;
   const busy = (stall !== null && stall >= 10) || (Number.isFinite(load1) && load1 >= cpus);
-  const found = `load ${Number.isFinite(load1) ? load1.toFixed(2) : '?'} on ${cpus} CPUs; tasks waited for a CPU ${stall === null ? '? (no /proc/pressure/cpu)' : `${Math.max(0, stall).toFixed(0)} %`} of the last ${(f.now.intervalMs / 1000).toFixed(1)} s`;
+  const found = `load ${Number.isFinite(load1) ? load1.toFixed(2) : '?'} on ${cpus} CPUs; tasks waited for a CPU ${stall === null ? '? (no /proc/pressure/cpu)' : `${Math.min(100, Math.max(0, stall)).toFixed(0)} %`} of the last ${(f.now.intervalMs / 1000).toFixed(1)} s`;
   return {
     id: 'load',
     title: 'load and CPU pressure now',

@@ -3,6 +3,7 @@
 // runs as a plain loop of its own would, while drift still hits both alike); fresh probe processes repeat
 // the whole thing.
 import { sweep } from './sweep.js';
+import { adaptiveRepeats, describeRepeatsStop, parseRepeatOptions, repeatOptions, type RepeatParams } from './repeats.js';
 import type { RatioInterval } from '../stats/bootstrap.js';
 import { ratioOfMedians } from '../stats/pool.js';
 import { repeatsOf } from './measure.js';
@@ -12,7 +13,7 @@ import { fmtRatio, fmtUs, fmtUsCi, renderTable } from '../report/table.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Scalar } from './types.js';
 
 
-export interface CreateParams {
+export interface CreateParams extends RepeatParams {
   /** Timed iterations per probe process; each iteration times one thread and one fork. */
   iterations: number;
   warmup: number;
@@ -38,7 +39,7 @@ export const CREATE_FIELDS: Record<'thread' | 'fork', Record<string, Scalar>> = 
 /** Article 002 (gcc:13 container on ARM64, 2000 runs each): µs. */
 export const ARTICLE_002 = { thread: { minUs: 28, medianUs: 47 }, fork: { minUs: 70, medianUs: 82 }, forkOverThreadMedian: 1.8 };
 
-const DEFAULTS = { iterations: '2000', warmup: '50', repeats: '3' };
+const DEFAULTS = { iterations: '2000', warmup: '50', repeats: '3', extraRepeats: 0, repeatsCi: '5', repeatsBudgetS: '20' };
 
 export function summarizeCreate(ms: readonly Measurement[], seed: number): CreateSummary {
   const thread = summarizeSeries(ms, 'thread', seed);
@@ -75,25 +76,29 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
     { flags: '--iterations <n>', description: 'timed iterations per probe process; each times one thread and one fork', defaultValue: DEFAULTS.iterations, unit: 'iterations' },
     { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'iterations' },
     { flags: '--repeats <n>', description: 'fresh probe processes, one after another; samples are pooled', defaultValue: DEFAULTS.repeats, unit: 'processes' },
+    ...repeatOptions(DEFAULTS),
   ],
 
   parse(raw) {
+    const repeats = parseInteger('--repeats', str(raw, 'repeats', DEFAULTS.repeats), 1, 1000);
     return {
       iterations: parseInteger('--iterations', str(raw, 'iterations', DEFAULTS.iterations), 1, 1_000_000),
       warmup: parseInteger('--warmup', str(raw, 'warmup', DEFAULTS.warmup), 0, 100_000),
-      repeats: parseInteger('--repeats', str(raw, 'repeats', DEFAULTS.repeats), 1, 1000),
+      repeats,
+      ...parseRepeatOptions(raw, repeats, DEFAULTS),
     };
   },
 
   preflight(p) {
-    checkSamplesFit(p.iterations * p.repeats * 2, '--iterations');
+    checkSamplesFit(p.iterations * p.maxRepeats * 2, '--iterations');
     return [];
   },
 
   async run(p, ctx) {
-    const { measurements, complete } = await sweep({
+    const { measurements, complete, repeatsStop } = await sweep({
       configs: [{}],
       repeats: p.repeats,
+      ...(adaptiveRepeats(p.repeats, p) ? { adaptive: adaptiveRepeats(p.repeats, p)! } : {}),
       ctx,
       label: () => 'thread and fork',
       job: () => ({ caseName: 'create', args: {}, plan: batchedPlan(p.warmup, p.iterations), timeoutMs: 30_000 + (p.iterations + p.warmup) * 10 }),
@@ -109,7 +114,7 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
     });
     const summary = summarizeCreate(measurements, ctx.seed);
     const warnings = seriesWarnings(measurements);
-    const run: ExperimentRun<CreateSummary> = { experiment: 'create', params: { ...p }, measurements, summary, warnings, complete: complete && measurements.length > 0 };
+    const run: ExperimentRun<CreateSummary> = { experiment: 'create', params: { ...p, repeatsStop }, measurements, summary, warnings, complete: complete && measurements.length > 0 };
     return run;
   },
 
@@ -122,7 +127,7 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
       x
         ? [label, what, String(x.n), fmtUs(x.minNs), fmtUsCi(x.medianNs, x.ciLowNs, x.ciHighNs), fmtUs(x.p90Ns), `${a.minUs} / ${a.medianUs}`]
         : [label, what, '0', '—', 'failed', '—', `${a.minUs} / ${a.medianUs}`];
-    out.push(c.bold(`Create one execution unit and wait for it to end: µs per call (${p.iterations} iterations × ${p.repeats} probe processes)`));
+    out.push(c.bold(`Create one execution unit and wait for it to end: µs per call (${p.iterations} iterations × ${(run.params.repeatsStop as { rounds?: number } | undefined)?.rounds ?? p.repeats} probe processes)`));
     out.push(
       renderTable(
         ['series', 'what', 'n', 'min', 'median [95 % CI]', 'p90', 'article 002 min / median'],
@@ -146,6 +151,8 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
     }
     if (s.threadStackKb !== null) out.push(c.dim(`thread stack: ${s.threadStackKb} kB (glibc default; glibc caches freed stacks, so a create+join loop reuses one)`));
     out.push(c.dim('Timed in alternating blocks of 50 calls of each kind (the article timed each in a loop of its own); intervals: bootstrap over probe processes, then iterations (paired for the ratio).'));
+    const stopped = describeRepeatsStop(run.params);
+    if (stopped) out.push(c.dim(stopped));
     return out.join('\n');
   },
 };

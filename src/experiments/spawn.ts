@@ -4,6 +4,7 @@ import pc from 'picocolors';
 import { readFileSync } from 'node:fs';
 import { adaptivePlan } from '../runner/plans.js';
 import { sweep } from './sweep.js';
+import { adaptiveRepeats, describeRepeatsStop, parseRepeatOptions, repeatOptions, type RepeatParams } from './repeats.js';
 import { linearFit } from '../stats/regression.js';
 import { median } from '../stats/descriptive.js';
 import { readMemoryBudget } from '../env/memory.js';
@@ -19,7 +20,7 @@ export type Method = (typeof METHODS)[number];
 export const THP_MODES = ['on', 'off', 'default'] as const;
 export type ThpMode = (typeof THP_MODES)[number];
 
-export interface SpawnParams {
+export interface SpawnParams extends RepeatParams {
   methods: Method[];
   rssMb: number[];
   thp: ThpMode[];
@@ -75,6 +76,9 @@ const DEFAULTS = {
   iterations: '300',
   warmup: '5',
   repeats: '2',
+  extraRepeats: 0,
+  repeatsCi: '5',
+  repeatsBudgetS: '20',
   ciTarget: '2',
   budgetMs: '400',
 };
@@ -187,6 +191,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
     { flags: '--iterations <n>', description: 'most timed iterations per probe process', defaultValue: DEFAULTS.iterations, unit: 'iterations' },
     { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'iterations' },
     { flags: '--repeats <n>', description: 'fresh probe processes per configuration, interleaved', defaultValue: DEFAULTS.repeats, unit: 'processes' },
+    ...repeatOptions(DEFAULTS),
     { flags: '--ci-target <percent>', description: "stop a probe once the median's 95 % interval is within ±percent; 0 runs every iteration", defaultValue: DEFAULTS.ciTarget, unit: '%' },
     { flags: '--budget-ms <ms>', description: 'time budget per probe process in ms for timed iterations (setup excluded; at least 30 iterations run); 0 = none', defaultValue: DEFAULTS.budgetMs, unit: 'ms' },
   ],
@@ -195,15 +200,17 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
     const ciPercent = Number(str(raw, 'ciTarget', DEFAULTS.ciTarget));
     if (!Number.isFinite(ciPercent) || ciPercent < 0 || ciPercent > 100)
       throw new UsageError('--ci-target', `expected a percentage from 0 to 100, got ${JSON.stringify(raw.ciTarget)}`);
+    const repeats = parseInteger('--repeats', str(raw, 'repeats', DEFAULTS.repeats), 1, 1000);
     return {
       methods: parseChoiceList('--methods', str(raw, 'methods', DEFAULTS.methods), METHODS),
       rssMb: parseIntegerList('--rss', str(raw, 'rss', DEFAULTS.rss), 0, 1 << 22).sort((a, b) => a - b),
       thp: parseChoiceList('--thp', str(raw, 'thp', DEFAULTS.thp), THP_MODES),
       iterations: parseInteger('--iterations', str(raw, 'iterations', DEFAULTS.iterations), 1, 1_000_000),
       warmup: parseInteger('--warmup', str(raw, 'warmup', DEFAULTS.warmup), 0, 100_000),
-      repeats: parseInteger('--repeats', str(raw, 'repeats', DEFAULTS.repeats), 1, 1000),
+      repeats,
       ciTarget: ciPercent / 100,
       budgetMs: parseInteger('--budget-ms', str(raw, 'budgetMs', DEFAULTS.budgetMs), 0, 86_400_000),
+      ...parseRepeatOptions(raw, repeats, DEFAULTS),
     };
   },
 
@@ -231,9 +238,10 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
   async run(p, ctx) {
     const configs = p.methods.flatMap((method) => p.thp.flatMap((thp) => p.rssMb.map((rssMb) => ({ method, thp, rssMb }))));
     const plans = new Map<object, ReturnType<typeof adaptivePlan>>();
-    const { measurements, complete } = await sweep({
+    const { measurements, complete, repeatsStop } = await sweep({
       configs,
       repeats: p.repeats,
+      ...(adaptiveRepeats(p.repeats, p) ? { adaptive: adaptiveRepeats(p.repeats, p)! } : {}),
       ctx,
       label: (c) => `${c.method} rss=${c.rssMb} MB thp=${c.thp}`,
       job: (c) => {
@@ -261,7 +269,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
       },
     });
     const summary = summarizeSpawn(measurements, ctx.seed);
-    const run: ExperimentRun<SpawnSummary> = { experiment: 'spawn', params: { ...p }, measurements, summary, warnings: [], complete };
+    const run: ExperimentRun<SpawnSummary> = { experiment: 'spawn', params: { ...p, repeatsStop }, measurements, summary, warnings: [], complete };
     run.warnings = warningsFor(run);
     return run;
   },
@@ -308,6 +316,8 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
     }
     const fastest = run.summary.cells.reduce<number | null>((a, x) => (a === null || x.medianNs < a ? x.medianNs : a), null);
     if (fastest !== null) out.push(c.dim(`fastest cell: ${fmtUs(fastest)} µs; every figure is the median of raw per-call times.`));
+    const stopped = describeRepeatsStop(run.params);
+    if (stopped) out.push(c.dim(stopped));
     return out.join('\n');
   },
 };
