@@ -10,6 +10,7 @@ import { registerDoctor } from './doctor.js';
 import { registerHistoryCommands } from './history.js';
 import { registerReportCommand } from './report.js';
 import { registerReproduceCommand } from './reproduce.js';
+import { registerJudgeCommand } from './judge.js';
 import { Store } from '../store/db.js';
 import { resolveDbPath } from '../store/location.js';
 import type { RunDocument } from '../document/run.js';
@@ -66,6 +67,7 @@ export function buildProgram(): Command {
   registerHistoryCommands(program);
   registerReportCommand(program, { loadRun: loadStoredRun });
   registerReproduceCommand(program);
+  registerJudgeCommand(program);
   return program;
 }
 

@@ -2,16 +2,17 @@
 // articles' settings (or a quick preset), then prints per article its headline figures beside this
 // machine's and a verdict on every published claim. docs/reproduce.md.
 import { Option, type Command } from 'commander';
-import pc from 'picocolors';
 import { findExperiment } from '../experiments/index.js';
 import { UsageError, type Experiment, type Warning } from '../experiments/types.js';
 import { nativePaths, requireNative } from '../runner/paths.js';
 import { writeFileAtomic, type RunDocument } from '../report/document.js';
 import { articleExperiments, loadPublished, type Article, type Published } from '../reference/published.js';
-import { evaluateClaims, type Verdict } from '../claims/evaluate.js';
-import { compareFigures, type FigureComparison } from '../claims/figures.js';
+import type { Verdict } from '../claims/evaluate.js';
+import type { FigureComparison } from '../claims/figures.js';
+import { judgeDocuments, type Judged } from '../claims/judge.js';
 import { presetFor } from '../claims/presets.js';
-import { PLAIN, renderArticle, renderTotals, type ExperimentStatus, type Paints } from '../claims/render.js';
+import type { ExperimentStatus } from '../claims/render.js';
+import { paintsFor, renderSummary } from './summary.js';
 import { CliError, executeExperiment, onInterrupt, openHistory, parseCommon } from './run.js';
 import { doctorSummaryLine } from './doctor.js';
 import type { Store } from '../store/db.js';
@@ -43,6 +44,8 @@ export interface ReproduceDocument {
   experiments: ExperimentStatus[];
   /** Per experiment that ran: the stored run's id, or the whole run document when it was not stored. */
   runs: (string | RunDocument)[];
+  /** Seed of the interleaving order and the bootstrap intervals. */
+  seed: number;
   verdicts: Verdict[];
   figures: FigureComparison[];
 }
@@ -94,42 +97,44 @@ function plan(articles: readonly Article[], quick: boolean): Step[] {
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-export async function runReproduce(o: ReproduceOptions): Promise<number> {
-  const published = loadPublished();
-  const quick = o.quick === true;
-  let articles: Article[];
-  let pinCpu: number | null;
-  let seed: number;
-  let runLabel: string | undefined;
-  try {
-    articles = parseOnly(o.only, published);
-    ({ pinCpu, seed, label: runLabel } = parseCommon(o));
-  } catch (e) {
-    if (e instanceof UsageError) throw new CliError(`forklab reproduce: ${e.message}`);
-    throw e;
-  }
-  let steps: Step[];
-  let history: Store;
-  try {
-    steps = plan(articles, quick);
-    requireNative(nativePaths());
-    history = openHistory(o.db);
-  } catch (e) {
-    if (e instanceof UsageError) throw new CliError(`forklab reproduce: ${e.message}`);
-    throw e;
-  }
-  const color = o.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR);
-  const c: Paints = color ? pc : PLAIN;
-  const warn = (name: string, w: Warning) => process.stderr.write(`${color ? pc.yellow('warning') : 'warning'} (${name}): ${w.message}\n`);
-  process.stderr.write(`${await doctorSummaryLine()}\n`);
+/** What a reproduction needs before it measures anything: checked options, the plan, the history. */
+interface Prepared {
+  articles: Article[];
+  quick: boolean;
+  pinCpu: number | null;
+  seed: number;
+  runLabel: string | undefined;
+  steps: Step[];
+  history: Store;
+}
 
-  const startedAt = new Date();
+function prepare(o: ReproduceOptions, published: Published): Prepared {
+  try {
+    const articles = parseOnly(o.only, published);
+    const { pinCpu, seed, label: runLabel } = parseCommon(o);
+    const quick = o.quick === true;
+    const steps = plan(articles, quick);
+    requireNative(nativePaths());
+    return { articles, quick, pinCpu, seed, runLabel, steps, history: openHistory(o.db) };
+  } catch (e) {
+    if (e instanceof UsageError) throw new CliError(`forklab reproduce: ${e.message}`);
+    throw e;
+  }
+}
+
+interface Measured {
+  docs: RunDocument[];
+  runs: (string | RunDocument)[];
+  failed: boolean;
+  interrupted: boolean;
+}
+
+/** Runs every runnable step in turn, storing each run; Ctrl-C stops between steps and keeps what finished. */
+async function measure(p: Prepared, warn: (name: string, w: Warning) => void): Promise<Measured> {
   const controller = new AbortController();
   const stopSignals = onInterrupt(controller);
-  const docs: RunDocument[] = [];
-  const runs: (string | RunDocument)[] = [];
-  let failed = false;
-  const runnable = steps.filter((s) => s.state === null);
+  const m: Measured = { docs: [], runs: [], failed: false, interrupted: false };
+  const runnable = p.steps.filter((s) => s.state === null);
   try {
     for (const [i, s] of runnable.entries()) {
       if (controller.signal.aborted) break;
@@ -138,71 +143,70 @@ export async function runReproduce(o: ReproduceOptions): Promise<number> {
       for (const w of s.preWarnings) warn(s.name, w);
       const t0 = performance.now();
       try {
-        const { run, doc } = await executeExperiment(s.exp!, s.params, { pinCpu, seed, signal: controller.signal, preWarnings: s.preWarnings, progressLabel: label, store: history, label: runLabel });
+        const { run, doc } = await executeExperiment(s.exp!, s.params, { pinCpu: p.pinCpu, seed: p.seed, signal: controller.signal, preWarnings: s.preWarnings, progressLabel: label, store: p.history, label: p.runLabel });
         if (controller.signal.aborted) {
           s.state = s.absent = 'interrupted (Ctrl-C) before it finished';
           break;
         }
         s.state = `ran in ${secs(performance.now() - t0)}${run.complete ? '' : ', incomplete (see warnings)'}`;
-        if (!run.complete) failed = true;
+        if (!run.complete) m.failed = true;
         for (const w of run.warnings) if (!s.preWarnings.includes(w)) warn(s.name, w);
-        docs.push(doc);
-        runs.push(doc.runId ?? doc);
+        m.docs.push(doc);
+        m.runs.push(doc.runId ?? doc);
         process.stderr.write(`${label} ${s.state}\n`);
       } catch (e) {
-        failed = true;
+        m.failed = true;
         s.state = s.absent = `failed: ${(e as Error).message}`;
         process.stderr.write(`${label} ${s.state}\n`);
       }
     }
   } finally {
     stopSignals();
-    history.close();
+    p.history.close();
   }
-  const interrupted = controller.signal.aborted;
-  for (const s of steps) if (s.state === null) s.state = s.absent = 'interrupted (Ctrl-C) before it ran';
-
-  // Verdicts and figures of the chosen articles only.
-  const ids = new Set(articles.map((a) => a.id));
-  const absent = Object.fromEntries(steps.filter((s) => s.absent !== null).map((s) => [s.name, s.absent!]));
-  const claims = published.claims.filter((cl) => ids.has(cl.article));
-  const verdicts = evaluateClaims(docs, claims, { seed, absent });
-  const figures = compareFigures(docs, published.figures.filter((f) => ids.has(f.article)), { claims, verdicts, seed, absent });
-
-  if (interrupted) process.stderr.write('forklab reproduce: interrupted; what finished:\n');
-  const sections = articles.map((a) =>
-    renderArticle(
-      a,
-      steps.filter((s) => (articleExperiments(a) as string[]).includes(s.name)).map((s) => ({ experiment: s.name, state: s.state! })),
-      figures.filter((f) => f.article === a.id),
-      verdicts.filter((v) => v.article === a.id),
-      c,
-    ),
-  );
-  process.stdout.write(`${sections.join('\n\n')}\n\n${renderTotals(verdicts, c)}\n`);
-  process.stdout.write(c.dim(`preset: ${quick ? 'quick (--quick)' : 'full (the articles’ settings)'}; total ${secs(Date.now() - startedAt.getTime())}\n`));
-
-  if (o.json !== undefined) {
-    const out: ReproduceDocument = {
-      schema: REPRODUCE_SCHEMA,
-      schemaVersion: REPRODUCE_VERSION,
-      forklabVersion: FORKLAB_VERSION,
-      preset: quick ? 'quick' : 'full',
-      startedAt: startedAt.toISOString(),
-      finishedAt: new Date().toISOString(),
-      articles: [...ids],
-      experiments: steps.map((s) => ({ experiment: s.name, state: s.state! })),
-      runs,
-      verdicts,
-      figures,
-    };
-    writeFileAtomic(o.json, JSON.stringify(out, null, 1) + '\n');
-    process.stderr.write(`forklab reproduce: wrote ${o.json}\n`);
-  }
-  if (interrupted) return 130;
-  return failed ? 1 : 0;
+  m.interrupted = controller.signal.aborted;
+  for (const s of p.steps) if (s.state === null) s.state = s.absent = 'interrupted (Ctrl-C) before it ran';
+  return m;
 }
 
+function writeReproduceJson(file: string, p: Prepared, m: Measured, judged: Judged, startedAt: Date): void {
+  const out: ReproduceDocument = {
+    schema: REPRODUCE_SCHEMA,
+    schemaVersion: REPRODUCE_VERSION,
+    forklabVersion: FORKLAB_VERSION,
+    preset: p.quick ? 'quick' : 'full',
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    articles: judged.articles,
+    experiments: p.steps.map((s) => ({ experiment: s.name, state: s.state! })),
+    runs: m.runs,
+    seed: p.seed,
+    verdicts: judged.verdicts,
+    figures: judged.figures,
+  };
+  writeFileAtomic(file, JSON.stringify(out, null, 1) + '\n');
+  process.stderr.write(`forklab reproduce: wrote ${file}\n`);
+}
+
+export async function runReproduce(o: ReproduceOptions): Promise<number> {
+  const published = loadPublished();
+  const p = prepare(o, published);
+  const c = paintsFor(o.color);
+  const warn = (name: string, w: Warning) => process.stderr.write(`${c.yellow('warning')} (${name}): ${w.message}\n`);
+  process.stderr.write(`${await doctorSummaryLine()}\n`);
+  const startedAt = new Date();
+  const m = await measure(p, warn);
+  // Verdicts and figures of the chosen articles only: the same path as `forklab judge`.
+  const absent = Object.fromEntries(p.steps.filter((s) => s.absent !== null).map((s) => [s.name, s.absent!]));
+  const judged = judgeDocuments(m.docs, { articles: p.articles.map((a) => a.id), seed: p.seed, absent }, published);
+  if (m.interrupted) process.stderr.write('forklab reproduce: interrupted; what finished:\n');
+  const statuses = p.steps.map((s) => ({ experiment: s.name, state: s.state! }));
+  const footer = `preset: ${p.quick ? 'quick (--quick)' : 'full (the articles’ settings)'}; seed ${p.seed}; total ${secs(Date.now() - startedAt.getTime())}`;
+  process.stdout.write(renderSummary(judged, statuses, c, footer));
+  if (o.json !== undefined) writeReproduceJson(o.json, p, m, judged, startedAt);
+  if (m.interrupted) return 130;
+  return m.failed ? 1 : 0;
+}
 
 export function registerReproduceCommand(program: Command): void {
   program

@@ -1,0 +1,72 @@
+// The one path from run documents to verdicts and figures, shared by `forklab reproduce` (documents it just
+// measured), `forklab judge` (stored runs or exported documents) and the reports: pure, no I/O.
+import type { RunDocument } from '../report/document.js';
+import { loadPublished, type Published } from '../reference/published.js';
+import { evaluateClaims, type Verdict } from './evaluate.js';
+import { compareFigures, type FigureComparison } from './figures.js';
+
+export const VERDICTS_SCHEMA = 'forklab.verdicts';
+export const VERDICTS_VERSION = 1;
+
+export interface JudgeOptions {
+  /** Articles to judge (ids); default: every article with at least one of its experiments among the documents. */
+  articles?: readonly string[];
+  /** Seed of the bootstrap intervals. */
+  seed: number;
+  /** Why an experiment has no document, by name; default "no run of X was given". */
+  absent?: Readonly<Record<string, string>>;
+}
+
+export interface Judged {
+  articles: string[];
+  verdicts: Verdict[];
+  figures: FigureComparison[];
+}
+
+/** The articles whose experiments the documents cover, in the published order. */
+export function articlesCovered(docs: readonly RunDocument[], p: Published = loadPublished()): string[] {
+  const have = new Set(docs.map((d) => d.experiment));
+  return p.articles.filter((a) => (Array.isArray(a.experiment) ? a.experiment : [a.experiment]).some((e) => have.has(e))).map((a) => a.id);
+}
+
+/** Every claim and figure of the chosen articles, judged on the documents. */
+export function judgeDocuments(docs: readonly RunDocument[], opts: JudgeOptions, p: Published = loadPublished()): Judged {
+  const ids = new Set(opts.articles ?? articlesCovered(docs, p));
+  const absent: Record<string, string> = {};
+  for (const a of p.articles)
+    for (const e of Array.isArray(a.experiment) ? a.experiment : [a.experiment])
+      if (!docs.some((d) => d.experiment === e)) absent[e] = opts.absent?.[e] ?? `no run of ${e} was given`;
+  const claims = p.claims.filter((c) => ids.has(c.article));
+  const verdicts = evaluateClaims(docs, claims, { seed: opts.seed, absent });
+  const figures = compareFigures(docs, p.figures.filter((f) => ids.has(f.article)), { claims, verdicts, seed: opts.seed, absent });
+  return { articles: p.articles.filter((a) => ids.has(a.id)).map((a) => a.id), verdicts, figures };
+}
+
+/** A run a judgement rests on, as the JSON of `forklab judge --json` names it. */
+export interface JudgedRun {
+  runId: string | null;
+  experiment: string;
+  startedAt: string;
+  hostname: string;
+  complete: boolean;
+}
+
+/** `forklab judge --json`: the verdicts and figures, and the runs they come from. */
+export interface VerdictsDocument extends Judged {
+  schema: typeof VERDICTS_SCHEMA;
+  schemaVersion: typeof VERDICTS_VERSION;
+  forklabVersion: string;
+  seed: number;
+  runs: JudgedRun[];
+}
+
+export function verdictsDocument(docs: readonly RunDocument[], judged: Judged, seed: number, forklabVersion: string): VerdictsDocument {
+  return {
+    schema: VERDICTS_SCHEMA,
+    schemaVersion: VERDICTS_VERSION,
+    forklabVersion,
+    seed,
+    runs: docs.map((d) => ({ runId: d.runId, experiment: d.experiment, startedAt: d.startedAt, hostname: String(d.machine?.hostname ?? ''), complete: d.complete })),
+    ...judged,
+  };
+}

@@ -1,0 +1,78 @@
+// `forklab judge`: the verdicts of stored runs and exported documents, without measuring, through the same
+// path as `forklab reproduce` (judgeDocuments + renderSummary). No probe runs here.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { judgeDocuments, VERDICTS_SCHEMA, type VerdictsDocument } from '../src/claims/judge.js';
+import type { RunDocument } from '../src/report/document.js';
+import { fakeDocument } from './fixtures/store/fake.js';
+
+const ENTRY = fileURLToPath(new URL('./fixtures/cli-entry.ts', import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), 'forklab-judge-'));
+const env = { ...process.env, HOME: tmp, FORKLAB_DB: join(tmp, 'history.db'), NO_COLOR: '1' };
+/** A claims fixture as a complete run document (a machine record, load samples), written to a file. */
+const doc = (name: string): RunDocument => {
+  const raw = JSON.parse(readFileSync(new URL(`./claims-fixtures/${name}.json`, import.meta.url), 'utf8')) as RunDocument;
+  const full = fakeDocument([], { experiment: name });
+  return { ...full, configurations: raw.configurations.map((c) => ({ ...c, stats: null })) };
+};
+const fixture = (name: string) => {
+  const file = join(tmp, `${name}.json`);
+  writeFileSync(file, JSON.stringify(doc(name)));
+  return file;
+};
+
+function cli(...args: string[]) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', ENTRY, ...args], { encoding: 'utf8', env, timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('judge FILE…: the articles the documents cover, the same verdicts as judgeDocuments', () => {
+  const r = cli('judge', fixture('create'), fixture('exec'), '--json');
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout) as VerdictsDocument;
+  assert.equal(out.schema, VERDICTS_SCHEMA);
+  assert.deepEqual(out.articles, ['002', '004']);
+  assert.deepEqual(out.runs.map((x) => x.experiment), ['create', 'exec']);
+  const direct = judgeDocuments([doc('create'), doc('exec')], { seed: 1 });
+  assert.deepEqual(JSON.parse(JSON.stringify(direct.verdicts)), out.verdicts);
+  assert.ok(out.verdicts.every((v) => v.verdict === 'holds'), out.verdicts.map((v) => `${v.claimId} ${v.verdict}`).join(', '));
+  const text = cli('judge', fixture('create'));
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /Article 002 — /);
+  assert.match(text.stdout, /Claims: 5 hold, 0 differ, 0 inconclusive, 0 not measurable/);
+  assert.match(text.stdout, /judged from 1 run without measuring; seed 1/);
+});
+
+test('judge RUN: a stored run, by id, after import; a reproduce --json file with embedded runs', () => {
+  const imp = cli('import', fixture('deadlock'));
+  assert.equal(imp.code, 0, imp.stderr);
+  const r = cli('judge', imp.stdout.trim(), '--json');
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout) as VerdictsDocument;
+  assert.deepEqual(out.articles, ['003']);
+  const byId = Object.fromEntries(out.verdicts.map((v) => [v.claimId, v]));
+  assert.equal(byId['003.deadlock-without-atfork']!.verdict, 'holds');
+  assert.equal(byId['003.sparse-pagetables-large']!.verdict, 'not-measurable');
+  assert.equal(byId['003.sparse-pagetables-large']!.detail, 'no run of pagetables was given');
+  const rep = join(tmp, 'reproduce.json');
+  writeFileSync(rep, JSON.stringify({ schema: 'forklab.reproduce', schemaVersion: 1, runs: [doc('create')] }));
+  const fromRep = JSON.parse(cli('judge', rep, '--json').stdout) as VerdictsDocument;
+  assert.deepEqual(fromRep.articles, ['002']);
+});
+
+test('judge: an unknown run or an unreadable file is a clear error, nothing judged', () => {
+  const missing = cli('judge', join(tmp, 'nope.json'));
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /forklab judge: /);
+  const bad = join(tmp, 'bad.json');
+  writeFileSync(bad, '{"schema":"forklab.run"');
+  const r = cli('judge', bad);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /bad\.json: /);
+  assert.equal(r.stdout, '');
+});
