@@ -1,5 +1,6 @@
 // The cow experiment: input checks, the split of the probe's per-fork line, and one short real run
 // checking shape (first write ≫ second write, one CoW fault per page, reads fault-free), never absolute time.
+import { renderView } from '../src/report/terminal.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -124,7 +125,7 @@ test('real run: first write ≥ 3× second, one CoW fault per page, reads fault-
     if (cell.thpVerdict === 'split') assert.ok(w1.faultsPerPage >= 0.9 && w1.faultsPerPage <= 1.1 && cell.hugeAfterKb! < cell.hugeBeforeKb!);
     if (cell.thpVerdict === 'copied-huge') assert.ok(w1.minflt >= PAGES / 512 / 2 && w1.minflt <= (PAGES / 512) * 2 + 2);
   }
-  const rendered = cowExperiment.render(run, { color: false });
+  const rendered = renderView(cowExperiment.view(run), { color: false });
   assert.match(rendered, /THP off: child after fork/);
   assert.match(rendered, /THP on: child after fork/);
   assert.match(rendered, /first ÷ second write = /);

@@ -1,5 +1,6 @@
 // "create": parse errors, the series-splitting helper, and one short real run through the CLI path
 // (--json). Shape only: both series present and positive, never which one is faster.
+import { renderView } from '../src/report/terminal.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -90,7 +91,7 @@ test('real run: both series, positive samples, finite medians and ratio, nothing
   assert.ok(r.low <= r.ratio && r.ratio <= r.high);
   assert.ok(s.forkOverThreadMin! > 0 && Number.isFinite(s.forkOverThreadMin!));
   assert.equal(typeof s.threadStackKb, 'number');
-  const rendered = createExperiment.render(run, { color: false });
+  const rendered = renderView(createExperiment.view(run), { color: false });
   assert.match(rendered, /pthread_create \+ pthread_join/);
   assert.match(rendered, /fork ÷ thread: medians/);
   assert.deepEqual(childrenOfThisProcess().filter((pid) => !before.has(pid)), [], 'no probe or child left behind');

@@ -1,6 +1,7 @@
 // The deadlock experiment (article 003): bad input, the summary, and a short real run that must end in
 // bounded time, with the child deadlocked without atfork, free with it, really hung in plain-lock — and
 // no process left behind.
+import { renderView } from '../src/report/terminal.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -151,7 +152,7 @@ test('real run: the child deadlocks without atfork, takes the lock with it, real
   const j = measurementToJson(by('plain-lock')[0]!);
   for (const k of ['variant', 'childAcquired', 'childHung', 'forkWaitNs', 'samplesNs', 'childPid', 'probePid']) assert.ok(k in j, k);
 
-  const rendered = deadlockExperiment.render(run, { color: false });
+  const rendered = renderView(deadlockExperiment.view(run), { color: false });
   assert.match(rendered, /without-atfork: 2\/2 repeats: the child could NOT take the lock .* it would deadlock/);
   assert.match(rendered, /with-atfork: 2\/2 repeats: the child took the lock/);
   assert.match(rendered, /plain-lock: 2\/2 repeats: .*killed/);

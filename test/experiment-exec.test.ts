@@ -1,5 +1,6 @@
 // "exec": parse errors, the paired bootstrap on hand-made data, and one short real run. Shape only:
 // exec costs more than fork+_exit, the static file is the bigger one, ld.so reports relocations.
+import { renderView } from '../src/report/terminal.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execExperiment, pairedExecBootstrap, tscCyclesPerUs } from '../src/experiments/exec.js';
@@ -81,7 +82,7 @@ test('real run: exec dearer than fork+_exit, static file bigger, ld.so statistic
   assert.equal(s.ld.runs, 3);
   assert.ok(s.ld.relocations > 0);
   assert.ok(s.ld.totalStartupCyclesMedian > 0 && s.ld.relocationCyclesMedian > 0);
-  const rendered = execExperiment.render(run, { color: false });
+  const rendered = renderView(execExperiment.view(run), { color: false });
   assert.match(rendered, /execve alone/);
   assert.match(rendered, /LD_DEBUG=statistics/);
   assert.match(rendered, /relocations: \d+/);

@@ -1,5 +1,6 @@
 // The pagetables experiment (article 003): option errors name their flag; a short real run shows the page
 // tables of a sparse parent copied whole into the idle child and far larger than a dense parent's.
+import { renderView } from '../src/report/terminal.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PHASES, pagetablesExperiment as exp, peakBytes, readMaxMapCount, sparseMappings } from '../src/experiments/pagetables.js';
@@ -77,7 +78,7 @@ test('a short real run: the idle child holds the parent’s sparse page tables; 
   }
   assert.equal(run.measurements.find((m) => m.series === 'fork-exit-sparse')!.observed.mappingsInRange, 2 * 2000);
 
-  const text = exp.render(run, { color: false });
+  const text = renderView(exp.view(run), { color: false });
   assert.match(text, /child exec’d/);
   assert.match(text, /article 003/);
 

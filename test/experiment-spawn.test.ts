@@ -1,4 +1,5 @@
 // One short real probe run: structure and shape, never absolute time.
+import { renderView } from '../src/report/terminal.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -102,7 +103,7 @@ test('real run: positive samples, huge pages where asked, posix-spawn flat while
   const spawnGrowth = cell('posix-spawn', 256) - cell('posix-spawn', 0);
   assert.ok(forkGrowth > 0, 'fork-exec costs more with a 256 MB parent');
   assert.ok(forkGrowth > 3 * Math.abs(spawnGrowth), `fork-exec grows by ${forkGrowth} ns, posix-spawn by ${spawnGrowth} ns`);
-  const rendered = spawnExperiment.render(run, { color: false });
+  const rendered = renderView(spawnExperiment.view(run), { color: false });
   assert.match(rendered, /THP on: median µs/);
   assert.match(rendered, /THP off: median µs/);
   assert.match(rendered, /µs per MB/);

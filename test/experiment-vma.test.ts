@@ -1,6 +1,7 @@
 // The vma experiment (article 003): option errors name their flag, --vmas beyond vm.max_map_count is capped
 // with a warning before any work, and a short real run shows fork+_exit growing with the mappings while
 // posix_spawn does not.
+import { renderView } from '../src/report/terminal.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { capVmas, vmaExperiment as exp } from '../src/experiments/vma.js';
@@ -72,7 +73,7 @@ test('a short real run: fork+_exit grows with the VMAs, posix_spawn hardly; maps
   assert.ok(growth('posix-spawn') * 3 < growth('fork-exit'), `posix-spawn ×${growth('posix-spawn')} vs fork-exit ×${growth('fork-exit')}`);
   assert.ok(run.summary.slopes.find((s) => s.method === 'fork-exit')!.nsPerVma > 0);
 
-  const text = exp.render(run, { color: false });
+  const text = renderView(exp.view(run), { color: false });
   assert.match(text, /ns per VMA/);
   assert.match(text, /article 003/);
 

@@ -1,7 +1,7 @@
 // The terminal summary of `forklab reproduce`: per article, its headline figures beside this machine's and
 // every claim's verdict, then the totals.
 import type { Article } from '../reference/published.js';
-import { renderTable } from '../report/table.js';
+import { renderTable } from '../text/table.js';
 import type { Verdict } from './evaluate.js';
 import type { FigureComparison } from './figures.js';
 import { fmtFactor, fmtInUnit, fmtNum } from './format.js';

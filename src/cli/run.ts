@@ -1,5 +1,6 @@
 // The common life of one experiment command: validate everything, record the machine, run with Ctrl-C
 // handling, render, write the JSON document.
+import { renderView } from '../report/terminal.js';
 import pc from 'picocolors';
 import { requireNative, nativePaths } from '../runner/paths.js';
 import { killAllGroups } from '../runner/processes.js';
@@ -178,7 +179,7 @@ export async function runExperimentCommand<P, S>(
   }
   // 4. Output: the table on stdout, warnings and notes on stderr, the document where asked.
   if (controller.signal.aborted) process.stderr.write('forklab: interrupted; what finished:\n');
-  process.stdout.write(exp.render(run, { color }) + '\n');
+  process.stdout.write(renderView(exp.view(run), { color }) + '\n');
   for (const w of run.warnings)
     if (!preWarnings.includes(w)) process.stderr.write(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}\n`);
   if (common.json !== undefined) {

@@ -2,7 +2,6 @@
 // page, writes every page once (the CoW fault and 4 KiB copy), writes every page again; the baseline is the
 // same write pass in the parent, on pages that need no fault. With THP on it reports what the kernel did
 // with the huge pages on the first write: split them, or copied them whole.
-import pc from 'picocolors';
 import { readFileSync } from 'node:fs';
 import type { SeriesData } from '../runner/probe.js';
 import { fixedPlan } from '../runner/plans.js';
@@ -13,7 +12,8 @@ import { readMemoryBudget } from '../env/memory.js';
 import { parseThpChoice } from '../env/parse.js';
 import { measurementsFrom, pooledStats, repeatsOf } from './measure.js';
 import { parseChoiceList, parseInteger, str } from './parse.js';
-import { fmtNs, fmtRatio, renderTable } from '../report/table.js';
+import { fmtNs, fmtRatio } from '../text/format.js';
+import { heading, text, note, blank, table, type Block } from './view.js';
 import { NANOSECONDS_PER_PAGE, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
 
 export const COW_THP_MODES = ['off', 'on', 'default'] as const;
@@ -304,50 +304,37 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
     return run;
   },
 
-  render(run, { color }) {
-    const c = color ? pc : { bold: (s: string) => s, dim: (s: string) => s };
-    const out: string[] = [];
+  view(run) {
+    const out: Block[] = [];
     const ci = (x: CowPass) => `${fmtNs(x.medianNs)} [${fmtNs(x.ciLowNs)}–${fmtNs(x.ciHighNs)}]`;
     for (const cell of run.summary.cells) {
       const n = cell.passes['first-write']?.n ?? 0;
-      out.push(c.bold(`THP ${cell.thp}: child after fork, ${cell.sizeMb} MB = ${cell.pages} pages of 4 KiB — ns per page, median [95 % CI] of ${n} forks`));
+      out.push(heading(`THP ${cell.thp}: child after fork, ${cell.sizeMb} MB = ${cell.pages} pages of 4 KiB — ns per page, median [95 % CI] of ${n} forks`));
       const rows = COW_SERIES.map((s) => {
         const x = cell.passes[s];
         return [LABELS[s], x ? ci(x) : '—', x ? fmtMinflt(x.minflt) : '—', x ? x.faultsPerPage.toFixed(x.faultsPerPage < 0.1 ? 4 : 2) : '—', String(ARTICLE_001[s])];
       });
-      out.push(renderTable(['pass', 'ns/page [95 % CI]', 'minor faults', 'faults/page', 'article 001'], rows));
+      out.push(table(['pass', 'ns/page [95 % CI]', 'minor faults', 'faults/page', 'article 001'], rows));
       const parts: string[] = [];
       if (cell.firstToSecond)
         parts.push(`first ÷ second write = ${fmtRatio(cell.firstToSecond.ratio)} [${fmtRatio(cell.firstToSecond.low)}–${fmtRatio(cell.firstToSecond.high)}]`);
       if (cell.firstToNoFork !== null) parts.push(`first write ÷ no-fork write = ${fmtRatio(cell.firstToNoFork)}`);
       if (cell.cowTotalMs !== null)
         parts.push(`CoW total for ${cell.sizeMb} MB ≈ ${cell.cowTotalMs.toFixed(1)} ms [${cell.cowTotalLowMs!.toFixed(1)}–${cell.cowTotalHighMs!.toFixed(1)}]`);
-      if (parts.length) out.push(`→ ${parts.join('  |  ')}`);
-      if (cell.thpVerdict) out.push(`kernel: ${describeVerdict(cell)}`);
+      if (parts.length) out.push(text(`→ ${parts.join('  |  ')}`));
+      if (cell.thpVerdict) out.push(text(`kernel: ${describeVerdict(cell)}`));
       const rd = cell.passes.read;
       const nf = cell.passes['no-fork-write'];
       if (rd && nf && rd.medianNs > 4 * nf.medianNs && rd.faultsPerPage < 0.1)
-        out.push(
-          c.dim(
-            `note: the child's read costs ${fmtRatio(rd.medianNs / nf.medianNs)} the baseline without a single fault: fork hands the child its page-table entries marked "not accessed", and the first touch sets the Accessed bit in each — cheap on bare metal, slow in a (nested) VM.`,
-          ),
-        );
+        out.push(note(`note: the child's read costs ${fmtRatio(rd.medianNs / nf.medianNs)} the baseline without a single fault: fork hands the child its page-table entries marked "not accessed", and the first touch sets the Accessed bit in each — cheap on bare metal, slow in a (nested) VM.`,));
       const w2 = cell.passes['second-write'];
       if (cell.thpVerdict === 'split' && w2 && nf && w2.medianNs > 1.5 * nf.medianNs)
-        out.push(
-          c.dim(
-            `note: after the split the child maps the region with 4 KiB entries while the parent's baseline still runs on 2 MiB ones, so the child's second write misses the TLB more (${fmtNs(w2.medianNs)} vs ${fmtNs(nf.medianNs)} ns/page).`,
-          ),
-        );
-      out.push('');
+        out.push(note(`note: after the split the child maps the region with 4 KiB entries while the parent's baseline still runs on 2 MiB ones, so the child's second write misses the TLB more (${fmtNs(w2.medianNs)} vs ${fmtNs(nf.medianNs)} ns/page).`,));
+      out.push(blank);
     }
-    out.push(
-      c.dim(
-        `article 001 (gcc:13 container, ARM AArch64, 80 MB): read ${ARTICLE_001.read}, first write ${ARTICLE_001['first-write']}, second ${ARTICLE_001['second-write']}, no-fork ${ARTICLE_001['no-fork-write']} ns/page; ` +
-          `first ÷ second ≈ ${ARTICLE_001.ratio}×; CoW total ≈ ${ARTICLE_001.totalMs} ms. Figures change with the machine; the shape is what holds.`,
-      ),
-    );
-    return out.join('\n');
+    out.push(note(`article 001 (gcc:13 container, ARM AArch64, 80 MB): read ${ARTICLE_001.read}, first write ${ARTICLE_001['first-write']}, second ${ARTICLE_001['second-write']}, no-fork ${ARTICLE_001['no-fork-write']} ns/page; ` +
+          `first ÷ second ≈ ${ARTICLE_001.ratio}×; CoW total ≈ ${ARTICLE_001.totalMs} ms. Figures change with the machine; the shape is what holds.`,));
+    return out;
   },
 };
 

@@ -8,8 +8,9 @@ import type { RatioInterval } from '../stats/bootstrap.js';
 import { ratioOfMedians } from '../stats/pool.js';
 import { repeatsOf } from './measure.js';
 import { parseInteger, str } from './parse.js';
-import { batchedPlan, checkSamplesFit, colorer, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesSummary } from './paired.js';
-import { fmtRatio, fmtUs, fmtUsCi, renderTable } from '../report/table.js';
+import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesSummary } from './paired.js';
+import { fmtRatio, fmtUs, fmtUsCi } from '../text/format.js';
+import { blank, heading, note, table, text, type Block } from './view.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Scalar } from './types.js';
 
 
@@ -118,41 +119,32 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
     return run;
   },
 
-  render(run, { color }) {
-    const c = colorer(color);
+  view(run) {
     const s = run.summary;
     const p = run.params as unknown as CreateParams;
-    const out: string[] = [];
+    const out: Block[] = [];
     const row = (label: string, what: string, x: SeriesSummary | null, a: { minUs: number; medianUs: number }) =>
       x
         ? [label, what, String(x.n), fmtUs(x.minNs), fmtUsCi(x.medianNs, x.ciLowNs, x.ciHighNs), fmtUs(x.p90Ns), `${a.minUs} / ${a.medianUs}`]
         : [label, what, '0', '—', 'failed', '—', `${a.minUs} / ${a.medianUs}`];
-    out.push(c.bold(`Create one execution unit and wait for it to end: µs per call (${p.iterations} iterations × ${(run.params.repeatsStop as { rounds?: number } | undefined)?.rounds ?? p.repeats} probe processes)`));
-    out.push(
-      renderTable(
-        ['series', 'what', 'n', 'min', 'median [95 % CI]', 'p90', 'article 002 min / median'],
+    out.push(heading(`Create one execution unit and wait for it to end: µs per call (${p.iterations} iterations × ${(run.params.repeatsStop as { rounds?: number } | undefined)?.rounds ?? p.repeats} probe processes)`));
+    out.push(table(['series', 'what', 'n', 'min', 'median [95 % CI]', 'p90', 'article 002 min / median'],
         [row('thread', 'pthread_create + pthread_join', s.thread, ARTICLE_002.thread), row('fork', 'fork + waitpid (child _exit(0))', s.fork, ARTICLE_002.fork)],
-        { leftAlign: [0, 1] },
-      ),
-    );
-    out.push('');
+        { leftAlign: [0, 1] },));
+    out.push(blank);
     if (s.forkOverThreadMedian && s.forkOverThreadMin !== null && s.thread && s.fork) {
       const r = s.forkOverThreadMedian;
-      out.push(
-        `fork ÷ thread: medians ${fmtRatio(r.ratio)} [${fmtRatio(r.low)}–${fmtRatio(r.high)}], mins ${fmtRatio(s.forkOverThreadMin)}` +
-          `   (article 002: medians ${ARTICLE_002.forkOverThreadMedian}×, mins ${fmtRatio(ARTICLE_002.fork.minUs / ARTICLE_002.thread.minUs)})`,
-      );
-      out.push(
-        `median ÷ min, the scheduling noise: thread ${fmtRatio(s.thread.medianNs / s.thread.minNs)}, fork ${fmtRatio(s.fork.medianNs / s.fork.minNs)}` +
-          `   (article 002: ${fmtRatio(ARTICLE_002.thread.medianUs / ARTICLE_002.thread.minUs)}, ${fmtRatio(ARTICLE_002.fork.medianUs / ARTICLE_002.fork.minUs)})`,
-      );
+      out.push(text(`fork ÷ thread: medians ${fmtRatio(r.ratio)} [${fmtRatio(r.low)}–${fmtRatio(r.high)}], mins ${fmtRatio(s.forkOverThreadMin)}` +
+          `   (article 002: medians ${ARTICLE_002.forkOverThreadMedian}×, mins ${fmtRatio(ARTICLE_002.fork.minUs / ARTICLE_002.thread.minUs)})`));
+      out.push(text(`median ÷ min, the scheduling noise: thread ${fmtRatio(s.thread.medianNs / s.thread.minNs)}, fork ${fmtRatio(s.fork.medianNs / s.fork.minNs)}` +
+          `   (article 002: ${fmtRatio(ARTICLE_002.thread.medianUs / ARTICLE_002.thread.minUs)}, ${fmtRatio(ARTICLE_002.fork.medianUs / ARTICLE_002.fork.minUs)})`));
       if (s.thread.repeatMediansNs.length > 1)
-        out.push(c.dim(`medians per probe process: thread ${s.thread.repeatMediansNs.map(fmtUs).join(', ')} µs; fork ${s.fork.repeatMediansNs.map(fmtUs).join(', ')} µs`));
+        out.push(note(`medians per probe process: thread ${s.thread.repeatMediansNs.map(fmtUs).join(', ')} µs; fork ${s.fork.repeatMediansNs.map(fmtUs).join(', ')} µs`));
     }
-    if (s.threadStackKb !== null) out.push(c.dim(`thread stack: ${s.threadStackKb} kB (glibc default; glibc caches freed stacks, so a create+join loop reuses one)`));
-    out.push(c.dim('Timed in alternating blocks of 50 calls of each kind (the article timed each in a loop of its own); intervals: bootstrap over probe processes, then iterations (paired for the ratio).'));
+    if (s.threadStackKb !== null) out.push(note(`thread stack: ${s.threadStackKb} kB (glibc default; glibc caches freed stacks, so a create+join loop reuses one)`));
+    out.push(note('Timed in alternating blocks of 50 calls of each kind (the article timed each in a loop of its own); intervals: bootstrap over probe processes, then iterations (paired for the ratio).'));
     const stopped = describeRepeatsStop(run.params);
-    if (stopped) out.push(c.dim(stopped));
-    return out.join('\n');
+    if (stopped) out.push(note(stopped));
+    return out;
   },
 };

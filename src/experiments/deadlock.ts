@@ -2,14 +2,13 @@
 // The child is a copy of the forking thread only, so the mutex stays locked in it for ever: without
 // pthread_atfork the child cannot take it (it would deadlock); with pthread_atfork(prepare: lock, parent:
 // unlock, child: unlock) it can, and fork itself waits for the other thread to release the lock.
-import pc from 'picocolors';
 import { constants as osConstants } from 'node:os';
 import { fixedPlan } from '../runner/plans.js';
 import { sweep } from './sweep.js';
 import { median } from '../stats/descriptive.js';
 import { measurementsFrom } from './measure.js';
 import { parseChoiceList, parseInteger, str } from './parse.js';
-import { renderTable } from '../report/table.js';
+import { heading, text, note, blank, table, type Block } from './view.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Scalar, type Warning } from './types.js';
 
 export const VARIANTS = ['without-atfork', 'with-atfork', 'plain-lock'] as const;
@@ -234,11 +233,10 @@ export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary> = {
     return run;
   },
 
-  render(run, { color }) {
-    const c = color ? pc : { bold: (s: string) => s, dim: (s: string) => s };
+  view(run) {
     const p = run.params as unknown as DeadlockParams;
-    const out: string[] = [];
-    out.push(c.bold(`fork while another thread holds a mutex (worker holds it ${p.holdMs} ms at a time; the child waits at most ${p.childTimeoutMs} ms)`));
+    const out: Block[] = [];
+    out.push(heading(`fork while another thread holds a mutex (worker holds it ${p.holdMs} ms at a time; the child waits at most ${p.childTimeoutMs} ms)`));
     const rows = run.summary.variants.map((v) => [
       v.variant,
       `${v.acquired}/${v.repeats}`,
@@ -249,18 +247,14 @@ export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary> = {
       v.failedRepeats ? String(v.failedRepeats) : '',
     ]);
     const header = ['variant', 'child got lock', 'child hung (killed)', "child's wait (median)", 'fork() time (median)', 'child result', 'failed'];
-    out.push(rows.length ? renderTable(header, rows, { leftAlign: [0, 5] }) : 'no repeat finished.');
-    out.push('');
-    for (const v of run.summary.variants) if (v.repeats > 0) out.push(`${v.variant}: ${verdict(v, p)}`);
-    out.push('');
-    out.push(
-      c.dim(
-        'article 003: without pthread_atfork the child deadlocks — its printf("未死锁!") ("no deadlock!") never prints; ' +
-          'pthread_atfork(prepare: lock, parent: unlock, child: unlock) avoids it.',
-      ),
-    );
+    out.push(rows.length ? table(header, rows, { leftAlign: [0, 5] }) : text('no repeat finished.'));
+    out.push(blank);
+    for (const v of run.summary.variants) if (v.repeats > 0) out.push(text(`${v.variant}: ${verdict(v, p)}`));
+    out.push(blank);
+    out.push(note('article 003: without pthread_atfork the child deadlocks — its printf("未死锁!") ("no deadlock!") never prints; ' +
+          'pthread_atfork(prepare: lock, parent: unlock, child: unlock) avoids it.',));
     const r = run.summary.articleReproduced;
-    out.push(c.dim(r === null ? 'run without-atfork and with-atfork to compare with the article.' : r ? 'this machine: reproduced.' : 'this machine: NOT reproduced (see warnings).'));
-    return out.join('\n');
+    out.push(note(r === null ? 'run without-atfork and with-atfork to compare with the article.' : r ? 'this machine: reproduced.' : 'this machine: NOT reproduced (see warnings).'));
+    return out;
   },
 };

@@ -8,9 +8,10 @@ import { runCommand } from '../runner/command.js';
 import { bootstrapQuantity, type Repeats } from '../stats/resample.js';
 import { samePairing } from '../stats/pool.js';
 import { parseLdStatistics, summarizeLdStatistics, type LdStatistics, type LdSummary } from './ldstats.js';
-import { batchedPlan, checkSamplesFit, colorer, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesFields, type SeriesSummary } from './paired.js';
+import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesFields, type SeriesSummary } from './paired.js';
 import { parseInteger, str } from './parse.js';
-import { fmtRatio, fmtUs, fmtUsCi, renderTable } from '../report/table.js';
+import { fmtRatio, fmtUs, fmtUsCi } from '../text/format.js';
+import { heading, text, note, blank, table, type Block } from './view.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
 
 export const EXEC_SERIES = ['fork-exit', 'exec-dynamic', 'exec-static'] as const;
@@ -227,17 +228,16 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
     return run;
   },
 
-  render(run, { color }) {
-    const c = colorer(color);
+  view(run) {
     const s = run.summary;
     const p = run.params as unknown as ExecParams;
-    const out: string[] = [];
+    const out: Block[] = [];
     const what: Record<ExecSeries, [string, number]> = {
       'fork-exit': ['fork + _exit + waitpid (baseline)', ARTICLE_004.forkExitUs],
       'exec-dynamic': ['fork + execve + waitpid, dynamic', ARTICLE_004.dynamicUs],
       'exec-static': ['fork + execve + waitpid, static', ARTICLE_004.staticUs],
     };
-    out.push(c.bold(`Start a \`return 0\` program: µs per launch (${p.iterations} iterations × ${p.repeats} probe processes, empty environment)`));
+    out.push(heading(`Start a \`return 0\` program: µs per launch (${p.iterations} iterations × ${p.repeats} probe processes, empty environment)`));
     const rows = EXEC_SERIES.map((k) => {
       const x = s.series[k];
       const [label, article] = what[k];
@@ -245,51 +245,44 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
         ? [k, label, String(x.n), fmtUs(x.minNs), fmtUsCi(x.medianNs, x.ciLowNs, x.ciHighNs), fmtUs(x.p90Ns), article.toFixed(1)]
         : [k, label, '0', '—', 'failed', '—', article.toFixed(1)];
     });
-    out.push(renderTable(['series', 'what', 'n', 'min', 'median [95 % CI]', 'p90', 'article 004'], rows, { leftAlign: [0, 1] }));
-    out.push('');
+    out.push(table(['series', 'what', 'n', 'min', 'median [95 % CI]', 'p90', 'article 004'], rows, { leftAlign: [0, 1] }));
+    out.push(blank);
     const kb = (b: number) => `${(b / 1024).toFixed(b < 100 * 1024 ? 1 : 0)} KB`;
     const alone = (x: ExecveAlone | null) => (x ? fmtUsCi(x.medianNs, x.ciLowNs, x.ciHighNs) : '—');
-    out.push(c.bold('execve alone = exec series − fork-exit (medians; interval: paired bootstrap over probe processes, then iterations)'));
-    out.push(
-      renderTable(
-        ['target', 'file size', 'execve alone µs [95 % CI]', 'min − min', 'article 004'],
+    out.push(heading('execve alone = exec series − fork-exit (medians; interval: paired bootstrap over probe processes, then iterations)'));
+    out.push(table(['target', 'file size', 'execve alone µs [95 % CI]', 'min − min', 'article 004'],
         [
           ['dynamic', kb(s.fileBytes.dynamic), alone(s.execveAlone.dynamic), s.execveAlone.dynamic ? fmtUs(s.execveAlone.dynamic.minNs) : '—', `${ARTICLE_004.execveAloneDynamicUs} µs, ${ARTICLE_004.dynamicKb} KB`],
           ['static', kb(s.fileBytes.static), alone(s.execveAlone.static), s.execveAlone.static ? fmtUs(s.execveAlone.static.minNs) : '—', `${ARTICLE_004.execveAloneStaticUs} µs, ${ARTICLE_004.staticKb} KB`],
-        ],
-      ),
-    );
+        ],));
     const r = s.dynamicOverStatic;
     const ratioText = r ? `${fmtRatio(r.ratio)}${r.low !== null && r.high !== null ? ` [${fmtRatio(r.low)}–${fmtRatio(r.high)}]` : ''}` : '—';
-    out.push(
-      `dynamic ÷ static, execve alone: ${ratioText} (article 004: ${ARTICLE_004.dynamicOverStatic}×); ` +
-        `file size, static ÷ dynamic: ${fmtRatio(s.fileBytes.static / s.fileBytes.dynamic)} (article: ${fmtRatio(ARTICLE_004.staticKb / ARTICLE_004.dynamicKb)})`,
-    );
+    out.push(text(`dynamic ÷ static, execve alone: ${ratioText} (article 004: ${ARTICLE_004.dynamicOverStatic}×); ` +
+        `file size, static ÷ dynamic: ${fmtRatio(s.fileBytes.static / s.fileBytes.dynamic)} (article: ${fmtRatio(ARTICLE_004.staticKb / ARTICLE_004.dynamicKb)})`));
     const dyn = s.execveAlone.dynamic;
     const st = s.execveAlone.static;
-    if (dyn && st) out.push(`what dynamic linking adds (dynamic − static execve alone): ${fmtUs(dyn.medianNs - st.medianNs)} µs (article: ${(ARTICLE_004.execveAloneDynamicUs - ARTICLE_004.execveAloneStaticUs).toFixed(1)} µs)`);
-    out.push('');
+    if (dyn && st) out.push(text(`what dynamic linking adds (dynamic − static execve alone): ${fmtUs(dyn.medianNs - st.medianNs)} µs (article: ${(ARTICLE_004.execveAloneDynamicUs - ARTICLE_004.execveAloneStaticUs).toFixed(1)} µs)`));
+    out.push(blank);
     if (s.ld) {
       const us = (cycles: number) => (s.cyclesPerUs ? `≈ ${fmtUs((cycles / s.cyclesPerUs) * 1000)} µs` : '');
       const pct = (cycles: number) => `${((cycles / s.ld!.totalStartupCyclesMedian) * 100).toFixed(1)} %`;
-      out.push(c.bold(`ld.so's own accounting: LD_DEBUG=statistics on the dynamic target (${s.ld.runs} runs, medians)`));
+      out.push(heading(`ld.so's own accounting: LD_DEBUG=statistics on the dynamic target (${s.ld.runs} runs, medians)`));
       const ldRows = [
         ['total start-up in the dynamic loader', `${Math.round(s.ld.totalStartupCyclesMedian)}`, '100 %', us(s.ld.totalStartupCyclesMedian)],
         ['relocation', `${Math.round(s.ld.relocationCyclesMedian)}`, pct(s.ld.relocationCyclesMedian), us(s.ld.relocationCyclesMedian)],
       ];
       if (s.ld.loadObjectsCyclesMedian !== null)
         ldRows.push(['loading objects', `${Math.round(s.ld.loadObjectsCyclesMedian)}`, pct(s.ld.loadObjectsCyclesMedian), us(s.ld.loadObjectsCyclesMedian)]);
-      out.push(renderTable(['phase', 'cycles', 'share', s.cyclesPerUs ? `at ${s.cyclesPerUs.toFixed(0)} MHz` : ''], ldRows));
+      out.push(table(['phase', 'cycles', 'share', s.cyclesPerUs ? `at ${s.cyclesPerUs.toFixed(0)} MHz` : ''], ldRows));
       const extra = [
         s.ld.relocationsFromCache !== null ? `${s.ld.relocationsFromCache} from cache` : null,
         s.ld.relativeRelocations !== null ? `${s.ld.relativeRelocations} relative` : null,
       ].filter(Boolean);
-      out.push(
-        `relocations: ${s.ld.relocations}${extra.length ? ` (${extra.join(', ')})` : ''}` +
-          `${s.ld.finalRelocations !== null ? `; ${s.ld.finalRelocations} by exit` : ''}${s.ld.countsVaried ? ' (counts varied between runs)' : ''}`,
-      );
-      out.push(c.dim('cycles are the loader\'s timer ticks (rdtsc on x86-64); its clock starts when ld.so starts, after the kernel has loaded the program.'));
-    } else if (p.ldRuns > 0) out.push(c.dim(`ld.so statistics: none (${s.ldFailures[0] ?? 'not run'})`));
-    return out.join('\n').trimEnd();
+      out.push(text(`relocations: ${s.ld.relocations}${extra.length ? ` (${extra.join(', ')})` : ''}` +
+          `${s.ld.finalRelocations !== null ? `; ${s.ld.finalRelocations} by exit` : ''}${s.ld.countsVaried ? ' (counts varied between runs)' : ''}`));
+      out.push(note('cycles are the loader\'s timer ticks (rdtsc on x86-64); its clock starts when ld.so starts, after the kernel has loaded the program.'));
+    } else if (p.ldRuns > 0) out.push(note(`ld.so statistics: none (${s.ldFailures[0] ?? 'not run'})`));
+    while (out.length && out[out.length - 1] === blank) out.pop(); // no trailing empty lines
+    return out;
   },
 };

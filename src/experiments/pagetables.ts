@@ -1,7 +1,6 @@
 // Experiment "pagetables" (article 003): a sparse address space costs megabytes of page tables, fork copies
 // them whole into the child (twice the memory while the child lives), exec gives them back; and fork+_exit
 // of a sparse parent is much slower than of a dense one with the same number of pages.
-import pc from 'picocolors';
 import { readFileSync } from 'node:fs';
 import { describeFailure } from '../runner/probe.js';
 import { sweep } from './sweep.js';
@@ -10,7 +9,8 @@ import type { InfoValue } from '../runner/protocol.js';
 import { readMemoryBudget } from '../env/memory.js';
 import { measurementsFrom } from './measure.js';
 import { parseInteger, str } from './parse.js';
-import { fmtRatio, fmtUsCi, renderTable } from '../report/table.js';
+import { fmtRatio, fmtUsCi } from '../text/format.js';
+import { heading, text, note, blank, table, type Block } from './view.js';
 import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
 
 export const LAYOUTS = ['sparse', 'dense'] as const;
@@ -302,9 +302,8 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
     return run;
   },
 
-  render(run, { color }) {
-    const c = color ? pc : { bold: (s: string) => s, dim: (s: string) => s };
-    const out: string[] = [];
+  view(run) {
+    const out: Block[] = [];
     const p = run.params as unknown as PagetablesParams;
     const sparse = run.summary.layouts.find((l) => l.layout === 'sparse');
     const dense = run.summary.layouts.find((l) => l.layout === 'dense');
@@ -317,39 +316,29 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
       kb(r.pageTablesKb),
       r.phase === 'before' ? '' : signedKb(diff(r.pageTablesKb, before(r.layout))),
     ]);
-    out.push(
-      c.bold(
-        `Page tables through fork and exec: ${p.pages} pages, sparse = one every ${p.spacingKb} KiB` +
+    out.push(heading(`Page tables through fork and exec: ${p.pages} pages, sparse = one every ${p.spacingKb} KiB` +
           (sparse?.mappingsInRange != null && sparse.rangeKb != null ? ` (${sparse.mappingsInRange} mappings in a ${gib(sparse.rangeKb)} reservation)` : '') +
-          ', dense = one mapping',
-      ),
-    );
-    out.push(renderTable(['layout', 'phase', 'parent VmPTE', 'child VmPTE', 'PageTables', 'Δ PageTables'], rows, { leftAlign: [0, 1] }));
-    out.push(c.dim('VmPTE: /proc/PID/status (per process, exact); PageTables: /proc/meminfo (whole system, read once it settled).'));
-    out.push('');
+          ', dense = one mapping',));
+    out.push(table(['layout', 'phase', 'parent VmPTE', 'child VmPTE', 'PageTables', 'Δ PageTables'], rows, { leftAlign: [0, 1] }));
+    out.push(note('VmPTE: /proc/PID/status (per process, exact); PageTables: /proc/meminfo (whole system, read once it settled).'));
+    out.push(blank);
     const t = run.summary.layouts
       .filter((l) => l.forkExit)
       .map((l) => [l.layout, String(l.mappingsInRange ?? '—'), kb(l.builtVmPteKb), String(l.forkExit!.n), fmtUsCi(l.forkExit!.medianNs, l.forkExit!.ciLowNs, l.forkExit!.ciHighNs)]);
     if (t.length) {
-      out.push(c.bold('fork+_exit+waitpid with the pages in place: median µs [95 % CI]'));
-      out.push(renderTable(['layout', 'mappings', 'VmPTE built', 'n', 'fork+_exit'], t));
+      out.push(heading('fork+_exit+waitpid with the pages in place: median µs [95 % CI]'));
+      out.push(table(['layout', 'mappings', 'VmPTE built', 'n', 'fork+_exit'], t));
       const parts: string[] = [];
       if (run.summary.forkExitSparseToDense !== null) parts.push(`fork+_exit sparse ÷ dense: ${fmtRatio(run.summary.forkExitSparseToDense)}`);
       if (run.summary.sparseToDenseVmPte !== null) parts.push(`VmPTE after building sparse ÷ dense: ${fmtRatio(run.summary.sparseToDenseVmPte)}`);
       if (sparse?.childToParentVmPte != null) parts.push(`idle child's VmPTE ÷ parent's (sparse): ${fmtRatio(sparse.childToParentVmPte)}`);
-      if (parts.length) out.push(parts.join('; '));
-      out.push('');
+      if (parts.length) out.push(text(parts.join('; ')));
+      out.push(blank);
     }
     if (sparse?.forkPageTablesGrowthKb != null || dense?.forkPageTablesGrowthKb != null)
-      out.push(
-        `PageTables at fork: sparse ${signedKb(sparse?.forkPageTablesGrowthKb ?? null)}, dense ${signedKb(dense?.forkPageTablesGrowthKb ?? null)}; ` +
-          `given back at the child's exec: sparse ${kb(sparse?.execPageTablesDropKb)}, dense ${kb(dense?.execPageTablesDropKb)}`,
-      );
-    out.push(
-      c.dim(
-        'article 003: PageTables 2564 kB before, 19504 kB after building the sparse space (8238 mappings, one page per MiB), 36004 kB after fork and the parent’s writes, 19064 kB after the child’s exec; dense: 2576, 2660, 2644 kB.',
-      ),
-    );
-    return out.join('\n');
+      out.push(text(`PageTables at fork: sparse ${signedKb(sparse?.forkPageTablesGrowthKb ?? null)}, dense ${signedKb(dense?.forkPageTablesGrowthKb ?? null)}; ` +
+          `given back at the child's exec: sparse ${kb(sparse?.execPageTablesDropKb)}, dense ${kb(dense?.execPageTablesDropKb)}`));
+    out.push(note('article 003: PageTables 2564 kB before, 19504 kB after building the sparse space (8238 mappings, one page per MiB), 36004 kB after fork and the parent’s writes, 19064 kB after the child’s exec; dense: 2576, 2660, 2644 kB.',));
+    return out;
   },
 };

@@ -1,6 +1,5 @@
 // Helpers of the experiments whose one probe times several series in the same iterations (create, exec):
 // a batched plan, measurements per series, per-series summaries and their warnings, the memory check.
-import pc from 'picocolors';
 import type { ProbeResult, SamplingPlan, SeriesData } from '../runner/probe.js';
 import { readMemoryBudget } from '../env/memory.js';
 import { measurementsFrom, pooledStats } from './measure.js';
@@ -89,6 +88,3 @@ export function checkSamplesFit(samples: number, flag: string): void {
     );
 }
 
-export function colorer(color: boolean) {
-  return color ? pc : { bold: (s: string) => s, dim: (s: string) => s };
-}

@@ -1,6 +1,5 @@
 // Experiment "spawn" (article 000): what fork+exec, vfork+exec, posix_spawn, clone(CLONE_VM|CLONE_VFORK)
 // and fork+_exit cost as the parent's RSS grows, with transparent huge pages on, off or as the system has them.
-import pc from 'picocolors';
 import { readFileSync } from 'node:fs';
 import { adaptivePlan } from '../runner/plans.js';
 import { sweep } from './sweep.js';
@@ -11,8 +10,8 @@ import { readMemoryBudget } from '../env/memory.js';
 import { parseThpChoice } from '../env/parse.js';
 import { measurementsFrom, pooledStats } from './measure.js';
 import { parseChoiceList, parseInteger, parseIntegerList, str } from './parse.js';
-import { fmtUs, fmtUsCi, renderTable } from '../report/table.js';
-import { asciiChart } from '../report/ascii-chart.js';
+import { fmtUs, fmtUsCi } from '../text/format.js';
+import { blank, heading, note, table, type Block } from './view.js';
 import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
 
 export const METHODS = ['fork-exec', 'vfork-exec', 'posix-spawn', 'clone-vfork', 'fork-exit'] as const;
@@ -274,9 +273,8 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
     return run;
   },
 
-  render(run, { color }) {
-    const c = color ? pc : { bold: (s: string) => s, dim: (s: string) => s };
-    const out: string[] = [];
+  view(run) {
+    const out: Block[] = [];
     const methods = [...new Set(run.summary.cells.map((x) => x.method))];
     for (const thp of THP_MODES) {
       const cells = run.summary.cells.filter((x) => x.thp === thp);
@@ -293,10 +291,10 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
           return hp.length ? `${Math.round(median(hp) / 1024)} MB` : '—';
         })(),
       ]);
-      out.push(c.bold(`THP ${thp}: median µs per spawn+wait [95 % CI]`));
-      out.push(renderTable(['parent RSS', ...methods, 'huge pages'], rows));
-      if (rss.length > 1) out.push('', asciiChart(cells, { width: 64, height: 9, color }));
-      out.push('');
+      out.push(heading(`THP ${thp}: median µs per spawn+wait [95 % CI]`));
+      out.push(table(['parent RSS', ...methods, 'huge pages'], rows));
+      if (rss.length > 1) out.push(blank, { kind: 'latency-chart', points: cells, order: METHODS, width: 64, height: 9 });
+      out.push(blank);
     }
     if (run.summary.slopes.length) {
       const rows = run.summary.slopes.map((s) => [
@@ -306,18 +304,18 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
         s.r2.toFixed(3),
         s.entry ? `${s.entry.ns.toFixed(0)} ns/${s.entry.kind}` : '—',
       ]);
-      out.push(c.bold('Growth with parent RSS (least squares over per-repeat medians)'));
-      out.push(renderTable(['method', 'THP', 'µs per MB', 'R²', 'per entry'], rows, { leftAlign: [0, 1] }));
+      out.push(heading('Growth with parent RSS (least squares over per-repeat medians)'));
+      out.push(table(['method', 'THP', 'µs per MB', 'R²', 'per entry'], rows, { leftAlign: [0, 1] }));
       const on = run.summary.slopes.find((s) => s.method === 'fork-exec' && s.thp === 'on');
       const off = run.summary.slopes.find((s) => s.method === 'fork-exec' && s.thp === 'off');
       if (on && off && on.slopeUsPerMb > 0)
-        out.push(c.dim(`fork-exec slope, THP off ÷ THP on: ${(off.slopeUsPerMb / on.slopeUsPerMb).toFixed(1)}× (article 000: ≈16×)`));
-      out.push('');
+        out.push(note(`fork-exec slope, THP off ÷ THP on: ${(off.slopeUsPerMb / on.slopeUsPerMb).toFixed(1)}× (article 000: ≈16×)`));
+      out.push(blank);
     }
     const fastest = run.summary.cells.reduce<number | null>((a, x) => (a === null || x.medianNs < a ? x.medianNs : a), null);
-    if (fastest !== null) out.push(c.dim(`fastest cell: ${fmtUs(fastest)} µs; every figure is the median of raw per-call times.`));
+    if (fastest !== null) out.push(note(`fastest cell: ${fmtUs(fastest)} µs; every figure is the median of raw per-call times.`));
     const stopped = describeRepeatsStop(run.params);
-    if (stopped) out.push(c.dim(stopped));
-    return out.join('\n');
+    if (stopped) out.push(note(stopped));
+    return out;
   },
 };

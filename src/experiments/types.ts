@@ -2,6 +2,7 @@
 import type { InfoValue, ProbeUsage } from '../runner/protocol.js';
 import type { NativePaths } from '../runner/paths.js';
 import type { Summary } from '../stats/descriptive.js';
+import type { Block } from './view.js';
 
 export type Scalar = string | number | boolean | null;
 
@@ -137,6 +138,9 @@ export interface Experiment<P, S> {
   /** Checks what the machine allows (memory, limits) before anything is started; throws UsageError. */
   preflight(params: P): Warning[];
   run(params: P, ctx: RunContext): Promise<ExperimentRun<S>>;
-  /** Terminal rendering of a run (the article's layout). */
-  render(run: ExperimentRun<S>, opts: { color: boolean }): string;
+  /**
+   * What a run shows, in the article's layout: headings, tables, lines, notes, the latency chart, as data.
+   * src/report/ renders it for the terminal, Markdown and HTML alike.
+   */
+  view(run: ExperimentRun<S>): Block[];
 }

@@ -1,7 +1,6 @@
 // Experiment "vma" (article 003): fork copies every vm_area_struct of the parent, so its time and the
 // kernel memory (Slab) it takes grow with the number of mappings; clone(CLONE_VM|CLONE_VFORK)+exec and
 // posix_spawn borrow the parent's address space and do not.
-import pc from 'picocolors';
 import { fixedPlan } from '../runner/plans.js';
 import { sweep } from './sweep.js';
 import { linearFit } from '../stats/regression.js';
@@ -10,7 +9,8 @@ import { readMemoryBudget } from '../env/memory.js';
 import { measurementsFrom, pooledStats } from './measure.js';
 import { parseInteger, parseIntegerList, str } from './parse.js';
 import { OWN_MAPPINGS, readMaxMapCount } from './pagetables.js';
-import { fmtRatio, fmtUsCi, renderTable } from '../report/table.js';
+import { fmtRatio, fmtUsCi } from '../text/format.js';
+import { heading, text, note, blank, table, type Block } from './view.js';
 import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
 
 export const VMA_METHODS = ['fork-exit', 'clone-vfork', 'posix-spawn'] as const;
@@ -268,9 +268,8 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
     return run;
   },
 
-  render(run, { color }) {
-    const c = color ? pc : { bold: (s: string) => s, dim: (s: string) => s };
-    const out: string[] = [];
+  view(run) {
+    const out: Block[] = [];
     const s = run.summary;
     const vmasList = [...new Set(s.cells.map((x) => x.vmas))].sort((a, b) => a - b);
     const methods = VMA_METHODS.filter((m) => s.cells.some((x) => x.method === m));
@@ -286,25 +285,19 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
         sl ? `${signed(sl.slabGrowthKb)} kB (${signed(sl.sUnreclaimGrowthKb)})` : '—',
       ];
     });
-    out.push(c.bold('Median µs per launch+wait [95 % CI], by one-page mappings (VMAs) in the parent'));
-    out.push(renderTable(['VMAs', 'in maps', ...methods, 'Slab with child (SUnreclaim)'], rows));
-    out.push(c.dim('“in maps”: VMAs counted in /proc/self/maps; Slab: /proc/meminfo growth while a forked child waits (whole system).'));
-    out.push('');
+    out.push(heading('Median µs per launch+wait [95 % CI], by one-page mappings (VMAs) in the parent'));
+    out.push(table(['VMAs', 'in maps', ...methods, 'Slab with child (SUnreclaim)'], rows));
+    out.push(note('“in maps”: VMAs counted in /proc/self/maps; Slab: /proc/meminfo growth while a forked child waits (whole system).'));
+    out.push(blank);
     if (s.slopes.length) {
       const r = s.slopes.map((x) => [x.method, x.nsPerVma.toFixed(1), x.r2.toFixed(3), x.growth === null ? '—' : fmtRatio(x.growth)]);
-      out.push(c.bold('Growth per VMA (least squares over per-repeat medians)'));
-      out.push(renderTable(['method', 'ns per VMA', 'R²', 'most ÷ fewest VMAs'], r));
-      out.push('');
+      out.push(heading('Growth per VMA (least squares over per-repeat medians)'));
+      out.push(table(['method', 'ns per VMA', 'R²', 'most ÷ fewest VMAs'], r));
+      out.push(blank);
     }
     if (s.slabBytesPerVma)
-      out.push(
-        `Kernel memory a forked child takes per VMA: ${s.slabBytesPerVma.slab.toFixed(0)} bytes of Slab (SUnreclaim ${s.slabBytesPerVma.sUnreclaim.toFixed(0)}), R² ${s.slabBytesPerVma.r2.toFixed(2)} over ${s.slabBytesPerVma.points} probes`,
-      );
-    out.push(
-      c.dim(
-        'article 003: fork time grows with the VMAs while clone(CLONE_VM) does not; Slab 29500 kB before, 473864 kB with the forked child of a parent holding 1,000,000 mappings, 251620 kB after the child’s exec (≈228 bytes per copied VMA).',
-      ),
-    );
-    return out.join('\n');
+      out.push(text(`Kernel memory a forked child takes per VMA: ${s.slabBytesPerVma.slab.toFixed(0)} bytes of Slab (SUnreclaim ${s.slabBytesPerVma.sUnreclaim.toFixed(0)}), R² ${s.slabBytesPerVma.r2.toFixed(2)} over ${s.slabBytesPerVma.points} probes`));
+    out.push(note('article 003: fork time grows with the VMAs while clone(CLONE_VM) does not; Slab 29500 kB before, 473864 kB with the forked child of a parent holding 1,000,000 mappings, 251620 kB after the child’s exec (≈228 bytes per copied VMA).',));
+    return out;
   },
 };

@@ -14,12 +14,13 @@ export interface AsciiChartOptions {
   /** Most rows of the plot area, axes excluded: the chart uses the largest 4k+1 rows that fit (at least 5). */
   height: number;
   color: boolean;
+  /** The methods in the order the legend lists them (others follow in the order first seen). */
+  order?: readonly string[];
 }
 
 const SYMBOLS = ['o', '*', '+', 'x', '@', '%', '&', '$'];
 /** Where points of several methods fall on one character. */
 const SHARED = '#';
-const METHOD_ORDER = ['fork-exec', 'vfork-exec', 'posix-spawn', 'clone-vfork', 'fork-exit'];
 
 /** The smallest of 1, 1.2, 1.6, 2, 3, 4, 6, 8 times a power of ten that is at least x (its quarters are round). */
 function niceCeil(x: number): number {
@@ -43,7 +44,8 @@ export function asciiChart(cells: readonly AsciiCell[], opts: AsciiChartOptions)
   const paint = createColors(opts.color);
   const palette = [paint.red, paint.green, paint.blue, paint.magenta, paint.cyan, paint.yellow, paint.white, paint.gray];
   const seen = [...new Set(pts.map((c) => c.method))];
-  const methods = [...METHOD_ORDER.filter((m) => seen.includes(m)), ...seen.filter((m) => !METHOD_ORDER.includes(m))];
+  const order = opts.order ?? [];
+  const methods = [...order.filter((m) => seen.includes(m)), ...seen.filter((m) => !order.includes(m))];
   const height = Math.max(5, 4 * Math.floor((Math.floor(opts.height) - 1) / 4) + 1);
 
   const yMax = niceCeil(Math.max(...pts.map((c) => c.medianNs / 1000)));

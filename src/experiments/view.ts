@@ -1,0 +1,35 @@
+// What an experiment shows of a run, as data: headings, tables, lines of text, notes and the latency chart.
+// The experiment decides what to show; src/report/ decides how (terminal, Markdown, HTML), so every view of
+// a run is built from the same tables.
+
+/** A chart of median latency against parent RSS, one line per method (the terminal draws it in characters). */
+export interface LatencyChart {
+  kind: 'latency-chart';
+  points: { method: string; rssMb: number; medianNs: number }[];
+  /** The methods in the order the legend lists them. */
+  order: readonly string[];
+  width: number;
+  height: number;
+}
+
+export type Block =
+  /** A title line (bold in the terminal). */
+  | { kind: 'heading'; text: string }
+  /** A line of plain text; '' is an empty line. */
+  | { kind: 'text'; text: string }
+  /** A side remark: method, source of a figure, what the article found (dim in the terminal). */
+  | { kind: 'note'; text: string }
+  /** A table of formatted cells; columns in leftAlign are aligned left, the others right. */
+  | { kind: 'table'; header: string[]; rows: string[][]; leftAlign: number[] }
+  | LatencyChart;
+
+export const heading = (text: string): Block => ({ kind: 'heading', text });
+export const text = (line: string): Block => ({ kind: 'text', text: line });
+export const note = (line: string): Block => ({ kind: 'note', text: line });
+export const blank: Block = { kind: 'text', text: '' };
+export const table = (header: string[], rows: string[][], opts: { leftAlign?: number[] } = {}): Block => ({
+  kind: 'table',
+  header,
+  rows,
+  leftAlign: opts.leftAlign ?? [0],
+});

@@ -1,0 +1,28 @@
+// An experiment's view of a run (src/experiments/view.ts) as terminal text: headings bold, notes dim, tables
+// aligned, the latency chart drawn in characters. Colour only when asked.
+import pc from 'picocolors';
+import type { Block } from '../experiments/view.js';
+import { renderTable } from '../text/table.js';
+import { asciiChart } from './ascii-chart.js';
+
+const plain = (s: string) => s;
+
+export function renderBlock(b: Block, color: boolean): string {
+  switch (b.kind) {
+    case 'heading':
+      return color ? pc.bold(b.text) : b.text;
+    case 'note':
+      return color ? pc.dim(b.text) : plain(b.text);
+    case 'text':
+      return b.text;
+    case 'table':
+      return renderTable(b.header, b.rows, { leftAlign: b.leftAlign });
+    case 'latency-chart':
+      return asciiChart(b.points, { width: b.width, height: b.height, color, order: b.order });
+  }
+}
+
+/** The whole view, one block after another. */
+export function renderView(blocks: readonly Block[], opts: { color: boolean }): string {
+  return blocks.map((b) => renderBlock(b, opts.color)).join('\n');
+}

@@ -1,0 +1,29 @@
+// Numbers as text: µs and ns with sensible precision, intervals, percentages, ratios. Every layer may use them
+// to fill the cells of a table (src/experiments/ does; src/report/ renders the tables).
+
+/** Microseconds from nanoseconds with sensible precision: 3.85 ms → "3850", 154.2 µs → "154", 9.53 µs → "9.53". */
+export function fmtUs(ns: number): string {
+  const us = ns / 1000;
+  if (us >= 100) return us.toFixed(0);
+  if (us >= 10) return us.toFixed(1);
+  return us.toFixed(2);
+}
+
+export function fmtNs(ns: number): string {
+  if (ns >= 100) return ns.toFixed(0);
+  if (ns >= 10) return ns.toFixed(1);
+  return ns.toFixed(2);
+}
+
+/** "412 µs [405–420]" style: a median with its interval. */
+export function fmtUsCi(medianNs: number, lowNs: number, highNs: number): string {
+  return `${fmtUs(medianNs)} [${fmtUs(lowNs)}–${fmtUs(highNs)}]`;
+}
+
+export function fmtPct(fraction: number): string {
+  return `${(fraction * 100).toFixed(fraction < 0.1 ? 1 : 0)} %`;
+}
+
+export function fmtRatio(x: number): string {
+  return x >= 10 ? `${x.toFixed(0)}×` : `${x.toFixed(2)}×`;
+}
