@@ -7,6 +7,8 @@ import './helpers/addon.js';
 import { run, spawn, unavailableReason, unsupportedReason, UnsupportedOptionError } from '../src/index.js';
 
 const index = new URL('../src/index.ts', import.meta.url).href;
+/** Every child these tests start gets a time limit (killed with SIGKILL past it). */
+const LIMIT = { timeout: 30_000, killSignal: 'SIGKILL' } as const;
 
 function nodeScript(code: string) {
   const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { encoding: 'utf8', timeout: 60_000 });
@@ -18,29 +20,29 @@ test('the addon loads on this machine (Linux with pidfd)', () => {
 });
 
 test('run(): stdout, stderr, exit code, signal, encoding, input', async () => {
-  assert.deepEqual(await run('sh', ['-c', 'echo out; echo err >&2; exit 3']), { stdout: 'out\n', stderr: 'err\n', exitCode: 3, signal: null });
-  assert.deepEqual(await run('sh', ['-c', 'kill -KILL $$']), { stdout: '', stderr: '', exitCode: null, signal: 'SIGKILL' });
-  const bin = await run('sh', ['-c', 'printf "\\377\\000"'], { encoding: 'buffer' });
+  assert.deepEqual(await run('sh', ['-c', 'echo out; echo err >&2; exit 3'], LIMIT), { stdout: 'out\n', stderr: 'err\n', exitCode: 3, signal: null });
+  assert.deepEqual(await run('sh', ['-c', 'kill -KILL $$'], LIMIT), { stdout: '', stderr: '', exitCode: null, signal: 'SIGKILL' });
+  const bin = await run('sh', ['-c', 'printf "\\377\\000"'], { ...LIMIT, encoding: 'buffer' });
   assert.deepEqual(bin.stdout, Buffer.from([0xff, 0]));
-  assert.equal((await run('tr', ['a-z', 'A-Z'], { input: 'hello' })).stdout, 'HELLO');
-  assert.equal((await run('cat', [])).stdout, '', 'stdin is closed when there is no input');
-  assert.equal((await run('sh', ['-c', 'echo $0'], { argv0: 'named' })).stdout, 'named\n');
+  assert.equal((await run('tr', ['a-z', 'A-Z'], { ...LIMIT, input: 'hello' })).stdout, 'HELLO');
+  assert.equal((await run('cat', [], LIMIT)).stdout, '', 'stdin is closed when there is no input');
+  assert.equal((await run('sh', ['-c', 'echo $0'], { ...LIMIT, argv0: 'named' })).stdout, 'named\n');
 });
 
 test('run(): maxBuffer kills the child and rejects with what was read', async () => {
-  await assert.rejects(run('sh', ['-c', 'yes | head -c 100000; sleep 30'], { maxBuffer: 1000 }), (e: Error & Record<string, unknown>) => {
+  await assert.rejects(run('sh', ['-c', 'yes | head -c 100000; sleep 30'], { ...LIMIT, maxBuffer: 1000 }), (e: Error & Record<string, unknown>) => {
     assert.equal(e.code, 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER');
     assert.equal((e.stdout as Buffer).length, 1000);
     return true;
   });
-  const ok = await run('sh', ['-c', 'yes | head -c 1000'], { maxBuffer: 1000 });
+  const ok = await run('sh', ['-c', 'yes | head -c 1000'], { ...LIMIT, maxBuffer: 1000 });
   assert.equal(ok.stdout.length, 1000);
 });
 
 test('run(): a child that cannot start, and an abort, reject', async () => {
-  await assert.rejects(run('forklab-no-such-program'), { code: 'ENOENT', syscall: 'spawn forklab-no-such-program' });
+  await assert.rejects(run('forklab-no-such-program', [], LIMIT), { code: 'ENOENT', syscall: 'spawn forklab-no-such-program' });
   const ac = new AbortController();
-  const p = run('sleep', ['30'], { signal: ac.signal });
+  const p = run('sleep', ['30'], { ...LIMIT, signal: ac.signal });
   setTimeout(() => ac.abort(), 50);
   await assert.rejects(p, { name: 'AbortError' });
 });

@@ -196,6 +196,9 @@ test('kill() before exit, and after it', async () => {
     const o = await observe(fn, 'sleep', ['30'], {}, { during: (c) => c.once('spawn', () => (sent = c.kill())) });
     assert.equal(sent, true, name);
     assert.equal(o.signalCode, 'SIGTERM', name);
+    const early = await observe(fn, 'sleep', ['30'], {}, { during: (c) => assert.equal(c.kill('SIGKILL'), true) });
+    assert.equal(early.signalCode, 'SIGKILL', `${name}: killed before the spawn event`);
+    assert.deepEqual(early.events, [['spawn'], ['exit', null, 'SIGKILL'], ['close', null, 'SIGKILL']], name);
     const child = fn('true', []);
     await new Promise((r) => child.on('close', r));
     assert.equal(child.kill(), false, `${name}: after exit`);

@@ -36,7 +36,7 @@ async function settle(): Promise<void> {
 }
 
 test(`${SEQUENTIAL} sequential spawns: every exit seen, no zombie, descriptors unchanged`, async () => {
-  await run('true'); // first use: the addon's and streams' one-time allocations
+  await run('true', [], { timeout: LIMIT_MS, killSignal: 'SIGKILL' }); // first use: the addon's and streams' one-time allocations
   await settle();
   const fdsBefore = openFds();
   const rssBefore = process.memoryUsage().rss;
