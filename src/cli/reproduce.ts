@@ -15,6 +15,7 @@ import type { ExperimentStatus } from '../claims/render.js';
 import { paintsFor, renderSummary } from './summary.js';
 import { CliError, executeExperiment, onInterrupt, openHistory, parseCommon } from './run.js';
 import { doctorSummaryLine } from './doctor.js';
+import { formatWitness } from '../env/witness.js';
 import type { Store } from '../store/db.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { DB_HELP, LABEL_HELP } from './options.js';
@@ -148,12 +149,13 @@ async function measure(p: Prepared, warn: (name: string, w: Warning) => void): P
           s.state = s.absent = 'interrupted (Ctrl-C) before it finished';
           break;
         }
+        const seen = doc.witness ? `; witness: ${formatWitness(doc.witness)}` : '';
         s.state = `ran in ${secs(performance.now() - t0)}${run.complete ? '' : ', incomplete (see warnings)'}`;
         if (!run.complete) m.failed = true;
         for (const w of run.warnings) if (!s.preWarnings.includes(w)) warn(s.name, w);
         m.docs.push(doc);
         m.runs.push(doc.runId ?? doc);
-        process.stderr.write(`${label} ${s.state}\n`);
+        process.stderr.write(`${label} ${s.state}${seen}\n`);
       } catch (e) {
         m.failed = true;
         s.state = s.absent = `failed: ${(e as Error).message}`;
