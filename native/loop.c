@@ -1,6 +1,7 @@
 /* The fidelity reference: the articles' own method, outside forklab's harness. It maps and touches a
  * region like the probe, then runs a tight loop of N launches and prints the mean per call in ns:
- *   forklab-loop METHOD RSS_MB THP N TARGET  ->  {"meanNs":...,"iterations":N}
+ *   forklab-loop METHOD RSS_MB THP N TARGET [WARMUP]  ->  {"meanNs":...,"iterations":N}
+ * WARMUP launches (default 0) run first, untimed, as the probe's warm-up does.
  * METHOD is a launch method of the spawn case, or "thread" (pthread_create+join of an empty thread). 
  * No per-iteration timing, no protocol, no pipes. */
 #include "region.h"
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 static char *target_argv[2];
+static char *stack_top;
 static char *empty_env[1];
 
 static int clone_child(void *arg) {
@@ -41,10 +43,32 @@ static void die(const char *what) {
     exit(2);
 }
 
+/* One launch of method m (or one thread create+join), reaped and checked; exits on any failure. */
+static void launch_once(int m, const char *method) {
+    if (m == 5) {
+        pthread_t t;
+        if ((errno = pthread_create(&t, NULL, empty_thread, NULL)) != 0) die("pthread_create");
+        if ((errno = pthread_join(t, NULL)) != 0) die("pthread_join");
+        return;
+    }
+    pid_t pid = -1;
+    int status;
+    switch (m) {
+    case 0: pid = fork(); if (pid == 0) { execve(target_argv[0], target_argv, empty_env); _exit(127); } break;
+    case 1: pid = vfork(); if (pid == 0) { execve(target_argv[0], target_argv, empty_env); _exit(127); } break;
+    case 2: if ((errno = posix_spawn(&pid, target_argv[0], NULL, NULL, target_argv, empty_env)) != 0) die("posix_spawn"); break;
+    case 3: pid = clone(clone_child, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL); break;
+    case 4: pid = fork(); if (pid == 0) _exit(0); break;
+    }
+    if (pid < 0) die(method);
+    if (waitpid(pid, &status, 0) != pid) die("waitpid");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) { fprintf(stderr, "forklab-loop: child failed\n"); exit(2); }
+}
+
 int main(int argc, char **argv) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (argc != 6) {
-        fprintf(stderr, "usage: forklab-loop METHOD RSS_MB THP N TARGET\n");
+    if (argc != 6 && argc != 7) {
+        fprintf(stderr, "usage: forklab-loop METHOD RSS_MB THP N TARGET [WARMUP]\n");
         return 2;
     }
     const char *method = argv[1];
@@ -57,31 +81,15 @@ int main(int argc, char **argv) {
     if (fl_region_map(&region, (size_t)rss_mb << 20, thp, &call) != 0) die(call);
     char *stack = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     if (stack == MAP_FAILED) die("mmap");
+    stack_top = stack + 65536;
     int m = strcmp(method, "fork-exec") == 0 ? 0 : strcmp(method, "vfork-exec") == 0 ? 1
           : strcmp(method, "posix-spawn") == 0 ? 2 : strcmp(method, "clone-vfork") == 0 ? 3
           : strcmp(method, "fork-exit") == 0 ? 4 : strcmp(method, "thread") == 0 ? 5 : -1;
     if (m < 0) { fprintf(stderr, "forklab-loop: unknown method %s\n", method); return 2; }
+    long warmup = argc == 7 ? atol(argv[6]) : 0;
+    for (long i = 0; i < warmup; i++) launch_once(m, method);
     double t0 = now_ns();
-    for (long i = 0; i < n; i++) {
-        if (m == 5) {
-            pthread_t t;
-            if ((errno = pthread_create(&t, NULL, empty_thread, NULL)) != 0) die("pthread_create");
-            if ((errno = pthread_join(t, NULL)) != 0) die("pthread_join");
-            continue;
-        }
-        pid_t pid = -1;
-        int status;
-        switch (m) {
-        case 0: pid = fork(); if (pid == 0) { execve(argv[5], target_argv, empty_env); _exit(127); } break;
-        case 1: pid = vfork(); if (pid == 0) { execve(argv[5], target_argv, empty_env); _exit(127); } break;
-        case 2: if ((errno = posix_spawn(&pid, argv[5], NULL, NULL, target_argv, empty_env)) != 0) die("posix_spawn"); break;
-        case 3: pid = clone(clone_child, stack + 65536, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL); break;
-        case 4: pid = fork(); if (pid == 0) _exit(0); break;
-        }
-        if (pid < 0) die(method);
-        if (waitpid(pid, &status, 0) != pid) die("waitpid");
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) { fprintf(stderr, "forklab-loop: child failed\n"); return 2; }
-    }
+    for (long i = 0; i < n; i++) launch_once(m, method);
     double t1 = now_ns();
     printf("{\"meanNs\":%.1f,\"iterations\":%ld}\n", (t1 - t0) / n, n);
     return 0;

@@ -22,6 +22,8 @@ import { CliError, cpusAllowed, onInterrupt } from './run.js';
 import { doctorSummaryLine } from './doctor.js';
 
 export const TOLERANCE = 0.1;
+/** Untimed launches before the timed ones, the same on both sides. */
+const WARMUP = 5;
 export const SUITES = ['spawn', 'create', 'exec'] as const;
 export type Suite = (typeof SUITES)[number];
 const MIB = 2 ** 20;
@@ -105,14 +107,14 @@ async function runSide(side: 'probe' | 'loop', c: Cell, p: SelfcheckParams, nati
   if (side === 'probe') {
     const job = c.pair.probe(native);
     const args = p.pinCpu === null ? job.args : { ...job.args, cpu: p.pinCpu };
-    const r = await runProbe({ probePath: native.probe, caseName: job.caseName, args, plan: fixedPlan(5, p.iterations), timeoutMs: 120_000 + c.pair.rssMb * 100, signal });
+    const r = await runProbe({ probePath: native.probe, caseName: job.caseName, args, plan: fixedPlan(WARMUP, p.iterations), timeoutMs: 120_000 + c.pair.rssMb * 100, signal });
     addProbeUsage(usage, r.usage, r.durationMs);
     const s = r.series.find((x) => x.series === job.series);
     if (r.state === 'failed' || !s) c.failures.push(`probe: ${r.state === 'failed' ? describeFailure(r.reason) : `no ${job.series} series`}`);
     else c.probeMeansNs.push(mean(s.samplesNs));
     return;
   }
-  const argv = c.pair.loop(native, p.iterations);
+  const argv = [...c.pair.loop(native, p.iterations), String(WARMUP)];
   const file = p.pinCpu === null ? native.loop : 'taskset';
   const args = p.pinCpu === null ? argv : ['-c', String(p.pinCpu), native.loop, ...argv];
   const r = await runCommand(file, args, { timeoutMs: 120_000 + c.pair.rssMb * 100, signal });
