@@ -74,7 +74,7 @@ test('verdict: least disturbed round per side; out of tolerance says why, with t
 test('through the CLI: bad --rss and --pin are refused before any work, naming the flag', () => {
   const home = mkdtempSync(join(tmpdir(), 'forklab-selfcheck-'));
   const entry = new URL('./fixtures/cli-entry.ts', import.meta.url).pathname;
-  const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', entry, 'selfcheck', ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, HOME: home } });
+  const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', entry, 'selfcheck', ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, HOME: home } });
   const rss = run('--rss', '4194304');
   assert.equal(rss.status, 2, rss.stderr);
   assert.match(rss.stderr, /--rss: 4194304 MB does not fit/);
