@@ -5,7 +5,9 @@
  * iteration makes drift hit them alike, which matters because execve alone is a difference of two series.
  * Three samples lines per batch, "fork-exit", "exec-dynamic" and "exec-static"; index i of each is the
  * same iteration (the runner pairs them for the interval of execve alone).
- * Arguments: target-dynamic=PATH  target-static=PATH */
+ * Arguments: target-dynamic=PATH  target-static=PATH
+ * With user-target=PATH (the user's program, with the arguments after "--"; see fl_launch_init_user) it takes the
+ * dynamic target's place: the series are "fork-exit", "exec-target" and "exec-static", and target-dynamic is not used. */
 #include "launch.h"
 #include "probe.h"
 
@@ -13,24 +15,31 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static const char *const keys[] = {"target-dynamic", "target-static", NULL};
+static const char *const keys[] = {"target-dynamic", "target-static", "user-target", NULL};
 static const char *target_dynamic;
 static const char *target_static;
+static const char *user_target;
 
 enum { S_FORK_EXIT, S_DYNAMIC, S_STATIC, S_COUNT };
-static const char *const series_names[S_COUNT] = {"fork-exit", "exec-dynamic", "exec-static"};
+static const char *series_names[S_COUNT] = {"fork-exit", "exec-dynamic", "exec-static"};
 
 static int setup(void) {
     target_dynamic = fl_arg_str("target-dynamic", NULL);
     target_static = fl_arg_str("target-static", NULL);
-    if (!target_dynamic || !target_static)
-        return fl_fail_msg("usage", "target-dynamic=PATH and target-static=PATH are both required");
-    if (access(target_dynamic, X_OK) != 0) return fl_fail("access(target-dynamic)", errno);
+    user_target = fl_arg_str("user-target", NULL);
+    if ((!target_dynamic && !user_target) || !target_static)
+        return fl_fail_msg("usage", "target-static=PATH and one of target-dynamic=PATH or user-target=PATH are required");
+    if (user_target) {
+        series_names[S_DYNAMIC] = "exec-target";
+        if (fl_launch_init_user(user_target) != 0) return -1;
+    } else {
+        if (access(target_dynamic, X_OK) != 0) return fl_fail("access(target-dynamic)", errno);
+        if (fl_launch_init(target_dynamic, NULL) != 0) return -1;
+    }
     if (access(target_static, X_OK) != 0) return fl_fail("access(target-static)", errno);
-    if (fl_launch_init(target_dynamic, NULL) != 0) return -1;
     if (fl_launch_init(target_static, NULL) != 0) return -1;
     fl_info_begin();
-    fl_info_str("targetDynamic", target_dynamic);
+    fl_info_str(user_target ? "userTarget" : "targetDynamic", user_target ? user_target : target_dynamic);
     fl_info_str("targetStatic", target_static);
     fl_info_long("vmRssKb", fl_proc_kb("/proc/self/status", "VmRSS"));
     fl_info_end();
@@ -40,7 +49,8 @@ static int setup(void) {
 static int launch(int series, uint64_t *ns) {
     switch (series) {
     case S_DYNAMIC:
-        if (fl_launch_init(target_dynamic, NULL) != 0) return -1; /* untimed: sets the path for the next launch */
+        /* untimed: sets the path (and, for the user's program, argv, environment and streams) for the next launch */
+        if ((user_target ? fl_launch_init_user(user_target) : fl_launch_init(target_dynamic, NULL)) != 0) return -1;
         return fl_launch_once(FL_FORK_EXEC, ns);
     case S_STATIC:
         if (fl_launch_init(target_static, NULL) != 0) return -1;

@@ -1,14 +1,15 @@
 /* Case "spawn" (article 000): the parent holds rss-mb of touched anonymous memory with THP on, off or
  * left to the system; each iteration starts one child by method and waits for it.
  * Arguments: method=fork-exec|vfork-exec|posix-spawn|clone-vfork|fork-exit  rss-mb=N  thp=on|off|default
- *            target=PATH (the exec target) */
+ *            target=PATH (the exec target), or user-target=PATH: the user's program, with the arguments that
+ *            follow "--", the probe's environment and /dev/null as its standard streams (launch.h) */
 #include "launch.h"
 #include "probe.h"
 #include "region.h"
 
 #include <errno.h>
 
-static const char *const keys[] = {"method", "rss-mb", "thp", "target", NULL};
+static const char *const keys[] = {"method", "rss-mb", "thp", "target", "user-target", NULL};
 static fl_region region;
 static enum fl_method method;
 
@@ -17,13 +18,14 @@ static int setup(void) {
     long rss_mb = fl_arg_long("rss-mb", 0, 0, 1L << 22);
     enum fl_thp thp = (enum fl_thp)fl_arg_choice("thp", "default", fl_thp_names);
     const char *target = fl_arg_str("target", NULL);
-    if (method != FL_FORK_EXIT && !target) return fl_fail_msg("usage", "target=PATH is required for exec methods");
+    const char *user_target = fl_arg_str("user-target", NULL);
+    if (method != FL_FORK_EXIT && !target && !user_target) return fl_fail_msg("usage", "target=PATH or user-target=PATH is required for exec methods");
 
     const char *call = NULL;
     if (fl_region_map(&region, (size_t)rss_mb << 20, thp, &call) != 0) return fl_fail(call, errno);
     long long rss_kb, huge_kb;
     if (fl_region_smaps(&region, &rss_kb, &huge_kb) != 0) return fl_fail("open(/proc/self/smaps)", errno);
-    if (fl_launch_init(target, NULL) != 0) return -1;
+    if ((user_target ? fl_launch_init_user(user_target) : fl_launch_init(target, NULL)) != 0) return -1;
 
     fl_info_begin();
     fl_info_str("method", fl_method_names[method]);

@@ -2,6 +2,7 @@
 #include "probe.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -16,26 +17,72 @@ const char *const fl_method_names[] = {"fork-exec", "vfork-exec", "posix-spawn",
 #define CLONE_STACK (64 * 1024)
 static char *clone_stack;
 static const char *target_path;
-static char *target_argv[2];
+static char *builtin_argv[2];
+static char **target_argv = builtin_argv;
 static char *empty_env[1];
 static char *const *target_envp = empty_env;
+extern char **environ;
+
+/* The user's program: its argv, /dev/null for its standard streams, and the same for posix_spawn. */
+static char **user_argv;
+static int null_fd = -1;
+static int user_mode;
+static posix_spawn_file_actions_t null_actions;
+
+static int prepare_clone_stack(void) {
+    if (clone_stack) return 0;
+    void *s = mmap(NULL, CLONE_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (s == MAP_FAILED) return fl_fail("mmap", errno);
+    clone_stack = s;
+    return 0;
+}
 
 int fl_launch_init(const char *target, char *const *envp) {
+    user_mode = 0;
     target_path = target;
-    target_argv[0] = (char *)target;
-    target_argv[1] = NULL;
-    if (envp) target_envp = envp;
-    if (!clone_stack) {
-        void *s = mmap(NULL, CLONE_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-        if (s == MAP_FAILED) return fl_fail("mmap", errno);
-        clone_stack = s;
-    }
+    builtin_argv[0] = (char *)target;
+    builtin_argv[1] = NULL;
+    target_argv = builtin_argv;
+    target_envp = envp ? envp : empty_env;
+    if (prepare_clone_stack() != 0) return -1;
     if (target && access(target, X_OK) != 0) return fl_fail("access(target)", errno);
     return 0;
 }
 
+int fl_launch_init_user(const char *target) {
+    if (!user_argv) { /* once: the arguments and /dev/null do not change between launches */
+        int n;
+        char **rest = fl_rest_args(&n);
+        user_argv = calloc((size_t)n + 2, sizeof *user_argv);
+        if (!user_argv) return fl_fail("calloc", errno);
+        for (int i = 0; i < n; i++) user_argv[i + 1] = rest[i];
+        null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (null_fd < 0) return fl_fail("open(/dev/null)", errno);
+        int err = posix_spawn_file_actions_init(&null_actions);
+        for (int fd = 0; fd <= 2 && err == 0; fd++) err = posix_spawn_file_actions_adddup2(&null_actions, null_fd, fd);
+        if (err != 0) return fl_fail("posix_spawn_file_actions", err);
+    }
+    user_argv[0] = (char *)target;
+    user_mode = 1;
+    target_path = target;
+    target_argv = user_argv;
+    target_envp = environ;
+    if (prepare_clone_stack() != 0) return -1;
+    if (access(target, X_OK) != 0) return fl_fail("access(target)", errno);
+    return 0;
+}
+
+/* In the child, before execve: the user's program gets /dev/null as stdin, stdout and stderr. */
+static void child_streams(void) {
+    if (!user_mode) return;
+    dup2(null_fd, 0);
+    dup2(null_fd, 1);
+    dup2(null_fd, 2);
+}
+
 static int clone_child(void *arg) {
     (void)arg;
+    child_streams();
     execve(target_path, target_argv, target_envp);
     _exit(127);
 }
@@ -62,16 +109,16 @@ int fl_launch_once(enum fl_method m, uint64_t *ns) {
     switch (m) {
     case FL_FORK_EXEC:
         pid = fork();
-        if (pid == 0) { execve(target_path, target_argv, target_envp); _exit(127); }
+        if (pid == 0) { child_streams(); execve(target_path, target_argv, target_envp); _exit(127); }
         if (pid < 0) return fl_fail("fork", errno);
         break;
     case FL_VFORK_EXEC:
         pid = vfork();
-        if (pid == 0) { execve(target_path, target_argv, target_envp); _exit(127); }
+        if (pid == 0) { child_streams(); execve(target_path, target_argv, target_envp); _exit(127); }
         if (pid < 0) return fl_fail("vfork", errno);
         break;
     case FL_POSIX_SPAWN:
-        err = posix_spawn(&pid, target_path, NULL, NULL, target_argv, target_envp);
+        err = posix_spawn(&pid, target_path, user_mode ? &null_actions : NULL, NULL, target_argv, target_envp);
         if (err != 0) return fl_fail("posix_spawn", err);
         break;
     case FL_CLONE_VFORK:

@@ -8,6 +8,10 @@ extern const char *const fl_method_names[]; /* "fork-exec", "vfork-exec", "posix
 
 /* Prepares the clone stack and the target's argv/envp. envp may be NULL (empty environment). 0 or -1 (error emitted). */
 int fl_launch_init(const char *target, char *const *envp);
+/* Prepares the launch of the user's program instead: argv = target, then the probe's arguments after "--"; the
+ * probe's environment; its stdin, stdout and stderr on /dev/null (the probe's own stdin and stdout carry the
+ * protocol, and the program's output must not reach them). 0 or -1 (error emitted). */
+int fl_launch_init_user(const char *target);
 /* One child by method; *ns = time from the call until waitpid returned. 0, or -1 with an error line emitted
  * (the failed call and errno; a child that did not exit 0 is an error too). */
 int fl_launch_once(enum fl_method m, uint64_t *ns);

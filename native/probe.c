@@ -37,6 +37,8 @@ extern const fl_case *const __stop_fl_cases[];
 static const char *arg_keys[MAX_ARGS];
 static const char *arg_vals[MAX_ARGS];
 static int n_args;
+static char **rest_args;
+static int n_rest;
 static const fl_case *current;
 static int info_fields;
 
@@ -140,6 +142,11 @@ long fl_arg_long(const char *key, long def, long min, long max) {
 const char *fl_arg_str(const char *key, const char *def) {
     const char *v = find_arg(key);
     return v ? v : def;
+}
+
+char **fl_rest_args(int *n) {
+    *n = n_rest;
+    return rest_args;
 }
 
 int fl_arg_choice(const char *key, const char *def, const char *const *choices) {
@@ -292,6 +299,11 @@ int main(int argc, char **argv) {
     if (!current) usage_error("unknown case", argv[1]);
 
     for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) { /* the rest is the user's program's arguments, passed as they are */
+            rest_args = &argv[i + 1];
+            n_rest = argc - i - 1;
+            break;
+        }
         char *eq = strchr(argv[i], '=');
         if (!eq || eq == argv[i]) usage_error("expected key=value", argv[i]);
         *eq = '\0';

@@ -43,6 +43,8 @@ long fl_arg_long(const char *key, long def, long min, long max);
 const char *fl_arg_str(const char *key, const char *def);
 /* Index of the value in choices (NULL-terminated); usage error when not one of them. */
 int fl_arg_choice(const char *key, const char *def, const char *const *choices);
+/* The arguments after "--" on the command line (the user's program's arguments), NULL-terminated; *n their count. */
+char **fl_rest_args(int *n);
 
 /* ---- time ---- */
 uint64_t fl_now_ns(void);

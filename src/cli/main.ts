@@ -4,7 +4,7 @@ import { EXPERIMENTS } from '../experiments/index.js';
 import { runExperimentCommand, type CommonOptions } from './run.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { runProgram } from './errors.js';
-import { DB_HELP, LABEL_HELP, defaultText } from './options.js';
+import { DB_HELP, LABEL_HELP, TARGET_HELP, defaultText } from './options.js';
 import { registerSelfcheck } from './selfcheck.js';
 import { registerDoctor } from './doctor.js';
 import { registerHistoryCommands } from './history.js';
@@ -48,8 +48,15 @@ export function buildProgram(): Command {
       if (o.defaultValue !== undefined) opt.default(o.defaultValue, defaultText(o.defaultValue, o.unit));
       cmd.addOption(opt);
     }
+    if (exp.acceptsTarget)
+      cmd
+        .option('--target <program>', TARGET_HELP)
+        .argument('[args...]', 'arguments for the --target program (put them after --: forklab spawn --target git -- --version)');
     commonOptions(cmd);
-    cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
+    cmd.action(async (...got: unknown[]) => {
+      // Commander passes the positional arguments first when the command has them, then the options.
+      const targetArgs = exp.acceptsTarget ? (got[0] as string[]) : [];
+      const opts = got[exp.acceptsTarget ? 1 : 0] as Record<string, string | boolean | undefined>;
       const common: CommonOptions = {
         json: opts.json as string | undefined,
         label: opts.label as string | undefined,
@@ -58,7 +65,7 @@ export function buildProgram(): Command {
         seed: opts.seed as string | undefined,
         color: opts.color === false ? false : undefined,
       };
-      process.exitCode = await runExperimentCommand(exp, opts, common);
+      process.exitCode = await runExperimentCommand(exp, { ...opts, targetArgs }, common);
     });
     program.addCommand(cmd);
   }

@@ -10,7 +10,7 @@ import { noiseFigures, noiseWarning } from '../experiments/noise.js';
 import { parseCpusAllowedList } from '../env/parse.js';
 import { readFileSync } from 'node:fs';
 import { buildDocument, checkWritable, writeFileAtomic, type RunDocument } from '../report/document.js';
-import { UsageError, type Experiment, type ExperimentRun, type Warning } from '../experiments/types.js';
+import { UsageError, type Experiment, type ExperimentRun, type CommandOptions, type Warning } from '../experiments/types.js';
 import { parseCpu, parseInteger } from '../experiments/parse.js';
 import { createProgress } from './progress.js';
 import { Store } from '../store/db.js';
@@ -147,7 +147,7 @@ export function openHistory(db: string | undefined): Store {
 
 export async function runExperimentCommand<P, S>(
   exp: Experiment<P, S>,
-  raw: Record<string, string | boolean | undefined>,
+  raw: CommandOptions,
   common: CommonOptions,
 ): Promise<number> {
   // 1. Everything the user typed, before any work.

@@ -13,6 +13,7 @@ import { parseInteger, str } from './parse.js';
 import { fmtRatio, fmtUs, fmtUsCi } from '../text/format.js';
 import { heading, text, note, blank, table, type Block } from './view.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
+import { targetCommandLine, targetParams } from './target.js';
 
 export const EXEC_SERIES = ['fork-exit', 'exec-dynamic', 'exec-static'] as const;
 export type ExecSeries = (typeof EXEC_SERIES)[number];
@@ -24,6 +25,9 @@ export interface ExecParams {
   repeats: number;
   /** Runs of the dynamic target under LD_DEBUG=statistics; 0 = none. */
   ldRuns: number;
+  /** --target: the user's program (absolute path), measured in the dynamic target's place; absent: built-in targets. */
+  target?: string;
+  targetArgs?: string[];
 }
 
 /** execve alone: an exec series minus fork-exit. */
@@ -45,8 +49,22 @@ export interface ExecSummary {
   fileBytes: { dynamic: number; static: number };
   ld: LdSummary | null;
   ldFailures: string[];
+  /** --target: the user's program in the dynamic target's place (series exec-target); absent for the built-in targets. */
+  target?: ExecTargetSummary;
   /** The loader's cycles per µs when it is the x86 TSC and /proc/cpuinfo gives its rate; else null. */
   cyclesPerUs: number | null;
+}
+
+export interface ExecTargetSummary {
+  path: string;
+  args: string[];
+  fileBytes: number;
+  /** fork + execve + run to exit + waitpid of the program. */
+  series: SeriesSummary | null;
+  /** That minus fork-exit: what execve and the program's own run add to a fork. */
+  execveAlone: ExecveAlone | null;
+  /** The program's execve alone ÷ the static `return 0` program's. */
+  overStatic: ExecSummary['dynamicOverStatic'];
 }
 
 /** Article 004 (gcc:13 container on ARM64): µs and KB. */
@@ -83,15 +101,32 @@ export function pairedExecBootstrap(base: Repeats, dyn: Repeats, stat: Repeats, 
   return { dynamic: of(d) ?? zero, static: of(st) ?? zero, ratio: of((s) => (st(s) > 0 ? d(s) / st(s) : NaN)), confidence };
 }
 
-/** Samples of the repeats where all three series succeeded, repeat by repeat, in iteration order. */
-function pairedSamples(ms: readonly Measurement[]): Record<ExecSeries, number[][]> {
-  const out: Record<ExecSeries, number[][]> = { 'fork-exit': [], 'exec-dynamic': [], 'exec-static': [] };
+/**
+ * Samples of the repeats where all three series succeeded, repeat by repeat, in iteration order: the baseline, the
+ * program measured (exec-dynamic, or exec-target for --target) and the static one.
+ */
+function pairedSamples(ms: readonly Measurement[], middle: string): [number[][], number[][], number[][]] {
+  const names = ['fork-exit', middle, 'exec-static'];
+  const out: [number[][], number[][], number[][]] = [[], [], []];
   for (const repeat of new Set(ms.map((m) => m.repeat))) {
-    const three = EXEC_SERIES.map((s) => ms.find((m) => m.repeat === repeat && m.series === s));
+    const three = names.map((s) => ms.find((m) => m.repeat === repeat && m.series === s));
     if (three.some((m) => !m || m.state !== 'ok') || new Set(three.map((m) => m!.samplesNs.length)).size !== 1) continue;
-    EXEC_SERIES.forEach((s, k) => out[s].push(three[k]!.samplesNs));
+    names.forEach((_, k) => out[k]!.push(three[k]!.samplesNs));
   }
   return out;
+}
+
+/** execve alone of `middle` and of the static target (each minus fork-exit), and middle ÷ static, with paired intervals. */
+function execveAloneOf(ms: readonly Measurement[], middle: string, base: SeriesSummary | null, mid: SeriesSummary | null, stat: SeriesSummary | null, seed: number) {
+  const paired = pairedSamples(ms, middle);
+  if (paired[0].length === 0 || !base || !mid || !stat) return null;
+  const b = pairedExecBootstrap(paired[0], paired[1], paired[2], seed);
+  const sAlone = stat.medianNs - base.medianNs;
+  return {
+    middle: { medianNs: mid.medianNs - base.medianNs, ciLowNs: b.dynamic[0], ciHighNs: b.dynamic[1], minNs: mid.minNs - base.minNs } as ExecveAlone,
+    static: { medianNs: sAlone, ciLowNs: b.static[0], ciHighNs: b.static[1], minNs: stat.minNs - base.minNs } as ExecveAlone,
+    ratio: sAlone > 0 ? { ratio: (mid.medianNs - base.medianNs) / sAlone, low: b.ratio?.[0] ?? null, high: b.ratio?.[1] ?? null, confidence: b.confidence } : null,
+  };
 }
 
 export function summarizeExec(
@@ -101,25 +136,28 @@ export function summarizeExec(
   ldRuns: readonly LdStatistics[],
   ldFailures: string[],
   cyclesPerUs: number | null,
+  userTarget?: { path: string; args: string[]; fileBytes: number },
 ): ExecSummary {
   const series = Object.fromEntries(EXEC_SERIES.map((s) => [s, summarizeSeries(ms, s, seed)])) as Record<ExecSeries, SeriesSummary | null>;
-  const paired = pairedSamples(ms);
-  let execveAlone: ExecSummary['execveAlone'] = { dynamic: null, static: null };
-  let dynamicOverStatic: ExecSummary['dynamicOverStatic'] = null;
   const base = series['fork-exit'];
-  const dyn = series['exec-dynamic'];
   const stat = series['exec-static'];
-  if (paired['fork-exit'].length > 0 && base && dyn && stat) {
-    const b = pairedExecBootstrap(paired['fork-exit'], paired['exec-dynamic'], paired['exec-static'], seed);
-    execveAlone = {
-      dynamic: { medianNs: dyn.medianNs - base.medianNs, ciLowNs: b.dynamic[0], ciHighNs: b.dynamic[1], minNs: dyn.minNs - base.minNs },
-      static: { medianNs: stat.medianNs - base.medianNs, ciLowNs: b.static[0], ciHighNs: b.static[1], minNs: stat.minNs - base.minNs },
-    };
-    const sAlone = stat.medianNs - base.medianNs;
-    if (sAlone > 0)
-      dynamicOverStatic = { ratio: (dyn.medianNs - base.medianNs) / sAlone, low: b.ratio?.[0] ?? null, high: b.ratio?.[1] ?? null, confidence: b.confidence };
+  const dyn = execveAloneOf(ms, 'exec-dynamic', base, series['exec-dynamic'], stat, seed);
+  const summary: ExecSummary = {
+    series,
+    execveAlone: { dynamic: dyn?.middle ?? null, static: dyn?.static ?? null },
+    dynamicOverStatic: dyn?.ratio ?? null,
+    fileBytes,
+    ld: summarizeLdStatistics(ldRuns),
+    ldFailures,
+    cyclesPerUs,
+  };
+  if (userTarget) {
+    const mine = summarizeSeries(ms, 'exec-target', seed);
+    const t = execveAloneOf(ms, 'exec-target', base, mine, stat, seed);
+    summary.execveAlone.static = t?.static ?? null;
+    summary.target = { ...userTarget, series: mine, execveAlone: t?.middle ?? null, overStatic: t?.ratio ?? null };
   }
-  return { series, execveAlone, dynamicOverStatic, fileBytes, ld: summarizeLdStatistics(ldRuns), ldFailures, cyclesPerUs };
+  return summary;
 }
 
 /** On x86-64 ld.so counts rdtsc ticks; with constant_tsc their rate is the nominal clock /proc/cpuinfo reports. */
@@ -154,13 +192,41 @@ function execWarnings(run: { measurements: Measurement[]; summary: ExecSummary; 
   return w;
 }
 
+/** A --target run: the user's program beside fork+_exit and the static `return 0` program. */
+function targetView(s: ExecSummary, p: ExecParams): Block[] {
+  const t = s.target!;
+  const row = (k: string, label: string, x: SeriesSummary | null) =>
+    x ? [k, label, String(x.n), fmtUs(x.minNs), fmtUsCi(x.medianNs, x.ciLowNs, x.ciHighNs), fmtUs(x.p90Ns)] : [k, label, '0', '—', 'failed', '—'];
+  const alone = (x: ExecveAlone | null) => (x ? fmtUsCi(x.medianNs, x.ciLowNs, x.ciHighNs) : '—');
+  const r = t.overStatic;
+  return [
+    heading(`target: ${targetCommandLine(t.path, t.args)}`),
+    note('your program, started with fork + execve (your environment, /dev/null as stdin, stdout and stderr) and run to its exit'),
+    blank,
+    heading(`µs per launch (${p.iterations} iterations × ${p.repeats} probe processes, the three in rotating order)`),
+    table(
+      ['series', 'what', 'n', 'min µs', 'median µs [95 % CI]', 'p90 µs'],
+      [
+        row('fork-exit', 'fork + _exit + waitpid (baseline)', s.series['fork-exit']),
+        row('exec-target', 'fork + execve + run + waitpid, your program', t.series),
+        row('exec-static', 'fork + execve + waitpid, static `return 0`', s.series['exec-static']),
+      ],
+      { leftAlign: [0, 1] },
+    ),
+    blank,
+    text(`your program minus fork-exit (execve, loading and its own run): ${alone(t.execveAlone)} µs; the static \`return 0\` program: ${alone(s.execveAlone.static)} µs`),
+    ...(r ? [text(`your program ÷ the static \`return 0\` program (both minus fork-exit): ${fmtRatio(r.ratio)}${r.low !== null && r.high !== null ? ` [${fmtRatio(r.low)}–${fmtRatio(r.high)}]` : ''}`)] : []),
+  ];
+}
+
 export const execExperiment: Experiment<ExecParams, ExecSummary> = {
   name: 'exec',
+  acceptsTarget: true,
   article: '004',
   summaryLine: 'fork+execve+wait of a `return 0` program, dynamic vs static, against fork+_exit; ld.so statistics',
   cases: ['exec'],
   identity: ['method', 'target'],
-  series: EXEC_SERIES,
+  series: ['fork-exit', 'exec-dynamic', 'exec-target', 'exec-static'],
   valueOrder: {},
   unit: MICROSECONDS_PER_CALL,
   presets: {
@@ -182,6 +248,7 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
       warmup: parseInteger('--warmup', str(raw, 'warmup', DEFAULTS.warmup), 0, 100_000),
       repeats: parseInteger('--repeats', str(raw, 'repeats', DEFAULTS.repeats), 1, 1000),
       ldRuns: parseInteger('--ld-runs', str(raw, 'ldRuns', DEFAULTS.ldRuns), 0, 1000),
+      ...targetParams(raw),
     };
   },
 
@@ -192,19 +259,23 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
 
   async run(p, ctx) {
     const fileBytes = { dynamic: statSync(ctx.native.targetDynamic).size, static: statSync(ctx.native.targetStatic).size };
-    const fieldsOf: Record<ExecSeries, SeriesFields> = {
+    const user = p.target ? { path: p.target, args: p.targetArgs ?? [], fileBytes: statSync(p.target).size } : undefined;
+    const fieldsOf: Record<string, SeriesFields> = {
       'fork-exit': { identity: { method: 'fork-exit' }, observed: {} },
-      'exec-dynamic': { identity: { method: 'fork-exec', target: 'dynamic' }, observed: { fileBytes: fileBytes.dynamic } },
+      ...(user
+        ? { 'exec-target': { identity: { method: 'fork-exec', target: user.path }, observed: { fileBytes: user.fileBytes } } }
+        : { 'exec-dynamic': { identity: { method: 'fork-exec', target: 'dynamic' }, observed: { fileBytes: fileBytes.dynamic } } }),
       'exec-static': { identity: { method: 'fork-exec', target: 'static' }, observed: { fileBytes: fileBytes.static } },
     };
     const { measurements, complete } = await sweep({
       configs: [{}],
       repeats: p.repeats,
       ctx,
-      label: () => 'fork-exit, exec-dynamic, exec-static',
+      label: () => (user ? 'fork-exit, exec-target, exec-static' : 'fork-exit, exec-dynamic, exec-static'),
       job: () => ({
         caseName: 'exec',
-        args: { 'target-dynamic': ctx.native.targetDynamic, 'target-static': ctx.native.targetStatic },
+        args: { ...(user ? { 'user-target': user.path } : { 'target-dynamic': ctx.native.targetDynamic }), 'target-static': ctx.native.targetStatic },
+        ...(user ? { restArgs: user.args } : {}),
         plan: batchedPlan(p.warmup, p.iterations, 100),
         timeoutMs: 30_000 + (p.iterations + p.warmup) * 30,
       }),
@@ -212,7 +283,8 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
     });
     const ldRuns: LdStatistics[] = [];
     const ldFailures: string[] = [];
-    for (let i = 0; i < p.ldRuns && !ctx.signal.aborted; i++) {
+    // ld.so's statistics are of the built-in dynamic target: not taken for --target.
+    for (let i = 0; i < (user ? 0 : p.ldRuns) && !ctx.signal.aborted; i++) {
       // The same empty environment the probe gives its targets, plus LD_DEBUG.
       const r = await runCommand(ctx.native.targetDynamic, [], { timeoutMs: 10_000, signal: ctx.signal, env: { LD_DEBUG: 'statistics' } });
       if (r.state === 'failed') ldFailures.push(r.why);
@@ -222,7 +294,7 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
         else ldFailures.push(parsed.reason);
       }
     }
-    const summary = summarizeExec(measurements, ctx.seed, fileBytes, ldRuns, ldFailures, readCyclesPerUs());
+    const summary = summarizeExec(measurements, ctx.seed, fileBytes, ldRuns, ldFailures, readCyclesPerUs(), user);
     const run: ExperimentRun<ExecSummary> = { experiment: 'exec', params: { ...p }, measurements, summary, warnings: [], complete: complete && !ctx.signal.aborted && measurements.length > 0 };
     run.warnings = execWarnings({ measurements, summary, params: p });
     return run;
@@ -231,6 +303,7 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
   view(run) {
     const s = run.summary;
     const p = run.params as unknown as ExecParams;
+    if (s.target) return targetView(s, p);
     const out: Block[] = [];
     const what: Record<ExecSeries, [string, number]> = {
       'fork-exit': ['fork + _exit + waitpid (baseline)', ARTICLE_004.forkExitUs],

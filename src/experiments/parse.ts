@@ -37,7 +37,7 @@ export function parseCpu(flag: string, raw: string | undefined, cpusAllowed: rea
   return cpu;
 }
 
-export function str(raw: Record<string, string | boolean | undefined>, key: string, def: string): string {
+export function str(raw: Record<string, string | boolean | string[] | undefined>, key: string, def: string): string {
   const v = raw[key];
   return typeof v === 'string' ? v : def;
 }

@@ -27,7 +27,7 @@ export function repeatOptions(d: RepeatDefaults): OptionSpec[] {
   ];
 }
 
-export function parseRepeatOptions(raw: Record<string, string | boolean | undefined>, repeats: number, d: RepeatDefaults): RepeatParams {
+export function parseRepeatOptions(raw: Record<string, string | boolean | string[] | undefined>, repeats: number, d: RepeatDefaults): RepeatParams {
   const maxRepeats = parseInteger('--max-repeats', str(raw, 'maxRepeats', String(Math.min(1000, repeats + d.extraRepeats))), 1, 1000);
   if (maxRepeats < repeats) throw new UsageError('--max-repeats', `must be at least --repeats (${repeats}), got ${maxRepeats}`);
   const ci = str(raw, 'repeatsCi', d.repeatsCi).trim();

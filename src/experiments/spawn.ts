@@ -12,6 +12,7 @@ import { measurementsFrom, pooledStats } from './measure.js';
 import { parseChoiceList, parseInteger, parseIntegerList, str } from './parse.js';
 import { fmtUs, fmtUsCi } from '../text/format.js';
 import { blank, heading, note, table, type Block } from './view.js';
+import { targetCommandLine, targetParams } from './target.js';
 import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
 
 export const METHODS = ['fork-exec', 'vfork-exec', 'posix-spawn', 'clone-vfork', 'fork-exit'] as const;
@@ -31,6 +32,10 @@ export interface SpawnParams extends RepeatParams {
   ciTarget: number;
   /** Time budget per probe in ms for the timed iterations (setup excluded); 0 = none. */
   budgetMs: number;
+  /** --target: the user's program (absolute path) started instead of the built-in `return 0` target; absent: built-in. */
+  target?: string;
+  /** --target's arguments. */
+  targetArgs?: string[];
 }
 
 export interface SpawnCell {
@@ -166,10 +171,11 @@ function warningsFor(run: { measurements: Measurement[]; summary: SpawnSummary }
 
 export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
   name: 'spawn',
+  acceptsTarget: true,
   article: '000',
   summaryLine: 'fork+exec vs vfork+exec vs posix_spawn (and clone, fork+_exit) as the parent RSS grows, THP on/off',
   cases: ['spawn'],
-  identity: ['method', 'rssMb', 'thp'],
+  identity: ['method', 'rssMb', 'thp', 'target'],
   series: METHODS,
   valueOrder: { method: METHODS, thp: THP_MODES },
   unit: MICROSECONDS_PER_CALL,
@@ -210,6 +216,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
       ciTarget: ciPercent / 100,
       budgetMs: parseInteger('--budget-ms', str(raw, 'budgetMs', DEFAULTS.budgetMs), 0, 86_400_000),
       ...parseRepeatOptions(raw, repeats, DEFAULTS),
+      ...targetParams(raw),
     };
   },
 
@@ -254,7 +261,8 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
         });
         const job = {
           caseName: 'spawn',
-          args: { method: c.method, 'rss-mb': c.rssMb, thp: c.thp, target: ctx.native.targetStatic },
+          args: { method: c.method, 'rss-mb': c.rssMb, thp: c.thp, ...(p.target ? { 'user-target': p.target } : { target: ctx.native.targetStatic }) },
+          ...(p.target ? { restArgs: p.targetArgs ?? [] } : {}),
           plan,
           timeoutMs: 30_000 + c.rssMb * 40 + (p.budgetMs === 0 ? p.iterations * 200 : p.budgetMs * 4),
         };
@@ -264,7 +272,8 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
       measure: (c, result, repeat, job) => {
         const hugePagesKb = typeof result.info.hugePagesKb === 'number' ? result.info.hugePagesKb : null;
         const stopReason = plans.get(job)?.stopReason() ?? null;
-        return measurementsFrom(result, { method: c.method, rssMb: c.rssMb, thp: c.thp }, { hugePagesKb, stopReason }, repeat, [c.method], ctx.seed);
+        const target: Record<string, string> = p.target && c.method !== 'fork-exit' ? { target: p.target } : {};
+        return measurementsFrom(result, { method: c.method, rssMb: c.rssMb, thp: c.thp, ...target }, { hugePagesKb, stopReason }, repeat, [c.method], ctx.seed);
       },
     });
     const summary = summarizeSpawn(measurements, ctx.seed);
@@ -274,7 +283,14 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
   },
 
   view(run) {
+    const p = run.params as unknown as SpawnParams;
     const out: Block[] = [];
+    if (p.target)
+      out.push(
+        heading(`target: ${targetCommandLine(p.target, p.targetArgs ?? [])}`),
+        note('your program, started with your environment and /dev/null as stdin, stdout and stderr; each figure is spawn + run to its exit + wait'),
+        blank,
+      );
     const methods = [...new Set(run.summary.cells.map((x) => x.method))];
     for (const thp of THP_MODES) {
       const cells = run.summary.cells.filter((x) => x.thp === thp);
@@ -291,7 +307,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
           return hp.length ? `${Math.round(median(hp) / 1024)} MB` : '—';
         })(),
       ]);
-      out.push(heading(`THP ${thp}: median µs per spawn+wait [95 % CI]`));
+      out.push(heading(`THP ${thp}: median µs per spawn+wait${p.target ? ` of ${p.target}` : ''} [95 % CI]`));
       out.push(table(['parent RSS', ...methods, 'huge pages'], rows));
       if (rss.length > 1) out.push(blank, { kind: 'latency-chart', points: cells, order: METHODS, width: 64, height: 9 });
       out.push(blank);

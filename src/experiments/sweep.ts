@@ -10,6 +10,8 @@ export interface ProbeJob {
   command?: readonly string[];
   caseName: string;
   args: Record<string, string | number>;
+  /** The user's program's arguments, after "--" (see ProbeRequest.restArgs). */
+  restArgs?: readonly string[];
   plan: SamplingPlan;
   timeoutMs: number;
 }
@@ -93,6 +95,7 @@ export async function sweep<C>(o: SweepOptions<C>): Promise<SweepResult> {
       ...(command ? { command } : {}),
       caseName: job.caseName,
       args,
+      ...(job.restArgs ? { restArgs: job.restArgs } : {}),
       plan: job.plan,
       timeoutMs: job.timeoutMs,
       signal: o.ctx.signal,

@@ -73,6 +73,9 @@ export interface RunContext {
 /** Bad input: names the flag and the problem (the one error type lives in src/errors.ts). */
 export { UsageError } from '../errors.js';
 
+/** The options as the command line gave them: strings, switches, and the positional arguments (targetArgs). */
+export type CommandOptions = Record<string, string | boolean | string[] | undefined>;
+
 /** A command-line option of an experiment: flag, description with unit and default. */
 export interface OptionSpec {
   flags: string;
@@ -134,7 +137,9 @@ export interface Experiment<P, S> {
    */
   figureKeys?: readonly string[] | null;
   /** From the raw option strings to typed parameters; throws UsageError naming the flag. No work. */
-  parse(raw: Record<string, string | boolean | undefined>): P;
+  parse(raw: CommandOptions): P;
+  /** Takes --target PROGRAM [ARGS…]: the user's program instead of the built-in `return 0` target (raw.target, raw.targetArgs). */
+  acceptsTarget?: boolean;
   /** Checks what the machine allows (memory, limits) before anything is started; throws UsageError. */
   preflight(params: P): Warning[];
   run(params: P, ctx: RunContext): Promise<ExperimentRun<S>>;

@@ -53,6 +53,8 @@ export interface ProbeRequest {
   command?: readonly string[];
   caseName: string;
   args: Record<string, string | number>;
+  /** Passed after "--", as they are: the arguments of the user's program (user-target=PATH). */
+  restArgs?: readonly string[];
   plan: SamplingPlan;
   timeoutMs: number;
   signal?: AbortSignal;
@@ -89,7 +91,7 @@ export function runProbe(req: ProbeRequest): Promise<ProbeResult> {
   installExitCleanup();
   const args: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.args)) args[k] = String(v);
-  const argv = [req.caseName, ...Object.entries(args).map(([k, v]) => `${k}=${v}`)];
+  const argv = [req.caseName, ...Object.entries(args).map(([k, v]) => `${k}=${v}`), ...(req.restArgs?.length ? ['--', ...req.restArgs] : [])];
   const started = performance.now();
   const info: Record<string, InfoValue> = {};
   const measured = new Map<string, SeriesData>();
