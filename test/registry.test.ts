@@ -4,7 +4,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { EXPERIMENTS, EXPERIMENT_NAMES, findExperiment, presetFor } from '../src/experiments/index.js';
-import { nativePaths } from '../src/runner/paths.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { nativePaths, PACKAGE_ROOT } from '../src/runner/paths.js';
 import { parseLine } from '../src/runner/protocol.js';
 import { articleExperiments, loadPublished } from '../src/reference/published.js';
 import { splitConfiguration } from '../src/document/run.js';
@@ -16,8 +18,9 @@ test('every case an experiment starts is compiled into the probe (its hello list
   assert.ok(hello.ok && hello.message.type === 'hello' && hello.message.cases, r.stdout);
   const cases = hello.message.cases;
   for (const e of EXPERIMENTS) {
-    assert.ok(e.cases.length > 0, `${e.name} names its cases`);
+    assert.ok(e.cases.length > 0 || (e.drivers?.length ?? 0) > 0, `${e.name} names its cases or drivers`);
     for (const c of e.cases) assert.ok(cases.includes(c), `${e.name}: case ${c} is not in the probe (${cases.join(', ')})`);
+    for (const d of e.drivers ?? []) assert.ok(existsSync(join(PACKAGE_ROOT, 'drivers', d)), `${e.name}: driver ${d} is not in drivers/`);
   }
 });
 

@@ -9,6 +9,7 @@ import { execExperiment } from './exec.js';
 import { pagetablesExperiment } from './pagetables.js';
 import { vmaExperiment } from './vma.js';
 import { deadlockExperiment } from './deadlock.js';
+import { runtimesExperiment } from './runtimes.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds experiments of every parameter and summary type
 export type AnyExperiment = Experiment<any, any>;
@@ -21,6 +22,7 @@ export const EXPERIMENTS: readonly AnyExperiment[] = [
   pagetablesExperiment,
   vmaExperiment,
   deadlockExperiment,
+  runtimesExperiment,
 ];
 
 export const EXPERIMENT_NAMES: readonly string[] = EXPERIMENTS.map((e) => e.name);

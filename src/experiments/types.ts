@@ -116,6 +116,8 @@ export interface Experiment<P, S> {
   summaryLine: string;
   /** The probe cases it starts (native/case_NAME.c registers each with FL_CASE). */
   cases: readonly string[];
+  /** Programs in drivers/ it starts in the probe's place (they speak the probe protocol); absent: none. */
+  drivers?: readonly string[];
   /**
    * Every key a measurement's `identity` may carry (in the order the JSON document writes them). Any other
    * field of a configuration was observed. Stored documents are read with this list (src/document/).

@@ -9,6 +9,7 @@ import {
   type ClaimVerdict, type Group, type GroupStats, type PublishedComparison,
 } from './charts.js';
 import { asciiChart } from './ascii-chart.js';
+import { runtimesTables } from './runtimes.js';
 import { mdCell, mdCode, mdFence, mdLine, mdText } from './escape.js';
 
 export { mdCell } from './escape.js';
@@ -141,6 +142,8 @@ export function reportTables(doc: RunDocument): ReportTable[] {
       if (timed.length) out.push(timingTable('Timings', timed, 1000, 'µs'));
       return out;
     }
+    case 'runtimes':
+      return runtimesTables(doc) ?? [genericTable(doc)];
     default:
       return [genericTable(doc)];
   }

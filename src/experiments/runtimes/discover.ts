@@ -1,6 +1,7 @@
 // Finds the runtimes on this machine: on PATH, in pyenv's versions, in /usr/lib/jvm, and those given with
 // --runtime NAME=PATH; reads each one's version by running it. Absent runtimes are listed with the command
 // that adds them, never an error.
+import { setMaxListeners } from 'node:events';
 import { accessSync, constants, readdirSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { runCommand } from '../../runner/command.js';
@@ -196,6 +197,20 @@ async function discoverOne(family: Family, exe: string | null, origin: FoundRunt
 
 export async function discoverRuntimes(o: DiscoverOptions = {}): Promise<RuntimeEntry[]> {
   const env = o.env ?? process.env;
+  // Every candidate is run at once, each listening for cancellation: one relay signal, not N listeners on the caller's.
+  const relay = new AbortController();
+  setMaxListeners(256, relay.signal);
+  const cancel = () => relay.abort();
+  if (o.signal?.aborted) relay.abort();
+  o.signal?.addEventListener('abort', cancel, { once: true });
+  try {
+    return await discoverAll({ ...o, signal: relay.signal }, env);
+  } finally {
+    o.signal?.removeEventListener('abort', cancel);
+  }
+}
+
+async function discoverAll(o: DiscoverOptions, env: NodeJS.ProcessEnv): Promise<RuntimeEntry[]> {
   const groups = await Promise.all(
     FAMILIES.map(async (spec): Promise<RuntimeEntry[]> => {
       switch (spec.family) {

@@ -2,7 +2,7 @@
 import { isExecutable } from './discover.js';
 import { ALL_VARIANTS, FAMILIES, familyOfName, type Family } from './registry.js';
 import { parseInteger, parseIntegerList, str } from '../parse.js';
-import { UsageError, type OptionSpec } from '../types.js';
+import { UsageError, type OptionSpec, type Presets } from '../types.js';
 
 export interface RuntimesParams {
   heapMb: number[];
@@ -24,9 +24,18 @@ export interface RuntimesParams {
   quick: boolean;
 }
 
-const DEFAULTS = { heapMb: '0,256,1024', iterations: '200', warmup: '3', repeats: '2', ciTarget: '5', budgetMs: '300' };
+// One fresh process per configuration keeps the default run with every runtime under three minutes (a JVM
+// compiling the driver at each start is most of it); --repeats 3 makes the intervals carry the spread between processes.
+const DEFAULTS = { heapMb: '0,256,1024', iterations: '200', warmup: '3', repeats: '1', ciTarget: '5', budgetMs: '300' };
 /** --quick: two heap sizes, one process each, a shorter budget. */
 const QUICK = { heapMb: '0,256', iterations: '100', warmup: '2', repeats: '1', ciTarget: '5', budgetMs: '150' };
+
+/** Not an article's experiment (`reproduce` does not run it): its presets are the command's default and --quick. */
+export const RUNTIMES_PRESETS: Presets = {
+  full: { ...DEFAULTS },
+  quick: { ...QUICK },
+  note: "no article: every runtime found, each of its ways of starting a child, article 000's claim per variant",
+};
 
 export const RUNTIMES_OPTIONS: OptionSpec[] = [
   { flags: '--heap-mb <list>', description: `the parent's heap in MB (MiB), comma-separated (default ${DEFAULTS.heapMb}; --quick ${QUICK.heapMb})` },

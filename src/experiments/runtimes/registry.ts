@@ -28,8 +28,11 @@ export interface FamilySpec {
   /** Heap kinds the driver can allocate (the first is the default); empty: no driver yet. */
   heapKinds: string[];
   variants: Variant[];
-  /** The driver command for one variant: executable, then arguments before the case name. */
-  driver?(exe: string, v: Variant, heapMb: number): string[];
+  /**
+   * The driver command for one variant: executable, then arguments before the case name. `untimed`: a run
+   * whose times are not recorded (the strace run), which may start faster.
+   */
+  driver?(exe: string, v: Variant, heapMb: number, untimed?: boolean): string[];
 }
 
 const v = (family: Family, caseName: string, label: string, extra: Partial<Variant> = {}): Variant => ({
@@ -71,7 +74,7 @@ export const FAMILIES: readonly FamilySpec[] = [
   {
     family: 'java',
     commands: ['java'],
-    install: 'apt-get install default-jre-headless',
+    install: 'apt-get install default-jdk-headless (the driver runs as a source file: a JDK, not a bare JRE)',
     heapKinds: ['byte-arrays'],
     variants: [
       v('java', 'default', 'new ProcessBuilder(target).start().waitFor()'),
@@ -79,9 +82,11 @@ export const FAMILIES: readonly FamilySpec[] = [
       v('java', 'fork', `ProcessBuilder with -D${MECHANISM}=FORK`, { jvmProperties: { [MECHANISM]: 'FORK' } }),
     ],
     // Source-file mode: the launcher compiles the driver in memory at start-up (before "ready", not timed).
-    driver: (exe, variant, heapMb) => [
+    driver: (exe, variant, heapMb, untimed) => [
       exe,
       `-Xmx${heapMb + 256}m`,
+      // Compiling the source with C1 alone halves a JVM's start-up; only where nothing is timed.
+      ...(untimed ? ['-XX:TieredStopAtLevel=1'] : []),
       ...Object.entries(variant.jvmProperties ?? {}).map(([k, x]) => `-D${k}=${x}`),
       join(DRIVERS_DIR, 'ForklabDriver.java'),
     ],
@@ -105,6 +110,9 @@ export function familySpec(f: Family): FamilySpec {
 }
 
 export const ALL_VARIANTS: readonly Variant[] = FAMILIES.flatMap((f) => f.variants);
+
+/** The driver files in drivers/, one per runtime that has one. */
+export const DRIVER_FILES: readonly string[] = ['node.mjs', 'python.py', 'ForklabDriver.java', 'perl.pl'];
 
 /** The family a --runtime name stands for, from how it begins ("python3.12" → python), or null. */
 export function familyOfName(name: string): Family | null {

@@ -67,14 +67,14 @@ export const FLAT_LIMIT = 0.25;
 
 /**
  * Judged with the interval: grows when even its low end adds more than FLAT_LIMIT of the cost at the
- * smallest heap over the range measured; flat when its high end adds no more than that (and its low end
- * takes no more away); unclear otherwise.
+ * smallest heap over the range measured; flat (does not grow) when even its high end adds no more than
+ * that; unclear when the interval reaches both sides of the limit.
  */
 export function growthVerdict(s: SlopeEstimate, heapRangeMb: number): GrowthVerdict {
   if (s.lowUsPerMb === null || s.highUsPerMb === null || s.fromUs <= 0 || heapRangeMb <= 0) return 'unclear';
   const low = (s.lowUsPerMb * heapRangeMb) / s.fromUs;
   const high = (s.highUsPerMb * heapRangeMb) / s.fromUs;
   if (low > FLAT_LIMIT) return 'grows';
-  if (high <= FLAT_LIMIT && low >= -FLAT_LIMIT) return 'flat';
+  if (high <= FLAT_LIMIT) return 'flat';
   return 'unclear';
 }

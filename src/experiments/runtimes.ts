@@ -1,0 +1,171 @@
+// Experiment "runtimes": what starting a process costs from Node, Python, Java and Perl — each runtime's
+// own ways of starting a child, timed inside the runtime by a small driver (drivers/) that speaks the
+// probe protocol — against the parent's heap, with the system call each one was seen to make.
+import { adaptivePlan } from '../runner/plans.js';
+import { readMemoryBudget } from '../env/memory.js';
+import { sweep } from './sweep.js';
+import { measurementsFrom } from './measure.js';
+import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type RunContext, type Warning } from './types.js';
+import { discoverRuntimes, which, type FoundRuntime, type RuntimeEntry } from './runtimes/discover.js';
+import { ALL_VARIANTS, DRIVER_FILES, FAMILIES, familySpec, type Variant } from './runtimes/registry.js';
+import { traceMechanism } from './runtimes/mechanism.js';
+import { mechanismEntry, summarizeCells, summarizeLines, type AbsentVariant, type RuntimesSummary, type VariantMechanism } from './runtimes/summary.js';
+import { parseRuntimes, RUNTIMES_OPTIONS, RUNTIMES_PRESETS, type RuntimesParams } from './runtimes/params.js';
+import { viewRuntimes } from './runtimes/render.js';
+
+export type { RuntimesParams } from './runtimes/params.js';
+export type { RuntimesSummary } from './runtimes/summary.js';
+
+const MIB = 1024 * 1024;
+
+interface Config {
+  runtime: FoundRuntime;
+  variant: Variant;
+  heapKind: string;
+  heapMb: number;
+}
+
+/** What to run: the selected runtimes (or those named), their variants (or those named) and heap kinds. */
+export function plan(entries: readonly RuntimeEntry[], p: RuntimesParams): { runs: { runtime: FoundRuntime; variants: Variant[]; heapKinds: string[] }[]; absent: AbsentVariant[]; warnings: Warning[] } {
+  const warnings: Warning[] = [];
+  const found = entries.filter((e): e is FoundRuntime => e.state === 'found');
+  const chosen = p.only ? found.filter((r) => p.only!.includes(r.name) || p.only!.includes(r.family) || r.origin === 'flag') : found.filter((r) => r.selected);
+  for (const name of p.only ?? [])
+    if (!found.some((r) => r.name === name || r.family === name))
+      warnings.push({ code: 'runtime-not-found', message: `--runtimes ${name}: no runtime of that name or family was found here; add it with --runtime ${name}=PATH` });
+  const absent: AbsentVariant[] = [];
+  const runs = chosen.map((runtime) => {
+    const spec = familySpec(runtime.family);
+    const variants = spec.variants.filter((v) => !p.variants || p.variants.includes(v.id) || p.variants.includes(v.caseName));
+    const available = variants.filter((v) => {
+      const why = runtime.unavailable[v.caseName];
+      if (why) absent.push({ runtime: runtime.name, variant: v.id, why });
+      return !why;
+    });
+    const heapKinds = spec.heapKinds.filter((k) => !p.heapKinds || p.heapKinds.includes(k));
+    return { runtime, variants: available, heapKinds: heapKinds.length ? heapKinds : spec.heapKinds.slice(0, 1) };
+  });
+  return { runs: runs.filter((r) => r.variants.length > 0), absent, warnings };
+}
+
+function driverArgs(c: Config, target: string): Record<string, string | number> {
+  return { target, 'heap-mb': c.heapMb, 'heap-kind': c.heapKind };
+}
+
+async function observeMechanisms(runs: ReturnType<typeof plan>['runs'], ctx: RunContext, strace: string): Promise<VariantMechanism[]> {
+  const out: VariantMechanism[] = [];
+  const all = runs.flatMap((r) => r.variants.map((variant) => ({ runtime: r.runtime, variant, heapKind: r.heapKinds[0]! })));
+  for (const [i, c] of all.entries()) {
+    if (ctx.signal.aborted) break;
+    ctx.progress.step(`strace ${c.runtime.name} ${c.variant.id}`, i, all.length);
+    const config: Config = { ...c, heapMb: 0 };
+    const result = await traceMechanism({
+      strace,
+      command: familySpec(c.runtime.family).driver!(c.runtime.path, c.variant, 0, true),
+      caseName: c.variant.caseName,
+      args: driverArgs(config, ctx.native.targetStatic),
+      target: ctx.native.targetStatic,
+      timeoutMs: c.runtime.family === 'java' ? 180_000 : 60_000,
+      signal: ctx.signal,
+    });
+    out.push(mechanismEntry(c.runtime.name, c.variant.id, result));
+  }
+  return out;
+}
+
+function warningsFor(run: ExperimentRun<RuntimesSummary>): Warning[] {
+  const w: Warning[] = [];
+  for (const m of run.measurements.filter((x) => x.state === 'failed'))
+    w.push({ code: 'driver-failed', message: `${m.identity.runtime} ${m.identity.variant} (${m.identity.heapKind}) at ${m.identity.heapMb} MB, repeat ${m.repeat}: ${m.failure}` });
+  for (const l of run.summary.lines.filter((x) => x.claimHolds === false))
+    w.push({
+      code: 'mechanism-mismatch',
+      message: `${l.runtime} ${l.variant} (${l.heapKind}): its observed mechanism predicts ${l.expected}, the measurement says ${l.verdict}. Rerun with more --repeats on a quieter machine before drawing a conclusion.`,
+    });
+  return w;
+}
+
+export const runtimesExperiment: Experiment<RuntimesParams, RuntimesSummary> = {
+  name: 'runtimes',
+  article: '000',
+  summaryLine: 'what starting a child costs from Node, Python, Java and Perl, against the heap, and which system call each makes',
+  cases: [],
+  drivers: DRIVER_FILES,
+  identity: ['runtime', 'variant', 'heapKind', 'heapMb'],
+  series: [...new Set(ALL_VARIANTS.map((v) => v.caseName))],
+  valueOrder: { variant: ALL_VARIANTS.map((v) => v.id), heapKind: [...new Set(FAMILIES.flatMap((f) => f.heapKinds))] },
+  unit: MICROSECONDS_PER_CALL,
+  presets: RUNTIMES_PRESETS,
+  options: RUNTIMES_OPTIONS,
+  figureKeys: ['runtime', 'variant', 'heapKind', 'heapMb'],
+  parse: parseRuntimes,
+
+  preflight(p) {
+    // The largest heap, what the runtime itself holds (a JVM's -Xmx margin, V8's object headers) and headroom.
+    const biggest = Math.max(...p.heapMb);
+    const needBytes = Math.ceil(biggest * 1.5) * MIB + 512 * MIB;
+    const budget = readMemoryBudget();
+    if (budget.fitBytes !== null && needBytes > budget.fitBytes)
+      throw new UsageError(
+        '--heap-mb',
+        `${biggest} MB does not fit: a runtime holding it needs about ${Math.ceil(needBytes / MIB)} MB and this machine can give about ${Math.floor(budget.fitBytes / MIB)} MB more. Use a smaller --heap-mb.`,
+      );
+    return [];
+  },
+
+  async run(p, ctx) {
+    ctx.progress.note('looking for runtimes');
+    const entries = await discoverRuntimes({ extra: p.extra, signal: ctx.signal });
+    const { runs, absent, warnings } = plan(entries, p);
+    const strace = p.strace ? which('strace', process.env) : null;
+    const mechanisms = strace ? await observeMechanisms(runs, ctx, strace) : [];
+    const mechanismsSkipped = !p.strace ? 'not traced (--no-strace)' : strace ? null : 'unknown (install strace)';
+    const configs: Config[] = runs.flatMap((r) =>
+      r.variants.flatMap((variant) => r.heapKinds.flatMap((heapKind) => p.heapMb.map((heapMb) => ({ runtime: r.runtime, variant, heapKind, heapMb })))),
+    );
+    const { measurements, complete } = await sweep({
+      configs,
+      repeats: p.repeats,
+      ctx,
+      label: (c) => `${c.runtime.name} ${c.variant.id} ${c.heapKind} heap=${c.heapMb} MB`,
+      job: (c) => ({
+        command: familySpec(c.runtime.family).driver!(c.runtime.path, c.variant, c.heapMb),
+        caseName: c.variant.caseName,
+        args: driverArgs(c, ctx.native.targetStatic),
+        plan: adaptivePlan({
+          warmupIterations: p.warmup,
+          batchIterations: 5,
+          minIterations: Math.min(15, p.iterations),
+          maxIterations: p.iterations,
+          targetCiFraction: p.ciTarget,
+          budgetMs: p.budgetMs === 0 ? Infinity : p.budgetMs,
+        }),
+        // Start-up (a JVM compiling the driver), building the heap, then the spawns themselves.
+        timeoutMs: 120_000 + c.heapMb * 60 + (p.budgetMs === 0 ? p.iterations * 500 : p.budgetMs * 10),
+      }),
+      measure: (c, result, repeat) => {
+        const rssKb = result.info.rssKb;
+        const identity = { runtime: c.runtime.name, variant: c.variant.id, heapKind: c.heapKind, heapMb: c.heapMb };
+        const observed = {
+          family: c.runtime.family,
+          runtimeVersion: typeof result.info.runtimeVersion === 'string' ? result.info.runtimeVersion : c.runtime.version,
+          rssMb: typeof rssKb === 'number' && rssKb >= 0 ? Math.round(rssKb / 1024) : null,
+        };
+        return measurementsFrom(result, identity, observed, repeat, [c.variant.caseName], ctx.seed);
+      },
+    });
+    const summary: RuntimesSummary = {
+      runtimes: entries,
+      absentVariants: absent,
+      mechanisms,
+      mechanismsSkipped,
+      cells: summarizeCells(measurements, ctx.seed),
+      lines: summarizeLines(measurements, mechanisms, ctx.seed),
+    };
+    const run: ExperimentRun<RuntimesSummary> = { experiment: 'runtimes', params: { ...p }, measurements, summary, warnings: [], complete: complete && !ctx.signal.aborted };
+    run.warnings = [...warnings, ...warningsFor(run)];
+    return run;
+  },
+
+  view: (run) => viewRuntimes(run),
+};

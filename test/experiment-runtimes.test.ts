@@ -1,0 +1,95 @@
+// "runtimes": a Node-only run end to end (the other runtimes are optional on a user's machine), its
+// summary's shape, the mechanism observed when strace is there, and the slope/verdict logic on made data.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { plan, runtimesExperiment } from '../src/experiments/runtimes.js';
+import { parseRuntimes } from '../src/experiments/runtimes/params.js';
+import type { RuntimeEntry } from '../src/experiments/runtimes/discover.js';
+import { which } from '../src/experiments/runtimes/discover.js';
+import { growthVerdict, heapSlope } from '../src/experiments/runtimes/slope.js';
+import { forklabChildrenOf } from './helpers/procs.js';
+import { testContext } from './helpers/context.js';
+import { renderView } from '../src/report/terminal.js';
+
+test('a Node-only run: every configuration measured, the mechanism observed, a verdict per variant', { timeout: 300_000 }, async () => {
+  const p = runtimesExperiment.parse({ runtimes: 'node', variants: 'node/spawn,node/spawnSync', heapKinds: 'buffers', heapMb: '0,8', repeats: '1', iterations: '6', warmup: '1', budgetMs: '0', ciTarget: '0' });
+  runtimesExperiment.preflight(p);
+  const run = await runtimesExperiment.run(p, testContext());
+  assert.equal(run.complete, true, JSON.stringify(run.warnings));
+  assert.equal(run.measurements.length, 4);
+  for (const m of run.measurements) {
+    assert.equal(m.state, 'ok', m.failure ?? '');
+    assert.equal(m.samplesNs.length, 6);
+    assert.equal(m.observed.family, 'node');
+    assert.equal(m.observed.runtimeVersion, process.versions.node);
+    assert.equal(m.identity.heapKind, 'buffers');
+    assert.equal(typeof m.observed.rssMb, 'number');
+  }
+  const s = run.summary;
+  assert.equal(s.cells.length, 4);
+  assert.equal(s.lines.length, 2);
+  for (const l of s.lines) {
+    assert.ok(l.slope, 'two heap sizes give a slope');
+    assert.ok(['flat', 'grows', 'unclear'].includes(l.verdict));
+  }
+  // Absent runtimes are listed, not errors; the other families were not run.
+  assert.ok(s.runtimes.some((e) => e.family === 'node' && e.state === 'found'));
+  assert.ok(run.measurements.every((m) => m.observed.family === 'node'));
+  if (which('strace', process.env)) {
+    assert.equal(s.mechanismsSkipped, null);
+    assert.equal(s.mechanisms.length, 2);
+    for (const m of s.mechanisms) assert.equal(m.result.state, 'observed', m.text);
+  } else {
+    assert.equal(s.mechanismsSkipped, 'unknown (install strace)');
+  }
+  const text = renderView(runtimesExperiment.view(run), { color: false });
+  assert.match(text, /node\/spawnSync/);
+  assert.match(text, /absent|measured/);
+  assert.deepEqual(forklabChildrenOf(process.pid), [], 'no driver or target left behind');
+});
+
+test('--no-strace says the mechanism was not traced', { timeout: 120_000 }, async () => {
+  const p = runtimesExperiment.parse({ runtimes: 'node', variants: 'spawnSync', heapKinds: 'buffers', heapMb: '0', repeats: '1', iterations: '3', warmup: '0', strace: false });
+  const run = await runtimesExperiment.run(p, testContext());
+  assert.equal(run.summary.mechanismsSkipped, 'not traced (--no-strace)');
+  assert.deepEqual(run.summary.mechanisms, []);
+  assert.equal(run.summary.lines[0]!.verdict, 'one-heap');
+  assert.equal(run.summary.lines[0]!.claimHolds, null);
+});
+
+test('a heap that does not fit is refused before anything starts', () => {
+  const p = runtimesExperiment.parse({ heapMb: String(1 << 20) });
+  assert.throws(() => runtimesExperiment.preflight(p), /--heap-mb: 1048576 MB does not fit/);
+});
+
+test('slope and verdict: flat, grows and unclear are told apart by the interval', () => {
+  const flat = [0, 256, 1024].map((heapMb, i) => ({ heapMb, repeats: [Array.from({ length: 40 }, (_, j) => 1000 + ((i * 7 + j * 13) % 20))] }));
+  const f = heapSlope(flat, { seed: 1 })!;
+  assert.equal(growthVerdict(f, 1024), 'flat');
+  const grows = [0, 256, 1024].map((heapMb) => ({ heapMb, repeats: [Array.from({ length: 40 }, (_, j) => 1000 + heapMb * 50 + (j % 7))] }));
+  const g = heapSlope(grows, { seed: 1 })!;
+  assert.ok(Math.abs(g.slopeUsPerMb - 50) < 1);
+  assert.ok(g.lowUsPerMb! <= g.slopeUsPerMb && g.slopeUsPerMb <= g.highUsPerMb!);
+  assert.equal(growthVerdict(g, 1024), 'grows');
+  // Two wildly different processes at each size: the interval spans flat and growing.
+  const noisy = [0, 1024].map((heapMb) => ({ heapMb, repeats: [Array(20).fill(1000), Array(20).fill(heapMb ? 5000 : 1000)] }));
+  assert.equal(growthVerdict(heapSlope(noisy, { seed: 1 })!, 1024), 'unclear');
+  assert.equal(heapSlope([{ heapMb: 0, repeats: [[1, 2, 3]] }], { seed: 1 }), null, 'one heap size gives no slope');
+});
+
+test('the plan leaves out a variant its runtime cannot run, and says why', () => {
+  const entries: RuntimeEntry[] = [
+    { state: 'found', name: 'node20', family: 'node', path: '/x/node', version: '20.1.0', selected: true, origin: 'this-node', unavailable: { 'forklab-spawn': 'not importable' } },
+    { state: 'found', name: 'python3.9', family: 'python', path: '/x/py', version: '3.9.1', selected: false, origin: 'pyenv', unavailable: {} },
+    { state: 'absent', family: 'java', install: 'apt-get install default-jre-headless' },
+  ];
+  const all = plan(entries, parseRuntimes({}));
+  assert.deepEqual(all.runs.map((r) => r.runtime.name), ['node20'], 'an interpreter found but not selected is not run');
+  assert.deepEqual(all.runs[0]!.variants.map((v) => v.id), ['node/spawn', 'node/spawnSync']);
+  assert.deepEqual(all.runs[0]!.heapKinds, ['buffers', 'objects']);
+  assert.deepEqual(all.absent, [{ runtime: 'node20', variant: 'node/forklab-spawn', why: 'not importable' }]);
+  const named = plan(entries, parseRuntimes({ runtimes: 'python3.9,ruby', heapKinds: 'bytearray' }));
+  assert.deepEqual(named.runs.map((r) => r.runtime.name), ['python3.9']);
+  assert.deepEqual(named.warnings.map((w) => w.code), ['runtime-not-found']);
+});
+
