@@ -2,7 +2,9 @@
  * region like the probe, then runs a tight loop of N launches and prints the mean per call in ns:
  *   forklab-loop METHOD RSS_MB THP N TARGET [WARMUP]  ->  {"meanNs":...,"iterations":N}
  * WARMUP launches (default 0) run first, untimed, as the probe's warm-up does.
- * METHOD is a launch method of the spawn case, or "thread" (pthread_create+join of an empty thread). 
+ * METHOD is a launch method of the spawn case, "thread" (pthread_create+join of an empty thread), or "cow":
+ * fork, the child times one write to every page of the region (the copy-on-write faults) and sends the time
+ * through a pipe; meanNs is then per page, the parent writes every page again (untimed) before the next fork. 
  * No per-iteration timing, no protocol, no pipes. */
 #include "region.h"
 
@@ -43,6 +45,33 @@ static void die(const char *what) {
     exit(2);
 }
 
+static fl_region region;
+
+/* The "cow" iteration: returns the child's first-write pass in ns. */
+static double cow_once(void) {
+    fl_region_touch(&region); /* the parent takes every page back as private and writable */
+    int fds[2];
+    if (pipe(fds) != 0) die("pipe");
+    pid_t pid = fork();
+    if (pid < 0) die("fork");
+    if (pid == 0) {
+        static unsigned char v;
+        v++;
+        double t0 = now_ns();
+        for (size_t off = 0; off < region.bytes; off += 4096) ((volatile unsigned char *)region.base)[off] = v;
+        double ns = now_ns() - t0;
+        _exit(write(fds[1], &ns, sizeof ns) == (ssize_t)sizeof ns ? 0 : 1);
+    }
+    close(fds[1]);
+    double ns = -1;
+    ssize_t got = read(fds[0], &ns, sizeof ns);
+    close(fds[0]);
+    int status;
+    if (waitpid(pid, &status, 0) != pid) die("waitpid");
+    if (got != (ssize_t)sizeof ns || !WIFEXITED(status) || WEXITSTATUS(status) != 0) { fprintf(stderr, "forklab-loop: cow child failed\n"); exit(2); }
+    return ns;
+}
+
 /* One launch of method m (or one thread create+join), reaped and checked; exits on any failure. */
 static void launch_once(int m, const char *method) {
     if (m == 5) {
@@ -76,7 +105,6 @@ int main(int argc, char **argv) {
     enum fl_thp thp = strcmp(argv[3], "on") == 0 ? FL_THP_ON : strcmp(argv[3], "off") == 0 ? FL_THP_OFF : FL_THP_DEFAULT;
     long n = atol(argv[4]);
     target_argv[0] = argv[5];
-    fl_region region;
     const char *call;
     if (fl_region_map(&region, (size_t)rss_mb << 20, thp, &call) != 0) die(call);
     char *stack = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -84,9 +112,17 @@ int main(int argc, char **argv) {
     stack_top = stack + 65536;
     int m = strcmp(method, "fork-exec") == 0 ? 0 : strcmp(method, "vfork-exec") == 0 ? 1
           : strcmp(method, "posix-spawn") == 0 ? 2 : strcmp(method, "clone-vfork") == 0 ? 3
-          : strcmp(method, "fork-exit") == 0 ? 4 : strcmp(method, "thread") == 0 ? 5 : -1;
+          : strcmp(method, "fork-exit") == 0 ? 4 : strcmp(method, "thread") == 0 ? 5 : strcmp(method, "cow") == 0 ? 6 : -1;
     if (m < 0) { fprintf(stderr, "forklab-loop: unknown method %s\n", method); return 2; }
     long warmup = argc == 7 ? atol(argv[6]) : 0;
+    if (m == 6) {
+        if (region.bytes == 0) { fprintf(stderr, "forklab-loop: cow needs RSS_MB > 0\n"); return 2; }
+        for (long i = 0; i < warmup; i++) cow_once();
+        double total = 0;
+        for (long i = 0; i < n; i++) total += cow_once();
+        printf("{\"meanNs\":%.3f,\"iterations\":%ld,\"perPage\":true}\n", total / ((double)n * (double)(region.bytes / 4096)), n);
+        return 0;
+    }
     for (long i = 0; i < warmup; i++) launch_once(m, method);
     double t0 = now_ns();
     for (long i = 0; i < n; i++) launch_once(m, method);

@@ -33,14 +33,20 @@ test('memory preflight: an --rss that does not fit is refused before anything ru
 });
 
 test('the pairs of create and exec compare each probe series with a loop of the same operation', () => {
-  const p = parseSelfcheck({ ...DEFAULTS, suites: 'create,exec' }, null);
+  const p = parseSelfcheck({ ...DEFAULTS, suites: 'create,exec,cow' }, null);
   const pairs = selfcheckPairs(p);
   assert.deepEqual(pairs.map((x) => [x.label, x.probe(NATIVE).caseName, x.probe(NATIVE).series, x.loop(NATIVE, 9)[0], x.loop(NATIVE, 9)[4]]), [
     ['create thread', 'create', 'thread', 'thread', 'ts'],
     ['create fork', 'create', 'fork', 'fork-exit', 'ts'],
     ['exec dynamic', 'exec', 'exec-dynamic', 'fork-exec', 'td'],
     ['exec static', 'exec', 'exec-static', 'fork-exec', 'ts'],
+    ['cow first write per page 64 MB THP off', 'cow', 'fork', 'cow', 'ts'],
   ]);
+  const cow = pairs.at(-1)!;
+  assert.equal(cow.calls!(200), 10);
+  const figure = cow.probe(NATIVE).figure!;
+  assert.equal(figure({ series: 'fork', samplesNs: [1, 1], columns: { firstWriteNs: [3000, 5000] } }, { pages: 4 }), 1000, 'mean first-write pass ÷ pages');
+  assert.equal(figure({ series: 'fork', samplesNs: [1], columns: {} }, { pages: 4 }), null);
 });
 
 function cell(label: string, probe: number[], loop: number[], failures: string[] = []): Cell {
