@@ -9,7 +9,8 @@ import { pathToFileURL } from 'node:url';
 import type { RunDocument } from '../src/report/document.js';
 import { renderHtml } from '../src/report/html.js';
 import { chartsFor, publishedCharts } from '../src/report/charts.js';
-import { publishedComparisons } from '../src/cli/report.js';
+import { runConclusions } from '../src/report/judged.js';
+import { loadPublished } from '../src/reference/published.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'];
@@ -23,15 +24,12 @@ const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install it 
 test('the HTML report renders offline in Chromium: charts with their series, no error, no request', { skip, timeout: 60_000 }, async () => {
   const { chromium } = await import('playwright-core');
   const doc = fixture('spawn');
-  const comparisons = publishedComparisons(doc, [
-    { id: 'p1', article: '000', experiment: 'spawn', series: { method: 'fork-exec', rssMb: 0, thp: 'off' }, statistic: 'mean', value: 175, unit: 'us' },
-    { id: 'p2', article: '000', experiment: 'spawn', series: { method: 'vfork-exec', rssMb: 0, thp: 'off' }, statistic: 'mean', value: 155, unit: 'us' },
-  ]);
+  const { comparisons, verdicts } = runConclusions(doc, loadPublished());
   const expected = [...chartsFor(doc), ...publishedCharts(comparisons)].map((c) => c.id);
   const html = await renderHtml({
     doc,
     comparisons,
-    verdicts: [{ claimId: '000.vfork-flat', statement: 'vfork+exec is flat over RSS', verdict: 'holds', detail: 'within 25 %' }],
+    verdicts,
   });
   const dir = mkdtempSync(join(tmpdir(), 'forklab-report-browser-'));
   const file = join(dir, 'report.html');
@@ -87,7 +85,10 @@ test('the HTML report renders offline in Chromium: charts with their series, no 
     assert.ok(spawn.marks >= 12 + 6, `spawn chart marks: ${spawn.marks}`);
     const published = charts.find((c) => c.id === 'published-0')!;
     assert.deepEqual(published.legend, ['article 000', 'this machine']);
-    assert.equal(await page.locator('span.badge.holds').count(), 1);
+    // Every verdict of the claims this run can judge is on the page, each with its badge.
+    assert.ok(verdicts.length > 0, 'the spawn run judges some claim');
+    assert.equal(await page.locator('span.badge').count(), verdicts.length);
+    for (const v of verdicts) assert.equal(await page.locator(`span.badge.${v.verdict}`).count() > 0, true, v.verdict);
     assert.equal(await page.locator('table').count() >= 4, true);
 
     assert.deepEqual(errors, [], 'no console error or warning');

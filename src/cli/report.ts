@@ -4,7 +4,9 @@ import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { checkWritable, writeFileAtomic, DOCUMENT_SCHEMA, type RunDocument } from '../report/document.js';
-import { configLabel, statsWhere, type Cell, type ClaimVerdict, type PublishedComparison } from '../report/charts.js';
+import type { ClaimVerdict, PublishedComparison } from '../report/charts.js';
+import type { RunConclusions } from '../report/judged.js';
+import type { Published } from '../reference/published.js';
 import { renderCompareMarkdown, renderMarkdown } from '../report/markdown.js';
 import { CliError } from './run.js';
 import { DB_HELP } from './options.js';
@@ -12,12 +14,8 @@ import { DB_HELP } from './options.js';
 export interface ReportDeps {
   /** The run REF (undefined: the latest) from the history database at dbPath (undefined: the default); throws an Error naming the problem. */
   loadRun(ref: string | undefined, dbPath: string | undefined): RunDocument | Promise<RunDocument>;
-  /** Claim verdicts for a run (optional: without it the report says no claim was judged). */
-  judgeClaims?(doc: RunDocument): readonly ClaimVerdict[] | Promise<readonly ClaimVerdict[]>;
-  /** The published figures (default: data/published.json through src/reference/published.ts). */
-  publishedFigures?(): readonly PublishedFigureLike[];
-  /** This run beside the published figures, replacing the built-in matching (publishedComparisons) entirely. */
-  comparePublished?(doc: RunDocument): readonly PublishedComparison[] | Promise<readonly PublishedComparison[]>;
+  /** The articles' figures and claims (default: data/published.json through src/reference/published.ts). */
+  published?(): Published;
 }
 
 interface ReportOptions {
@@ -52,68 +50,14 @@ export function readRunDocument(file: string): RunDocument {
   return d as RunDocument;
 }
 
-/** The shape of a figure of data/published.json that matching needs (see src/reference/published.ts). */
-export interface PublishedFigureLike {
-  id: string;
-  article: string;
-  experiment: string;
-  series: Record<string, string | number | boolean>;
-  equivalentSeries?: Record<string, string | number | boolean>;
-  minus?: unknown;
-  metric?: string;
-  statistic: string;
-  value: number;
-  unit: string;
-}
-
-const NS_PER: Record<string, number> = { us: 1000, ns: 1, ms: 1e6, 'ns/page': 1 };
-
-/**
- * This run beside the published figures of its experiment: every figure of a plain time statistic (mean, median,
- * min; "unspecified" is compared with the median) whose series (or its equivalentSeries, the condition forklab can
- * reproduce) names measured configurations of this run. Ratios, slopes and readings are left to the claim verdicts.
- */
-export function publishedComparisons(doc: RunDocument, figures: readonly PublishedFigureLike[]): PublishedComparison[] {
-  const out: PublishedComparison[] = [];
-  const seen = new Set<string>();
-  for (const f of figures) {
-    const perNs = NS_PER[f.unit];
-    if (f.experiment !== doc.experiment || perNs === undefined || f.minus !== undefined || f.metric !== undefined) continue;
-    if (!['mean', 'median', 'min', 'unspecified'].includes(f.statistic)) continue;
-    const where: Record<string, Cell> = Object.fromEntries(Object.entries(f.equivalentSeries ?? f.series).filter(([k]) => k !== 'thpSystem'));
-    const key = JSON.stringify([f.statistic, where]);
-    if (Object.keys(where).length === 0 || seen.has(key)) continue;
-    const st = statsWhere(doc, where);
-    if (!st) continue;
-    seen.add(key);
-    const statistic = f.statistic === 'unspecified' ? 'median' : f.statistic;
-    const ns = statistic === 'mean' ? st.meanNs : statistic === 'min' ? st.minNs : st.medianNs;
-    out.push({
-      label: `${configLabel(String(where.method ?? where.series ?? ''), where)} · ${statistic}`,
-      publishedValue: f.value,
-      measuredValue: ns / perNs,
-      unit: f.unit,
-      article: f.article,
-      figureId: f.id,
-      statistic: f.statistic === 'unspecified' ? 'median (article: unspecified)' : statistic,
-      ...(f.equivalentSeries ? { note: `published for ${configLabel(String(f.series.method ?? f.series.series ?? ''), f.series)}` } : {}),
-    });
-  }
-  return out;
-}
-
-async function defaultFigures(): Promise<readonly PublishedFigureLike[]> {
-  const { loadPublished } = await import('../reference/published.js');
-  return loadPublished().figures;
-}
-
-async function comparisonsFor(doc: RunDocument, deps: ReportDeps): Promise<{ comparisons: PublishedComparison[]; note: string | null }> {
+/** The verdicts and published figures the claims engine gives for this run; a problem with the data is a note, not a failure. */
+async function conclusionsFor(doc: RunDocument, deps: ReportDeps): Promise<RunConclusions> {
   try {
-    if (deps.comparePublished) return { comparisons: [...(await deps.comparePublished(doc))], note: null };
-    const figures = deps.publishedFigures ? deps.publishedFigures() : await defaultFigures();
-    return { comparisons: publishedComparisons(doc, figures), note: null };
+    const { runConclusions } = await import('../report/judged.js');
+    const published = deps.published ? deps.published() : (await import('../reference/published.js')).loadPublished();
+    return runConclusions(doc, published);
   } catch (e) {
-    return { comparisons: [], note: `forklab report: the published figures could not be loaded (${(e as Error).message}); the report leaves them out` };
+    return { verdicts: [], comparisons: [], note: `the published figures could not be loaded (${(e as Error).message}); the report leaves them out` };
   }
 }
 
@@ -158,10 +102,9 @@ export async function reportAction(run: string | undefined, o: ReportOptions, de
   let comparisons: PublishedComparison[] = [];
   let verdicts: readonly ClaimVerdict[] = [];
   if (!b) {
-    const c = await comparisonsFor(a, deps);
-    if (c.note) process.stderr.write(`${c.note}\n`);
-    comparisons = c.comparisons;
-    if (deps.judgeClaims) verdicts = await deps.judgeClaims(a);
+    const c = await conclusionsFor(a, deps);
+    if (c.note) process.stderr.write(`forklab report: ${c.note}\n`);
+    ({ comparisons, verdicts } = c);
   }
   const markdown = () => (b ? renderCompareMarkdown(a, b, labels) : renderMarkdown(a, { comparisons, verdicts }));
   if (o.html !== undefined) {

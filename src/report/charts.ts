@@ -45,7 +45,7 @@ export interface PublishedComparison {
 export interface ClaimVerdict {
   claimId: string;
   statement: string;
-  verdict: 'holds' | 'differs' | 'not-measurable';
+  verdict: 'holds' | 'differs' | 'inconclusive' | 'not-measurable';
   detail: string;
 }
 

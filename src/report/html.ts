@@ -55,7 +55,7 @@ figure.chart{margin:12px 0 22px;overflow-x:auto}
 figure.chart svg{max-width:100%;height:auto}
 figcaption{color:var(--muted);font-size:.92em;margin-top:4px}
 .badge{display:inline-block;padding:1px 9px;border-radius:10px;color:#fff;font-weight:600;white-space:nowrap}
-.badge.holds{background:#1a7f37}.badge.differs{background:#cf222e}.badge.not-measurable{background:#6e7781}
+.badge.holds{background:#1a7f37}.badge.differs{background:#cf222e}.badge.not-measurable{background:#6e7781}.badge.inconclusive{background:#9a6700}
 .side{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:0 28px}
 tr.differs td{background:#fff8c5}
 footer{margin-top:40px;color:var(--muted);font-size:.85em}
@@ -139,7 +139,7 @@ function publishedHtml(comparisons: readonly PublishedComparison[]): string {
 }
 
 function verdictsHtml(verdicts: readonly ClaimVerdict[]): string {
-  const label = { holds: 'holds', differs: 'differs', 'not-measurable': 'not measurable' };
+  const label = { holds: 'holds', differs: 'differs', inconclusive: 'inconclusive', 'not-measurable': 'not measurable' };
   const rows = verdicts
     .map((v) => `<tr><td><code>${esc(v.claimId)}</code></td><td>${esc(v.statement)}</td><td><span class="badge ${v.verdict}">${label[v.verdict]}</span></td><td>${esc(v.detail)}</td></tr>`)
     .join('\n');

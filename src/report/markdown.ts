@@ -302,7 +302,7 @@ export function renderMarkdown(doc: RunDocument, opts: MarkdownOptions = {}): st
     }), '');
   }
   if (opts.verdicts?.length) {
-    const mark = { holds: '✅ holds', differs: '❌ differs', 'not-measurable': '➖ not measurable' };
+    const mark = { holds: '✅ holds', differs: '❌ differs', inconclusive: '❔ inconclusive', 'not-measurable': '➖ not measurable' };
     out.push('### Claims', '', mdTable({ header: ['claim', 'statement', 'verdict', 'detail'], rows: opts.verdicts.map((v) => [v.claimId, v.statement, mark[v.verdict], v.detail]), leftAlign: [0, 1, 2, 3] }), '');
   }
   out.push('### Raw data', '', RAW_DATA_NOTE, '');

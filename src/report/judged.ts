@@ -1,0 +1,49 @@
+// What a report concludes about one run: the verdicts of the claims that run can judge and its figures beside the
+// published ones, both from the claims engine (src/claims/judge.ts, the path `reproduce` and `judge` take), mapped
+// to the shapes the HTML and Markdown views draw. A run of the user's own program (--target) judges no claim.
+import type { RunDocument } from './document.js';
+import type { Published } from '../reference/published.js';
+import { judgeDocuments } from '../claims/judge.js';
+import { articleOf, configLabel, type Cell, type ClaimVerdict, type PublishedComparison } from './charts.js';
+
+export interface RunConclusions {
+  verdicts: ClaimVerdict[];
+  comparisons: PublishedComparison[];
+  /** Why nothing was judged, when nothing was. */
+  note: string | null;
+}
+
+/** Claims and published figures of the run's own experiment, judged on this run alone (seeded: same run, same verdicts). */
+export function runConclusions(doc: RunDocument, published: Published, seed = 1): RunConclusions {
+  const article = articleOf(doc.experiment);
+  if (typeof doc.params.target === 'string')
+    return { verdicts: [], comparisons: [], note: `this run measured ${doc.params.target} (--target), not the article's program: no claim is judged` };
+  if (!article) return { verdicts: [], comparisons: [], note: `no article is about the experiment ${doc.experiment}` };
+  const j = judgeDocuments([doc], { seed, articles: [article] }, published);
+  const verdicts: ClaimVerdict[] = j.verdicts
+    .filter((v) => v.experiment === doc.experiment)
+    .map((v) => ({
+      claimId: v.claimId,
+      statement: v.statement,
+      verdict: v.verdict,
+      detail: [v.detail, ...v.notes, ...(v.settle ? [`to settle it: ${v.settle}`] : [])].join(' '),
+    }));
+  const comparisons: PublishedComparison[] = [];
+  for (const f of j.figures) {
+    if (f.experiment !== doc.experiment || f.measured === null) continue;
+    const figure = published.figures.find((x) => x.id === f.figureId);
+    if (!figure) continue;
+    const where = Object.fromEntries(Object.entries(figure.equivalentSeries ?? figure.series).filter(([k]) => k !== 'thpSystem')) as Record<string, Cell>;
+    comparisons.push({
+      label: `${configLabel(String(where.method ?? where.series ?? ''), where)} · ${f.statistic}`,
+      publishedValue: f.published,
+      measuredValue: f.measured,
+      unit: f.unit,
+      article: f.article,
+      figureId: f.figureId,
+      statistic: f.statistic,
+      note: f.detail,
+    });
+  }
+  return { verdicts, comparisons, note: verdicts.length ? null : `no claim of article ${article} is about ${doc.experiment} alone` };
+}
