@@ -4,7 +4,9 @@
  * target and of the static target (FL_FORK_EXEC, empty environment). Taking the three in the same
  * iteration makes drift hit them alike, which matters because execve alone is a difference of two series.
  * Three samples lines per batch, "fork-exit", "exec-dynamic" and "exec-static"; index i of each is the
- * same iteration (the runner pairs them for the interval of execve alone).
+ * same iteration (the runner pairs them for the interval of execve alone). A fourth line, "getppid", is
+ * the time of one plain system call in the same iteration: SYSCALLS getppid calls timed together, divided
+ * by SYSCALLS (rounded to whole ns), the yardstick of article 004's "hundreds of system calls".
  * Arguments: target-dynamic=PATH  target-static=PATH
  * With user-target=PATH (the user's program, with the arguments after "--"; see fl_launch_init_user) it takes the
  * dynamic target's place: the series are "fork-exit", "exec-target" and "exec-static", and target-dynamic is not used. */
@@ -13,6 +15,8 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *const keys[] = {"target-dynamic", "target-static", "user-target", NULL};
@@ -20,8 +24,20 @@ static const char *target_dynamic;
 static const char *target_static;
 static const char *user_target;
 
-enum { S_FORK_EXIT, S_DYNAMIC, S_STATIC, S_COUNT };
-static const char *series_names[S_COUNT] = {"fork-exit", "exec-dynamic", "exec-static"};
+enum { S_FORK_EXIT, S_DYNAMIC, S_STATIC, S_GETPPID, S_COUNT };
+static const char *series_names[S_COUNT] = {"fork-exit", "exec-dynamic", "exec-static", "getppid"};
+enum { LAUNCHES = 3, SYSCALLS = 256 };
+
+/* One plain system call: SYSCALLS raw getppid calls (no libc wrapper that could cache), per call. */
+static int time_syscall(uint64_t *ns) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (int i = 0; i < SYSCALLS; i++) (void)syscall(SYS_getppid);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    uint64_t total = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u + (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec;
+    *ns = (total + SYSCALLS / 2) / SYSCALLS;
+    return 0;
+}
 
 static int setup(void) {
     target_dynamic = fl_arg_str("target-dynamic", NULL);
@@ -70,11 +86,13 @@ static int batch(long n, int warmup) {
             goto out;
         }
     }
-    for (long i = 0; i < n && rc == 0; i++)
-        for (int k = 0; k < S_COUNT && rc == 0; k++) {
-            int s = (int)((i + k) % S_COUNT);
+    for (long i = 0; i < n && rc == 0; i++) {
+        for (int k = 0; k < LAUNCHES && rc == 0; k++) {
+            int s = (int)((i + k) % LAUNCHES);
             rc = launch(s, &ns[s][i]);
         }
+        if (rc == 0) rc = time_syscall(&ns[S_GETPPID][i]);
+    }
     for (int s = 0; s < S_COUNT && rc == 0; s++) fl_emit_samples(series_names[s], warmup, ns[s], n);
 out:
     for (int s = 0; s < S_COUNT; s++) free(ns[s]);

@@ -8,10 +8,23 @@
 #include "region.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 
 static const char *const keys[] = {"method", "rss-mb", "thp", "target", "user-target", NULL};
 static fl_region region;
 static enum fl_method method;
+
+/* Article 000's trap: madvise() needs a page-aligned address, and malloc() of 1 MB returns a pointer a few
+ * bytes past a page start (glibc's chunk header), so madvise() on it fails with EINVAL. Recorded, not fatal. */
+static void madvise_trap(long long *offset, int *einval) {
+    size_t bytes = 1u << 20;
+    char *buf = malloc(bytes);
+    *offset = buf ? (long long)((uintptr_t)buf & 4095u) : -1;
+    *einval = buf && madvise(buf, bytes, MADV_NOHUGEPAGE) != 0 && errno == EINVAL;
+    free(buf);
+}
 
 static int setup(void) {
     method = (enum fl_method)fl_arg_choice("method", "fork-exec", fl_method_names);
@@ -26,6 +39,9 @@ static int setup(void) {
     long long rss_kb, huge_kb;
     if (fl_region_smaps(&region, &rss_kb, &huge_kb) != 0) return fl_fail("open(/proc/self/smaps)", errno);
     if ((user_target ? fl_launch_init_user(user_target) : fl_launch_init(target, NULL)) != 0) return -1;
+    long long malloc_offset;
+    int malloc_einval;
+    madvise_trap(&malloc_offset, &malloc_einval);
 
     fl_info_begin();
     fl_info_str("method", fl_method_names[method]);
@@ -35,6 +51,9 @@ static int setup(void) {
     fl_info_long("hugePagesKb", huge_kb);
     fl_info_long("vmRssKb", fl_proc_kb("/proc/self/status", "VmRSS"));
     fl_info_long("vmPteKb", fl_proc_kb("/proc/self/status", "VmPTE"));
+    fl_info_long("mallocPageOffset", malloc_offset);
+    fl_info_bool("madviseMallocEinval", malloc_einval);
+    fl_info_bool("madviseMmapOk", thp != FL_THP_DEFAULT && rss_mb > 0); /* fl_region_map's madvise succeeded */
     fl_info_end();
     return 0;
 }

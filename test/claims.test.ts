@@ -121,6 +121,14 @@ const BREAKS: Record<string, () => Edit> = {
   '004.static-file-larger': () => edit('exec', { series: 'exec-static' }, set('fileBytes', 80 * 1024)),
   '004.execve-static-45us': () => edit('exec', { series: 'exec-static' }, setUs(475.5)),
   '004.exec-not-instant': () => edit('exec', { series: 'exec-static' }, setUs(80)),
+  '004.static-exec-450x-syscall': () => edit('exec', { series: 'getppid' }, setNs(2000)),
+  '004.ld-so-28us': () => edit('exec', { series: 'exec-dynamic' }, setUs(121.1)),
+  '004.ld-debug-startup-28us': () => edit('exec', { series: 'ld-startup' }, setUs(400)),
+  '000.madvise-malloc-einval': () => edit('spawn', {}, (c) => void ((c['info'] as Cfg)['madviseMallocEinval'] = false)),
+  '000.madvise-aligned-hugepages': () => edit('spawn', { method: 'fork-exec', thp: 'on', rssMb: 1024 }, set('hugePagesKb', 512 * 1024)),
+  '002.thread-min-28us': () => edit('create', { series: 'thread' }, setUs(5)),
+  '002.fork-min-70us': () => edit('create', { series: 'fork' }, setUs(300)),
+  '002.fork-over-thread-min-2.5x': () => edit('create', { series: 'fork' }, setUs(40)),
 };
 
 /** Claims whose article-shaped data are not a holds case, and the edit that makes them hold. */
@@ -131,6 +139,8 @@ const HOLDS: Record<string, () => Edit> = {
 
 /** Where the break in one repeat of three does not give an inconclusive case: its own edit. */
 const INCONCLUSIVE: Record<string, () => Edit> = {
+  // ld.so's start-up, measured once per run (no repeats): five readings spread across the band's top edge.
+  '004.ld-debug-startup-28us': () => edit('exec', { series: 'ld-startup' }, set('samplesNs', [60e3, 80e3, 100e3, 150e3, 200e3])),
   '000.posix-spawn-near-vfork': () => ({}),
   // Repeat 2 some 2 % off the others: the spread's interval reaches both sides of 2 %.
   '000.runs-stable': () => edit('spawn', { repeat: 2 }, scale(1.019)),

@@ -92,6 +92,10 @@ test('real run: positive samples, huge pages where asked, posix-spawn flat while
     assert.ok(m.samplesNs.every((x) => x > 0));
     assert.ok(m.stats && m.stats.ciLowNs <= m.stats.medianNs && m.stats.medianNs <= m.stats.ciHighNs);
     assert.equal(typeof m.observed.hugePagesKb, 'number');
+    // Article 000's trap, recorded by every probe: madvise() on a malloc()'d 1 MB buffer (not page-aligned) is EINVAL.
+    assert.equal(typeof m.info.madviseMallocEinval, 'boolean');
+    if (m.info.mallocPageOffset !== 0) assert.equal(m.info.madviseMallocEinval, true, JSON.stringify(m.info));
+    assert.equal(m.info.madviseMmapOk, m.identity.rssMb !== 0);
   }
   const on = run.summary.cells.find((c) => c.method === 'fork-exec' && c.thp === 'on' && c.rssMb === 256)!;
   const off = run.summary.cells.find((c) => c.method === 'fork-exec' && c.thp === 'off' && c.rssMb === 256)!;

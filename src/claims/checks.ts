@@ -188,12 +188,14 @@ export function judgeSpread(c: SpreadCheck, ctx: JudgeContext): Judgement {
 }
 
 /**
- * A repeat's yes/no outcome, or why it cannot count. A deadlock child counts as deadlocked only when it reported
+ * A repeat's yes/no outcome, or why it cannot count. A field may be top-level or in the probe's info. A deadlock child counts as deadlocked only when it reported
  * ETIMEDOUT from its bounded lock attempt; a child that was killed or never reported proves nothing.
  */
 function repeatOutcome(cfg: Config, field: string): { value: boolean } | { excluded: string } {
-  const v = cfg[field];
+  const info = cfg['info'] as Record<string, unknown> | undefined;
+  const v = cfg[field] ?? info?.[field];
   if (typeof v !== 'boolean') return { excluded: `recorded no ${field}` };
+  if (field !== 'childAcquired') return { value: v };
   if (!('childReported' in cfg)) return v ? { value: v } : { excluded: 'did not record whether the child reported' };
   if (cfg['childKilled'] === true) return { excluded: 'its child was killed' };
   if (cfg['childReported'] !== true) return { excluded: 'its child never reported' };
@@ -203,7 +205,8 @@ function repeatOutcome(cfg: Config, field: string): { value: boolean } | { exclu
 
 export function judgeBoolean(c: BooleanCheck, ctx: JudgeContext): Judgement {
   const { data } = ctx;
-  const configs = select(data, { variant: c.variant });
+  const configs = select(data, c.series ?? { variant: c.variant! });
+  const what = c.variant ?? describeSeries(c.series ?? {});
   const counted: boolean[] = [];
   const excluded = new Map<string, number>();
   for (const cfg of configs) {
@@ -212,7 +215,7 @@ export function judgeBoolean(c: BooleanCheck, ctx: JudgeContext): Judgement {
     else excluded.set(o.excluded, (excluded.get(o.excluded) ?? 0) + 1);
   }
   const why = [...excluded].map(([w, n]) => `${n} repeat${n > 1 ? 's' : ''}: ${w}`);
-  if (counted.length === 0) throw new NotMeasurable(`${data.experiment} ${c.variant}: no repeat can count (${why.join('; ') || 'none ran'})`);
+  if (counted.length === 0) throw new NotMeasurable(`${data.experiment} ${what}: no repeat can count (${why.join('; ') || 'none ran'})`);
   const matching = counted.filter((v) => v === c.expected).length;
   const outcome: Outcome = matching === counted.length ? 'holds' : matching === 0 ? 'differs' : 'inconclusive';
   return {
@@ -220,8 +223,8 @@ export function judgeBoolean(c: BooleanCheck, ctx: JudgeContext): Judgement {
     measured: counted.filter((v) => v).length / counted.length,
     published: c.expected ? 1 : 0,
     factor: null,
-    detail: `${c.field} was ${c.expected} in ${matching} of ${counted.length} repeats of ${c.variant} that count (expected in all)`,
-    notes: why.map((w) => `left out of ${c.variant}: ${w}`),
+    detail: `${c.field} was ${c.expected} in ${matching} of ${counted.length} ${c.variant ? `repeats of ${c.variant}` : `probes of ${what}`} that count (expected in all)`,
+    notes: why.map((w) => `left out of ${what}: ${w}`),
     minRepeats: counted.length,
   };
 }

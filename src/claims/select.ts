@@ -66,7 +66,7 @@ function valuesOf(data: ExperimentData, key: string): string {
 }
 
 /** The configurations a selector picks; throws NotMeasurable naming the first key that matches nothing. */
-export function select(data: ExperimentData, sel: Series, atMax?: string): Config[] {
+export function select(data: ExperimentData, sel: Series, atMax?: string, verify = true): Config[] {
   let out = data.configs.filter((c) => matches(c, sel));
   if (out.length === 0) {
     let narrowed = data.configs;
@@ -85,7 +85,7 @@ export function select(data: ExperimentData, sel: Series, atMax?: string): Confi
     const top = Math.max(...xs);
     out = out.filter((c) => c[atMax] === top);
   }
-  verifyConditions(data, out);
+  if (verify) verifyConditions(data, out);
   return out;
 }
 
@@ -190,7 +190,9 @@ export function operandGroups(data: ExperimentData, op: Operand, stat: CheckStat
   const sel = narrow(op.series, r, data);
   const mult = op.multiplyBy ?? 1;
   const metricLabel = op.metric ? ` [${op.metric}]` : '';
-  const configs = select(data, sel, op.atMax);
+  // An operand that reads the region's own pages is what the THP condition is verified with: not gated by it.
+  const verify = !(op.metric !== undefined && REGION_READINGS.has(op.metric));
+  const configs = select(data, sel, op.atMax, verify);
   const key = keyOf(data, configs);
   if (op.minusMetric !== undefined && op.minus === undefined) {
     const d = pairedDifferences(data, configs, op.metric, op.minusMetric, sel);
@@ -200,7 +202,7 @@ export function operandGroups(data: ExperimentData, op: Operand, stat: CheckStat
   if (op.minus === undefined)
     return { groups: [a], keys: [key], combine: (s) => s[0]! * mult, label: `${stat}(${describeSeries(sel)}${metricLabel})${mult !== 1 ? ` × ${mult}` : ''}` };
   const minusSel = narrow(op.minus, r, data);
-  const minusConfigs = select(data, minusSel, op.atMax);
+  const minusConfigs = select(data, minusSel, op.atMax, verify);
   const b = repeatValues(data, minusConfigs, op.minusMetric ?? op.metric, minusSel);
   const minusLabel = op.minusMetric ? ` [${op.minusMetric}]` : metricLabel;
   return {
@@ -210,6 +212,9 @@ export function operandGroups(data: ExperimentData, op: Operand, stat: CheckStat
     label: `(${stat}(${describeSeries(sel)}${metricLabel}) − ${stat}(${describeSeries(minusSel)}${minusLabel}))${mult !== 1 ? ` × ${mult}` : ''}`,
   };
 }
+
+/** The readings of a region's pages (AnonHugePages, Rss): what THP on/off is verified with. */
+const REGION_READINGS: ReadonlySet<string> = new Set(['hugePagesKb', 'regionRssKb']);
 
 /** Names a set of configurations (their positions in the data), so that the same set is resampled once. */
 export function keyOf(data: ExperimentData, configs: readonly Config[]): string {

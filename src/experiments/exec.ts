@@ -7,6 +7,7 @@ import { sweep } from './sweep.js';
 import { runCommand } from '../runner/command.js';
 import { bootstrapQuantity, type Repeats } from '../stats/resample.js';
 import { samePairing } from '../stats/pool.js';
+import { seriesStats } from './measure.js';
 import { parseLdStatistics, summarizeLdStatistics, type LdStatistics, type LdSummary } from './ldstats.js';
 import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesFields, type SeriesSummary } from './paired.js';
 import { parseInteger, str } from './parse.js';
@@ -53,6 +54,8 @@ export interface ExecSummary {
   target?: ExecTargetSummary;
   /** The loader's cycles per µs when it is the x86 TSC and /proc/cpuinfo gives its rate; else null. */
   cyclesPerUs: number | null;
+  /** One plain system call (getppid), timed in the same iterations: the yardstick of "hundreds of system calls". */
+  syscall: SeriesSummary | null;
 }
 
 export interface ExecTargetSummary {
@@ -150,6 +153,7 @@ export function summarizeExec(
     ld: summarizeLdStatistics(ldRuns),
     ldFailures,
     cyclesPerUs,
+    syscall: summarizeSeries(ms, 'getppid', seed),
   };
   if (userTarget) {
     const mine = summarizeSeries(ms, 'exec-target', seed);
@@ -158,6 +162,28 @@ export function summarizeExec(
     summary.target = { ...userTarget, series: mine, execveAlone: t?.middle ?? null, overStatic: t?.ratio ?? null };
   }
   return summary;
+}
+
+/**
+ * ld.so's own start-up time, one sample per LD_DEBUG=statistics run, as a measurement (series "ld-startup") so
+ * that claims and reports read it like any other: its cycles converted with the TSC rate; without a known
+ * rate the measurement fails and says why (the cycles stay in the summary).
+ */
+export function ldMeasurement(runs: readonly LdStatistics[], cyclesPerUs: number | null, seed: number): Measurement {
+  const samplesNs = cyclesPerUs ? runs.map((r) => Math.round((r.totalStartupCycles / cyclesPerUs) * 1000)) : [];
+  const ok = samplesNs.length > 0 && samplesNs.every((x) => x > 0);
+  return {
+    series: 'ld-startup',
+    identity: { method: 'ld-debug' },
+    observed: {},
+    repeat: 1,
+    state: ok ? 'ok' : 'failed',
+    failure: ok ? null : 'ld.so counts its start-up in timer cycles and this machine gives no constant TSC rate to convert them',
+    info: { cyclesPerUs: cyclesPerUs ?? 0 },
+    samplesNs: ok ? samplesNs : [],
+    columns: ok ? { startupCycles: runs.map((r) => r.totalStartupCycles), relocationCycles: runs.map((r) => r.relocationCycles) } : {},
+    stats: ok ? seriesStats(samplesNs, seed) : null,
+  };
 }
 
 /** On x86-64 ld.so counts rdtsc ticks; with constant_tsc their rate is the nominal clock /proc/cpuinfo reports. */
@@ -266,6 +292,7 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
         ? { 'exec-target': { identity: { method: 'fork-exec', target: user.path }, observed: { fileBytes: user.fileBytes } } }
         : { 'exec-dynamic': { identity: { method: 'fork-exec', target: 'dynamic' }, observed: { fileBytes: fileBytes.dynamic } } }),
       'exec-static': { identity: { method: 'fork-exec', target: 'static' }, observed: { fileBytes: fileBytes.static } },
+      getppid: { identity: { method: 'getppid' }, observed: {} },
     };
     const { measurements, complete } = await sweep({
       configs: [{}],
@@ -294,9 +321,15 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
         else ldFailures.push(parsed.reason);
       }
     }
-    const summary = summarizeExec(measurements, ctx.seed, fileBytes, ldRuns, ldFailures, readCyclesPerUs(), user);
+    const cyclesPerUs = readCyclesPerUs();
+    if (ldRuns.length > 0) {
+      const ld = ldMeasurement(ldRuns, cyclesPerUs, ctx.seed);
+      measurements.push(ld);
+      ctx.record?.([ld]);
+    }
+    const summary = summarizeExec(measurements, ctx.seed, fileBytes, ldRuns, ldFailures, cyclesPerUs, user);
     const run: ExperimentRun<ExecSummary> = { experiment: 'exec', params: { ...p }, measurements, summary, warnings: [], complete: complete && !ctx.signal.aborted && measurements.length > 0 };
-    run.warnings = execWarnings({ measurements, summary, params: p });
+    run.warnings = execWarnings({ measurements: measurements.filter((m) => m.series !== 'ld-startup'), summary, params: p });
     return run;
   },
 
@@ -334,6 +367,8 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
         `file size, static ÷ dynamic: ${fmtRatio(s.fileBytes.static / s.fileBytes.dynamic)} (article: ${fmtRatio(ARTICLE_004.staticKb / ARTICLE_004.dynamicKb)})`));
     const dyn = s.execveAlone.dynamic;
     const st = s.execveAlone.static;
+    if (st && s.syscall && s.syscall.medianNs > 0)
+      out.push(text(`a plain system call (getppid): ${s.syscall.medianNs.toFixed(0)} ns (median); static execve alone = ${fmtRatio(st.medianNs / s.syscall.medianNs)} that (article 004: about 450×)`));
     if (dyn && st) out.push(text(`what dynamic linking adds (dynamic − static execve alone): ${fmtUs(dyn.medianNs - st.medianNs)} µs (article: ${(ARTICLE_004.execveAloneDynamicUs - ARTICLE_004.execveAloneStaticUs).toFixed(1)} µs)`));
     out.push(blank);
     if (s.ld) {

@@ -200,11 +200,13 @@ export interface SpreadCheck extends CheckBase {
   published?: number;
 }
 
-/** A yes/no outcome reported by the experiment for one variant. */
+/** A yes/no outcome the experiment reports per repeat (a field or an info field), for one variant or a series. */
 export interface BooleanCheck extends CheckBase {
   type: 'boolean';
   field: string;
-  variant: string;
+  /** The configurations: variant X (deadlock), or any series selector. */
+  variant?: string;
+  series?: Series;
   expected: boolean;
 }
 

@@ -187,7 +187,9 @@ const CHECKS: Record<CheckType, (c: Obj, where: string) => void> = {
   },
   boolean(c, where) {
     str(c, 'field', where);
-    str(c, 'variant', where);
+    const variant = str(c, 'variant', where, true);
+    if (c['series'] !== undefined) series(c['series'], `${where}.series`);
+    if ((variant === undefined) === (c['series'] === undefined)) fail(where, 'give either variant or series');
     bool(c, 'expected', where);
   },
 };
