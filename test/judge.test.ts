@@ -44,7 +44,7 @@ test('judge FILE…: the articles the documents cover, the same verdicts as judg
   const text = cli('judge', fixture('create'));
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /Article 002 — /);
-  assert.match(text.stdout, /Claims: 5 hold, 0 differ, 0 inconclusive, 0 not measurable/);
+  assert.match(text.stdout, /Claims: 8 hold, 0 differ, 0 inconclusive, 0 not measurable/);
   assert.match(text.stdout, /judged from 1 run without measuring; seed 1/);
 });
 
