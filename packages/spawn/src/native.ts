@@ -1,6 +1,6 @@
 // The addon (native/addon.c), loaded once. Loading fails with a clear error where it cannot work:
 // not Linux, not built, or a kernel without pidfd_open (Linux < 5.3).
-import { createRequire } from 'node:module';
+import { requireAddon } from './locate.cjs';
 
 /** Opaque per-child handle owned by the addon. */
 export type NativeHandle = { readonly __brand: 'forklab-spawn-handle' };
@@ -33,9 +33,8 @@ function load(): NativeAddon {
   if (process.platform !== 'linux') {
     throw new Error(`@forklab/spawn works on Linux only (posix_spawn + pidfd); this is ${process.platform}. Use node:child_process.`);
   }
-  const require = createRequire(import.meta.url);
   try {
-    return require('../build/Release/forklab_spawn.node') as NativeAddon;
+    return requireAddon() as NativeAddon;
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'MODULE_NOT_FOUND') {

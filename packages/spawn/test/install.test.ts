@@ -20,17 +20,19 @@ mkdirSync(join(spawnDir, 'build', 'Release'), { recursive: true });
 cpSync(join(repoDir, 'package.json'), join(forklabDir, 'package.json'));
 cpSync(join(repoDir, 'lib'), join(forklabDir, 'lib'), { recursive: true });
 cpSync(join(pkgDir, 'package.json'), join(spawnDir, 'package.json'));
+cpSync(join(pkgDir, 'binding.gyp'), join(spawnDir, 'binding.gyp'));
 cpSync(addonPath, join(spawnDir, 'build', 'Release', 'forklab_spawn.node'));
-const tsc = spawnSync(
-  process.execPath,
-  [join(repoDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(pkgDir, 'tsconfig.json'), '--outDir', join(spawnDir, 'dist')],
-  { encoding: 'utf8', timeout: 120_000 },
-);
+const tscBin = join(repoDir, 'node_modules', 'typescript', 'bin', 'tsc');
+const builds = [
+  ['tsconfig.json', join(spawnDir, 'dist')],
+  ['tsconfig.cjs.json', join(spawnDir, 'dist', 'cjs')],
+].map(([config, out]) => spawnSync(process.execPath, [tscBin, '-p', join(pkgDir, config!), '--outDir', out!], { encoding: 'utf8', timeout: 120_000 }));
+writeFileSync(join(spawnDir, 'dist', 'cjs', 'package.json'), '{ "type": "commonjs" }\n');
 writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
 after(() => rmSync(project, { recursive: true, force: true }));
 
-test('the package compiles on its own', () => {
-  assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+test('the package compiles on its own, as ES modules and as CommonJS', () => {
+  for (const b of builds) assert.equal(b.status, 0, b.stdout + b.stderr);
 });
 
 function node(args: string[], env: NodeJS.ProcessEnv = {}) {
@@ -54,6 +56,23 @@ console.log(JSON.stringify([a, b, typeof direct.spawn]));`,
     { stdout: 'via package\n', stderr: '', exitCode: 3, signal: null },
     'function',
   ]);
+});
+
+test('require() works too: both paths, and node -r forklab/spawn/register', () => {
+  writeFileSync(
+    join(project, 'paths.cjs'),
+    `const viaForklab = require('forklab/spawn');
+const direct = require('@forklab/spawn');
+const { registerStats } = require('forklab/spawn/register');
+const cp = require('node:child_process');
+Promise.all([viaForklab.run('sh', ['-c', 'echo cjs']), new Promise((r) => cp.spawn('sh', ['-c', 'exit 4']).on('close', r))])
+  .then(([a, code]) => console.log(JSON.stringify([a.stdout, code, viaForklab.spawn === direct.spawn, registerStats().served])));`,
+  );
+  for (const args of [['paths.cjs'], ['-r', 'forklab/spawn/register', 'paths.cjs']]) {
+    const r = node(args);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), ['cjs\n', 4, true, 1], args.join(' '));
+  }
 });
 
 const APP = `import { spawn } from 'node:child_process';
