@@ -258,7 +258,7 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
   presets: {
     // 004: fork+exec+wait of `return 0`, dynamic and static, against fork+_exit.
     full: { iterations: '2000', warmup: '20', repeats: '2', ldRuns: '5' },
-    quick: { iterations: '300', warmup: '10', repeats: '1', ldRuns: '0' },
+    quick: { iterations: '300', warmup: '10', repeats: '2', ldRuns: '3' },
     note: 'article 004: fork+exec+wait of a `return 0` program, dynamic and static, and fork+_exit',
   },
   options: [

@@ -1,0 +1,176 @@
+// The parts of docs/published-figures.md and docs/reproduce.md that restate data or code: generated from
+// data/published.json, the claims' check types and bands, the bootstrap's constants, the experiments' presets
+// and the commands' options, between `<!-- generated:NAME -->` and `<!-- end generated:NAME -->` markers.
+// `npm run docs` rewrites them; test/docs.test.ts fails when a committed doc differs from what this produces.
+import { Command, type Option } from 'commander';
+import { band } from '../claims/bands.js';
+import { THP_OFF_MAX, THP_ON_MIN } from '../claims/conditions.js';
+import { EXPERIMENTS } from '../experiments/index.js';
+import { loadPublished, type Check, type Expectation, type Operand, type Published, type Series } from '../reference/published.js';
+import { MAX_DRAWS, MIN_FINITE_SHARE, MIN_RESAMPLES, RESAMPLES } from '../stats/resample.js';
+import { registerJudgeCommand } from './judge.js';
+import { registerReproduceCommand } from './reproduce.js';
+
+const sel = (s: Series) => {
+  const parts = Object.entries(s).filter(([k]) => k !== 'thpSystem').map(([k, v]) => `${k}=${String(v)}`);
+  return parts.length ? parts.join(',') : 'all';
+};
+const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const num = (x: number) => String(+x.toPrecision(4));
+
+function operand(o: Operand, stat: string): string {
+  const m = (metric: string | undefined) => (metric ? ` [${metric}]` : '');
+  let s = `${stat}(${sel(o.series)}${m(o.metric)})`;
+  if (o.minus) s += ` − ${stat}(${sel(o.minus)}${m(o.minusMetric ?? o.metric)})`;
+  else if (o.minusMetric) s = `${stat}(${sel(o.series)} [${o.metric ?? 'time'} − ${o.minusMetric}])`;
+  if (o.atMax) s += ` at the largest ${o.atMax}`;
+  if (o.multiplyBy) s += ` × ${o.multiplyBy}`;
+  return s;
+}
+
+function expectation(e: Expectation): string {
+  const [lo, hi] = band(e);
+  switch (e.expect) {
+    case 'approx':
+      return e.tolerance.of === 'excess'
+        ? `≈ ${num(e.published)}, band 1 + (${num(e.published)} − 1) ×/÷ ${e.tolerance.factor} = ${num(lo)}–${num(hi)}`
+        : `≈ ${num(e.published)}, band ×/÷ ${e.tolerance.factor} = ${num(lo)}–${num(hi)}`;
+    case 'at-least':
+      return `≥ ${num(e.limit)}${e.published !== undefined ? ` (published ${num(e.published)})` : ''}`;
+    case 'at-most':
+      return `≤ ${num(e.limit)}${e.published !== undefined ? ` (published ${num(e.published)})` : ''}`;
+    case 'between':
+      return `between ${num(e.min)} and ${num(e.max)}${e.published !== undefined ? ` (published ${num(e.published)})` : ''}`;
+  }
+}
+
+/** One line: what a check computes, on which statistic, against what. */
+export function describeCheck(c: Check): string {
+  const stat = c.statistic ?? 'median';
+  const per = (keys: string[] | undefined) => (keys?.length ? ` for each ${keys.join(',')}` : '');
+  switch (c.type) {
+    case 'flat':
+      return `${stat} of ${sel(c.series)}${c.metric ? ` [${c.metric}]` : ''} over ${c.over}${per(c.eachOf)}: fitted change ≤ ${c.maxRelativeChange * 100} %${c.maxSlopeFraction ? `, slope ≤ ${c.maxSlopeFraction.fraction * 100} % of ${sel(c.maxSlopeFraction.of)}'s` : ''}`;
+    case 'grows-linearly':
+      return `${stat} of ${sel(c.series)}${c.metric ? ` [${c.metric}]` : ''}${c.minus ? ` − ${sel(c.minus)}` : ''} over ${c.over}${per(c.eachOf)}: R² ≥ ${c.minR2}, ${c.minGrowthFactor !== undefined ? `growth ≥ ${c.minGrowthFactor}× (positive start)` : 'slope > 0'}, ≥ 3 values of ${c.over}`;
+    case 'slope-ratio':
+      return `slope over ${c.over} of ${stat}(${sel(c.numerator)}) ÷ of ${stat}(${sel(c.denominator)}) ${expectation(c)}`;
+    case 'per-entry':
+      return `slope over rssMb of ${stat}(${sel(c.series)}) ÷ ${c.entriesPerMb} entries per MB ${expectation(c)} ns/entry`;
+    case 'ratio':
+      return `${operand(c.numerator, stat)} ÷ ${operand(c.denominator, stat)} ${expectation(c)}`;
+    case 'value':
+      return `${operand(c.operand, stat)} ${expectation(c)} ${c.unit}`;
+    case 'greater':
+      return `${operand(c.greater, stat)} ÷ ${operand(c.lesser, stat)} > ${num((c.minFactor ?? 1) * (1 - (c.slack ?? 0)))}${per(c.pairBy)}`;
+    case 'approx-equal':
+      return `max ÷ min of ${c.operands.map((o) => operand(o, stat)).join(', ')} ≤ ${c.maxFactor}`;
+    case 'count-per':
+      return `mean ${c.field} per page of ${sel(c.series)} = ${c.expected} ± ${c.maxAbsDeviation}`;
+    case 'spread':
+      return `(max − min) ÷ mean of the per-repeat ${stat}${per(c.eachOf)} ≤ ${c.maxRelativeSpread * 100} %`;
+    case 'boolean':
+      return `${c.field} is ${c.expected} in every repeat of ${c.variant ?? sel(c.series ?? {})} that counts`;
+  }
+}
+
+function claimsTables(p: Published): string {
+  const out: string[] = [];
+  for (const a of p.articles) {
+    const mine = p.claims.filter((c) => c.article === a.id);
+    out.push(`#### Article ${a.id}`, '', '| id | kind | statement | judged on |', '|---|---|---|---|');
+    for (const c of mine) out.push(`| \`${c.id}\` | ${c.kind} | ${cell(c.statement)} | \`${c.check.type}\` ${cell(describeCheck(c.check))} |`);
+    out.push('');
+  }
+  return out.join('\n').trimEnd();
+}
+
+function articlesTable(p: Published): string {
+  const rows = p.articles.map((a) => {
+    const exps = (Array.isArray(a.experiment) ? a.experiment : [a.experiment]).map((e) => `\`${e}\``).join(', ');
+    const n = (xs: readonly { article: string }[]) => xs.filter((x) => x.article === a.id).length;
+    return `| ${a.id} | ${cell(a.title)}<br>*${cell(a.titleEn)}* | ${a.language} | ${cell(a.environment)} | ${exps} | ${n(p.figures)} / ${n(p.claims)} |`;
+  });
+  return ['| # | Title (original, *English*) | Lang. | Environment, as the article states it | forklab experiment | figures / claims |', '|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** How every verdict is reached, with the constants the code uses. */
+function judging(): string {
+  return [
+    '* **Four verdicts.** *holds*: the whole 95 % interval of the measured quantity lies inside the claim\'s band; *differs ×F*:',
+    '  the whole interval lies outside (F = measured ÷ published, where the claim has a published value); *inconclusive*: the',
+    '  interval straddles an edge of the band — the verdict prints the interval and what would settle it (more repeats, a',
+    '  quieter machine, `--pin`); *not measurable*: the data cannot answer, with the reason. A single reading (no spread to',
+    '  resample) is judged on its value and says so.',
+    '* **Shapes are judged with intervals too.** "greater": the interval of the ratio lies above the factor; "flat": the',
+    '  intervals of the fitted change and of the slope share lie inside their limits; "grows linearly": at least three distinct',
+    '  x values, the intervals of R² and of the growth factor inside their limits (a growth factor from a non-positive start is',
+    '  not measurable; without a growth factor, the slope\'s interval lies above 0); "approx-equal": max ÷ min\'s interval inside',
+    '  the limit; a spread across repeats: each repeat resampled within itself; a yes/no outcome: every repeat that counts agrees',
+    '  (mixed outcomes are inconclusive).',
+    '* **Intervals respect how the data were taken** (`src/stats/resample.ts`, the one bootstrap): a resample draws the repeats',
+    '  (probe processes) with replacement, then the samples within each drawn repeat, so run-to-run swings widen the interval;',
+    '  series timed in the same iterations (create\'s thread and fork, exec\'s fork+_exit, dynamic, static and getppid, cow\'s',
+    '  passes) are resampled together (paired). Medians are taken by counting ranks. Percentile intervals at 95 %, from',
+    `  ${RESAMPLES} resamples, fewer on large data so that no interval draws more than ${MAX_DRAWS.toLocaleString('en')} samples, never fewer than ${MIN_RESAMPLES};`,
+    `  an interval needs ${MIN_FINITE_SHARE * 100} % of its resamples to give a finite value (else it is unbounded, and the verdict inconclusive).`,
+    '  Seeded by the run\'s `--seed`: the same data and seed give the same verdicts.',
+    '* **Bands keep the claim\'s direction.** `approx` is published ×/÷ factor, or with `tolerance.of: "excess"` a tolerance on the',
+    '  ratio minus one, 1 + (published − 1) ×/÷ factor, so that "A costs about 1.61× B" never holds when A ≤ B; the validator',
+    '  refuses a ratio band of N > 1 times that reaches down to 1.',
+    `* **Conditions verified first.** Data labelled THP on count only when AnonHugePages covered at least ${THP_ON_MIN * 100} % of the region,`,
+    `  THP off at most ${THP_OFF_MAX * 100} %; otherwise every claim (and figure) using them is *not measurable: THP was not applied (X of Y MB in`,
+    '  huge pages)*. A deadlock child counts as deadlocked only when it reported ETIMEDOUT (a killed or silent child is left out,',
+    '  and said). Pairs measured on one side only, an incomplete run, failed configurations and the run\'s warnings reach the',
+    '  verdict\'s notes; a single repeat is noted (its interval shows iteration noise only).',
+    '* **Statistic.** Each claim is judged on its `statistic`: the article\'s own for magnitudes and slopes compared with the',
+    '  article (000: means; 002: medians and minimums), the median for shapes (a few stalls on a busy machine move a mean).',
+  ].join('\n');
+}
+
+function optionsTable(cmd: Command): string {
+  const rows = cmd.options.map((o: Option) => `| \`${o.flags}\` | ${cell(o.description)}${o.defaultValue !== undefined && o.defaultValue !== false ? ` (default ${String(o.defaultValue)})` : ''} |`);
+  return ['| option | meaning |', '|---|---|', ...rows].join('\n');
+}
+
+function commandsSection(): string {
+  const program = new Command('forklab');
+  registerReproduceCommand(program);
+  registerJudgeCommand(program);
+  const out: string[] = [];
+  for (const cmd of program.commands) {
+    const args = cmd.registeredArguments.map((a) => (a.variadic ? `${a.name().toUpperCase()}…` : a.name().toUpperCase())).join(' ');
+    out.push(`### \`forklab ${cmd.name()}${args ? ` ${args}` : ''}\``, '', cmd.description(), '', optionsTable(cmd), '');
+  }
+  return out.join('\n').trimEnd();
+}
+
+function presetsTable(): string {
+  const fmt = (o: Record<string, string>) => Object.entries(o).map(([k, v]) => `${k}=${v}`).join(' ');
+  const rows = EXPERIMENTS.filter((e) => e.presets).map((e) => `| \`${e.name}\` | ${e.article} | ${fmt(e.presets.full)} | ${fmt(e.presets.quick)} | ${cell(e.presets.note)} |`);
+  return ['| experiment | article | full (the articles\' settings) | quick | why |', '|---|---|---|---|---|', ...rows].join('\n');
+}
+
+export type Sections = Record<string, string>;
+
+/** Every generated section, by file and name. */
+export function generatedSections(p: Published = loadPublished()): Record<string, Sections> {
+  return {
+    'docs/published-figures.md': { articles: articlesTable(p), judging: judging(), claims: claimsTables(p) },
+    'docs/reproduce.md': { commands: commandsSection(), presets: presetsTable(), judging: judging() },
+  };
+}
+
+/** The text with each marked section replaced; throws when a marker is missing. */
+export function applySections(text: string, sections: Sections, file: string): string {
+  let out = text;
+  for (const [name, body] of Object.entries(sections)) {
+    const start = `<!-- generated:${name} -->`;
+    const end = `<!-- end generated:${name} -->`;
+    const i = out.indexOf(start);
+    const j = out.indexOf(end);
+    if (i < 0 || j < i) throw new Error(`${file}: no ${start} … ${end} section`);
+    out = `${out.slice(0, i + start.length)}\n${body}\n${out.slice(j)}`;
+  }
+  return out;
+}
