@@ -2,7 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { RunDocument } from '../src/report/document.js';
-import { mdCell, renderCompareMarkdown, renderMarkdown, reportTables } from '../src/report/markdown.js';
+import { mdCell, renderCompareMarkdown, renderMarkdown } from '../src/report/markdown.js';
+import { resultsOf } from '../src/report/results.js';
+import { renderView } from '../src/report/terminal.js';
+import { runOfDocument } from '../src/document/run.js';
+import { findExperiment } from '../src/experiments/index.js';
 import { asciiChart } from '../src/report/ascii-chart.js';
 
 const fixture = (name: string): RunDocument =>
@@ -58,7 +62,7 @@ test('spawn: machine summary, one table per THP mode, slopes, warnings, terminal
   assert.ok(ts.some((t) => t.header.join() === 'method,THP,µs per MB,R²,per entry'));
 
   for (const w of doc.warnings) assert.ok(md.includes(`- **${w.code}**:`), w.code);
-  assert.match(md, /```text\nTHP on\n[\s\S]*parent RSS, MB[\s\S]*```/);
+  assert.match(md, /\*\*THP on:[^\n]*\*\*\n\n\|[\s\S]*?```text\n[\s\S]*parent RSS, MB[\s\S]*```/, "the terminal chart under its THP mode's table");
   assert.ok(md.includes('--json FILE'), 'how to get the raw data');
 });
 
@@ -90,16 +94,35 @@ test('published figures and claim verdicts become tables', () => {
 
 test('every fixture gives well-formed tables; unknown experiments one row per configuration', () => {
   for (const name of ['cow', 'create', 'exec', 'pagetables', 'vma', 'deadlock', 'mystery']) assertWellFormed(renderMarkdown(fixture(name)));
-  const cow = reportTables(fixture('cow'))[0]!;
-  assert.deepEqual(cow.header, ['pass', 'THP on', 'THP off']);
-  assert.deepEqual(cow.rows.map((r) => r[0]), ['read · 16 MB', 'first-write · 16 MB', 'second-write · 16 MB', 'no-fork-write · 16 MB']);
+  // A document without a summary: the experiment's view, its summary computed again from the configurations.
+  const cow = tables(renderMarkdown(fixture('cow'))).filter((x) => x.header[0] === 'pass');
+  assert.equal(cow.length, 2, 'one table per THP mode, as the terminal shows');
+  assert.deepEqual(cow[0]!.header, ['pass', 'ns/page [95 % CI]', 'minor faults', 'faults/page', 'article 001']);
+  assert.match(cow[0]!.rows[1]![0]!, /^first write/);
   const mystery = fixture('mystery');
   const t = tables(renderMarkdown(mystery)).find((x) => x.header[0] === 'series')!;
   assert.equal(t.rows.length, mystery.configurations.length);
   assert.deepEqual(t.header, ['series', 'sizeKb', 'repeat', 'state', 'median µs [95 % CI]', 'n']);
   assert.equal(t.rows[3]![0], '&lt;i&gt;&amp;"gamma"&lt;/i&gt;');
-  const create = reportTables(fixture('create'))[0]!;
-  assert.match(create.note!, /^fork ÷ thread \(medians\): \d\.\d\d×$/);
+  assert.match(renderMarkdown(fixture('create')), /\nfork ÷ thread: medians \d\.\d\d× \[/);
+});
+
+test('the terminal, Markdown and HTML show the same results: every table of the terminal view is in the report', () => {
+  for (const name of ['spawn', 'cow', 'create', 'exec', 'pagetables', 'vma', 'deadlock']) {
+    const doc = fixture(name);
+    if (name === 'pagetables') doc.summary = null; // its fixture's summary is of an older shape: computed again instead
+    const terminal = renderView(findExperiment(doc.experiment)!.view(runOfDocument(doc)!), { color: false });
+    const blocks = resultsOf(doc);
+    assert.equal(renderView(blocks, { color: false }), terminal, `${name}: the report's results are the terminal's view`);
+    const md = tables(renderMarkdown(doc));
+    for (const b of blocks)
+      if (b.kind === 'table') assert.ok(md.some((x) => x.header.join('|') === b.header.map(mdCell).join('|') && x.rows.length === b.rows.length), `${name}: ${b.header.join(', ')}`);
+  }
+  // The huge pages column of spawn is the same figure everywhere: the run's own summary.
+  const spawn = tables(renderMarkdown(fixture('spawn'))).find((x) => x.header.at(-1) === 'huge pages')!;
+  const view = resultsOf(fixture('spawn')).find((b) => b.kind === 'table' && b.header.at(-1) === 'huge pages');
+  assert.ok(view && view.kind === 'table');
+  assert.deepEqual(spawn.rows.map((r) => r.at(-1)), view.rows.map((r) => r.at(-1)));
 });
 
 test('compare: machines side by side and B ÷ A per configuration', () => {

@@ -1,6 +1,6 @@
 // The one path from run documents to verdicts and figures, shared by `forklab reproduce` (documents it just
 // measured), `forklab judge` (stored runs or exported documents) and the reports: pure, no I/O.
-import type { RunDocument } from '../report/document.js';
+import type { RunDocument } from '../document/run.js';
 import { loadPublished, type Published } from '../reference/published.js';
 import { evaluateClaims, type Verdict } from './evaluate.js';
 import { compareFigures, type FigureComparison } from './figures.js';

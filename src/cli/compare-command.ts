@@ -4,10 +4,16 @@
 import { Option, type Command } from 'commander';
 import { compareRuns, type Comparison, type FigureComparison } from '../store/compare.js';
 import { UsageError } from '../experiments/types.js';
-import { fmtUs, renderTable } from '../report/table.js';
+import { renderTable } from '../report/table.js';
+import { fmtIn } from '../text/format.js';
+import { timeUnit } from '../report/charts.js';
+import { resultsOf } from '../report/results.js';
+import { renderView } from '../report/terminal.js';
+import { findExperiment } from '../experiments/index.js';
+import type { RunDocument } from '../document/run.js';
 import { DB_HELP } from './options.js';
 import { CliError } from './run.js';
-import { colors, guarded, localTime, out, RUN_HELP, show, withStore, type Colors, type Opts } from './history-common.js';
+import { colors, plain, guarded, localTime, out, RUN_HELP, show, withStore, type Colors, type Opts } from './history-common.js';
 
 function fmtP(p: number): string {
   return p < 0.001 ? '<0.001' : p.toFixed(3);
@@ -35,8 +41,9 @@ export function renderComparison(cmp: Comparison, ids: [number, number], c: Colo
   if (cmp.paramDifferences.length)
     lines.push(`parameters differ: ${cmp.paramDifferences.map((d) => `${d.name} ${show(d.a)} → ${show(d.b)}`).join('; ')}`);
   lines.push('');
-  const rows = cmp.figures.map((f) => [f.label, fmtUs(f.a.medianNs), fmtUs(f.b.medianNs), ratioCell(f), fmtP(f.pValue), verdictCell(f, c)]);
-  lines.push(renderTable(['configuration', 'A µs', 'B µs', 'B/A [95 % CI]', 'p', 'B vs A'], rows));
+  const unit = timeUnit(cmp.a.experiment);
+  const rows = cmp.figures.map((f) => [f.label, fmtIn(f.a.medianNs, unit), fmtIn(f.b.medianNs, unit), ratioCell(f), fmtP(f.pValue), verdictCell(f, c)]);
+  lines.push(renderTable(['configuration', `A ${unit.label}`, `B ${unit.label}`, 'B/A [95 % CI]', 'p', 'B vs A'], rows));
   const r = cmp.rule;
   lines.push(
     c.dim(
@@ -48,6 +55,16 @@ export function renderComparison(cmp: Comparison, ids: [number, number], c: Colo
   if (cmp.onlyInB.length) lines.push(`only in B: ${cmp.onlyInB.join(', ')}`);
   for (const n of cmp.noSamples) lines.push(c.yellow(`no successful samples ${n.side === 'both' ? 'in either run' : `in ${n.side}`}: ${n.label}`));
   return lines.join('\n');
+}
+
+/**
+ * For an experiment whose figures are outcomes (deadlock: did the child get the lock), both runs in its own terms,
+ * after the comparison of their timings; nothing for the others.
+ */
+function outcomesOf(docs: readonly [RunDocument, RunDocument], ids: [number, number], c: Colors): string {
+  if (findExperiment(docs[0].experiment)?.figures !== 'outcomes') return '';
+  const color = c !== plain;
+  return ['', `A (run ${ids[0]}):`, renderView(resultsOf(docs[0]), { color }), '', `B (run ${ids[1]}):`, renderView(resultsOf(docs[1]), { color })].join('\n');
 }
 
 /** --fail-above PCT: a percentage above 0; throws UsageError naming the flag. */
@@ -102,7 +119,7 @@ export function registerCompareCommand(program: Command): void {
               `only runs of one experiment can be compared (forklab history --experiment ${docs[0].experiment} lists its runs)`,
           );
         const cmp = compareRuns(docs[0], docs[1]);
-        out(o.json ? JSON.stringify(cmp, null, 1) : renderComparison(cmp, ids, colors(o)));
+        out(o.json ? JSON.stringify(cmp, null, 1) : renderComparison(cmp, ids, colors(o)) + outcomesOf(docs, ids, colors(o)));
         if (pct === undefined) return;
         const failing = failingFigures(cmp, pct);
         if (failing.length) {

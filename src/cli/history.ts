@@ -10,12 +10,17 @@ import { DocumentError, parseRunDocument } from '../store/validate.js';
 import { groupConfigurations, groupMedian } from '../store/compare.js';
 import type { RunDocument } from '../document/run.js';
 import { samplesCsv, summaryMarkdown } from '../report/export.js';
-import { fmtUsCi, renderTable } from '../report/table.js';
+import { renderTable } from '../report/table.js';
+import { fmtInCi } from '../text/format.js';
+import { timeUnit } from '../report/charts.js';
+import { resultsOf } from '../report/results.js';
+import { renderView } from '../report/terminal.js';
+import { findExperiment } from '../experiments/index.js';
 import { witnessText } from '../report/markdown.js';
 import { fmtDuration } from './progress.js';
 import { CliError } from './run.js';
 import { DB_HELP } from './options.js';
-import { colors, guarded, localTime, out, RUN_HELP, show, statusText, withStore, type Colors, type Opts } from './history-common.js';
+import { colors, guarded, localTime, out, RUN_HELP, show, statusText, withStore, type Colors, type Opts, plain } from './history-common.js';
 import { registerCompareCommand } from './compare-command.js';
 import { registerRmCommand } from './rm.js';
 
@@ -38,6 +43,27 @@ function historyTable(rows: RunRow[], c: Colors): string {
   );
 }
 
+/**
+ * The figures of a stored run in its experiment's terms: medians of the pooled repeats in its unit (cow: ns per
+ * page), or, for an experiment whose figures are outcomes (deadlock), its own view of the run.
+ */
+function resultLines(doc: RunDocument, c: Colors): string[] {
+  if (findExperiment(doc.experiment)?.figures === 'outcomes') return [renderView(resultsOf(doc), { color: c !== plain })];
+  const unit = timeUnit(doc.experiment);
+  const rows = groupConfigurations(doc).map((g) => {
+    const med = groupMedian(g);
+    return [
+      g.label,
+      String(g.okRepeats),
+      String(g.samplesNs.length),
+      med ? fmtInCi(med.medianNs, med.ciLowNs, med.ciHighNs, unit) : '—',
+      g.failedRepeats ? c.yellow(String(g.failedRepeats)) : '0',
+    ];
+  });
+  const per = unit.perNs === 1 ? unit.label : `${unit.label} per operation`;
+  return [c.bold(`median ${per} [95 % CI], repeats pooled`), renderTable(['configuration', 'repeats', 'n', `median ${unit.label} [95 % CI]`, 'failed'], rows)];
+}
+
 function describeRun(id: number, doc: RunDocument, c: Colors): string {
   const m = doc.machine;
   const lines = [
@@ -50,18 +76,7 @@ function describeRun(id: number, doc: RunDocument, c: Colors): string {
     `noise during the run: ${witnessText(doc)}`,
     '',
   ];
-  const rows = groupConfigurations(doc).map((g) => {
-    const med = groupMedian(g);
-    return [
-      g.label,
-      String(g.okRepeats),
-      String(g.samplesNs.length),
-      med ? fmtUsCi(med.medianNs, med.ciLowNs, med.ciHighNs) : '—',
-      g.failedRepeats ? c.yellow(String(g.failedRepeats)) : '0',
-    ];
-  });
-  lines.push(c.bold('median µs per operation [95 % CI], repeats pooled'));
-  lines.push(renderTable(['configuration', 'repeats', 'n', 'median µs [95 % CI]', 'failed'], rows));
+  lines.push(...resultLines(doc, c));
   for (const w of doc.warnings) lines.push(`${c.yellow('warning')}: ${w.message}`);
   return lines.join('\n');
 }

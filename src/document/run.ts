@@ -115,3 +115,34 @@ export function splitConfiguration(experiment: string, c: Record<string, unknown
   }
   return { identity, observed };
 }
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** A configuration object of a document as the Measurement it was written from. */
+export function measurementOf(experiment: string, c: Record<string, unknown>): Measurement {
+  const samplesNs = Array.isArray(c.samplesNs) ? c.samplesNs.filter((x): x is number => num(x) !== null) : [];
+  return {
+    series: String(c.series ?? ''),
+    ...splitConfiguration(experiment, c),
+    repeat: num(c.repeat) ?? 0,
+    state: c.state === 'failed' ? 'failed' : 'ok',
+    failure: typeof c.failure === 'string' ? c.failure : null,
+    info: (c.info ?? {}) as Measurement['info'],
+    samplesNs,
+    columns: (c.columns ?? {}) as Measurement['columns'],
+    stats: (c.stats ?? null) as Measurement['stats'],
+  };
+}
+
+/**
+ * The run a document was written from, for an experiment this forklab knows (null otherwise): its measurements,
+ * and its summary as the run computed it, or, where the document has none, computed again from the
+ * measurements (seed 1).
+ */
+export function runOfDocument(doc: RunDocument): ExperimentRun | null {
+  const exp = findExperiment(doc.experiment);
+  if (!exp) return null;
+  const measurements = doc.configurations.map((c) => measurementOf(doc.experiment, c));
+  const summary = doc.summary ?? exp.summarize(measurements, doc.params, 1);
+  return { experiment: doc.experiment, params: doc.params, measurements, summary, warnings: doc.warnings, complete: doc.complete };
+}

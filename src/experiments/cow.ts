@@ -127,7 +127,8 @@ export function summarizeCow(ms: readonly Measurement[], seed: number): CowSumma
       const ok = mine.filter((m) => m.series === series && m.state === 'ok' && m.stats);
       const st = pooledStats(ok, () => true, seed);
       if (!st) continue;
-      const flt = median(col(ok, 'minflt'));
+      const faults = col(ok, 'minflt');
+      const flt = faults.length ? median(faults) : Number.NaN; // NaN: a document without the fault counts
       passes[series] = {
         series,
         n: st.n,
@@ -233,6 +234,7 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
   series: COW_SERIES,
   valueOrder: { thp: ['on', 'off', 'default'] },
   unit: NANOSECONDS_PER_PAGE,
+  figures: 'timings',
   presets: {
     // 001: 80 MB of 4 KiB pages (one CoW fault per page); THP on only in the full run, for the render.
     full: { sizeMb: '80', thp: 'off,on', repeats: '5', iterations: '3', warmup: '1' },
@@ -278,6 +280,8 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
     return warnings;
   },
 
+  summarize: (ms, _p, seed) => summarizeCow(ms, seed),
+
   async run(p, ctx) {
     const pagesGuess = p.sizeMb * 256;
     const { measurements, complete } = await sweep({
@@ -312,7 +316,7 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
       out.push(heading(`THP ${cell.thp}: child after fork, ${cell.sizeMb} MB = ${cell.pages} pages of 4 KiB — ns per page, median [95 % CI] of ${n} forks`));
       const rows = COW_SERIES.map((s) => {
         const x = cell.passes[s];
-        return [LABELS[s], x ? ci(x) : '—', x ? fmtMinflt(x.minflt) : '—', x ? x.faultsPerPage.toFixed(x.faultsPerPage < 0.1 ? 4 : 2) : '—', String(ARTICLE_001[s])];
+        return [LABELS[s], x ? ci(x) : '—', x && Number.isFinite(x.minflt) ? fmtMinflt(x.minflt) : '—', x && Number.isFinite(x.faultsPerPage) ? x.faultsPerPage.toFixed(x.faultsPerPage < 0.1 ? 4 : 2) : '—', String(ARTICLE_001[s])];
       });
       out.push(table(['pass', 'ns/page [95 % CI]', 'minor faults', 'faults/page', 'article 001'], rows));
       const parts: string[] = [];

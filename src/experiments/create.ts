@@ -67,6 +67,7 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
   series: ['thread', 'fork'],
   valueOrder: {},
   unit: MICROSECONDS_PER_CALL,
+  figures: 'timings',
   presets: {
     // 002: 2000 runs of each.
     full: { iterations: '2000', warmup: '50', repeats: '3' },
@@ -94,6 +95,8 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
     checkSamplesFit(p.iterations * p.maxRepeats * 2, '--iterations');
     return [];
   },
+
+  summarize: (ms, _p, seed) => summarizeCreate(ms, seed),
 
   async run(p, ctx) {
     const { measurements, complete, repeatsStop } = await sweep({

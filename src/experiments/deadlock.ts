@@ -178,6 +178,7 @@ export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary> = {
   series: VARIANTS,
   valueOrder: { variant: VARIANTS },
   unit: MICROSECONDS_PER_CALL,
+  figures: 'outcomes',
   presets: {
     full: { variants: 'without-atfork,with-atfork,plain-lock', holdMs: '50', childTimeoutMs: '500', repeats: '3' },
     quick: { variants: 'without-atfork,with-atfork', holdMs: '50', childTimeoutMs: '300', repeats: '1' },
@@ -207,6 +208,8 @@ export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary> = {
       return [{ code: 'long-run', message: `this run takes about ${Math.round(totalS)} s (each child waits --child-timeout-ms ${p.childTimeoutMs} ms); lower --child-timeout-ms or --repeats for a quicker answer.` }];
     return [];
   },
+
+  summarize: (ms) => summarizeDeadlock(ms),
 
   async run(p, ctx) {
     const { measurements, complete } = await sweep({

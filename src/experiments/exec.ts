@@ -255,6 +255,7 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
   series: ['fork-exit', 'exec-dynamic', 'exec-target', 'exec-static'],
   valueOrder: {},
   unit: MICROSECONDS_PER_CALL,
+  figures: 'timings',
   presets: {
     // 004: fork+exec+wait of `return 0`, dynamic and static, against fork+_exit.
     full: { iterations: '2000', warmup: '20', repeats: '2', ldRuns: '5' },
@@ -281,6 +282,11 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
   preflight(p) {
     checkSamplesFit(p.iterations * p.repeats * 3, '--iterations');
     return [];
+  },
+
+  summarize(ms, _p, seed) {
+    const bytes = (target: string) => Number(ms.find((m) => m.identity.target === target)?.observed.fileBytes ?? 0);
+    return summarizeExec(ms, seed, { dynamic: bytes('dynamic'), static: bytes('static') }, [], [], null);
   },
 
   async run(p, ctx) {

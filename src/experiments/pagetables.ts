@@ -207,6 +207,7 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
   series: ['phase', 'fork-exit-sparse', 'fork-exit-dense'],
   valueOrder: { layout: LAYOUTS, phase: PHASES },
   unit: MICROSECONDS_PER_CALL,
+  figures: 'timings',
   presets: {
     // 003: 8238 one-page mappings 1 MiB apart (two per page-table page, ≈16.5 MB of page tables).
     full: { pages: '8238', spacingKb: '1024', iterations: '10', warmup: '1' },
@@ -251,6 +252,8 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
       );
     return [];
   },
+
+  summarize: (ms, p) => summarizePagetables(ms, p),
 
   async run(p, ctx) {
     const { measurements, complete } = await sweep({

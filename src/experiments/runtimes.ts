@@ -95,6 +95,7 @@ export const runtimesExperiment: Experiment<RuntimesParams, RuntimesSummary> = {
   series: [...new Set(ALL_VARIANTS.map((v) => v.caseName))],
   valueOrder: { variant: ALL_VARIANTS.map((v) => v.id), heapKind: [...new Set(FAMILIES.flatMap((f) => f.heapKinds))] },
   unit: MICROSECONDS_PER_CALL,
+  figures: 'timings',
   presets: RUNTIMES_PRESETS,
   options: RUNTIMES_OPTIONS,
   figureKeys: ['runtime', 'variant', 'heapKind', 'heapMb'],
@@ -112,6 +113,16 @@ export const runtimesExperiment: Experiment<RuntimesParams, RuntimesSummary> = {
       );
     return [];
   },
+
+  summarize: (ms, _p, seed) => ({
+    // A stored document keeps the timings; what discovery and strace found lives only in the run's own summary.
+    runtimes: [],
+    absentVariants: [],
+    mechanisms: [],
+    mechanismsSkipped: 'not in this document',
+    cells: summarizeCells(ms, seed),
+    lines: summarizeLines(ms, [], seed),
+  }),
 
   async run(p, ctx) {
     ctx.progress.note('looking for runtimes');

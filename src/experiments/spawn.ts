@@ -179,6 +179,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
   series: METHODS,
   valueOrder: { method: METHODS, thp: THP_MODES },
   unit: MICROSECONDS_PER_CALL,
+  figures: 'timings',
   presets: {
     // 000: 300 calls per configuration, 3 fresh runs, RSS 0/128/512/1024 MB, THP on (the article's
     // "always", reproduced with MADV_HUGEPAGE) and off. The spread claim needs two repeats even when quick.
@@ -240,6 +241,8 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
       });
     return warnings;
   },
+
+  summarize: (ms, _p, seed) => summarizeSpawn(ms, seed),
 
   async run(p, ctx) {
     const configs = p.methods.flatMap((method) => p.thp.flatMap((thp) => p.rssMb.map((rssMb) => ({ method, thp, rssMb }))));

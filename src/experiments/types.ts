@@ -129,6 +129,11 @@ export interface Experiment<P, S> {
   valueOrder: Readonly<Record<string, readonly string[]>>;
   /** The unit its timings are shown in. */
   unit: TimeUnit;
+  /**
+   * What its figures are: 'timings' (medians in `unit`, compared run against run), or 'outcomes' (what happened,
+   * e.g. whether a child got a lock: `show` and `compare` print its view instead of medians).
+   */
+  figures: 'timings' | 'outcomes';
   /** Its settings for `forklab reproduce`. */
   presets: Presets;
   options: OptionSpec[];
@@ -145,6 +150,11 @@ export interface Experiment<P, S> {
   /** Checks what the machine allows (memory, limits) before anything is started; throws UsageError. */
   preflight(params: P): Warning[];
   run(params: P, ctx: RunContext): Promise<ExperimentRun<S>>;
+  /**
+   * The summary of a run from its measurements (what `run` computes), for a stored document without one.
+   * What the measurements do not hold (exec's ld.so statistics) is left empty.
+   */
+  summarize(measurements: readonly Measurement[], params: P, seed: number): S;
   /**
    * What a run shows, in the article's layout: headings, tables, lines, notes, the latency chart, as data.
    * src/report/ renders it for the terminal, Markdown and HTML alike.

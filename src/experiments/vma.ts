@@ -192,6 +192,7 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
   series: VMA_METHODS,
   valueOrder: { method: VMA_METHODS },
   unit: MICROSECONDS_PER_CALL,
+  figures: 'timings',
   presets: {
     // 003 mapped 1,000,000 VMAs; vm.max_map_count (65530 by default) caps what a probe may map.
     full: { vmas: '0,1000,10000,30000,60000', iterations: '30', warmup: '3', repeats: '2' },
@@ -231,6 +232,8 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
       );
     return warnings;
   },
+
+  summarize: (ms, _p, seed) => summarizeVma(ms, seed),
 
   async run(p, ctx) {
     const configs = p.vmas.flatMap((vmas) => VMA_METHODS.map((method) => ({ vmas, method })));

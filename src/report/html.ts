@@ -4,7 +4,10 @@ import type { RunDocument } from './document.js';
 import { renderSvg } from './svg.js';
 import { fmtRatio } from './table.js';
 import { articleOf, chartsFor, compareChart, publishedCharts, type ChartDef, type ClaimVerdict, type PublishedComparison } from './charts.js';
-import { RAW_DATA_NOTE, compareTable, machineEntries, reportTables, unitText, witnessText, type ReportTable } from './markdown.js';
+import { RAW_DATA_NOTE, compareTable, machineEntries, unitText, witnessText, type ReportTable } from './markdown.js';
+import { resultsOf } from './results.js';
+import { asciiChart } from './ascii-chart.js';
+import type { Block } from '../experiments/view.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -71,6 +74,20 @@ function tableHtml(t: Pick<ReportTable, 'header' | 'rows' | 'leftAlign'>, rowCla
     })
     .join('\n');
   return `<div class="scroll"><table>\n<thead>${head}</thead>\n<tbody>\n${body}\n</tbody>\n</table></div>`;
+}
+
+/** An experiment's view as HTML: the same blocks the terminal and the Markdown report show. */
+function blocksHtml(blocks: readonly Block[]): string {
+  const out: string[] = [];
+  for (const b of blocks) {
+    if (b.kind === 'heading') out.push(`<h3>${esc(b.text)}</h3>`);
+    else if (b.kind === 'text') {
+      if (b.text !== '') out.push(`<p>${esc(b.text)}</p>`);
+    } else if (b.kind === 'note') out.push(`<p class="note">${esc(b.text)}</p>`);
+    else if (b.kind === 'table') out.push(tableHtml(b));
+    else out.push(`<pre>${esc(asciiChart(b.points, { width: b.width, height: b.height, color: false, order: b.order }))}</pre>`);
+  }
+  return out.join('\n');
 }
 
 function reportTableHtml(t: ReportTable): string {
@@ -161,7 +178,7 @@ async function renderSingle(input: HtmlReportInput): Promise<string> {
   const sections: string[] = [];
   sections.push(`<section id="machine"><h2>Machine and run</h2>\n<div class="side"><div>${dl(machineEntries(doc.machine, true))}</div><div>${dl(runEntries(doc))}</div></div></section>`);
   sections.push(`<section id="warnings"><h2>Warnings</h2>\n${warningsHtml(doc)}</section>`);
-  const results: string[] = reportTables(doc).map(reportTableHtml);
+  const results: string[] = [blocksHtml(resultsOf(doc))];
   for (const c of chartsFor(doc)) results.push(await figureHtml(c));
   sections.push(`<section id="results"><h2>Results</h2>\n${results.join('\n')}</section>`);
 
@@ -210,8 +227,8 @@ async function renderCompare(input: HtmlReportInput, b: RunDocument): Promise<st
     results.push(`<p class="note">The runs are of different experiments (${esc(a.experiment)}, ${esc(b.experiment)}): their tables follow side by side.</p>`);
   }
   results.push(
-    `<div class="side"><div><h3>${esc(labels[0])}</h3>${reportTables(a).map(reportTableHtml).join('\n')}</div>` +
-      `<div><h3>${esc(labels[1])}</h3>${reportTables(b).map(reportTableHtml).join('\n')}</div></div>`,
+    `<div class="side"><div><h3>${esc(labels[0])}</h3>${blocksHtml(resultsOf(a))}</div>` +
+      `<div><h3>${esc(labels[1])}</h3>${blocksHtml(resultsOf(b))}</div></div>`,
   );
   sections.push(`<section id="results"><h2>Results</h2>\n${results.join('\n')}</section>`);
   sections.push(`<section id="raw"><h2>Raw data</h2>\n<p>${withCode(RAW_DATA_NOTE)}</p><p class="note">For the published figures and the claim verdicts, report each run alone.</p></section>`);

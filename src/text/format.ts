@@ -27,3 +27,13 @@ export function fmtPct(fraction: number): string {
 export function fmtRatio(x: number): string {
   return x >= 10 ? `${x.toFixed(0)}×` : `${x.toFixed(2)}×`;
 }
+
+/** Nanoseconds in a unit of `perNs` ns: ns (perNs 1) or µs (perNs 1000), with the precision of fmtNs / fmtUs. */
+export function fmtIn(ns: number, unit: { perNs: number }): string {
+  return unit.perNs === 1 ? fmtNs(ns) : fmtUs(ns);
+}
+
+/** "412 [405–420]" in the unit. */
+export function fmtInCi(medianNs: number, lowNs: number, highNs: number, unit: { perNs: number }): string {
+  return `${fmtIn(medianNs, unit)} [${fmtIn(lowNs, unit)}–${fmtIn(highNs, unit)}]`;
+}
