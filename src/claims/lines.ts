@@ -109,9 +109,11 @@ export function judgeGrowsLinearly(c: GrowsLinearlyCheck, ctx: JudgeContext): Ju
       const f = linearFit(base.xs, ysOf(s));
       return { y0: f.slope * x0 + f.intercept, y1: f.slope * x1 + f.intercept, r2: f.r2, slope: f.slope };
     };
+    // The growth factor is measured, not fitted: the statistic at the largest x ÷ at the smallest. (A fitted
+    // intercept is poorly determined when the slope dominates; it only decides whether the line starts above 0.)
     const growth = (s: readonly number[]) => {
-      const e = ends(s);
-      return e.y0 > 0 ? e.y1 / e.y0 : NaN;
+      const ys = ysOf(s);
+      return ys[0]! > 0 ? ys[ys.length - 1]! / ys[0]! : NaN;
     };
     const point = ends(q.groups.map((g) => pooledStatistic(g, stat)));
     const fit = scaled({ groups: q.groups, keys: q.keys, stat, combine: (s) => ends(s).r2 }, 1, ctx, 'R²');
@@ -126,7 +128,7 @@ export function judgeGrowsLinearly(c: GrowsLinearlyCheck, ctx: JudgeContext): Ju
       const g = scaled({ groups: q.groups, keys: q.keys, stat, combine: growth }, 1, ctx, 'the growth factor');
       const giv = g.interval ?? { low: g.point, high: g.point };
       const b: [number, number] = [minGrowth, Infinity];
-      trend = { o: against(giv, b), value: g.point, repeats: g.minRepeats, text: `growth ${withInterval(g.point, g.interval, fmtFactor)}: ${placement(giv, b, fmtFactor)}` };
+      trend = { o: against(giv, b), value: g.point, repeats: g.minRepeats, text: `growth ${x1} ÷ ${x0} ${withInterval(g.point, g.interval, fmtFactor)}: ${placement(giv, b, fmtFactor)}` };
     } else {
       const sl = scaled({ groups: q.groups, keys: q.keys, stat, combine: (s) => ends(s).slope }, 1, ctx, 'the slope');
       const siv = sl.interval ?? { low: sl.point, high: sl.point };

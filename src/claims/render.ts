@@ -61,6 +61,8 @@ export function renderArticle(a: Article, statuses: readonly ExperimentStatus[],
     for (const f of head) if (f.measured === null) missing.set(f.detail, [...(missing.get(f.detail) ?? []), figureLabel(f)]);
     for (const [why, labels] of missing) out.push(c.dim(`  ${labels.length > 3 ? `${labels.length} figures` : labels.join(', ')}: ${why}`));
   }
+  const shared = sharedNotes(verdicts);
+  for (const [experiment, notes] of shared) for (const n of notes) out.push(c.dim(`  ${experiment}, every verdict: ${n}`));
   out.push('');
   const width = Math.max(...verdicts.map((v) => verdictLabel(v).length), 5);
   for (const v of verdicts) {
@@ -69,9 +71,22 @@ export function renderArticle(a: Article, statuses: readonly ExperimentStatus[],
     const indent = `  ${' '.repeat(width)}  `;
     out.push(c.dim(`${indent}${v.detail}`));
     if (v.settle) out.push(c.dim(`${indent}to settle it: ${v.settle}`));
-    for (const n of v.notes) out.push(c.dim(`${indent}note: ${n}`));
+    const common = shared.get(v.experiment) ?? [];
+    for (const n of v.notes) if (!common.includes(n)) out.push(c.dim(`${indent}note: ${n}`));
   }
   return out.join('\n');
+}
+
+/** Notes every verdict of an experiment carries (its run's warnings, an incomplete run): printed once, not per claim. */
+function sharedNotes(verdicts: readonly Verdict[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const e of new Set(verdicts.map((v) => v.experiment))) {
+    const mine = verdicts.filter((v) => v.experiment === e);
+    if (mine.length < 2) continue;
+    const common = mine[0]!.notes.filter((n) => mine.every((v) => v.notes.includes(n)));
+    if (common.length) out.set(e, common);
+  }
+  return out;
 }
 
 export function renderTotals(verdicts: readonly Verdict[], c: Paints): string {

@@ -52,7 +52,7 @@ export function describeCheck(c: Check): string {
     case 'flat':
       return `${stat} of ${sel(c.series)}${c.metric ? ` [${c.metric}]` : ''} over ${c.over}${per(c.eachOf)}: fitted change ≤ ${c.maxRelativeChange * 100} %${c.maxSlopeFraction ? `, slope ≤ ${c.maxSlopeFraction.fraction * 100} % of ${sel(c.maxSlopeFraction.of)}'s` : ''}`;
     case 'grows-linearly':
-      return `${stat} of ${sel(c.series)}${c.metric ? ` [${c.metric}]` : ''}${c.minus ? ` − ${sel(c.minus)}` : ''} over ${c.over}${per(c.eachOf)}: R² ≥ ${c.minR2}, ${c.minGrowthFactor !== undefined ? `growth ≥ ${c.minGrowthFactor}× (positive start)` : 'slope > 0'}, ≥ 3 values of ${c.over}`;
+      return `${stat} of ${sel(c.series)}${c.metric ? ` [${c.metric}]` : ''}${c.minus ? ` − ${sel(c.minus)}` : ''} over ${c.over}${per(c.eachOf)}: R² ≥ ${c.minR2}, ${c.minGrowthFactor !== undefined ? `growth (largest x ÷ smallest) ≥ ${c.minGrowthFactor}×, a fitted line that starts above 0` : 'slope > 0'}, ≥ 3 values of ${c.over}`;
     case 'slope-ratio':
       return `slope over ${c.over} of ${stat}(${sel(c.numerator)}) ÷ of ${stat}(${sel(c.denominator)}) ${expectation(c)}`;
     case 'per-entry':
@@ -104,8 +104,9 @@ function judging(): string {
     '  resample) is judged on its value and says so.',
     '* **Shapes are judged with intervals too.** "greater": the interval of the ratio lies above the factor; "flat": the',
     '  intervals of the fitted change and of the slope share lie inside their limits; "grows linearly": at least three distinct',
-    '  x values, the intervals of R² and of the growth factor inside their limits (a growth factor from a non-positive start is',
-    '  not measurable; without a growth factor, the slope\'s interval lies above 0); "approx-equal": max ÷ min\'s interval inside',
+    '  x values, the intervals of R² and of the growth factor (the statistic at the largest x ÷ at the smallest) inside their',
+    '  limits, and a fitted line that starts above 0 (a non-positive intercept makes a growth factor not measurable; without a',
+    '  growth factor, the slope\'s interval lies above 0); "approx-equal": max ÷ min\'s interval inside',
     '  the limit; a spread across repeats: each repeat resampled within itself; a yes/no outcome: every repeat that counts agrees',
     '  (mixed outcomes are inconclusive).',
     '* **Intervals respect how the data were taken** (`src/stats/resample.ts`, the one bootstrap): a resample draws the repeats',

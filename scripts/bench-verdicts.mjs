@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// npm run bench:verdicts — how stable forklab's verdicts are on this machine: two consecutive
+// `forklab reproduce --quick` runs (same seed, a fresh temporary history), then the agreement of their verdicts.
+// Goals (docs/reproduce.md): no claim flips between holds and differs; at least 90 % of the claims get the same
+// verdict; a claim that moves with the machine's noise says inconclusive rather than alternating. Prints the
+// figures; never a test (timings on a shared machine swing).
+//
+// Options: --runs N (default 2)  --seed N (default 1)  --json FILE (both runs' verdicts and the comparison)
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = fileURLToPath(new URL('..', import.meta.url));
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const runs = Number(opt('runs', '2'));
+const seed = opt('seed', '1');
+const jsonOut = opt('json', undefined);
+if (!Number.isInteger(runs) || runs < 2) {
+  console.error('bench:verdicts: --runs must be an integer ≥ 2');
+  process.exit(2);
+}
+
+const tmp = mkdtempSync(join(tmpdir(), 'forklab-bench-verdicts-'));
+const results = [];
+try {
+  for (let r = 1; r <= runs; r++) {
+    const file = join(tmp, `run${r}.json`);
+    const t0 = Date.now();
+    process.stderr.write(`bench:verdicts: reproduce --quick, run ${r} of ${runs} …\n`);
+    const p = spawnSync(process.execPath, [join(repo, 'bin', 'forklab.js'), 'reproduce', '--quick', '--seed', seed, '--json', file, '--db', join(tmp, 'history.db'), '--no-color'], {
+      cwd: repo,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+      timeout: 20 * 60 * 1000,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    if (p.error) throw p.error;
+    const doc = JSON.parse(readFileSync(file, 'utf8'));
+    results.push({ exit: p.status, seconds: (Date.now() - t0) / 1000, verdicts: doc.verdicts });
+  }
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+const ids = results[0].verdicts.map((v) => v.claimId);
+const label = (v) => v.verdict;
+const rows = ids.map((id) => ({ id, verdicts: results.map((res) => label(res.verdicts.find((v) => v.claimId === id))) }));
+const same = rows.filter((r) => r.verdicts.every((v) => v === r.verdicts[0]));
+const flips = rows.filter((r) => r.verdicts.includes('holds') && r.verdicts.includes('differs'));
+const moved = rows.filter((r) => !same.includes(r));
+const count = (res, v) => res.verdicts.filter((x) => x.verdict === v).length;
+
+const out = [];
+out.push(`forklab bench:verdicts — ${runs} consecutive reproduce --quick runs, seed ${seed}`);
+for (const [i, res] of results.entries())
+  out.push(`  run ${i + 1}: ${res.seconds.toFixed(0)} s, exit ${res.exit}; ${count(res, 'holds')} hold, ${count(res, 'differs')} differ, ${count(res, 'inconclusive')} inconclusive, ${count(res, 'not-measurable')} not measurable`);
+out.push(`same verdict in every run: ${same.length} of ${rows.length} claims (${((same.length / rows.length) * 100).toFixed(1)} %; goal ≥ 90 %)`);
+out.push(`flips between holds and differs: ${flips.length} (goal 0)${flips.length ? `: ${flips.map((r) => r.id).join(', ')}` : ''}`);
+for (const r of moved) out.push(`  moved: ${r.id}: ${r.verdicts.join(' → ')}`);
+process.stdout.write(`${out.join('\n')}\n`);
+if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ seed, results, same: same.map((r) => r.id), moved: moved.map((r) => r.id), flips: flips.map((r) => r.id) }, null, 1));
