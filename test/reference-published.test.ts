@@ -17,7 +17,6 @@ import {
   type Series,
 } from '../src/reference/published.js';
 import { METHODS as SPAWN_METHODS, THP_MODES } from '../src/experiments/spawn.js';
-import { EXPERIMENT_NAMES as EXPERIMENTS } from '../src/experiments/index.js';
 import { COW_SERIES, COW_THP_MODES } from '../src/experiments/cow.js';
 import { CREATE_FIELDS } from '../src/experiments/create.js';
 import { EXEC_SERIES } from '../src/experiments/exec.js';
@@ -53,7 +52,9 @@ describe('published figures and claims', () => {
   });
 
   test('every experiment has claims and every check type is used', () => {
-    for (const e of EXPERIMENTS) assert.ok(claimsFor(e, p).length > 0, `claims for ${e}`);
+    // Every experiment an article names has claims (an experiment of the registry no article names, such as
+    // runtimes, judges its own).
+    for (const e of new Set(p.articles.flatMap((a) => articleExperiments(a)))) assert.ok(claimsFor(e, p).length > 0, `claims for ${e}`);
     const used = new Set(p.claims.map((c) => c.check.type));
     for (const t of CHECK_TYPES) assert.ok(used.has(t), `check type ${t} used`);
   });

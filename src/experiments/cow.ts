@@ -4,6 +4,7 @@
 // with the huge pages on the first write: split them, or copied them whole.
 import { readFileSync } from 'node:fs';
 import type { SeriesData } from '../runner/probe.js';
+import { publishedValue } from '../reference/published.js';
 import { fixedPlan } from '../runner/plans.js';
 import { sweep } from './sweep.js';
 import { ratioOfMedians } from '../stats/pool.js';
@@ -72,7 +73,17 @@ export interface CowSummary {
 }
 
 /** Article 001's figures (ns per page; gcc:13 container on ARM AArch64). */
-export const ARTICLE_001 = { read: 15.6, 'first-write': 909.4, 'second-write': 9.5, 'no-fork-write': 5.4, ratio: 96, totalMs: 18.2 } as const;
+/** Article 001's figures (80 MB, 4 KiB pages, THP off), from data/published.json. */
+export function article001() {
+  return {
+    read: publishedValue('001.read'),
+    'first-write': publishedValue('001.first-write'),
+    'second-write': publishedValue('001.second-write'),
+    'no-fork-write': publishedValue('001.no-fork-write'),
+    ratio: publishedValue('001.first-over-second-write'),
+    totalMs: publishedValue('001.total-cow-80mb'),
+  };
+}
 
 const MIB = 1024 * 1024;
 const DEFAULTS = { sizeMb: '80', thp: 'off,on', repeats: '5', iterations: '3', warmup: '1' };
@@ -309,6 +320,7 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
   },
 
   view(run) {
+    const ARTICLE_001 = article001();
     const out: Block[] = [];
     const ci = (x: CowPass) => `${fmtNs(x.medianNs)} [${fmtNs(x.ciLowNs)}–${fmtNs(x.ciHighNs)}]`;
     for (const cell of run.summary.cells) {

@@ -3,6 +3,7 @@
 // runs as a plain loop of its own would, while drift still hits both alike); fresh probe processes repeat
 // the whole thing.
 import { sweep } from './sweep.js';
+import { publishedValue } from '../reference/published.js';
 import { adaptiveRepeats, describeRepeatsStop, parseRepeatOptions, repeatOptions, type RepeatParams } from './repeats.js';
 import type { RatioInterval } from '../stats/bootstrap.js';
 import { ratioOfMedians } from '../stats/pool.js';
@@ -38,7 +39,14 @@ export const CREATE_FIELDS: Record<'thread' | 'fork', Record<string, Scalar>> = 
 };
 
 /** Article 002 (gcc:13 container on ARM64, 2000 runs each): µs. */
-export const ARTICLE_002 = { thread: { minUs: 28, medianUs: 47 }, fork: { minUs: 70, medianUs: 82 }, forkOverThreadMedian: 1.8 };
+/** Article 002's figures (µs), from data/published.json. */
+export function article002() {
+  return {
+    thread: { minUs: publishedValue('002.thread.min'), medianUs: publishedValue('002.thread.median') },
+    fork: { minUs: publishedValue('002.fork.min'), medianUs: publishedValue('002.fork.median') },
+    forkOverThreadMedian: publishedValue('002.fork-over-thread.median'),
+  };
+}
 
 const DEFAULTS = { iterations: '2000', warmup: '50', repeats: '3', extraRepeats: 0, repeatsCi: '5', repeatsBudgetS: '20' };
 
@@ -123,6 +131,7 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
   },
 
   view(run) {
+    const ARTICLE_002 = article002();
     const s = run.summary;
     const p = run.params as unknown as CreateParams;
     const out: Block[] = [];

@@ -4,6 +4,7 @@
 // minus the baseline's. Next to the times: both file sizes, and ld.so's own accounting (LD_DEBUG=statistics).
 import { readFileSync, statSync } from 'node:fs';
 import { sweep } from './sweep.js';
+import { publishedValue } from '../reference/published.js';
 import { runCommand } from '../runner/command.js';
 import { bootstrapQuantity, type Repeats } from '../stats/resample.js';
 import { samePairing } from '../stats/pool.js';
@@ -70,17 +71,19 @@ export interface ExecTargetSummary {
   overStatic: ExecSummary['dynamicOverStatic'];
 }
 
-/** Article 004 (gcc:13 container on ARM64): µs and KB. */
-export const ARTICLE_004 = {
-  forkExitUs: 75.5,
-  dynamicUs: 149.0,
-  staticUs: 121.1,
-  execveAloneDynamicUs: 73.5,
-  execveAloneStaticUs: 45.6,
-  dynamicOverStatic: 1.61,
-  dynamicKb: 70,
-  staticKb: 872,
-};
+/** Article 004's figures (µs and KB), from data/published.json. */
+export function article004() {
+  return {
+    forkExitUs: publishedValue('004.fork-exit'),
+    dynamicUs: publishedValue('004.fork-exec.dynamic'),
+    staticUs: publishedValue('004.fork-exec.static'),
+    execveAloneDynamicUs: publishedValue('004.execve-alone.dynamic'),
+    execveAloneStaticUs: publishedValue('004.execve-alone.static'),
+    dynamicOverStatic: publishedValue('004.execve-alone.dynamic-over-static'),
+    dynamicKb: publishedValue('004.file-size.dynamic'),
+    staticKb: publishedValue('004.file-size.static'),
+  };
+}
 
 const DEFAULTS = { iterations: '2000', warmup: '20', repeats: '2', ldRuns: '5' };
 
@@ -340,6 +343,7 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
   },
 
   view(run) {
+    const ARTICLE_004 = article004();
     const s = run.summary;
     const p = run.params as unknown as ExecParams;
     if (s.target) return targetView(s, p);

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describeFailure } from '../runner/probe.js';
 import { sweep } from './sweep.js';
+import { publishedValue } from '../reference/published.js';
 import { fixedPlan } from '../runner/plans.js';
 import type { InfoValue } from '../runner/protocol.js';
 import { readMemoryBudget } from '../env/memory.js';
@@ -341,7 +342,14 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
     if (sparse?.forkPageTablesGrowthKb != null || dense?.forkPageTablesGrowthKb != null)
       out.push(text(`PageTables at fork: sparse ${signedKb(sparse?.forkPageTablesGrowthKb ?? null)}, dense ${signedKb(dense?.forkPageTablesGrowthKb ?? null)}; ` +
           `given back at the child's exec: sparse ${kb(sparse?.execPageTablesDropKb)}, dense ${kb(dense?.execPageTablesDropKb)}`));
-    out.push(note('article 003: PageTables 2564 kB before, 19504 kB after building the sparse space (8238 mappings, one page per MiB), 36004 kB after fork and the parent’s writes, 19064 kB after the child’s exec; dense: 2576, 2660, 2644 kB.',));
+    const a = (id: string) => publishedValue(`003.pagetables.${id}`);
+    out.push(
+      note(
+        `article 003: PageTables ${a('sparse.before')} kB before, ${a('sparse.after-build')} kB after building the sparse space (${a('sparse.mappings')} mappings, one page per MiB), ` +
+          `${a('sparse.after-fork-parent-write')} kB after fork and the parent’s writes, ${a('sparse.after-child-exec')} kB after the child’s exec; ` +
+          `dense: ${a('dense.before')}, ${a('dense.after-build')}, ${a('dense.after-fork-parent-write')} kB.`,
+      ),
+    );
     return out;
   },
 };

@@ -1,6 +1,7 @@
 // Experiment "spawn" (article 000): what fork+exec, vfork+exec, posix_spawn, clone(CLONE_VM|CLONE_VFORK)
 // and fork+_exit cost as the parent's RSS grows, with transparent huge pages on, off or as the system has them.
 import { readFileSync } from 'node:fs';
+import { publishedValue } from '../reference/published.js';
 import { adaptivePlan } from '../runner/plans.js';
 import { sweep } from './sweep.js';
 import { adaptiveRepeats, describeRepeatsStop, parseRepeatOptions, repeatOptions, type RepeatParams } from './repeats.js';
@@ -328,7 +329,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
       const on = run.summary.slopes.find((s) => s.method === 'fork-exec' && s.thp === 'on');
       const off = run.summary.slopes.find((s) => s.method === 'fork-exec' && s.thp === 'off');
       if (on && off && on.slopeUsPerMb > 0)
-        out.push(note(`fork-exec slope, THP off ÷ THP on: ${(off.slopeUsPerMb / on.slopeUsPerMb).toFixed(1)}× (article 000: ≈16×)`));
+        out.push(note(`fork-exec slope, THP off ÷ THP on: ${(off.slopeUsPerMb / on.slopeUsPerMb).toFixed(1)}× (article 000: ≈${publishedValue('000.fork-exec.slope-ratio.off-over-default')}×)`));
       out.push(blank);
     }
     const fastest = run.summary.cells.reduce<number | null>((a, x) => (a === null || x.medianNs < a ? x.medianNs : a), null);

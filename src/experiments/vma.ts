@@ -1,6 +1,7 @@
 // Experiment "vma" (article 003): fork copies every vm_area_struct of the parent, so its time and the
 // kernel memory (Slab) it takes grow with the number of mappings; clone(CLONE_VM|CLONE_VFORK)+exec and
 // posix_spawn borrow the parent's address space and do not.
+import { publishedValue } from '../reference/published.js';
 import { fixedPlan } from '../runner/plans.js';
 import { sweep } from './sweep.js';
 import { linearFit } from '../stats/regression.js';
@@ -300,7 +301,15 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
     }
     if (s.slabBytesPerVma)
       out.push(text(`Kernel memory a forked child takes per VMA: ${s.slabBytesPerVma.slab.toFixed(0)} bytes of Slab (SUnreclaim ${s.slabBytesPerVma.sUnreclaim.toFixed(0)}), R² ${s.slabBytesPerVma.r2.toFixed(2)} over ${s.slabBytesPerVma.points} probes`));
-    out.push(note('article 003: fork time grows with the VMAs while clone(CLONE_VM) does not; Slab 29500 kB before, 473864 kB with the forked child of a parent holding 1,000,000 mappings, 251620 kB after the child’s exec (≈228 bytes per copied VMA).',));
+    const a = (id: string) => publishedValue(`003.slab.${id}`);
+    const mappings = a('mappings');
+    const perVma = ((a('after-fork') - a('after-exec')) * 1024) / mappings; // what the child's copy held, per VMA
+    out.push(
+      note(
+        `article 003: fork time grows with the VMAs while clone(CLONE_VM) does not; Slab ${a('before')} kB before, ${a('after-fork')} kB with the forked child of a parent ` +
+          `holding ${mappings.toLocaleString('en-US')} mappings, ${a('after-exec')} kB after the child’s exec (≈${perVma.toFixed(0)} bytes per copied VMA).`,
+      ),
+    );
     return out;
   },
 };

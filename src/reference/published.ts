@@ -51,6 +51,13 @@ export function getFigure(id: string, p: Published = loadPublished()): Published
   return p.figures.find((f) => f.id === id);
 }
 
+/** The value of a published figure, for code that quotes it (the experiments' views); throws for an unknown id. */
+export function publishedValue(id: string, p: Published = loadPublished()): number {
+  const f = getFigure(id, p);
+  if (!f) throw new Error(`data/published.json has no figure ${id}`);
+  return f.value;
+}
+
 export function getClaim(id: string, p: Published = loadPublished()): Claim | undefined {
   return p.claims.find((c) => c.id === id);
 }
