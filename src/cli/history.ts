@@ -4,7 +4,7 @@
 // src/cli/errors.ts (exit code 2).
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { StoreError, type RunFilter, type RunRow } from '../store/db.js';
+import { StoreError, type RunFilter, type RunRow, type Store } from '../store/db.js';
 import { resolveDbPath } from '../store/location.js';
 import { DocumentError, parseRunDocument } from '../store/validate.js';
 import { groupConfigurations, groupMedian } from '../store/compare.js';
@@ -126,6 +126,17 @@ function filterOf(o: HistoryOpts): RunFilter {
   return f;
 }
 
+/** The reproductions the filter selects (label, since; the most recent N), with their verdict counts. */
+function reproductionRows(s: Store, f: RunFilter): string[][] {
+  let rows = s.listReproductions().filter((r) => (f.label === undefined || r.label === f.label) && (f.since === undefined || Date.parse(r.startedAt) >= f.since.getTime()));
+  if (f.limit !== undefined) rows = rows.slice(-f.limit);
+  return rows.map((r) => {
+    const doc = s.getReproduction(r.id).document as { verdicts?: { verdict: string }[] };
+    const n = (k: string) => String((doc.verdicts ?? []).filter((v) => v.verdict === k).length);
+    return [`R${r.id}`, localTime(r.startedAt), r.preset, r.label ?? '', String(r.runUuids.length), n('holds'), n('differs'), n('inconclusive'), n('not-measurable')];
+  });
+}
+
 function registerHistory(program: Command): void {
   program
     .command('history')
@@ -151,9 +162,11 @@ function registerHistory(program: Command): void {
           return;
         }
         const filtered = Object.keys(filter).length > 0;
-        if (o.json) out(JSON.stringify(rows, null, 1));
-        else if (rows.length === 0) out(`no runs${filtered ? ' match' : ''} in ${resolveDbPath(o.db)}`);
+        if (o.json) return out(JSON.stringify(rows, null, 1));
+        if (rows.length === 0) out(`no runs${filtered ? ' match' : ''} in ${resolveDbPath(o.db)}`);
         else out(`${historyTable(rows, colors(o))}\n${rows.length} run${rows.length === 1 ? '' : 's'}${filtered ? ' selected' : ''} in ${resolveDbPath(o.db)}`);
+        const repros = filter.experiment === undefined ? withStore(o, false, (s) => reproductionRows(s, filter)) : [];
+        if (repros.length) out(`\n${renderTable(['reproduction', 'started', 'preset', 'label', 'runs', 'hold', 'differ', 'inconclusive', 'not measurable'], repros, { leftAlign: [0, 1, 2, 3] })}\n(forklab report R<n> --html report.html)`);
       }),
     );
 }

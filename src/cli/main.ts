@@ -25,6 +25,18 @@ function loadStoredRun(ref: string | undefined, dbPath: string | undefined): Run
   }
 }
 
+/** A stored reproduction (R<n>, Rlatest) and the runs of it that are still in the history. */
+function loadStoredReproduction(ref: string, dbPath: string | undefined): { doc: unknown; runs: RunDocument[]; missing: number } {
+  const store = Store.open(resolveDbPath(dbPath), { create: false });
+  try {
+    const r = store.getReproduction(store.resolveReproduction(ref));
+    const runs = r.runUuids.map((u) => store.documentByUuid(u));
+    return { doc: r.document, runs: runs.filter((d): d is RunDocument => d !== null), missing: runs.filter((d) => d === null).length };
+  } finally {
+    store.close();
+  }
+}
+
 function commonOptions(cmd: Command): Command {
   return cmd
     .option('--json <file>', 'write the run as a versioned JSON document (schema: docs/json-schema.md)')
@@ -72,7 +84,7 @@ export function buildProgram(): Command {
   registerSelfcheck(program);
   registerDoctor(program);
   registerHistoryCommands(program);
-  registerReportCommand(program, { loadRun: loadStoredRun });
+  registerReportCommand(program, { loadRun: loadStoredRun, loadReproduction: loadStoredReproduction });
   registerReproduceCommand(program);
   registerJudgeCommand(program);
   return program;

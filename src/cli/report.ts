@@ -7,6 +7,8 @@ import { checkWritable, writeFileAtomic, DOCUMENT_SCHEMA, type RunDocument } fro
 import type { ClaimVerdict, PublishedComparison } from '../report/charts.js';
 import type { RunConclusions } from '../report/judged.js';
 import type { Published } from '../reference/published.js';
+import { REPRODUCE_SCHEMA, asReproduceDocument, type ReproduceDocument } from '../claims/reproduction.js';
+import { isReproductionRef } from '../store/db.js';
 import { renderCompareMarkdown, renderMarkdown } from '../report/markdown.js';
 import { CliError } from './run.js';
 import { DB_HELP } from './options.js';
@@ -14,6 +16,8 @@ import { DB_HELP } from './options.js';
 export interface ReportDeps {
   /** The run REF (undefined: the latest) from the history database at dbPath (undefined: the default); throws an Error naming the problem. */
   loadRun(ref: string | undefined, dbPath: string | undefined): RunDocument | Promise<RunDocument>;
+  /** A stored reproduction by reference (R<n>, Rlatest) and those of its runs still in the history. */
+  loadReproduction?(ref: string, dbPath: string | undefined): { doc: unknown; runs: RunDocument[]; missing: number } | Promise<{ doc: unknown; runs: RunDocument[]; missing: number }>;
   /** The articles' figures and claims (default: data/published.json through src/reference/published.ts). */
   published?(): Published;
 }
@@ -95,6 +99,7 @@ export async function reportAction(run: string | undefined, o: ReportOptions, de
       usage(`${flag}: ${(e as Error).message}`);
     }
   }
+  if (await reportReproduction(run, o, deps)) return 0;
   const docs = await loadDocs(run, o, deps);
   const [a, b] = docs as [RunDocument, RunDocument | undefined];
   const names = o.compare ?? (o.input ?? []).map((f, _, all) => (basename(all[0]!) === basename(all[1] ?? '') ? f : basename(f)));
@@ -122,12 +127,57 @@ export async function reportAction(run: string | undefined, o: ReportOptions, de
   return 0;
 }
 
+/** The reproduction REF names (R<n>), or the one an --input file holds; null when the report is of runs. */
+async function reproductionFor(run: string | undefined, o: ReportOptions, deps: ReportDeps): Promise<{ doc: ReproduceDocument; runs: RunDocument[]; note: string | null } | null> {
+  if (run !== undefined && isReproductionRef(run)) {
+    if (o.compare || o.input) usage('a reproduction (R…) is reported alone: leave out --compare and --input');
+    if (!deps.loadReproduction) usage('reproductions cannot be read here');
+    let got;
+    try {
+      got = await deps.loadReproduction(run, o.db);
+    } catch (e) {
+      if (e instanceof CliError) throw e;
+      throw new CliError(`forklab report: ${(e as Error).message}`, 1);
+    }
+    const doc = asReproduceDocument(got.doc, `reproduction ${run}`);
+    return { doc, runs: got.runs, note: got.missing ? `${got.missing} of its runs are no longer in the history (forklab rm): their charts are left out, their verdicts are kept` : null };
+  }
+  if (o.input?.length !== 1) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(o.input[0]!, 'utf8'));
+  } catch {
+    return null; // readRunDocument names the problem
+  }
+  if ((parsed as { schema?: unknown } | null)?.schema !== REPRODUCE_SCHEMA) return null;
+  const doc = asReproduceDocument(parsed, o.input[0]!);
+  const runs = doc.runs.filter((r): r is RunDocument => typeof r === 'object');
+  return { doc, runs, note: runs.length < doc.runs.length ? 'the file names stored runs by id only: their charts are left out (forklab report R<n> draws them from the history)' : null };
+}
+
+/** A reproduction as a report: HTML with --html, Markdown with --markdown or on standard output. */
+async function reportReproduction(run: string | undefined, o: ReportOptions, deps: ReportDeps): Promise<boolean> {
+  const r = await reproductionFor(run, o, deps);
+  if (!r) return false;
+  if (r.note) process.stderr.write(`forklab report: ${r.note}\n`);
+  const { reproductionHtml, reproductionMarkdown } = await import('../report/reproduction.js');
+  if (o.html !== undefined) {
+    writeFileAtomic(o.html, await reproductionHtml(r.doc, r.runs));
+    process.stderr.write(`forklab: wrote ${o.html}\n`);
+  }
+  if (typeof o.markdown === 'string') {
+    writeFileAtomic(o.markdown, reproductionMarkdown(r.doc, r.runs));
+    process.stderr.write(`forklab: wrote ${o.markdown}\n`);
+  } else if (o.markdown === true || o.html === undefined) process.stdout.write(reproductionMarkdown(r.doc, r.runs));
+  return true;
+}
+
 /** Adds `forklab report` to the program. */
 export function registerReportCommand(program: Command, deps: ReportDeps): void {
   program.addCommand(
     new Command('report')
       .description('a run as a self-contained HTML page (charts included, works offline) or as Markdown for an issue or a post')
-      .argument('[run]', 'run id from the history database (default: the latest run)')
+      .argument('[run]', 'a run (id, uuid prefix, latest; default: the latest run), or a reproduction: R and its number (forklab history lists both)')
       .option('--db <path>', DB_HELP)
       .option('--input <files...>', 'read the run document(s) from JSON file(s) written with --json instead (two files: compare them)')
       .option('--compare <runs...>', 'show two runs together: --compare RUN_A RUN_B')

@@ -5,50 +5,33 @@ import { Option, type Command } from 'commander';
 import { findExperiment } from '../experiments/index.js';
 import { UsageError, type Experiment, type Warning } from '../experiments/types.js';
 import { nativePaths, requireNative } from '../runner/paths.js';
-import { writeFileAtomic, type RunDocument } from '../report/document.js';
+import { checkWritable, writeFileAtomic, type RunDocument } from '../report/document.js';
 import { articleExperiments, loadPublished, type Article, type Published } from '../reference/published.js';
-import type { Verdict } from '../claims/evaluate.js';
-import type { FigureComparison } from '../claims/figures.js';
+import { REPRODUCE_SCHEMA, REPRODUCE_VERSION, type ReproduceDocument } from '../claims/reproduction.js';
 import { judgeDocuments, type Judged } from '../claims/judge.js';
 import { presetFor } from '../claims/presets.js';
-import type { ExperimentStatus } from '../claims/render.js';
 import { paintsFor, renderSummary } from './summary.js';
 import { CliError, executeExperiment, onInterrupt, openHistory, parseCommon } from './run.js';
 import { doctorSummaryLine } from './doctor.js';
 import { formatWitness } from '../env/witness.js';
 import type { Store } from '../store/db.js';
 import { FORKLAB_VERSION } from '../version.js';
+import { hostname } from 'node:os';
 import { DB_HELP, LABEL_HELP } from './options.js';
 
-export const REPRODUCE_SCHEMA = 'forklab.reproduce';
-export const REPRODUCE_VERSION = 1;
+export { REPRODUCE_SCHEMA, REPRODUCE_VERSION, type ReproduceDocument } from '../claims/reproduction.js';
 
 export interface ReproduceOptions {
   quick?: boolean;
   only?: string;
   db?: string;
   json?: string;
+  html?: string;
+  markdown?: string;
   label?: string;
   pin?: string;
   seed?: string;
   color?: boolean;
-}
-
-export interface ReproduceDocument {
-  schema: typeof REPRODUCE_SCHEMA;
-  schemaVersion: typeof REPRODUCE_VERSION;
-  forklabVersion: string;
-  preset: 'quick' | 'full';
-  startedAt: string;
-  finishedAt: string;
-  articles: string[];
-  experiments: ExperimentStatus[];
-  /** Per experiment that ran: the stored run's id, or the whole run document when it was not stored. */
-  runs: (string | RunDocument)[];
-  /** Seed of the interleaving order and the bootstrap intervals. */
-  seed: number;
-  verdicts: Verdict[];
-  figures: FigureComparison[];
 }
 
 /** The articles --only names (all when absent), in the file's order. */
@@ -113,6 +96,14 @@ function prepare(o: ReproduceOptions, published: Published): Prepared {
   try {
     const articles = parseOnly(o.only, published);
     const { pinCpu, seed, label: runLabel } = parseCommon(o);
+    for (const [flag, file] of [['--html', o.html], ['--markdown', o.markdown]] as const) {
+      if (file === undefined) continue;
+      try {
+        checkWritable(file);
+      } catch (e) {
+        throw new UsageError(flag, (e as Error).message);
+      }
+    }
     const quick = o.quick === true;
     const steps = plan(articles, quick);
     requireNative(nativePaths());
@@ -171,14 +162,16 @@ async function measure(p: Prepared, warn: (name: string, w: Warning) => void): P
   return m;
 }
 
-function writeReproduceJson(file: string, p: Prepared, m: Measured, judged: Judged, startedAt: Date): void {
-  const out: ReproduceDocument = {
+function reproductionDocument(p: Prepared, m: Measured, judged: Judged, startedAt: Date): ReproduceDocument {
+  return {
     schema: REPRODUCE_SCHEMA,
     schemaVersion: REPRODUCE_VERSION,
     forklabVersion: FORKLAB_VERSION,
     preset: p.quick ? 'quick' : 'full',
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
+    hostname: hostname(),
+    ...(p.runLabel ? { label: p.runLabel } : {}),
     articles: judged.articles,
     experiments: p.steps.map((s) => ({ experiment: s.name, state: s.state! })),
     runs: m.runs,
@@ -186,8 +179,37 @@ function writeReproduceJson(file: string, p: Prepared, m: Measured, judged: Judg
     verdicts: judged.verdicts,
     figures: judged.figures,
   };
-  writeFileAtomic(file, JSON.stringify(out, null, 1) + '\n');
-  process.stderr.write(`forklab reproduce: wrote ${file}\n`);
+}
+
+/** Keeps the reproduction in the history beside its runs; a database problem is a warning, the verdicts are printed anyway. */
+function storeReproduction(db: string | undefined, doc: ReproduceDocument): number | null {
+  const uuids = doc.runs.filter((r): r is string => typeof r === 'string');
+  if (uuids.length === 0) return null;
+  try {
+    const store = openHistory(db);
+    try {
+      return store.addReproduction({ startedAt: doc.startedAt, finishedAt: doc.finishedAt, preset: doc.preset, label: doc.label ?? null, hostname: hostname(), runUuids: uuids, document: doc });
+    } finally {
+      store.close();
+    }
+  } catch (e) {
+    process.stderr.write(`warning: the reproduction could not be stored in the history (${(e as Error).message}); its runs are stored, and --json FILE keeps the verdicts\n`);
+    return null;
+  }
+}
+
+/** --html FILE and --markdown FILE: the reproduction as a report, summary first. */
+async function writeReports(o: ReproduceOptions, doc: ReproduceDocument, runs: readonly RunDocument[]): Promise<void> {
+  if (o.html === undefined && o.markdown === undefined) return;
+  const { reproductionHtml, reproductionMarkdown } = await import('../report/reproduction.js');
+  if (o.html !== undefined) {
+    writeFileAtomic(o.html, await reproductionHtml(doc, runs));
+    process.stderr.write(`forklab reproduce: wrote ${o.html}\n`);
+  }
+  if (o.markdown !== undefined) {
+    writeFileAtomic(o.markdown, reproductionMarkdown(doc, runs));
+    process.stderr.write(`forklab reproduce: wrote ${o.markdown}\n`);
+  }
 }
 
 export async function runReproduce(o: ReproduceOptions): Promise<number> {
@@ -205,7 +227,14 @@ export async function runReproduce(o: ReproduceOptions): Promise<number> {
   const statuses = p.steps.map((s) => ({ experiment: s.name, state: s.state! }));
   const footer = `preset: ${p.quick ? 'quick (--quick)' : 'full (the articles’ settings)'}; seed ${p.seed}; total ${secs(Date.now() - startedAt.getTime())}`;
   process.stdout.write(renderSummary(judged, statuses, c, footer));
-  if (o.json !== undefined) writeReproduceJson(o.json, p, m, judged, startedAt);
+  const doc = reproductionDocument(p, m, judged, startedAt);
+  if (o.json !== undefined) {
+    writeFileAtomic(o.json, JSON.stringify(doc, null, 1) + '\n');
+    process.stderr.write(`forklab reproduce: wrote ${o.json}\n`);
+  }
+  const id = storeReproduction(o.db, doc);
+  if (id !== null) process.stderr.write(`forklab reproduce: stored as reproduction R${id} with its runs (forklab report R${id} --html report.html)\n`);
+  await writeReports(o, doc, m.docs);
   if (m.interrupted) return 130;
   return m.failed ? 1 : 0;
 }
@@ -218,6 +247,8 @@ export function registerReproduceCommand(program: Command): void {
     .option('--only <articles>', 'only these articles, comma-separated: 000,001,002,003,004')
     .option('--db <path>', DB_HELP)
     .option('--label <text>', LABEL_HELP)
+    .option('--html <file>', 'write the reproduction as one self-contained HTML report: summary first, then per article its figures, verdicts and charts')
+    .option('--markdown <file>', 'write the same report as Markdown')
     .option('--json <file>', 'write the verdicts, the figures and the runs (ids, or whole documents when not stored) as JSON')
     .option('--pin <cpu>', 'pin the probes and their children to this CPU (on 2 cores this changes results several-fold)')
     .addOption(new Option('--seed <n>', 'seed for interleaving order and bootstrap intervals').default('1', '1'))

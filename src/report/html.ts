@@ -34,7 +34,7 @@ export interface HtmlReportInput {
   forklabVersion?: string;
 }
 
-const CSS = `
+export const CSS = `
 :root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#fff;--soft:#f6f8fa}
 *{box-sizing:border-box}
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif;color:var(--fg);background:var(--bg)}
@@ -94,7 +94,7 @@ function reportTableHtml(t: ReportTable): string {
   return `<h3>${esc(t.title)}</h3>\n${tableHtml(t)}${t.note ? `\n<p class="note">${esc(t.note)}</p>` : ''}`;
 }
 
-async function figureHtml(c: ChartDef): Promise<string> {
+export async function figureHtml(c: ChartDef): Promise<string> {
   const svg = await renderSvg(c.spec);
   return `<figure class="chart" id="chart-${esc(c.id)}" data-chart="${esc(c.id)}">\n${svg}\n<figcaption>${esc(c.caption)}</figcaption>\n</figure>`;
 }
@@ -122,7 +122,7 @@ function warningsHtml(doc: RunDocument): string {
   return `<ul class="warnings">\n${doc.warnings.map((w) => `<li><code>${esc(w.code)}</code> ${esc(w.message)}</li>`).join('\n')}\n</ul>`;
 }
 
-function page(title: string, sub: string, nav: [string, string][], sections: string[], footer: string): string {
+export function page(title: string, sub: string, nav: [string, string][], sections: string[], footer: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>

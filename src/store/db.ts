@@ -11,6 +11,8 @@ import { StoreError, checkFile, checkSchema, migrate, sqliteCode, type Measureme
 import { CONFIGURATION_KEYS, DocumentError, validateConfiguration, validateRunDocument } from './validate.js';
 
 export { StoreError, type RunStatus } from './migrations.js';
+export { isReproductionRef, type ReproductionRow, type StoredReproduction, type NewReproduction } from './reproductions.js';
+import { addReproduction, getReproduction, listReproductions, resolveReproduction, type NewReproduction, type ReproductionRow, type StoredReproduction } from './reproductions.js';
 
 export interface RunRow {
   id: number;
@@ -376,6 +378,31 @@ export class Store {
     if (hits.length === 0) throw new StoreError(`no run ${ref.trim()} in ${this.path} (forklab history lists them)`);
     const list = hits.slice(0, 5).map((h) => `${h.id} (${h.uuid.slice(0, 13)})`).join(', ');
     throw new StoreError(`"${ref.trim()}" matches several runs: ${list}${hits.length > 5 ? ', ...' : ''}; give more characters of the uuid, or the run id`);
+  }
+
+  /** Stores what a reproduction concluded and the uuids of its runs; returns its id (shown as R<id>). */
+  addReproduction(r: NewReproduction): number {
+    return addReproduction(this.db, r);
+  }
+
+  /** Every reproduction, oldest first. */
+  listReproductions(): ReproductionRow[] {
+    return listReproductions(this.db);
+  }
+
+  /** R<n>, Rlatest or R → a reproduction id. */
+  resolveReproduction(ref: string): number {
+    return resolveReproduction(this.db, ref, this.path);
+  }
+
+  getReproduction(id: number): StoredReproduction {
+    return getReproduction(this.db, id, this.path);
+  }
+
+  /** The run with this uuid as a document, or null when it is not (or no longer) in the history. */
+  documentByUuid(uuid: string): RunDocument | null {
+    const r = this.db.prepare('SELECT id FROM runs WHERE uuid = ?').get(uuid) as { id: number } | undefined;
+    return r ? this.getDocument(r.id) : null;
   }
 
   /** The run as a versioned document (runId = its uuid), raw samples exactly as stored. */

@@ -67,6 +67,27 @@ export const MIGRATIONS: readonly Migration[] = [
       PRAGMA application_id = ${FORKLAB_APPLICATION_ID};
     `,
   },
+  {
+    version: 2,
+    description: 'reproductions: the verdicts of a forklab reproduce and the runs they rest on',
+    sql: `
+      CREATE TABLE reproductions (
+        id INTEGER PRIMARY KEY,
+        uuid TEXT NOT NULL UNIQUE,
+        started_at TEXT NOT NULL,            -- ISO 8601
+        finished_at TEXT NOT NULL,
+        preset TEXT NOT NULL,                -- quick or full
+        label TEXT,                          -- --label, or null
+        hostname TEXT NOT NULL,
+        document TEXT NOT NULL               -- JSON forklab.reproduce document: statuses, verdicts, figures, run uuids
+      );
+      CREATE TABLE reproduction_runs (
+        reproduction_id INTEGER NOT NULL REFERENCES reproductions (id) ON DELETE CASCADE,
+        run_uuid TEXT NOT NULL,              -- runs.uuid; the run may since have been removed (forklab rm)
+        PRIMARY KEY (reproduction_id, run_uuid)
+      );
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA = MIGRATIONS.length;

@@ -1,0 +1,40 @@
+// The document of a reproduction (`forklab reproduce --json`, and what the history keeps of one): which
+// experiments ran, the runs, the verdicts of every claim and every published figure beside this machine's.
+import type { RunDocument } from '../document/run.js';
+import type { Verdict } from './evaluate.js';
+import type { FigureComparison } from './figures.js';
+import type { ExperimentStatus } from './render.js';
+
+export const REPRODUCE_SCHEMA = 'forklab.reproduce';
+export const REPRODUCE_VERSION = 1;
+
+export interface ReproduceDocument {
+  schema: typeof REPRODUCE_SCHEMA;
+  schemaVersion: typeof REPRODUCE_VERSION;
+  forklabVersion: string;
+  preset: 'quick' | 'full';
+  startedAt: string;
+  finishedAt: string;
+  /** The machine it ran on. */
+  hostname?: string;
+  /** --label, when one was given. */
+  label?: string;
+  articles: string[];
+  experiments: ExperimentStatus[];
+  /** Per experiment that ran: the stored run's id, or the whole run document when it was not stored. */
+  runs: (string | RunDocument)[];
+  /** Seed of the interleaving order and the bootstrap intervals. */
+  seed: number;
+  verdicts: Verdict[];
+  figures: FigureComparison[];
+}
+
+/** Checks enough of a stored or read reproduction document to render it; throws an Error naming the problem. */
+export function asReproduceDocument(v: unknown, where: string): ReproduceDocument {
+  const d = v as Partial<ReproduceDocument> | null;
+  if (typeof d !== 'object' || d === null || d.schema !== REPRODUCE_SCHEMA) throw new Error(`${where} is not a forklab reproduction (no "schema": "${REPRODUCE_SCHEMA}")`);
+  if (d.schemaVersion !== REPRODUCE_VERSION) throw new Error(`${where} has schemaVersion ${String(d.schemaVersion)}; this forklab reads version ${REPRODUCE_VERSION}`);
+  for (const k of ['articles', 'experiments', 'runs', 'verdicts', 'figures'] as const)
+    if (!Array.isArray(d[k])) throw new Error(`${where}: "${k}" is missing or not an array`);
+  return d as ReproduceDocument;
+}

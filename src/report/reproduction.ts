@@ -1,0 +1,158 @@
+// A reproduction as a report (`forklab reproduce --html/--markdown`, `forklab report R<n>`): summary first —
+// how many claims hold, differ, are inconclusive or not measurable, per article — then per article its headline
+// figures beside this machine's, every verdict with its interval and detail, and the charts of its runs.
+import type { RunDocument } from './document.js';
+import type { ReproduceDocument } from '../claims/reproduction.js';
+import type { Verdict } from '../claims/evaluate.js';
+import type { FigureComparison } from '../claims/figures.js';
+import { verdictLabel } from '../claims/render.js';
+import { fmtFactor, fmtInUnit } from '../claims/format.js';
+import { loadPublished, type Article } from '../reference/published.js';
+import { chartsFor } from './charts.js';
+import { escapeHtml, figureHtml, page } from './html.js';
+import { mdTable } from './markdown.js';
+import { mdText } from './escape.js';
+
+const VERDICTS = ['holds', 'differs', 'inconclusive', 'not-measurable'] as const;
+const VERDICT_WORDS: Record<(typeof VERDICTS)[number], string> = { holds: 'hold', differs: 'differ', inconclusive: 'inconclusive', 'not-measurable': 'not measurable' };
+
+interface ArticleView {
+  article: Article;
+  statuses: ReproduceDocument['experiments'];
+  verdicts: Verdict[];
+  headline: FigureComparison[];
+  runs: RunDocument[];
+}
+
+function articlesOf(doc: ReproduceDocument, runs: readonly RunDocument[]): ArticleView[] {
+  return loadPublished()
+    .articles.filter((a) => doc.articles.includes(a.id))
+    .map((a) => {
+      const mine = (Array.isArray(a.experiment) ? a.experiment : [a.experiment]) as string[];
+      return {
+        article: a,
+        statuses: doc.experiments.filter((s) => mine.includes(s.experiment)),
+        verdicts: doc.verdicts.filter((v) => v.article === a.id),
+        headline: doc.figures.filter((f) => f.article === a.id && f.headline),
+        runs: runs.filter((r) => mine.includes(r.experiment)),
+      };
+    });
+}
+
+const count = (vs: readonly Verdict[], k: string) => vs.filter((v) => v.verdict === k).length;
+
+/** The summary table: one row per article, then all of them. */
+function summaryRows(views: readonly ArticleView[], all: readonly Verdict[]): string[][] {
+  const row = (name: string, vs: readonly Verdict[]) => [name, String(vs.length), ...VERDICTS.map((k) => String(count(vs, k)))];
+  return [...views.map((v) => row(`${v.article.id} — ${v.article.titleEn}`, v.verdicts)), row('all articles', all)];
+}
+const SUMMARY_HEADER = ['article', 'claims', ...VERDICTS.map((k) => VERDICT_WORDS[k])];
+
+/** The verdict's detail (its numbers, interval and band) and what would settle an inconclusive one. */
+function detailOf(v: Verdict): string {
+  return [v.detail, ...(v.settle ? [`To settle it: ${v.settle}`] : [])].join(' ');
+}
+
+/** The notes of an article's verdicts, each once (a run's warning is a note on every claim that uses the run). */
+function notesOf(vs: readonly Verdict[]): string[] {
+  return [...new Set(vs.flatMap((v) => v.notes))];
+}
+
+function figureRows(fs: readonly FigureComparison[]): string[][] {
+  return fs.map((f) => [
+    f.figureId.slice(f.article.length + 1),
+    f.statistic === 'unspecified' ? 'not named (median here)' : f.statistic,
+    fmtInUnit(f.published, f.unit),
+    f.measured === null ? '—' : fmtInUnit(f.measured, f.unit),
+    f.ratio === null ? '—' : fmtFactor(f.ratio),
+    f.measured === null ? f.detail : '',
+  ]);
+}
+const FIGURE_HEADER = ['figure', 'statistic', 'published', 'this machine', 'this ÷ published', 'why not measured'];
+
+function runLine(doc: ReproduceDocument, runs: readonly RunDocument[]): string {
+  const host = doc.hostname ?? runs[0]?.machine.hostname;
+  const secs = (Date.parse(doc.finishedAt) - Date.parse(doc.startedAt)) / 1000;
+  return [
+    `${doc.preset === 'quick' ? 'quick preset (--quick)' : 'the articles’ settings'}`,
+    host ? `on ${host}` : null,
+    doc.label ? `label ${doc.label}` : null,
+    `started ${doc.startedAt}`,
+    Number.isFinite(secs) ? `${secs.toFixed(0)} s` : null,
+    `seed ${doc.seed}`,
+    `forklab ${doc.forklabVersion}`,
+  ].filter(Boolean).join(' · ');
+}
+
+// ------------------------------------------------------------------------------------------------- HTML
+
+const esc = (s: string) => escapeHtml(s);
+const th = (cells: readonly string[]) => `<tr>${cells.map((c) => `<th scope="col">${esc(c)}</th>`).join('')}</tr>`;
+const isNum = (s: string) => /^[−\-–\d.,× %µsnkBM/]+$/.test(s) && /\d/.test(s);
+const td = (cells: readonly string[]) => `<tr>${cells.map((c) => `<td${isNum(c) ? ' class="num"' : ''}>${esc(c)}</td>`).join('')}</tr>`;
+const tableHtml = (header: readonly string[], rows: readonly string[][]) =>
+  `<div class="scroll"><table>\n<thead>${th(header)}</thead>\n<tbody>\n${rows.map(td).join('\n')}\n</tbody>\n</table></div>`;
+
+function verdictsHtml(vs: readonly Verdict[]): string {
+  const rows = vs.map(
+    (v) =>
+      `<tr><td><span class="badge ${v.verdict}">${esc(verdictLabel(v))}</span></td><td>${esc(v.kind)}</td><td>${esc(v.statement)}</td>` +
+      `<td>${esc(detailOf(v))}</td></tr>`,
+  );
+  const notes = notesOf(vs);
+  return (
+    `<div class="scroll"><table>\n<thead>${th(['verdict', 'kind', 'claim', 'measured, with its 95 % interval, against the band'])}</thead>\n<tbody>\n${rows.join('\n')}\n</tbody>\n</table></div>` +
+    (notes.length ? `\n<ul class="warnings">${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : '')
+  );
+}
+
+async function articleHtml(v: ArticleView): Promise<string> {
+  const parts = [`<section id="article-${esc(v.article.id)}"><h2>Article ${esc(v.article.id)} — ${esc(v.article.titleEn)}</h2>`];
+  parts.push(`<p class="note">${esc(`${v.article.title} (${v.article.language}). ${v.statuses.map((s) => `${s.experiment}: ${s.state}`).join('; ')}`)}</p>`);
+  if (v.headline.length) parts.push('<h3>Headline figures beside this machine’s</h3>', tableHtml(FIGURE_HEADER, figureRows(v.headline)));
+  parts.push('<h3>Verdicts</h3>', v.verdicts.length ? verdictsHtml(v.verdicts) : '<p class="note">No claim of this article was judged.</p>');
+  const charts = v.runs.flatMap((r) => chartsFor(r));
+  if (charts.length) {
+    parts.push('<h3>Charts</h3>');
+    for (const c of charts) parts.push(await figureHtml(c));
+  }
+  parts.push('</section>');
+  return parts.join('\n');
+}
+
+export async function reproductionHtml(doc: ReproduceDocument, runs: readonly RunDocument[]): Promise<string> {
+  const views = articlesOf(doc, runs);
+  const summary = [
+    '<section id="summary"><h2>Summary</h2>',
+    `<p>${esc(runLine(doc, runs))}</p>`,
+    tableHtml(SUMMARY_HEADER, summaryRows(views, doc.verdicts)),
+    '<p class="note">A claim holds when the whole 95 % interval of the measured quantity lies inside its band, differs when the whole interval lies outside, and is inconclusive when the interval straddles an edge. Shape claims should hold on any Linux machine; magnitude claims depend on the machine.</p>',
+    '</section>',
+  ].join('\n');
+  const sections = [summary, ...(await Promise.all(views.map(articleHtml)))];
+  const nav: [string, string][] = [['summary', 'Summary'], ...views.map((v): [string, string] => [`article-${v.article.id}`, `Article ${v.article.id}`])];
+  const footer = `Generated by forklab ${esc(doc.forklabVersion)}. The runs behind these verdicts are in the history (forklab history); their raw samples: forklab export RUN --csv.`;
+  return page('forklab reproduction', esc(runLine(doc, runs)), nav, sections, footer);
+}
+
+// --------------------------------------------------------------------------------------------- Markdown
+
+export function reproductionMarkdown(doc: ReproduceDocument, runs: readonly RunDocument[]): string {
+  const views = articlesOf(doc, runs);
+  const out = ['## forklab reproduction', '', mdText(runLine(doc, runs)), '', '### Summary', ''];
+  out.push(mdTable({ header: SUMMARY_HEADER, rows: summaryRows(views, doc.verdicts), leftAlign: [0] }), '');
+  for (const v of views) {
+    out.push(`### Article ${mdText(v.article.id)} — ${mdText(v.article.titleEn)}`, '');
+    out.push(mdText(v.statuses.map((s) => `${s.experiment}: ${s.state}`).join('; ')), '');
+    if (v.headline.length) out.push(mdTable({ header: FIGURE_HEADER, rows: figureRows(v.headline), leftAlign: [0, 1, 5] }), '');
+    if (v.verdicts.length)
+      out.push(
+        mdTable({ header: ['verdict', 'kind', 'claim', 'measured, with its 95 % interval, against the band'], rows: v.verdicts.map((x) => [verdictLabel(x), x.kind, x.statement, detailOf(x)]), leftAlign: [0, 1, 2, 3] }),
+        '',
+        ...notesOf(v.verdicts).map((n) => `- ${mdText(n)}`),
+        '',
+      );
+    else out.push('No claim of this article was judged.', '');
+  }
+  return `${out.join('\n').trimEnd()}\n`;
+}

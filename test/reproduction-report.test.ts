@@ -1,0 +1,97 @@
+// A reproduction is a report: stored in the history with its runs and verdicts, listed by history, written by
+// reproduce --html/--markdown and by report R<n> or report --input FILE, summary first; the page opens in
+// Chromium without a console error.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ENTRY = fileURLToPath(new URL('./fixtures/cli-entry.ts', import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), 'forklab-repro-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+const env = { ...process.env, FORKLAB_DB: join(tmp, 'history.db'), NO_COLOR: '1', HOME: tmp };
+const CHROMIUM = '/usr/bin/chromium';
+
+function cli(...args: string[]) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', ENTRY, ...args], { encoding: 'utf8', env, timeout: 300_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const html = join(tmp, 'repro.html');
+const md = join(tmp, 'repro.md');
+const json = join(tmp, 'repro.json');
+let ran: ReturnType<typeof cli> | null = null;
+function reproduceOnce() {
+  ran ??= cli('reproduce', '--quick', '--only', '004', '--label', 'repro-test', '--html', html, '--markdown', md, '--json', json);
+  return ran;
+}
+
+test('reproduce stores the reproduction with its runs, and writes it as HTML and Markdown, summary first', () => {
+  const r = reproduceOnce();
+  assert.ok(r.code === 0 || r.code === 1, r.stderr);
+  assert.match(r.stderr, /stored as reproduction R1 with its runs/);
+  const page = readFileSync(html, 'utf8');
+  const text = readFileSync(md, 'utf8');
+  const doc = JSON.parse(readFileSync(json, 'utf8'));
+  assert.ok(doc.verdicts.length > 0);
+  // Summary first, then the article; every verdict is on the page with its badge.
+  assert.ok(page.indexOf('id="summary"') > 0 && page.indexOf('id="summary"') < page.indexOf('id="article-004"'));
+  assert.equal((page.match(/<span class="badge /g) ?? []).length, doc.verdicts.length);
+  for (const v of doc.verdicts) assert.ok(page.includes(escape(v.statement)), v.claimId);
+  assert.ok(page.includes('<figure class="chart"'), 'the run’s charts');
+  assert.ok(text.indexOf('### Summary') < text.indexOf('### Article 004'));
+  assert.match(text, /\| all articles \| \d+ \|/);
+  const history = cli('history');
+  assert.match(history.stdout, /^R1 +\S+ \S+ +quick +repro-test +1 /m);
+});
+
+test('report R1 and report --input FILE make the same report from the history and from the JSON', () => {
+  reproduceOnce();
+  const fromDb = cli('report', 'R1', '--markdown');
+  assert.equal(fromDb.code, 0, fromDb.stderr);
+  assert.ok(fromDb.stdout.startsWith('## forklab reproduction'));
+  const fromFile = cli('report', '--input', json);
+  assert.equal(fromFile.code, 0, fromFile.stderr);
+  assert.ok(fromFile.stdout.startsWith('## forklab reproduction'));
+  const strip = (s: string) => s.replace(/^### Article[\s\S]*$/m, '');
+  assert.equal(strip(fromFile.stdout), strip(fromDb.stdout), 'the same summary');
+  const again = join(tmp, 'again.html');
+  assert.equal(cli('report', 'R1', '--html', again).code, 0);
+  assert.ok(readFileSync(again, 'utf8').includes('id="summary"'));
+  const none = cli('report', 'R9');
+  assert.equal(none.code, 1);
+  assert.match(none.stderr, /no reproduction R9/);
+});
+
+test('the reproduction report opens in Chromium: no console error, no request', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing`, timeout: 120_000 }, async () => {
+  reproduceOnce();
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'] });
+  try {
+    const context = await browser.newContext();
+    await context.setOffline(true);
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') errors.push(m.text());
+    });
+    page.on('pageerror', (e) => errors.push(e.message));
+    const url = pathToFileURL(html).href;
+    const requests: string[] = [];
+    page.on('request', (r) => void (r.url() !== url && requests.push(r.url())));
+    await page.goto(url, { waitUntil: 'load' });
+    assert.ok((await page.locator('figure.chart svg').count()) > 0);
+    assert.ok((await page.locator('span.badge').count()) > 0);
+    assert.deepEqual(errors, []);
+    assert.deepEqual(requests, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+function escape(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
