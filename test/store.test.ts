@@ -127,7 +127,7 @@ test('migrations: an empty database made by hand, and every older schema, migrat
   assert.equal(check.pragma('application_id', { simple: true }), FORKLAB_APPLICATION_ID);
   assert.equal(check.pragma('journal_mode', { simple: true }), 'wal');
   const tables = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[];
-  assert.deepEqual(tables.map((t) => t.name), ['measurements', 'runs']);
+  assert.deepEqual(tables.map((t) => t.name), ['measurements', 'reproduction_runs', 'reproductions', 'runs']);
   check.close();
   assert.equal(MIGRATIONS.at(-1)!.version, LATEST_SCHEMA);
   for (let v = 1; v < LATEST_SCHEMA; v++) {
