@@ -179,7 +179,7 @@ export async function runExperimentCommand<P, S>(
   }
   // 4. Output: the table on stdout, warnings and notes on stderr, the document where asked.
   if (controller.signal.aborted) process.stderr.write('forklab: interrupted; what finished:\n');
-  process.stdout.write(renderView(exp.view(run), { color }) + '\n');
+  process.stdout.write(`${renderView(exp.view(run), { color })}\n`);
   for (const w of run.warnings)
     if (!preWarnings.includes(w)) process.stderr.write(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}\n`);
   if (common.json !== undefined) {

@@ -116,8 +116,8 @@ function pairedSamples(ms: readonly Measurement[], middle: string): [number[][],
   const out: [number[][], number[][], number[][]] = [[], [], []];
   for (const repeat of new Set(ms.map((m) => m.repeat))) {
     const three = names.map((s) => ms.find((m) => m.repeat === repeat && m.series === s));
-    if (three.some((m) => !m || m.state !== 'ok') || new Set(three.map((m) => m!.samplesNs.length)).size !== 1) continue;
-    names.forEach((_, k) => out[k]!.push(three[k]!.samplesNs));
+    if (three.some((m) => m?.state !== 'ok') || new Set(three.map((m) => m!.samplesNs.length)).size !== 1) continue;
+    for (const k of names.keys()) out[k]!.push(three[k]!.samplesNs);
   }
   return out;
 }

@@ -136,7 +136,11 @@ export function summarizeSpawn(ms: readonly Measurement[], seed: number): SpawnS
     if (new Set(g.map((c) => c.rssMb)).size < 2) continue;
     const xs: number[] = [];
     const ys: number[] = [];
-    for (const c of g) for (const y of c.repeatMediansNs) xs.push(c.rssMb), ys.push(y / 1000);
+    for (const c of g)
+      for (const y of c.repeatMediansNs) {
+        xs.push(c.rssMb);
+        ys.push(y / 1000);
+      }
     const fit = linearFit(xs, ys);
     const { method, thp } = g[0]!;
     let entry: SpawnSlope['entry'] = null;

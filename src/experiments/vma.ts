@@ -128,7 +128,11 @@ export function summarizeVma(ms: readonly Measurement[], seed: number): VmaSumma
     if (new Set(g.map((c) => c.vmas)).size < 2) continue;
     const xs: number[] = [];
     const ys: number[] = [];
-    for (const c of g) for (const y of c.repeatMediansNs) xs.push(c.vmas), ys.push(y);
+    for (const c of g)
+      for (const y of c.repeatMediansNs) {
+        xs.push(c.vmas);
+        ys.push(y);
+      }
     const fit = linearFit(xs, ys);
     const lo = g[0]!;
     const hi = g[g.length - 1]!;

@@ -34,6 +34,81 @@ const SHARED_CELL = 1e9;
 
 const fmtAxis = (v: number) => (v >= 100 || Number.isInteger(v) ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
 
+type Cell = number | null;
+
+/**
+ * The plot area: grid[r][c] = index of the method drawn there, negative for a line (−1 − index), null for empty,
+ * SHARED_CELL where points of several methods fall. Points are drawn over lines.
+ */
+function plotGrid(pts: readonly AsciiCell[], methods: readonly string[], at: { col: (x: number) => number; row: (us: number) => number }, height: number, plotWidth: number): Cell[][] {
+  const grid: Cell[][] = Array.from({ length: height }, () => Array<Cell>(plotWidth).fill(null));
+  methods.forEach((m, mi) => {
+    const mine = pts.filter((c) => c.method === m).sort((a, b) => a.rssMb - b.rssMb);
+    for (let i = 1; i < mine.length; i++) {
+      const [c0, r0, c1, r1] = [at.col(mine[i - 1]!.rssMb), at.row(mine[i - 1]!.medianNs / 1000), at.col(mine[i]!.rssMb), at.row(mine[i]!.medianNs / 1000)];
+      const steps = Math.max(Math.abs(c1 - c0), Math.abs(r1 - r0), 1);
+      for (let s = 1; s < steps; s++) {
+        const r = Math.round(r0 + ((r1 - r0) * s) / steps);
+        const c = Math.round(c0 + ((c1 - c0) * s) / steps);
+        if (grid[r]![c] === null) grid[r]![c] = -1 - mi;
+      }
+    }
+  });
+  methods.forEach((m, mi) => {
+    for (const c of pts.filter((p) => p.method === m)) {
+      const line = grid[at.row(c.medianNs / 1000)]!;
+      const here = line[at.col(c.rssMb)]!;
+      line[at.col(c.rssMb)] = here !== null && here >= 0 && here !== mi ? SHARED_CELL : mi;
+    }
+  });
+  return grid;
+}
+
+/** The x axis: a tick under every RSS value whose label fits beside its neighbours; the first and last always show. */
+function xAxisLines(xs: readonly number[], col: (x: number) => number, plotWidth: number, labelWidth: number): string[] {
+  const axis = Array<string>(plotWidth).fill('─');
+  const labels = Array<string>(plotWidth).fill(' ');
+  const place = (x: number) => {
+    const text = String(x);
+    const start = Math.max(0, Math.min(col(x) - Math.floor(text.length / 2), labels.length - text.length));
+    return { x, text, start, end: start + text.length - 1 };
+  };
+  const last = place(xs[xs.length - 1]!);
+  const shown = [last];
+  let end = -2;
+  for (const x of xs.slice(0, -1)) {
+    const p = place(x);
+    if (p.start > end + 1 && p.end < last.start - 1) {
+      shown.push(p);
+      end = p.end;
+    }
+  }
+  for (const p of shown) {
+    axis[col(p.x)] = '┬';
+    for (let k = 0; k < p.text.length; k++) labels[p.start + k] = p.text[k]!;
+  }
+  const indent = ' '.repeat(labelWidth + 2);
+  return [`${' '.repeat(labelWidth)} └${axis.join('')}`, `${indent}${labels.join('').trimEnd()}`, `${indent}${'parent RSS, MB'.padStart(plotWidth)}`];
+}
+
+/** The legend, wrapped to the plot's width. */
+function legendLines(entries: readonly { shown: string; len: number }[], plotWidth: number, indent: string): string[] {
+  const lines: string[] = [];
+  let line = '';
+  let len = 0;
+  for (const e of entries) {
+    if (len > 0 && len + 3 + e.len > plotWidth) {
+      lines.push(indent + line);
+      line = '';
+      len = 0;
+    }
+    line += (len ? '   ' : '') + e.shown;
+    len += (len ? 3 : 0) + e.len;
+  }
+  if (len) lines.push(indent + line);
+  return lines;
+}
+
 /**
  * Median latency (µs, linear from 0) against parent RSS (MB, linear) per method, e.g. for the cells of one THP mode.
  * Points are drawn over lines; where points of two methods share a character it shows '#'.
@@ -58,30 +133,9 @@ export function asciiChart(cells: readonly AsciiCell[], opts: AsciiChartOptions)
   const xMax = xs[xs.length - 1]!;
   const col = (x: number) => (xMax === xMin ? Math.floor(plotWidth / 2) : Math.round(((x - xMin) / (xMax - xMin)) * (plotWidth - 1)));
   const row = (us: number) => Math.min(height - 1, Math.max(0, Math.round((1 - us / yMax) * (height - 1))));
+  const grid = plotGrid(pts, methods, { col, row }, height, plotWidth);
 
-  // grid[r][c] = index of the method drawn there, negative for a line (−1 − index), null for empty, SHARED_CELL for several points.
-  const grid: (number | null)[][] = Array.from({ length: height }, () => Array<number | null>(plotWidth).fill(null));
-  methods.forEach((m, mi) => {
-    const mine = pts.filter((c) => c.method === m).sort((a, b) => a.rssMb - b.rssMb);
-    for (let i = 1; i < mine.length; i++) {
-      const [c0, r0, c1, r1] = [col(mine[i - 1]!.rssMb), row(mine[i - 1]!.medianNs / 1000), col(mine[i]!.rssMb), row(mine[i]!.medianNs / 1000)];
-      const steps = Math.max(Math.abs(c1 - c0), Math.abs(r1 - r0), 1);
-      for (let s = 1; s < steps; s++) {
-        const r = Math.round(r0 + ((r1 - r0) * s) / steps);
-        const c = Math.round(c0 + ((c1 - c0) * s) / steps);
-        if (grid[r]![c] === null) grid[r]![c] = -1 - mi;
-      }
-    }
-  });
-  methods.forEach((m, mi) => {
-    for (const c of pts.filter((p) => p.method === m)) {
-      const line = grid[row(c.medianNs / 1000)]!;
-      const here = line[col(c.rssMb)]!;
-      line[col(c.rssMb)] = here !== null && here >= 0 && here !== mi ? SHARED_CELL : mi;
-    }
-  });
-
-  const glyph = (v: number | null) => {
+  const glyph = (v: Cell) => {
     if (v === null) return ' ';
     if (v === SHARED_CELL) return paint.bold(SHARED);
     const mi = v >= 0 ? v : -1 - v;
@@ -94,40 +148,9 @@ export function asciiChart(cells: readonly AsciiCell[], opts: AsciiChartOptions)
     const label = tick ? tick.label.padStart(labelWidth) : ' '.repeat(labelWidth);
     lines.push(`${label} ${tick ? '┤' : '│'}${grid[r]!.map(glyph).join('')}`);
   }
-
-  // x axis: a tick under every RSS value whose label fits beside its neighbours; the first and last always show.
-  const axis = Array<string>(plotWidth).fill('─');
-  const labels = Array<string>(plotWidth).fill(' ');
-  const place = (x: number) => {
-    const text = String(x);
-    const start = Math.max(0, Math.min(col(x) - Math.floor(text.length / 2), labels.length - text.length));
-    return { x, text, start, end: start + text.length - 1 };
-  };
-  const last = place(xMax);
-  const shown = [last];
-  let end = -2;
-  for (const x of xs.slice(0, -1)) {
-    const p = place(x);
-    if (p.start > end + 1 && p.end < last.start - 1) shown.push(p), (end = p.end);
-  }
-  for (const p of shown) {
-    axis[col(p.x)] = '┬';
-    for (let k = 0; k < p.text.length; k++) labels[p.start + k] = p.text[k]!;
-  }
-  const indent = ' '.repeat(labelWidth + 2);
-  lines.push(`${' '.repeat(labelWidth)} └${axis.join('')}`);
-  lines.push(`${indent}${labels.join('').trimEnd()}`);
-  lines.push(`${indent}${'parent RSS, MB'.padStart(plotWidth)}`);
-  // The legend, wrapped to the width.
+  lines.push(...xAxisLines(xs, col, plotWidth, labelWidth));
   const entries = methods.map((m, mi) => ({ shown: `${glyph(mi)} ${m}`, len: m.length + 2 }));
   if (grid.some((r) => r.includes(SHARED_CELL))) entries.push({ shown: `${glyph(SHARED_CELL)} several`, len: 9 });
-  let line = '';
-  let len = 0;
-  for (const e of entries) {
-    if (len > 0 && len + 3 + e.len > plotWidth) lines.push(indent + line), (line = ''), (len = 0);
-    line += (len ? '   ' : '') + e.shown;
-    len += (len ? 3 : 0) + e.len;
-  }
-  if (len) lines.push(indent + line);
+  lines.push(...legendLines(entries, plotWidth, ' '.repeat(labelWidth + 2)));
   return lines.join('\n');
 }

@@ -3,7 +3,7 @@
 // failure; the probe's whole process group is killed whatever happens.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { formatCommand, parseLine, PROTOCOL_VERSION, type InfoValue, type ProbeCommand, type ProbeUsage } from './protocol.js';
+import { formatCommand, parseLine, PROTOCOL_VERSION, type InfoValue, type ProbeCommand, type ProbeMessage, type ProbeUsage } from './protocol.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { forgetGroup, installExitCleanup, killGroup, registerGroup } from './processes.js';
 
@@ -87,24 +87,96 @@ export function describeFailure(r: FailureReason): string {
 
 const MAX_STDERR = 8192;
 
+/** What a probe has said so far. */
+interface Transcript {
+  sawHello: boolean;
+  sawDone: boolean;
+  /** When the probe reported ready (setup done); the plan's elapsed time counts from here. */
+  readyAt: number;
+  info: Record<string, InfoValue>;
+  measured: Map<string, SeriesData>;
+  usage?: ProbeUsage;
+}
+
+/** How the runner answers a probe: stop it with a reason, send it a command, ask the plan for the next batch. */
+interface Channel {
+  abort(reason: FailureReason): void;
+  send(command: ProbeCommand): void;
+  askNext(): void;
+}
+
+/** Timed samples are kept per series (warm-up ones are not), with their extra columns. */
+function keepSamples(measured: Map<string, SeriesData>, m: Extract<ProbeMessage, { type: 'samples' }>): void {
+  if (m.warmup) return;
+  const s: SeriesData = measured.get(m.series) ?? { series: m.series, samplesNs: [], columns: {} };
+  s.samplesNs.push(...m.ns);
+  for (const [k, col] of Object.entries(m.columns)) {
+    const kept = s.columns[k] ?? [];
+    kept.push(...col);
+    s.columns[k] = kept;
+  }
+  measured.set(m.series, s);
+}
+
+/** One line of the probe's output: checks the protocol, records what it reports, answers it. */
+function onLine(t: Transcript, line: string, req: ProbeRequest, ch: Channel): void {
+  const parsed = parseLine(line);
+  if (!parsed.ok) return ch.abort({ kind: 'protocol', message: parsed.reason, line });
+  const m = parsed.message;
+  if (!t.sawHello && m.type !== 'hello') return ch.abort({ kind: 'protocol', message: `expected hello first, got ${m.type}`, line });
+  switch (m.type) {
+    case 'hello':
+      if (t.sawHello) return ch.abort({ kind: 'protocol', message: 'second hello', line });
+      t.sawHello = true;
+      if (m.protocol !== PROTOCOL_VERSION) return ch.abort({ kind: 'version', expected: PROTOCOL_VERSION, got: m.protocol });
+      if (m.probe !== FORKLAB_VERSION) return ch.abort({ kind: 'probe-version', expected: FORKLAB_VERSION, got: m.probe });
+      if (m.case !== req.caseName) return ch.abort({ kind: 'protocol', message: `probe runs case ${m.case}, asked for ${req.caseName}`, line });
+      return;
+    case 'info':
+      Object.assign(t.info, m.fields);
+      return;
+    case 'ready':
+      t.readyAt = performance.now();
+      if (req.plan.warmupIterations > 0) ch.send({ kind: 'warmup', iterations: req.plan.warmupIterations });
+      else ch.askNext();
+      return;
+    case 'samples':
+      return keepSamples(t.measured, m);
+    case 'end':
+      return ch.askNext();
+    case 'error':
+      return ch.abort({ kind: 'probe-error', call: m.call, errno: m.errno, message: m.message });
+    case 'usage':
+      t.usage = m.usage;
+      return;
+    case 'done':
+      t.sawDone = true;
+      return;
+  }
+}
+
+/** Why a probe that closed its output without a failure of ours did not finish well, or null when it did. */
+function closeReason(t: Transcript, code: number | null, sig: NodeJS.Signals | null): FailureReason | null {
+  if (sig) return { kind: 'signal', signal: sig };
+  if (!t.sawHello) return { kind: 'protocol', message: `probe exited (status ${code}) without a hello line` };
+  if (code !== 0) return { kind: 'exit', code: code ?? -1 };
+  if (!t.sawDone) return { kind: 'protocol', message: 'probe exited without a done line' };
+  return null;
+}
+
 export function runProbe(req: ProbeRequest): Promise<ProbeResult> {
   installExitCleanup();
   const args: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.args)) args[k] = String(v);
   const argv = [req.caseName, ...Object.entries(args).map(([k, v]) => `${k}=${v}`), ...(req.restArgs?.length ? ['--', ...req.restArgs] : [])];
   const started = performance.now();
-  const info: Record<string, InfoValue> = {};
-  const measured = new Map<string, SeriesData>();
+  const t: Transcript = { sawHello: false, sawDone: false, readyAt: 0, info: {}, measured: new Map() };
   let stderr = '';
 
   return new Promise<ProbeResult>((resolve) => {
     let failure: FailureReason | null = null;
-    let sawHello = false;
-    let sawDone = false;
     let settled = false;
     let pgid = 0;
-    let readyAt = 0;
-    let usage: ProbeUsage | undefined;
 
     const [file, ...lead] = req.command ?? [req.probePath];
     const child = spawn(file!, [...lead, ...argv], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
@@ -122,40 +194,33 @@ export function runProbe(req: ProbeRequest): Promise<ProbeResult> {
         killGroup(pgid); // children the probe may have left behind
         forgetGroup(pgid);
       }
-      const base: ProbeRunBase = {
-        caseName: req.caseName,
-        args,
-        info,
-        series: [...measured.values()],
-        durationMs: performance.now() - started,
-        stderr,
-      };
-      if (usage) base.usage = usage;
+      const base: ProbeRunBase = { caseName: req.caseName, args, info: t.info, series: [...t.measured.values()], durationMs: performance.now() - started, stderr };
+      if (t.usage) base.usage = t.usage;
       resolve(reason ? { ...base, state: 'failed', reason } : { ...base, state: 'ok' });
     };
 
-    const abort = (reason: FailureReason) => {
-      if (!failure) failure = reason;
-      if (pgid) killGroup(pgid);
+    const ch: Channel = {
+      abort: (reason) => {
+        if (!failure) failure = reason;
+        if (pgid) killGroup(pgid);
+      },
+      send: (c) => {
+        if (child.stdin.writable) child.stdin.write(formatCommand(c));
+        if (c.kind === 'stop') child.stdin.end();
+      },
+      askNext: () => {
+        const n = req.plan.next(t.measured, performance.now() - t.readyAt);
+        ch.send(n > 0 ? { kind: 'run', iterations: Math.ceil(n) } : { kind: 'stop' });
+      },
     };
 
-    const send = (c: ProbeCommand) => {
-      if (child.stdin.writable) child.stdin.write(formatCommand(c));
-      if (c.kind === 'stop') child.stdin.end();
-    };
-
-    const askNext = () => {
-      const n = req.plan.next(measured, performance.now() - readyAt);
-      send(n > 0 ? { kind: 'run', iterations: Math.ceil(n) } : { kind: 'stop' });
-    };
-
-    const timer = setTimeout(() => abort({ kind: 'timeout', timeoutMs: req.timeoutMs }), req.timeoutMs);
-    const onAbort = () => abort({ kind: 'cancelled' });
+    const timer = setTimeout(() => ch.abort({ kind: 'timeout', timeoutMs: req.timeoutMs }), req.timeoutMs);
+    const onAbort = () => ch.abort({ kind: 'cancelled' });
     if (req.signal?.aborted) onAbort();
     req.signal?.addEventListener('abort', onAbort);
 
     child.on('error', (e) => {
-      abort({ kind: 'spawn', message: e.message });
+      ch.abort({ kind: 'spawn', message: e.message });
       finish(failure);
     });
     child.stdin.on('error', () => {
@@ -164,60 +229,9 @@ export function runProbe(req: ProbeRequest): Promise<ProbeResult> {
     child.stderr.on('data', (d: Buffer) => {
       if (stderr.length < MAX_STDERR) stderr += d.toString('utf8').slice(0, MAX_STDERR - stderr.length);
     });
-
-    const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
-    lines.on('line', (line) => {
-      if (failure) return;
-      const parsed = parseLine(line);
-      if (!parsed.ok) return abort({ kind: 'protocol', message: parsed.reason, line });
-      const m = parsed.message;
-      if (!sawHello && m.type !== 'hello') return abort({ kind: 'protocol', message: `expected hello first, got ${m.type}`, line });
-      switch (m.type) {
-        case 'hello':
-          if (sawHello) return abort({ kind: 'protocol', message: 'second hello', line });
-          sawHello = true;
-          if (m.protocol !== PROTOCOL_VERSION) return abort({ kind: 'version', expected: PROTOCOL_VERSION, got: m.protocol });
-          if (m.probe !== FORKLAB_VERSION) return abort({ kind: 'probe-version', expected: FORKLAB_VERSION, got: m.probe });
-          if (m.case !== req.caseName) return abort({ kind: 'protocol', message: `probe runs case ${m.case}, asked for ${req.caseName}`, line });
-          return;
-        case 'info':
-          Object.assign(info, m.fields);
-          return;
-        case 'ready':
-          readyAt = performance.now();
-          if (req.plan.warmupIterations > 0) send({ kind: 'warmup', iterations: req.plan.warmupIterations });
-          else askNext();
-          return;
-        case 'samples': {
-          if (!m.warmup) {
-            const s = measured.get(m.series) ?? { series: m.series, samplesNs: [], columns: {} };
-            s.samplesNs.push(...m.ns);
-            for (const [k, col] of Object.entries(m.columns)) (s.columns[k] ??= []).push(...col);
-            measured.set(m.series, s);
-          }
-          return;
-        }
-        case 'end':
-          askNext();
-          return;
-        case 'error':
-          return abort({ kind: 'probe-error', call: m.call, errno: m.errno, message: m.message });
-        case 'usage':
-          usage = m.usage;
-          return;
-        case 'done':
-          sawDone = true;
-          return;
-      }
+    createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => {
+      if (!failure) onLine(t, line, req, ch);
     });
-
-    child.on('close', (code, sig) => {
-      if (failure) return finish(failure);
-      if (sig) return finish({ kind: 'signal', signal: sig });
-      if (!sawHello) return finish({ kind: 'protocol', message: `probe exited (status ${code}) without a hello line` });
-      if (code !== 0) return finish({ kind: 'exit', code: code ?? -1 });
-      if (!sawDone) return finish({ kind: 'protocol', message: 'probe exited without a done line' });
-      finish(null);
-    });
+    child.on('close', (code, sig) => finish(failure ?? closeReason(t, code, sig)));
   });
 }

@@ -5,7 +5,8 @@ export interface TableOptions {
   leftAlign?: number[];
 }
 
-const ANSI = /\x1b\[[0-9;]*m/g;
+/** An ANSI colour sequence (ESC [ ... m): not counted in a cell's width. */
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
 const width = (s: string) => [...s.replace(ANSI, '')].length;
 
 export function renderTable(header: string[], rows: string[][], opts: TableOptions = {}): string {
