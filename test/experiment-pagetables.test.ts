@@ -20,7 +20,7 @@ test('parse: bad values name their flag', () => {
   // 16 M pages one GiB apart: far beyond the 64 TiB of address space allowed.
   assert.throws(() => exp.parse({ pages: '16000000', spacingKb: '1048576' }), flagError('--spacing-kb'));
   const p = exp.parse({});
-  assert.deepEqual(p, { pages: 8000, spacingKb: 2048, iterations: 10, warmup: 1 });
+  assert.deepEqual(p, { pages: 8000, spacingKb: 2048, iterations: 10, warmup: 1, repeats: 1 });
 });
 
 test('preflight: more sparse pages than vm.max_map_count allows is refused, naming --pages and sysctl', () => {
@@ -37,7 +37,7 @@ test('preflight: more sparse pages than vm.max_map_count allows is refused, nami
 
 test('peakBytes: pages, their copies and the page tables twice', () => {
   // 1000 pages 2 MiB apart: one PTE table each, 2 GiB of range → 3 PMD tables.
-  assert.equal(peakBytes({ pages: 1000, spacingKb: 2048, iterations: 1, warmup: 0 }), 2 * 1000 * 4096 + 2 * (1000 + 3) * 4096);
+  assert.equal(peakBytes({ pages: 1000, spacingKb: 2048, iterations: 1, warmup: 0, repeats: 1 }), 2 * 1000 * 4096 + 2 * (1000 + 3) * 4096);
 });
 
 test('a short real run: the idle child holds the parent’s sparse page tables; sparse ≫ dense; nothing left behind', async () => {

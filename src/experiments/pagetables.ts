@@ -34,6 +34,8 @@ export interface PagetablesParams {
   /** Timed fork+_exit+waitpid per layout. */
   iterations: number;
   warmup: number;
+  /** Fresh probe processes per layout: each takes every reading again (the claims resample them). */
+  repeats: number;
 }
 
 export interface PhaseRow {
@@ -73,7 +75,7 @@ export interface PagetablesSummary {
   forkExitSparseToDense: number | null;
 }
 
-const DEFAULTS = { pages: '8000', spacingKb: '2048', iterations: '10', warmup: '1' };
+const DEFAULTS = { pages: '8000', spacingKb: '2048', iterations: '10', warmup: '1', repeats: '1' };
 const MIB = 1024 * 1024;
 /** Mappings a probe process has besides the experiment's own. */
 export const OWN_MAPPINGS = 200;
@@ -210,9 +212,10 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
   unit: MICROSECONDS_PER_CALL,
   figures: 'timings',
   presets: {
-    // 003: 8238 one-page mappings 1 MiB apart (two per page-table page, ≈16.5 MB of page tables).
-    full: { pages: '8238', spacingKb: '1024', iterations: '10', warmup: '1' },
-    quick: { pages: '8238', spacingKb: '1024', iterations: '3', warmup: '1' },
+    // 003: 8238 one-page mappings 1 MiB apart (two per page-table page, ≈16.5 MB of page tables). Three probes
+    // per layout: system-wide PageTables moves with other processes, and one reading cannot show by how much.
+    full: { pages: '8238', spacingKb: '1024', iterations: '10', warmup: '1', repeats: '3' },
+    quick: { pages: '8238', spacingKb: '1024', iterations: '3', warmup: '1', repeats: '3' },
     note: 'article 003: 8238 one-page mappings 1 MiB apart',
   },
   options: [
@@ -220,6 +223,7 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
     { flags: '--spacing-kb <KiB>', description: 'sparse layout: one page every this many KiB, inside a PROT_NONE reservation', defaultValue: DEFAULTS.spacingKb, unit: 'KiB' },
     { flags: '--iterations <n>', description: 'timed fork+_exit+waitpid per layout', defaultValue: DEFAULTS.iterations, unit: 'forks' },
     { flags: '--warmup <n>', description: 'warm-up fork+_exit per layout (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'forks' },
+    { flags: '--repeats <n>', description: 'fresh probe processes per layout, one after another; each takes every reading again', defaultValue: DEFAULTS.repeats, unit: 'probes' },
   ],
 
   parse(raw) {
@@ -228,6 +232,7 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
       spacingKb: parseInteger('--spacing-kb', str(raw, 'spacingKb', DEFAULTS.spacingKb), 8, 1 << 30),
       iterations: parseInteger('--iterations', str(raw, 'iterations', DEFAULTS.iterations), 1, 100_000),
       warmup: parseInteger('--warmup', str(raw, 'warmup', DEFAULTS.warmup), 0, 10_000),
+      repeats: parseInteger('--repeats', str(raw, 'repeats', DEFAULTS.repeats), 1, 100),
     };
     if (p.spacingKb % 4 !== 0) throw new UsageError('--spacing-kb', `must be a multiple of the 4 KiB page, got ${p.spacingKb}`);
     if (p.pages * p.spacingKb * 1024 > MAX_ADDRESS_SPACE)
@@ -259,7 +264,7 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
   async run(p, ctx) {
     const { measurements, complete } = await sweep({
       configs: LAYOUTS,
-      repeats: 1,
+      repeats: p.repeats,
       ctx,
       label: (layout) => `${layout}: ${p.pages} pages`,
       job: (layout) => ({
@@ -268,7 +273,7 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
         plan: fixedPlan(p.warmup, p.iterations),
         timeoutMs: 60_000 + (p.iterations + p.warmup) * (20 + p.pages * 0.05),
       }),
-      measure: (layout, result) => {
+      measure: (layout, result, repeat) => {
         const phases: Measurement[] = [];
         const rows = phaseRows(layout, result.info);
         const failure = result.state === 'failed' ? describeFailure(result.reason) : 'the probe did not report this phase';
@@ -283,7 +288,7 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
               pageTablesKb: r?.pageTablesKb ?? null,
               settleMs: r?.settleMs ?? null,
             },
-            repeat: 1,
+            repeat,
             state: r ? 'ok' : 'failed',
             failure: r ? null : failure,
             info: result.info,
@@ -297,7 +302,7 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
           mappingsInRange: num(result.info, 'mappingsInRange'),
           builtVmPteKb: diff(rows.find((r) => r.phase === 'after-build')?.parentVmPteKb, rows.find((r) => r.phase === 'before')?.parentVmPteKb),
         };
-        return [...phases, ...measurementsFrom(result, identity, observed, 1, [`fork-exit-${layout}`], ctx.seed)];
+        return [...phases, ...measurementsFrom(result, identity, observed, repeat, [`fork-exit-${layout}`], ctx.seed)];
       },
     });
     const summary = summarizePagetables(measurements, p);
