@@ -91,5 +91,6 @@ test('the plan leaves out a variant its runtime cannot run, and says why', () =>
   const named = plan(entries, parseRuntimes({ runtimes: 'python3.9,ruby', heapKinds: 'bytearray' }));
   assert.deepEqual(named.runs.map((r) => r.runtime.name), ['python3.9']);
   assert.deepEqual(named.warnings.map((w) => w.code), ['runtime-not-found']);
+  assert.deepEqual(plan(entries, parseRuntimes({ heapKinds: 'bytearray' })).runs, [], 'no heap kind of Node was asked for');
 });
 

@@ -42,10 +42,11 @@ export function plan(entries: readonly RuntimeEntry[], p: RuntimesParams): { run
       if (why) absent.push({ runtime: runtime.name, variant: v.id, why });
       return !why;
     });
+    // --heap-kinds that name none of this runtime's kinds leave it out.
     const heapKinds = spec.heapKinds.filter((k) => !p.heapKinds || p.heapKinds.includes(k));
-    return { runtime, variants: available, heapKinds: heapKinds.length ? heapKinds : spec.heapKinds.slice(0, 1) };
+    return { runtime, variants: available, heapKinds };
   });
-  return { runs: runs.filter((r) => r.variants.length > 0), absent, warnings };
+  return { runs: runs.filter((r) => r.variants.length > 0 && r.heapKinds.length > 0), absent, warnings };
 }
 
 function driverArgs(c: Config, target: string): Record<string, string | number> {

@@ -61,12 +61,13 @@ export interface RuntimesSummary {
   lines: RuntimeLine[];
 }
 
-const key = (m: { runtime: unknown; variant: unknown; heapKind: unknown }) => `${m.runtime}|${m.variant}|${m.heapKind}`;
+/** One line of the tables: runtime × variant × heap kind. */
+const key = (m: Readonly<Record<string, unknown>>) => `${m.runtime}|${m.variant}|${m.heapKind}`;
 
 export function summarizeCells(ms: readonly Measurement[], seed: number): RuntimeCell[] {
   const groups = new Map<string, Measurement[]>();
   for (const m of ms) {
-    const k = `${key(m.identity as never)}|${m.identity.heapMb}`;
+    const k = `${key(m.identity)}|${m.identity.heapMb}`;
     groups.set(k, [...(groups.get(k) ?? []), m]);
   }
   const cells: RuntimeCell[] = [];
@@ -91,12 +92,12 @@ export function summarizeCells(ms: readonly Measurement[], seed: number): Runtim
       failedRepeats: mine.length - ok.length,
     });
   }
-  return cells.sort((a, b) => key(a).localeCompare(key(b)) || a.heapMb - b.heapMb);
+  return cells.sort((a, b) => key({ ...a }).localeCompare(key({ ...b })) || a.heapMb - b.heapMb);
 }
 
 export function summarizeLines(ms: readonly Measurement[], mechanisms: readonly VariantMechanism[], seed: number): RuntimeLine[] {
   const byLine = new Map<string, Measurement[]>();
-  for (const m of ms) byLine.set(key(m.identity as never), [...(byLine.get(key(m.identity as never)) ?? []), m]);
+  for (const m of ms) byLine.set(key(m.identity), [...(byLine.get(key(m.identity)) ?? []), m]);
   const lines: RuntimeLine[] = [];
   for (const mine of byLine.values()) {
     const f = mine[0]!.identity;
@@ -121,7 +122,7 @@ export function summarizeLines(ms: readonly Measurement[], mechanisms: readonly 
       claimHolds: expected === null || verdict === 'one-heap' || verdict === 'unclear' ? null : verdict === expected,
     });
   }
-  return lines.sort((a, b) => key(a).localeCompare(key(b)));
+  return lines.sort((a, b) => key({ ...a }).localeCompare(key({ ...b })));
 }
 
 export function mechanismEntry(runtime: string, variant: string, result: MechanismResult): VariantMechanism {
