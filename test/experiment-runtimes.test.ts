@@ -12,7 +12,17 @@ import { testContext } from './helpers/context.js';
 import { renderView } from '../src/report/terminal.js';
 
 test('a Node-only run: every configuration measured, the mechanism observed, a verdict per variant', { timeout: 300_000 }, async () => {
-  const p = runtimesExperiment.parse({ runtimes: 'node', variants: 'node/spawn,node/spawnSync', heapKinds: 'buffers', heapMb: '0,8', repeats: '1', iterations: '6', warmup: '1', budgetMs: '0', ciTarget: '0' });
+  const p = runtimesExperiment.parse({
+    runtimes: 'node',
+    variants: 'node/spawn,node/spawnSync',
+    heapKinds: 'buffers',
+    heapMb: '0,8',
+    repeats: '1',
+    iterations: '6',
+    warmup: '1',
+    budgetMs: '0',
+    ciTarget: '0',
+  });
   runtimesExperiment.preflight(p);
   const run = await runtimesExperiment.run(p, testContext());
   assert.equal(run.complete, true, JSON.stringify(run.warnings));
@@ -84,13 +94,25 @@ test('the plan leaves out a variant its runtime cannot run, and says why', () =>
     { state: 'absent', family: 'java', install: 'apt-get install default-jre-headless' },
   ];
   const all = plan(entries, parseRuntimes({}));
-  assert.deepEqual(all.runs.map((r) => r.runtime.name), ['node20'], 'an interpreter found but not selected is not run');
-  assert.deepEqual(all.runs[0]!.variants.map((v) => v.id), ['node/spawn', 'node/spawnSync']);
+  assert.deepEqual(
+    all.runs.map((r) => r.runtime.name),
+    ['node20'],
+    'an interpreter found but not selected is not run',
+  );
+  assert.deepEqual(
+    all.runs[0]!.variants.map((v) => v.id),
+    ['node/spawn', 'node/spawnSync'],
+  );
   assert.deepEqual(all.runs[0]!.heapKinds, ['buffers', 'objects']);
   assert.deepEqual(all.absent, [{ runtime: 'node20', variant: 'node/forklab-spawn', why: 'not importable' }]);
   const named = plan(entries, parseRuntimes({ runtimes: 'python3.9,ruby', heapKinds: 'bytearray' }));
-  assert.deepEqual(named.runs.map((r) => r.runtime.name), ['python3.9']);
-  assert.deepEqual(named.warnings.map((w) => w.code), ['runtime-not-found']);
+  assert.deepEqual(
+    named.runs.map((r) => r.runtime.name),
+    ['python3.9'],
+  );
+  assert.deepEqual(
+    named.warnings.map((w) => w.code),
+    ['runtime-not-found'],
+  );
   assert.deepEqual(plan(entries, parseRuntimes({ heapKinds: 'bytearray' })).runs, [], 'no heap kind of Node was asked for');
 });
-

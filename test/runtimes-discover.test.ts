@@ -72,7 +72,11 @@ test('bad input names the flag', () => {
     [{ ciTarget: '200' }, '--ci-target'],
   ];
   for (const [raw, flag] of cases)
-    assert.throws(() => parseRuntimes(raw), (e: unknown) => e instanceof UsageError && e.flag === flag, JSON.stringify(raw));
+    assert.throws(
+      () => parseRuntimes(raw),
+      (e: unknown) => e instanceof UsageError && e.flag === flag,
+      JSON.stringify(raw),
+    );
 });
 
 test('defaults and --quick', () => {

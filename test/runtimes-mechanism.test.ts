@@ -48,7 +48,13 @@ test('unfinished and resumed halves are joined; [pid N] prefixes are read', () =
     '[pid  8] <... execve resumed>) = 0',
   ];
   const calls = parseStrace(lines);
-  assert.deepEqual(calls.map((c) => [c.pid, c.name, c.ret]), [[7, 'clone3', 8], [8, 'execve', 0]]);
+  assert.deepEqual(
+    calls.map((c) => [c.pid, c.name, c.ret]),
+    [
+      [7, 'clone3', 8],
+      [8, 'execve', 0],
+    ],
+  );
   const r = classifyTrace(lines, TARGET);
   assert.equal(describeMechanism(r), 'posix_spawn (clone3 CLONE_VM|CLONE_VFORK)');
 });
@@ -72,9 +78,6 @@ test('a failed execve of the target, or no creating call, is unknown with a reas
 });
 
 test('the helper is named in the description', () => {
-  assert.equal(
-    describeMechanism(classifyTrace(fixture('java17-default'), TARGET)),
-    'posix_spawn (clone3 CLONE_VM|CLONE_VFORK) → exec jspawnhelper',
-  );
+  assert.equal(describeMechanism(classifyTrace(fixture('java17-default'), TARGET)), 'posix_spawn (clone3 CLONE_VM|CLONE_VFORK) → exec jspawnhelper');
   assert.equal(describeMechanism(classifyTrace(fixture('node20-spawn'), TARGET)), 'fork (clone no CLONE_VM)');
 });

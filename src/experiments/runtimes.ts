@@ -26,7 +26,10 @@ interface Config {
 }
 
 /** What to run: the selected runtimes (or those named), their variants (or those named) and heap kinds. */
-export function plan(entries: readonly RuntimeEntry[], p: RuntimesParams): { runs: { runtime: FoundRuntime; variants: Variant[]; heapKinds: string[] }[]; absent: AbsentVariant[]; warnings: Warning[] } {
+export function plan(
+  entries: readonly RuntimeEntry[],
+  p: RuntimesParams,
+): { runs: { runtime: FoundRuntime; variants: Variant[]; heapKinds: string[] }[]; absent: AbsentVariant[]; warnings: Warning[] } {
   const warnings: Warning[] = [];
   const found = entries.filter((e): e is FoundRuntime => e.state === 'found');
   const chosen = p.only ? found.filter((r) => p.only!.includes(r.name) || p.only!.includes(r.family) || r.origin === 'flag') : found.filter((r) => r.selected);

@@ -170,7 +170,18 @@ async function discoverMany(family: Family, cands: ReturnType<typeof pythonCandi
     if ('why' in p) continue;
     const prev = byPath.get(p.path);
     if (prev) prev.preferred ||= c.preferred;
-    else byPath.set(p.path, { state: 'found', name: '', family, path: p.path, version: p.version, selected: false, origin: c.origin, unavailable: p.unavailable, preferred: c.preferred });
+    else
+      byPath.set(p.path, {
+        state: 'found',
+        name: '',
+        family,
+        path: p.path,
+        version: p.version,
+        selected: false,
+        origin: c.origin,
+        unavailable: p.unavailable,
+        preferred: c.preferred,
+      });
   }
   const found = [...byPath.values()].sort((a, b) => compareVersions(a.version, b.version) || (a.preferred ? -1 : 1));
   if (found.length === 0) return [{ state: 'absent', family, install: familySpec(family).install }];

@@ -102,9 +102,7 @@ export function classifyTrace(lines: readonly string[], target: string): Mechani
   const child = exec.pid;
   const created = calls.find((c) => CREATORS.has(c.name) && c.ret === child);
   if (!created) return { state: 'unknown', why: `the trace does not show which call created process ${child}` };
-  const helpers = calls
-    .filter((c) => c.pid === child && c.name === 'execve' && c.ret === 0 && c.order < exec.order)
-    .map((c) => baseName(execPath(c) ?? '?'));
+  const helpers = calls.filter((c) => c.pid === child && c.name === 'execve' && c.ret === 0 && c.order < exec.order).map((c) => baseName(execPath(c) ?? '?'));
   const flags = created.name === 'clone' || created.name === 'clone3' ? cloneFlags(created) : null;
   let mechanism: SpawnMechanism;
   if (created.name === 'vfork') mechanism = 'vfork';
@@ -120,7 +118,14 @@ export function classifyTrace(lines: readonly string[], target: string): Mechani
 /** "posix_spawn (clone3 CLONE_VM|CLONE_VFORK) → jspawnhelper → target", or why it is unknown. */
 export function describeMechanism(r: MechanismResult): string {
   if (r.state === 'unknown') return `unknown (${r.why})`;
-  const how = r.flags ? `${r.syscall} ${r.flags.split('|').filter((f) => f === 'CLONE_VM' || f === 'CLONE_VFORK').join('|') || 'no CLONE_VM'}` : r.syscall;
+  const how = r.flags
+    ? `${r.syscall} ${
+        r.flags
+          .split('|')
+          .filter((f) => f === 'CLONE_VM' || f === 'CLONE_VFORK')
+          .join('|') || 'no CLONE_VM'
+      }`
+    : r.syscall;
   return `${r.mechanism} (${how})${r.helpers.map((h) => ` → exec ${h}`).join('')}`;
 }
 

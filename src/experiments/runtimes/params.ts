@@ -39,7 +39,10 @@ export const RUNTIMES_PRESETS: Presets = {
 
 export const RUNTIMES_OPTIONS: OptionSpec[] = [
   { flags: '--heap-mb <list>', description: `the parent's heap in MB (MiB), comma-separated (default ${DEFAULTS.heapMb}; --quick ${QUICK.heapMb})` },
-  { flags: '--runtime <NAME=PATH,...>', description: 'add a runtime, or replace the one of that name: NAME begins with node, python, java or perl (e.g. python3.9=/opt/py39/bin/python3.9)' },
+  {
+    flags: '--runtime <NAME=PATH,...>',
+    description: 'add a runtime, or replace the one of that name: NAME begins with node, python, java or perl (e.g. python3.9=/opt/py39/bin/python3.9)',
+  },
   { flags: '--runtimes <list>', description: 'run only these runtimes: names as listed (python3.13, java25) or families (node, python, java, perl)' },
   { flags: '--variants <list>', description: `run only these variants: ${ALL_VARIANTS.map((v) => v.id).join(', ')} (or the part after the slash)` },
   { flags: '--heap-kinds <list>', description: `build only these heap kinds: ${[...new Set(FAMILIES.flatMap((f) => f.heapKinds))].join(', ')}` },
@@ -48,21 +51,27 @@ export const RUNTIMES_OPTIONS: OptionSpec[] = [
   { flags: '--repeats <n>', description: `fresh driver processes per configuration, interleaved (default ${DEFAULTS.repeats})` },
   { flags: '--ci-target <percent>', description: `stop a driver once its median's 95 % interval is within ±percent; 0 runs every iteration (default ${DEFAULTS.ciTarget})` },
   { flags: '--budget-ms <ms>', description: `time per driver process for timed spawns, after its heap is built (at least 15 spawns run); 0 = none (default ${DEFAULTS.budgetMs})` },
-  { flags: '--no-strace', description: "do not trace one spawn per variant to observe its system call" },
+  { flags: '--no-strace', description: 'do not trace one spawn per variant to observe its system call' },
   { flags: '--quick', description: `a run under a minute: --heap-mb ${QUICK.heapMb}, --repeats ${QUICK.repeats}, --budget-ms ${QUICK.budgetMs}` },
 ];
 
 function list(raw: Record<string, string | boolean | undefined>, key: string): string[] | null {
   const v = raw[key];
   if (typeof v !== 'string') return null;
-  const parts = v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  const parts = v
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
   return parts.length ? parts : null;
 }
 
 function parseExtra(raw: string | undefined): RuntimesParams['extra'] {
   if (raw === undefined) return [];
   const out: RuntimesParams['extra'] = [];
-  for (const part of raw.split(',').map((x) => x.trim()).filter((x) => x)) {
+  for (const part of raw
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x)) {
     const eq = part.indexOf('=');
     if (eq <= 0 || eq === part.length - 1) throw new UsageError('--runtime', `expected NAME=PATH, got ${JSON.stringify(part)}`);
     const name = part.slice(0, eq);

@@ -75,7 +75,11 @@ export function viewRuntimes(run: ExperimentRun<RuntimesSummary>): Block[] {
     const mech = (l: RuntimeLine) => s.mechanisms.find((m) => m.runtime === l.runtime && m.variant === l.variant)?.text ?? s.mechanismsSkipped ?? 'unknown';
     const rows = s.lines.map((l) => [l.runtime, l.variant, l.heapKind, slopeText(l), l.verdict, mech(l), claimText(l)]);
     out.push(table(['runtime', 'variant', 'heap', 'µs per MB [95 % CI]', 'verdict', 'mechanism (strace)', 'claim'], rows, { leftAlign: [0, 1, 2, 4, 5, 6] }));
-    out.push(note('verdict: grows when the whole interval adds more than 25 % to the cost at the smallest heap over the range, flat when none of it does, unclear when it reaches both sides.'));
+    out.push(
+      note(
+        'verdict: grows when the whole interval adds more than 25 % to the cost at the smallest heap over the range, flat when none of it does, unclear when it reaches both sides.',
+      ),
+    );
     const top = heaps[heaps.length - 1]!;
     const rss = new Map<string, number>();
     for (const x of s.cells) if (x.rssMb !== null && x.heapMb === top) rss.set(`${x.runtime} ${x.heapKind}`, Math.max(rss.get(`${x.runtime} ${x.heapKind}`) ?? 0, x.rssMb));

@@ -41,11 +41,20 @@ export function heapSlope(groups: readonly HeapGroup[], opts: { seed: number; re
   const gs = groups.filter((g) => g.repeats.some((r) => r.length > 0)).map((g) => ({ ...g, repeats: g.repeats.filter((r) => r.length > 0) }));
   if (new Set(gs.map((g) => g.heapMb)).size < 2) return null;
   const xs = gs.map((g) => g.heapMb);
-  const point = linearFit(xs, gs.map((g) => medianOf(g.repeats.flat())));
+  const point = linearFit(
+    xs,
+    gs.map((g) => medianOf(g.repeats.flat())),
+  );
   const rng = mulberry32(opts.seed);
   const slopes: number[] = [];
   const resamplable = gs.some((g) => g.repeats.flat().length > 1);
-  for (let i = 0; resamplable && i < (opts.resamples ?? 1000); i++) slopes.push(linearFit(xs, gs.map((g) => resampledMedian(g, rng))).slope);
+  for (let i = 0; resamplable && i < (opts.resamples ?? 1000); i++)
+    slopes.push(
+      linearFit(
+        xs,
+        gs.map((g) => resampledMedian(g, rng)),
+      ).slope,
+    );
   slopes.sort((a, b) => a - b);
   const at = (q: number) => slopes[Math.min(slopes.length - 1, Math.max(0, Math.round(q * (slopes.length - 1))))]!;
   const lo = Math.min(...xs);

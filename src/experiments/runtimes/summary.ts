@@ -74,7 +74,10 @@ export function summarizeCells(ms: readonly Measurement[], seed: number): Runtim
   for (const mine of groups.values()) {
     const f = mine[0]!.identity;
     const ok = mine.filter((m) => m.state === 'ok' && m.stats);
-    const st = seriesStats(pooled(ok, () => true), seed);
+    const st = seriesStats(
+      pooled(ok, () => true),
+      seed,
+    );
     if (!st) continue;
     const rss = ok.map((m) => m.observed.rssMb).filter((x): x is number => typeof x === 'number');
     cells.push({
