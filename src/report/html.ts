@@ -2,12 +2,12 @@
 // Every string that comes from the run (machine record, parameters, warnings, series names) is escaped.
 import type { RunDocument } from './document.js';
 import { renderSvg } from './svg.js';
-import { fmtRatio } from './table.js';
 import { articleOf, chartsFor, compareChart, publishedCharts, type ChartDef, type ClaimVerdict, type PublishedComparison } from './charts.js';
-import { RAW_DATA_NOTE, compareTable, machineEntries, unitText, witnessText, type ReportTable } from './markdown.js';
+import { RAW_DATA_NOTE, compareTable, machineEntries, witnessText, type ReportTable } from './markdown.js';
 import { resultsOf } from './results.js';
 import { asciiChart } from './ascii-chart.js';
 import type { Block } from '../experiments/view.js';
+import { fmtNumber, fmtValue, paramFlags } from './labels.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -113,7 +113,7 @@ function runEntries(doc: RunDocument): [string, string][] {
     ...(doc.label ? [['label', doc.label] as [string, string]] : []),
     ['load before / after', `${doc.load.before.loadAverage.join(' ')} / ${doc.load.after.loadAverage.join(' ')}`],
     ['noise during the run', witnessText(doc)],
-    ...Object.entries(doc.params).map(([k, v]): [string, string] => [`--${k}`, Array.isArray(v) ? v.join(', ') : typeof v === 'string' ? v : JSON.stringify(v)]),
+    ...paramFlags(doc),
   ];
 }
 
@@ -148,8 +148,7 @@ function publishedHtml(comparisons: readonly PublishedComparison[]): string {
   return tableHtml({
     header: ['figure', 'statistic', 'article', 'published', 'this machine', 'this ÷ published', 'note'],
     rows: comparisons.map((c) => {
-      const unit = unitText(c.unit);
-      return [c.label, c.statistic ?? '', c.article ?? '', `${c.publishedValue} ${unit}`, `${c.measuredValue.toPrecision(3)} ${unit}`, fmtRatio(c.measuredValue / c.publishedValue), c.note ?? ''];
+      return [c.label, c.statistic ?? '', c.article ?? '', fmtValue(c.publishedValue, c.unit), fmtValue(c.measuredValue, c.unit), `${fmtNumber(c.measuredValue / c.publishedValue)}×`, c.note ?? ''];
     }),
     leftAlign: [0, 1, 2, 6],
   });

@@ -42,7 +42,11 @@ export function runConclusions(doc: RunDocument, published: Published, seed = 1)
       article: f.article,
       figureId: f.figureId,
       statistic: f.statistic,
-      note: f.detail,
+      note: f.detail.startsWith('as computed by claim')
+        ? f.detail.split(':')[0]!
+        : figure.equivalentSeries
+          ? `published for ${configLabel(String(figure.series.method ?? figure.series.series ?? ''), figure.series as Record<string, Cell>)}`
+          : '',
     });
   }
   return { verdicts, comparisons, note: verdicts.length ? null : `no claim of article ${article} is about ${doc.experiment} alone` };

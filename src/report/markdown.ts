@@ -10,6 +10,7 @@ import { fmtMedianCi, resultsOf } from './results.js';
 import type { Block } from '../experiments/view.js';
 import { asciiChart } from './ascii-chart.js';
 import { mdCell, mdCode, mdFence, mdLine, mdText } from './escape.js';
+import { fmtNumber, fmtValue, machineLabel, paramFlags } from './labels.js';
 
 export { mdCell } from './escape.js';
 
@@ -53,7 +54,8 @@ function fieldText(k: string, v: unknown): string {
     const p = v as Record<string, number>;
     return `some avg10 ${p.someAvg10} %, avg60 ${p.someAvg60} %, avg300 ${p.someAvg300} %`;
   }
-  if (k === 'cgroupMemoryLimitBytes') return v === null ? 'none' : `${Math.round(Number(v) / 1048576)} MiB`;
+  if (k === 'cgroupMemoryLimitBytes') return v === null ? 'none' : `${fmtNumber(Math.round(Number(v) / 1048576))} MiB`;
+  if (/Bytes$/.test(k) && typeof v === 'number') return `${fmtNumber(v)} bytes`;
   if (Array.isArray(v)) return v.length ? v.map(text).join(k === 'notes' ? '; ' : ' ') : 'none';
   return text(v);
 }
@@ -77,7 +79,7 @@ export function machineEntries(m: MachineRecord, full: boolean): [string, string
     'swapTotalKb', 'thpEnabled', 'thpDefrag', 'hugePageSizeKb', 'virtualization', 'glibcVersion', 'compilerVersion', 'nodeVersion', 'pinnedCpu', 'loadAverage']);
   for (const [k, v] of Object.entries(m)) {
     if (shown.has(k)) continue;
-    out.push([k, fieldText(k, v)]);
+    out.push([machineLabel(k), fieldText(k, v)]);
   }
   return out;
 }
@@ -148,7 +150,7 @@ function runLine(doc: RunDocument): string {
 export function renderMarkdown(doc: RunDocument, opts: MarkdownOptions = {}): string {
   const out: string[] = [`## forklab ${mdText(doc.experiment)} on ${mdText(doc.machine.hostname)}`, '', runLine(doc), ''];
   out.push('### Machine', '', mdTable({ header: ['machine', 'value'], rows: machineEntries(doc.machine, false), leftAlign: [0, 1] }), '');
-  out.push(`Parameters: ${mdCode(JSON.stringify(doc.params))}`, '');
+  out.push(`Parameters: ${paramFlags(doc).map(([f, v]) => mdCode(`${f} ${v}`)).join(' ')}`, '');
   out.push(`Noise during the run: ${mdLine(witnessText(doc))}`, '');
   out.push('### Warnings', '', ...mdWarnings(doc), '');
   out.push('### Results', '', ...blocksMarkdown(resultsOf(doc), opts.asciiChart !== false));
@@ -157,8 +159,7 @@ export function renderMarkdown(doc: RunDocument, opts: MarkdownOptions = {}): st
     out.push(mdTable({
       header: ['figure', 'statistic', 'published', 'this machine', 'this ÷ published', 'note'],
       rows: opts.comparisons.map((c) => {
-        const u = unitText(c.unit);
-        return [c.label, c.statistic ?? '', `${c.publishedValue} ${u}`, `${c.measuredValue.toPrecision(3)} ${u}`, fmtRatio(c.measuredValue / c.publishedValue), c.note ?? ''];
+        return [c.label, c.statistic ?? '', fmtValue(c.publishedValue, c.unit), fmtValue(c.measuredValue, c.unit), `${fmtNumber(c.measuredValue / c.publishedValue)}×`, c.note ?? ''];
       }),
       leftAlign: [0, 1, 5],
     }), '');
