@@ -65,8 +65,8 @@ export function parseCommon(o: { pin?: string; seed?: string; json?: string; lab
 }
 
 /** The run's one noise warning (experiments/noise.ts) from its figures and its witness; [] when noise changes nothing. */
-export function runNoiseWarnings(exp: { options: { flags: string }[]; figureKeys?: readonly string[] | null }, run: ExperimentRun, witness: NoiseWitness | null, pinCpu: number | null): Warning[] {
-  const figures = exp.figureKeys === null ? [] : noiseFigures(run.measurements, exp.figureKeys ?? []);
+export function runNoiseWarnings(exp: { options: { flags: string }[]; figureKeys?: readonly string[] | null; identity?: readonly string[] }, run: ExperimentRun, witness: NoiseWitness | null, pinCpu: number | null): Warning[] {
+  const figures = exp.figureKeys === null ? [] : noiseFigures(run.measurements, exp.figureKeys ?? exp.identity ?? []);
   const flags = exp.options.map((o) => o.flags.split(/[ ,]/)[0]!);
   const w = noiseWarning({ figures, witness, pinnedCpu: pinCpu, cpusAllowed: cpusAllowed(), flags });
   return w ? [w] : [];

@@ -140,7 +140,7 @@ export interface Experiment<P, S> {
   /**
    * The measurement fields that, with the series name, identify one timed figure (spawn: thp, rssMb): the
    * noise warning pools samples by them and judges each figure's interval. null: no timed figures to judge.
-   * Absent: the series name alone.
+   * Absent: the experiment's identity.
    */
   figureKeys?: readonly string[] | null;
   /** From the raw option strings to typed parameters; throws UsageError naming the flag. No work. */
