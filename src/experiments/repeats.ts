@@ -49,10 +49,10 @@ export function adaptiveRepeats(repeats: number, p: RepeatParams): AdaptiveRepea
 /** One line for the render: how many repeats ran and why it stopped (from params.repeatsStop), or null. */
 export function describeRepeatsStop(params: Record<string, unknown>): string | null {
   const s = params.repeatsStop as RepeatsStop | undefined;
-  if (!s) return null;
+  if (!s || s.reason === 'planned') return null; // adaptive repeats off: nothing to explain
   const target = typeof params.repeatsCiTarget === 'number' ? `±${Math.round(params.repeatsCiTarget * 1000) / 10} %` : 'the target';
   const why = {
-    planned: `as planned (every interval within ${target} after --repeats)`,
+    planned: 'exactly --repeats (no --max-repeats)',
     'ci-reached': `every interval within ${target}`,
     'max-repeats': `--max-repeats reached with an interval still wider than ${target}`,
     budget: `--repeats-budget-s used up with an interval still wider than ${target}`,

@@ -45,6 +45,7 @@ export interface AdaptiveRepeats {
 
 /** Why the sweep stopped running repeats: recorded in the run's params as `repeatsStop`. */
 export interface RepeatsStop {
+  /** planned: adaptive repeats were off (exactly --repeats). */
   reason: 'planned' | 'ci-reached' | 'max-repeats' | 'budget' | 'cancelled';
   /** Rounds run (the most any configuration got). */
   rounds: number;
@@ -127,7 +128,7 @@ export async function sweep<C>(o: SweepOptions<C>): Promise<SweepResult> {
   const t0 = performance.now();
   for (let round = o.repeats + 1; round <= a.maxRepeats; round++) {
     const pending = o.configs.filter(wide);
-    if (pending.length === 0) return stop(round - 1 > o.repeats ? 'ci-reached' : 'planned', round - 1);
+    if (pending.length === 0) return stop('ci-reached', round - 1);
     if (performance.now() - t0 >= a.budgetMs) return stop('budget', round - 1);
     for (const { config } of interleave(pending, 1, o.ctx.seed + round)) if (!(await runOne(config, round))) return stop('cancelled', round);
   }
