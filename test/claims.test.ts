@@ -426,6 +426,6 @@ describe('reproduce presets and command line', () => {
     const program = new Command('forklab');
     registerReproduceCommand(program);
     const cmd = program.commands.find((c) => c.name() === 'reproduce')!;
-    assert.deepEqual(cmd.options.map((o) => o.long), ['--quick', '--only', '--db', '--label', '--json', '--pin', '--seed', '--no-color']);
+    assert.deepEqual(cmd.options.map((o) => o.long), ['--quick', '--only', '--db', '--label', '--html', '--markdown', '--json', '--pin', '--seed', '--no-color']);
   });
 });
