@@ -6,7 +6,7 @@ import { compareRuns, type Comparison, type FigureComparison } from '../store/co
 import { UsageError } from '../experiments/types.js';
 import { renderTable } from '../report/table.js';
 import { fmtIn } from '../text/format.js';
-import { timeUnit } from '../report/charts.js';
+import { timeUnit } from '../report/groups.js';
 import { resultsOf } from '../report/results.js';
 import { renderView } from '../report/terminal.js';
 import { findExperiment } from '../experiments/index.js';

@@ -12,7 +12,7 @@ import type { RunDocument } from '../document/run.js';
 import { samplesCsv, summaryMarkdown } from '../report/export.js';
 import { renderTable } from '../report/table.js';
 import { fmtInCi } from '../text/format.js';
-import { timeUnit } from '../report/charts.js';
+import { timeUnit } from '../report/groups.js';
 import { resultsOf } from '../report/results.js';
 import { renderView } from '../report/terminal.js';
 import { findExperiment } from '../experiments/index.js';

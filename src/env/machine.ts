@@ -205,99 +205,98 @@ function detectVirtualization(src: HostSources, cpuinfo: string | null): string 
 }
 
 /** Synchronous core of collectMachine, over any HostSources. */
+function cpuModelOf(src: HostSources, cpuinfo: string | null, notes: string[]): string | null {
+  const fromProc = cpuinfo === null ? null : parseCpuinfoModel(cpuinfo);
+  if (fromProc !== null) return fromProc;
+  const m = trimmedOrNull(src.os.cpuModels()[0] ?? null);
+  if (m === null || m === "unknown") return null;
+  notes.push("cpuModel from os.cpus() (no 'model name' in /proc/cpuinfo)");
+  return m;
+}
+
+function hugePageSizeKbOf(src: HostSources, meminfo: Record<string, number>, notes: string[]): number | null {
+  const fromMeminfo = meminfo["Hugepagesize"] ?? null;
+  if (fromMeminfo !== null) return fromMeminfo;
+  const t = src.readFile("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+  const bytes = t === null ? null : parseIntFile(t);
+  if (bytes === null) return null;
+  notes.push("hugePageSizeKb from transparent_hugepage/hpage_pmd_size (no Hugepagesize in /proc/meminfo)");
+  return bytes / 1024;
+}
+
+function pageSizeBytesOf(src: HostSources, notes: string[]): number {
+  const pageOut = okStdout(src, "getconf", ["PAGESIZE"]);
+  const bytes = pageOut === null ? null : parseIntFile(pageOut);
+  if (bytes !== null && bytes > 0) return bytes;
+  notes.push("pageSizeBytes assumed 4096: `getconf PAGESIZE` failed");
+  return 4096;
+}
+
+function glibcVersionOf(src: HostSources, notes: string[]): string | null {
+  const getconfLibc = okStdout(src, "getconf", ["GNU_LIBC_VERSION"]);
+  const fromGetconf = getconfLibc === null ? null : parseGlibcVersion(getconfLibc);
+  if (fromGetconf !== null) return fromGetconf;
+  const r = src.run("ldd", ["--version"]);
+  // glibc's ldd prints to stdout; musl's prints to stderr and is not glibc.
+  const fromLdd = r !== null && r.status === 0 ? parseGlibcVersion(r.stdout) : null;
+  if (fromLdd !== null) notes.push("glibcVersion from `ldd --version`");
+  return fromLdd;
+}
+
+function compilerVersionOf(src: HostSources): string | null {
+  for (const cc of ["cc", "gcc"]) {
+    const out = okStdout(src, cc, ["--version"]);
+    const v = out === null ? null : firstLine(out);
+    if (v !== null) return v;
+  }
+  return null;
+}
+
+function cgroupMemoryLimitOf(read: HostSources["readFile"], notes: string[]): number | null {
+  const cg = locateMemoryCgroup(read);
+  if (cg === null) {
+    notes.push("memory cgroup not found (/proc/self/cgroup unreadable or without a memory hierarchy)");
+    return null;
+  }
+  if (cg.note !== null) notes.push(cg.note);
+  return effectiveCgroupLimit(readCgroupLevels(cg, read));
+}
+
 export function buildMachineRecord(src: HostSources, opts: { pinCpu: number | null }): MachineRecord {
   const notes: string[] = [];
   const read = src.readFile;
-
   const cpuinfo = read("/proc/cpuinfo");
-  let cpuModel = cpuinfo === null ? null : parseCpuinfoModel(cpuinfo);
-  if (cpuModel === null) {
-    const m = trimmedOrNull(src.os.cpuModels()[0] ?? null);
-    if (m !== null && m !== "unknown") {
-      cpuModel = m;
-      notes.push("cpuModel from os.cpus() (no 'model name' in /proc/cpuinfo)");
-    }
-  }
-
   const statusText = read("/proc/self/status");
   const allowedText = statusText === null ? null : parseStatusField(statusText, "Cpus_allowed_list");
-  const cpusAllowed = allowedText === null ? null : parseCpusAllowedList(allowedText);
-
   const meminfoText = read("/proc/meminfo");
   const meminfo = meminfoText === null ? {} : parseMeminfo(meminfoText);
-
   const thpText = (name: string): string | null => {
     const t = read(`/sys/kernel/mm/transparent_hugepage/${name}`);
     return t === null ? null : parseThpChoice(t);
   };
-
-  let hugePageSizeKb = meminfo["Hugepagesize"] ?? null;
-  if (hugePageSizeKb === null) {
-    const t = read("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
-    const bytes = t === null ? null : parseIntFile(t);
-    if (bytes !== null) {
-      hugePageSizeKb = bytes / 1024;
-      notes.push("hugePageSizeKb from transparent_hugepage/hpage_pmd_size (no Hugepagesize in /proc/meminfo)");
-    }
-  }
-
-  const pageOut = okStdout(src, "getconf", ["PAGESIZE"]);
-  let pageSizeBytes = pageOut === null ? null : parseIntFile(pageOut);
-  if (pageSizeBytes === null || pageSizeBytes <= 0) {
-    pageSizeBytes = 4096;
-    notes.push("pageSizeBytes assumed 4096: `getconf PAGESIZE` failed");
-  }
-
-  let glibcVersion: string | null = null;
-  const getconfLibc = okStdout(src, "getconf", ["GNU_LIBC_VERSION"]);
-  if (getconfLibc !== null) glibcVersion = parseGlibcVersion(getconfLibc);
-  if (glibcVersion === null) {
-    const r = src.run("ldd", ["--version"]);
-    // glibc's ldd prints to stdout; musl's prints to stderr and is not glibc.
-    if (r !== null && r.status === 0) glibcVersion = parseGlibcVersion(r.stdout);
-    if (glibcVersion !== null) notes.push("glibcVersion from `ldd --version`");
-  }
-
-  let compilerVersion: string | null = null;
-  for (const cc of ["cc", "gcc"]) {
-    const out = okStdout(src, cc, ["--version"]);
-    compilerVersion = out === null ? null : firstLine(out);
-    if (compilerVersion !== null) break;
-  }
-
-  let cgroupMemoryLimitBytes: number | null = null;
-  const cg = locateMemoryCgroup(read);
-  if (cg === null) {
-    notes.push("memory cgroup not found (/proc/self/cgroup unreadable or without a memory hierarchy)");
-  } else {
-    if (cg.note !== null) notes.push(cg.note);
-    cgroupMemoryLimitBytes = effectiveCgroupLimit(readCgroupLevels(cg, read));
-  }
-
   const intFile = (path: string): number | null => {
     const t = read(path);
     return t === null ? null : parseIntFile(t);
   };
-
   return {
     hostname: src.os.hostname(),
     kernel: src.os.release(),
     kernelVersion: src.os.version(),
     arch: src.os.arch(),
-    cpuModel,
+    cpuModel: cpuModelOf(src, cpuinfo, notes),
     cpuCount: src.os.availableParallelism(),
-    cpusAllowed,
+    cpusAllowed: allowedText === null ? null : parseCpusAllowedList(allowedText),
     memTotalKb: meminfo["MemTotal"] ?? null,
     memAvailableKb: meminfo["MemAvailable"] ?? null,
     swapTotalKb: meminfo["SwapTotal"] ?? null,
     thpEnabled: thpText("enabled"),
     thpDefrag: thpText("defrag"),
-    hugePageSizeKb,
-    pageSizeBytes,
-    glibcVersion,
-    compilerVersion,
+    hugePageSizeKb: hugePageSizeKbOf(src, meminfo, notes),
+    pageSizeBytes: pageSizeBytesOf(src, notes),
+    glibcVersion: glibcVersionOf(src, notes),
+    compilerVersion: compilerVersionOf(src),
     nodeVersion: src.nodeVersion,
-    cgroupMemoryLimitBytes,
+    cgroupMemoryLimitBytes: cgroupMemoryLimitOf(read, notes),
     vmMaxMapCount: intFile("/proc/sys/vm/max_map_count"),
     overcommitMemory: intFile("/proc/sys/vm/overcommit_memory"),
     virtualization: detectVirtualization(src, cpuinfo),

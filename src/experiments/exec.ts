@@ -2,14 +2,13 @@
 // and statically. The probe times fork+_exit (the baseline), fork+execve+waitpid of the dynamic target and
 // of the static target in every iteration, in rotating order; execve alone is each exec series' median
 // minus the baseline's. Next to the times: both file sizes, and ld.so's own accounting (LD_DEBUG=statistics).
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { sweep } from './sweep.js';
 import { publishedValue } from '../reference/published.js';
 import { runCommand } from '../runner/command.js';
 import { bootstrapQuantity, type Repeats } from '../stats/resample.js';
 import { samePairing } from '../stats/pool.js';
-import { seriesStats } from './measure.js';
-import { parseLdStatistics, summarizeLdStatistics, type LdStatistics, type LdSummary } from './ldstats.js';
+import { ldMeasurement, parseLdStatistics, readCyclesPerUs, summarizeLdStatistics, type LdStatistics, type LdSummary } from './ldstats.js';
 import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesFields, type SeriesSummary } from './paired.js';
 import { parseInteger, str } from './parse.js';
 import { fmtRatio, fmtUs, fmtUsCi } from '../text/format.js';
@@ -165,44 +164,6 @@ export function summarizeExec(
     summary.target = { ...userTarget, series: mine, execveAlone: t?.middle ?? null, overStatic: t?.ratio ?? null };
   }
   return summary;
-}
-
-/**
- * ld.so's own start-up time, one sample per LD_DEBUG=statistics run, as a measurement (series "ld-startup") so
- * that claims and reports read it like any other: its cycles converted with the TSC rate; without a known
- * rate the measurement fails and says why (the cycles stay in the summary).
- */
-export function ldMeasurement(runs: readonly LdStatistics[], cyclesPerUs: number | null, seed: number): Measurement {
-  const samplesNs = cyclesPerUs ? runs.map((r) => Math.round((r.totalStartupCycles / cyclesPerUs) * 1000)) : [];
-  const ok = samplesNs.length > 0 && samplesNs.every((x) => x > 0);
-  return {
-    series: 'ld-startup',
-    identity: { method: 'ld-debug' },
-    observed: {},
-    repeat: 1,
-    state: ok ? 'ok' : 'failed',
-    failure: ok ? null : 'ld.so counts its start-up in timer cycles and this machine gives no constant TSC rate to convert them',
-    info: { cyclesPerUs: cyclesPerUs ?? 0 },
-    samplesNs: ok ? samplesNs : [],
-    columns: ok ? { startupCycles: runs.map((r) => r.totalStartupCycles), relocationCycles: runs.map((r) => r.relocationCycles) } : {},
-    stats: ok ? seriesStats(samplesNs, seed) : null,
-  };
-}
-
-/** On x86-64 ld.so counts rdtsc ticks; with constant_tsc their rate is the nominal clock /proc/cpuinfo reports. */
-export function tscCyclesPerUs(cpuinfo: string, arch: string): number | null {
-  if (arch !== 'x64' || !/^flags\s*:.*\bconstant_tsc\b/m.test(cpuinfo)) return null;
-  const m = /^cpu MHz\s*:\s*([\d.]+)/m.exec(cpuinfo);
-  const mhz = m ? Number(m[1]) : NaN;
-  return Number.isFinite(mhz) && mhz > 0 ? mhz : null;
-}
-
-function readCyclesPerUs(): number | null {
-  try {
-    return tscCyclesPerUs(readFileSync('/proc/cpuinfo', 'utf8'), process.arch);
-  } catch {
-    return null;
-  }
 }
 
 function execWarnings(run: { measurements: Measurement[]; summary: ExecSummary; params: ExecParams }): Warning[] {

@@ -15,6 +15,9 @@
 //
 // The first block is written before main, the second at exit. "cycles" are the loader's timer ticks
 // (rdtsc on x86-64), older glibc says "clock cycles". Pure functions, no I/O.
+import { readFileSync } from 'node:fs';
+import { seriesStats } from './measure.js';
+import type { Measurement } from './types.js';
 
 export interface LdStatistics {
   /** From ld.so's entry to the hand-over to the program, in the loader's timer cycles. */
@@ -134,4 +137,42 @@ export function summarizeLdStatistics(runs: readonly LdStatistics[]): LdSummary 
     finalRelocations: first.finalRelocations,
     countsVaried: runs.some((r) => counts(r) !== counts(first)),
   };
+}
+
+/**
+ * ld.so's own start-up time, one sample per LD_DEBUG=statistics run, as a measurement (series "ld-startup") so
+ * that claims and reports read it like any other: its cycles converted with the TSC rate; without a known
+ * rate the measurement fails and says why (the cycles stay in the summary).
+ */
+export function ldMeasurement(runs: readonly LdStatistics[], cyclesPerUs: number | null, seed: number): Measurement {
+  const samplesNs = cyclesPerUs ? runs.map((r) => Math.round((r.totalStartupCycles / cyclesPerUs) * 1000)) : [];
+  const ok = samplesNs.length > 0 && samplesNs.every((x) => x > 0);
+  return {
+    series: 'ld-startup',
+    identity: { method: 'ld-debug' },
+    observed: {},
+    repeat: 1,
+    state: ok ? 'ok' : 'failed',
+    failure: ok ? null : 'ld.so counts its start-up in timer cycles and this machine gives no constant TSC rate to convert them',
+    info: { cyclesPerUs: cyclesPerUs ?? 0 },
+    samplesNs: ok ? samplesNs : [],
+    columns: ok ? { startupCycles: runs.map((r) => r.totalStartupCycles), relocationCycles: runs.map((r) => r.relocationCycles) } : {},
+    stats: ok ? seriesStats(samplesNs, seed) : null,
+  };
+}
+
+/** On x86-64 ld.so counts rdtsc ticks; with constant_tsc their rate is the nominal clock /proc/cpuinfo reports. */
+export function tscCyclesPerUs(cpuinfo: string, arch: string): number | null {
+  if (arch !== 'x64' || !/^flags\s*:.*\bconstant_tsc\b/m.test(cpuinfo)) return null;
+  const m = /^cpu MHz\s*:\s*([\d.]+)/m.exec(cpuinfo);
+  const mhz = m ? Number(m[1]) : NaN;
+  return Number.isFinite(mhz) && mhz > 0 ? mhz : null;
+}
+
+export function readCyclesPerUs(): number | null {
+  try {
+    return tscCyclesPerUs(readFileSync('/proc/cpuinfo', 'utf8'), process.arch);
+  } catch {
+    return null;
+  }
 }

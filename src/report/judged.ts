@@ -4,7 +4,8 @@
 import type { RunDocument } from './document.js';
 import type { Published } from '../reference/published.js';
 import { judgeDocuments } from '../claims/judge.js';
-import { articleOf, configLabel, type Cell, type ClaimVerdict, type PublishedComparison } from './charts.js';
+import type { ClaimVerdict, PublishedComparison } from './charts.js';
+import { articleOf, configLabel, type Cell } from './groups.js';
 
 export interface RunConclusions {
   verdicts: ClaimVerdict[];

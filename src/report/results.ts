@@ -3,7 +3,7 @@
 import { findExperiment } from '../experiments/index.js';
 import { heading, note, table, type Block } from '../experiments/view.js';
 import { fieldsOf, runOfDocument, type RunDocument } from '../document/run.js';
-import { groupConfigurations, timeUnit, type GroupStats } from './charts.js';
+import { groupConfigurations, timeUnit, type GroupStats } from './groups.js';
 import { fmtNs, fmtUs } from '../text/format.js';
 
 const fmtIn = (ns: number, perNs: number) => (perNs === 1 ? fmtNs(ns) : fmtUs(ns));
