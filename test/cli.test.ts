@@ -1,21 +1,31 @@
-// The command line: errors name the flag and do no work; --json writes the versioned document; Ctrl-C
-// stops the run, prints what finished and leaves no probe behind.
+// The command line through its real parser: errors name the flag and do no work; every flag of every command
+// reaches the code that reads it; --help explains them; no test touches the user's home.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { childrenOf } from './helpers/procs.js';
+import { CommanderError } from 'commander';
+import { buildProgram } from '../src/cli/main.js';
+import { ForklabError } from '../src/errors.js';
+import { EXPERIMENTS } from '../src/experiments/index.js';
+import { runCli, sandbox } from './helpers/cli.js';
 
-const ENTRY = fileURLToPath(new URL('./fixtures/cli-entry.ts', import.meta.url));
-const tmp = mkdtempSync(join(tmpdir(), 'forklab-cli-'));
-const env = { ...process.env, FORKLAB_DB: join(tmp, 'history.db'), NO_COLOR: '1' };
+const box = sandbox();
+const cli = (...args: string[]) => runCli(box, args);
+const QUICK = ['--methods', 'fork-exit', '--rss', '0', '--thp', 'off', '--repeats', '1', '--iterations', '8', '--ci-target', '0'];
 
-function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', ENTRY, ...args], { encoding: 'utf8', env, timeout: 120_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+/** The message of the error the real parser and command give for argv, or null when the command ran. */
+async function errorOf(args: string[]): Promise<string | null> {
+  const program = buildProgram();
+  program.configureOutput({ writeErr: () => {}, writeOut: () => {} });
+  for (const c of program.commands) c.configureOutput({ writeErr: () => {}, writeOut: () => {} });
+  try {
+    await program.parseAsync(['node', 'forklab', ...args]);
+    return null;
+  } catch (e) {
+    if (e instanceof ForklabError || e instanceof CommanderError) return e.message;
+    throw e;
+  }
 }
 
 test('bad input: exit 2, a message naming the flag, nothing measured', () => {
@@ -27,33 +37,110 @@ test('bad input: exit 2, a message naming the flag, nothing measured', () => {
     [['spawn', '--iterations', '0'], /--iterations: must be at least 1/],
     [['spawn', '--rss', '4000000'], /--rss: 4000000 MB does not fit/],
     [['spawn', '--pin', '4000'], /--pin: CPU 4000 is not one this process may run on/],
-    [['spawn', '--json', join(tmp, 'no', 'such', 'dir', 'out.json')], /--json: directory .* does not exist/],
     [['spawn', '--label', ' '], /--label: is empty/],
     [['cow', '--label', 'a\nb'], /--label: contains a line break/],
+    [['spawn', '--ci-target', ''], /--ci-target: expected a percentage/],
+    [['spawn', '--ci-target', ' '], /--ci-target: expected a percentage/],
+    [['spawn', '--ci-target', '0x5'], /--ci-target: expected a percentage/],
+    [['spawn', '--json', join(box.dir, 'no', 'such', 'dir', 'out.json')], /--json: directory .* does not exist/],
+    [['spawn', '--json', ''], /--json: the file name is empty/],
+    [['spawn', '--json', '/proc/forklab-x.json'], /--json: cannot create files in \/proc/],
+    [['spawn', '--db', ''], /--db: the path is empty/],
+    [['spawn', '--no-store', '--db', join(box.dir, 'x.db')], /--db: not used with --no-store/],
   ];
   for (const [args, why] of cases) {
-    const r = cli(...args);
+    const r = cli(...args, ...(args[0] !== 'spawn' || args.includes('--methods') ? [] : ['--methods', 'fork-exit']));
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, why, args.join(' '));
     assert.equal(r.stdout, '', 'no table for bad input');
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
   }
+  assert.equal(existsSync(box.db), false, 'nothing stored for bad input');
+});
+
+test('every flag of every experiment command reaches its parser under its own name', async () => {
+  for (const exp of EXPERIMENTS) {
+    for (const o of exp.options) {
+      const flag = o.flags.split(' ')[0]!;
+      // --seed bogus stops every run that gets past the experiment's own flags: nothing is measured here.
+      const bad = await errorOf([exp.name, flag, 'bogus', '--seed', 'bogus']);
+      assert.ok(bad?.includes(`${flag}:`), `${exp.name} ${flag} bogus: ${bad}`);
+      if (o.defaultValue !== undefined) {
+        const good = await errorOf([exp.name, flag, String(o.defaultValue), '--seed', 'bogus']);
+        assert.match(good ?? '', /--seed:/, `${exp.name} ${flag} ${o.defaultValue} is accepted`);
+      }
+    }
+    const first = exp.options[0]!.flags.split(' ')[0]!;
+    const common: [string[], RegExp][] = [
+      [['--pin', 'bogus'], /--pin: expected a whole number/],
+      [['--seed', '-1'], /--seed: must be at least 0/],
+      [['--json', ''], /--json: the file name is empty/],
+      [['--db', ' '], /--db: the path is empty/],
+      [['--no-store', '--db', 'x.db'], /--db: not used with --no-store/],
+      [['--no-color', '--no-store', '--seed', 'x'], /--seed:/],
+      [['--frobnicate'], /unknown option '--frobnicate'/],
+    ];
+    for (const [args, why] of common) assert.match((await errorOf([exp.name, ...args])) ?? 'ran', why, `${exp.name} ${args.join(' ')}`);
+    assert.ok(first);
+  }
+  const reproduce: [string[], RegExp][] = [
+    [['--only', '999'], /--only:/],
+    [['--quick', '--pin', 'x'], /--pin:/],
+    [['--seed', 'x'], /--seed:/],
+    [['--json', ''], /--json: the file name is empty/],
+    [['--no-store', '--db', 'x.db'], /--db: not used with --no-store/],
+    [['--no-color', '--quick', '--db', ''], /--db: the path is empty/],
+  ];
+  for (const [args, why] of reproduce) assert.match((await errorOf(['reproduce', ...args])) ?? 'ran', why, `reproduce ${args.join(' ')}`);
+});
+
+test('history, show, compare, export, import and report: every flag through the real command line', () => {
+  const s = sandbox();
+  const run = (...args: string[]) => runCli(s, args);
+  assert.equal(run('history', '--json').stdout.trim(), '[]', 'no database yet: an empty list');
+  for (const cmd of [['history'], ['show', '1'], ['compare', '1', '2'], ['export', '1'], ['report', '1']]) {
+    const r = run(...cmd, '--db', '');
+    assert.equal(r.code, 2, `${cmd.join(' ')} --db "": ${r.stderr}`);
+    assert.match(r.stderr, /--db: the path is empty/);
+  }
+  const missing = run('import', join(s.dir, 'missing.json'), '--db', join(s.dir, 'h.db'));
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /cannot read .*missing\.json/);
+  const measured = run('spawn', ...QUICK, '--db', join(s.dir, 'h.db'), '--json', join(s.dir, 'run.json'));
+  assert.equal(measured.code, 0, measured.stderr);
+  const imported = run('import', join(s.dir, 'run.json'), '--db', join(s.dir, 'other.db'));
+  assert.equal(imported.code, 0, imported.stderr);
+  assert.equal(imported.stdout.trim(), '1');
+  assert.match(run('history', '--db', join(s.dir, 'other.db'), '--no-color').stdout, /1 run in /);
+  assert.equal(JSON.parse(run('show', '1', '--json', '--db', join(s.dir, 'h.db')).stdout).experiment, 'spawn');
+  assert.equal(JSON.parse(run('export', 'latest', '--db', join(s.dir, 'h.db')).stdout).schema, 'forklab.run');
+  assert.equal(typeof JSON.parse(run('compare', '1', '1', '--json', '--db', join(s.dir, 'h.db')).stdout), 'object');
+  const html = join(s.dir, 'r.html');
+  const md = join(s.dir, 'r.md');
+  const rep = run('report', '--input', join(s.dir, 'run.json'), '--html', html, '--markdown', md);
+  assert.equal(rep.code, 0, rep.stderr);
+  assert.match(readFileSync(html, 'utf8'), /^<!doctype html>/i);
+  assert.match(readFileSync(md, 'utf8'), /^## forklab spawn/);
+  assert.match(run('report', '1', '--db', join(s.dir, 'h.db'), '--markdown').stdout, /^## forklab spawn/);
+  assert.match(run('report', '--compare', '1', '1', '--db', join(s.dir, 'h.db')).stdout, /against/);
+  // An unknown run: the same status from show and report.
+  const show = run('show', '99', '--db', join(s.dir, 'h.db'));
+  const report = run('report', '99', '--db', join(s.dir, 'h.db'));
+  assert.equal(show.code, 2, show.stderr);
+  assert.equal(report.code, show.code, report.stderr);
+  assert.match(report.stderr, /no run 99/);
 });
 
 test('a missing probe: exit 1, the problem, then a hint of what to do; no stack trace', () => {
-  const empty = mkdtempSync(join(tmpdir(), 'forklab-noprobe-'));
-  const r = spawnSync(process.execPath, ['--import', 'tsx', ENTRY, 'spawn', '--rss', '0', '--iterations', '5'], {
-    encoding: 'utf8',
-    env: { ...env, FORKLAB_NATIVE_DIR: empty },
-    timeout: 120_000,
-  });
-  assert.equal(r.status, 1, r.stderr);
+  const r = runCli(box, ['spawn', '--rss', '0', '--iterations', '5'], { env: { FORKLAB_NATIVE_DIR: join(box.dir, 'home') } });
+  assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /^forklab spawn: the C probe is not built \(.*forklab-probe is missing\)\n  hint: run `npm rebuild forklab`/);
   assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
   assert.equal(r.stdout, '');
 });
 
 test('a damaged history database: one message with its hint, exit 2, no stack trace', () => {
-  const bad = join(tmp, 'not-a-db.db');
+  const bad = join(box.dir, 'not-a-db.db');
   writeFileSync(bad, 'this is not sqlite, just text that is long enough to have a header of sorts............');
   const r = cli('history', '--db', bad);
   assert.equal(r.code, 2, r.stderr);
@@ -71,7 +158,7 @@ test('an unknown command or option is a usage error', () => {
 test('--help explains every flag with its default', () => {
   const r = cli('spawn', '--help');
   assert.equal(r.code, 0);
-  for (const flag of ['--methods', '--rss', '--thp', '--iterations', '--repeats', '--warmup', '--ci-target', '--budget-ms', '--pin', '--json'])
+  for (const flag of ['--methods', '--rss', '--thp', '--iterations', '--repeats', '--warmup', '--ci-target', '--budget-ms', '--pin', '--json', '--db', '--no-store'])
     assert.ok(r.stdout.includes(flag), flag);
   const flat = r.stdout.replace(/\s+/g, ' ');
   assert.match(flat, /\(default: 0, 128, 512, 1024 MB\)/);
@@ -95,7 +182,7 @@ test('--db is explained in the same words by every command that takes it', () =>
 });
 
 test('--json writes one versioned document with raw samples per configuration; a failed run never clobbers it', () => {
-  const out = join(tmp, 'spawn.json');
+  const out = join(box.dir, 'spawn.json');
   const r = cli('spawn', '--methods', 'fork-exit,posix-spawn', '--rss', '0,32', '--thp', 'off', '--repeats', '1', '--iterations', '12', '--ci-target', '0', '--json', out, '--label', 'json test');
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /THP off: median µs/);
@@ -119,34 +206,28 @@ test('--json writes one versioned document with raw samples per configuration; a
   const before = readFileSync(out, 'utf8');
   assert.equal(cli('spawn', '--methods', 'nope', '--json', out).code, 2);
   assert.equal(readFileSync(out, 'utf8'), before);
-  assert.deepEqual(readdirSync(tmp).filter((f) => f.startsWith('.forklab-')), [], 'no temporary files left');
-});
-
-test('Ctrl-C stops the run, kills every probe, prints what finished', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, 'spawn', '--methods', 'fork-exec', '--rss', '0,64,128', '--thp', 'off', '--repeats', '50', '--iterations', '300', '--ci-target', '0', '--budget-ms', '0'], { env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  // Wait until at least one probe has run, then interrupt.
-  const probePids = new Set<number>();
-  for (let i = 0; i < 200; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    for (const p of childrenOf(child.pid!)) probePids.add(p);
-    if (probePids.size >= 2) break;
-  }
-  assert.ok(probePids.size >= 1, 'a probe was started');
-  child.kill('SIGINT');
-  const code = await new Promise<number | null>((res) => child.on('close', (c) => res(c)));
-  assert.equal(code, 130, stderr);
-  assert.match(stderr, /interrupted/);
-  assert.match(stdout, /THP off: median µs/, 'the finished configurations are printed');
-  for (const p of probePids) assert.equal(existsSync(`/proc/${p}`) && !/\) Z/.test(readFileSync(`/proc/${p}/stat`, 'utf8')), false, `probe ${p} still alive`);
+  assert.deepEqual(readdirSync(box.dir).filter((f) => f.includes('.forklab-')), [], 'no temporary files left');
 });
 
 test('a --json path that is a directory is refused', () => {
-  const r = cli('spawn', '--json', tmp);
+  const r = cli('spawn', '--json', box.dir);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--json: .* is a directory/);
-  writeFileSync(join(tmp, 'marker'), 'x');
+});
+
+test('the CLI helper keeps every run away from the home directory it was started with', () => {
+  // A sentinel home stands for the user's: the helper's children get a temporary one and a temporary database.
+  const user = sandbox();
+  const s = sandbox({ ...process.env, HOME: user.home, XDG_DATA_HOME: join(user.home, '.local', 'share'), FORKLAB_DB: '' });
+  const r = runCli(s, ['spawn', ...QUICK]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(r.stderr.includes(`stored as run`) && r.stderr.includes(s.db), r.stderr);
+  assert.deepEqual(readdirSync(user.home), [], 'the sentinel home is untouched');
+  // And no test starts the CLI any other way.
+  const dir = new URL('.', import.meta.url);
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.test.ts') && n !== 'cli.test.ts')) {
+    const text = readFileSync(new URL(f, dir), 'utf8');
+    for (const entry of ['cli-entry', 'bin/forklab', 'src/cli/main.ts', 'fixtures/store/cli'])
+      assert.ok(!text.includes(entry), `${f} starts the CLI through ${entry}: use test/helpers/cli.ts`);
+  }
 });

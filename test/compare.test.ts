@@ -2,16 +2,15 @@
 // around 2, a small noisy difference is not marked; matching, pooling and the machine header.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { compareRuns, groupConfigurations } from '../src/store/compare.js';
 import { verdictOf, VERDICT_RULE } from '../src/stats/compare.js';
 import { Store } from '../src/store/db.js';
 import { failed, fakeDocument, measurement, samples } from './fixtures/store/fake.js';
 import type { Measurement } from '../src/experiments/types.js';
+import { runCli, sandbox } from './helpers/cli.js';
 
 const spawnFields = (method: string, rssMb: number, extra: Record<string, string | number | null> = {}) => ({
   method,
@@ -140,14 +139,14 @@ test('forklab compare: per-figure table, only real differences marked, machines-
   // B: the same at 0 MB, twice as slow at 512 MB, measured on another host
   s.importDocument(fakeDocument([...run(2, 1).slice(0, 4), ...run(2, 2).slice(4)], { machine: { hostname: 'otherhost' } }));
   s.close();
-  const CLI = fileURLToPath(new URL('./fixtures/store/cli.ts', import.meta.url));
-  const r = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'compare', '1', '2', '--db', db], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  assert.equal(r.status, 0, r.stderr);
+  const box = sandbox();
+  const r = runCli(box, ['compare', '1', '2', '--db', db]);
+  assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^A: run 1 .* host testhost$/m);
   assert.match(r.stdout, /^machines differ: hostname testhost → otherhost$/m);
   assert.match(r.stdout, /^fork-exec rssMb=0 thp=off .* same$/m);
   assert.match(r.stdout, /^fork-exec rssMb=512 thp=off .* 2\.0\d\d \[\d\.\d+–\d\.\d+\] +<0\.001 +▲ slower$/m);
   assert.equal((r.stdout.match(/▲ slower/g) ?? []).length, 2);
-  const json = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'compare', '1', 'latest', '--db', db, '--json'], { encoding: 'utf8' });
+  const json = runCli(box, ['compare', '1', 'latest', '--db', db, '--json']);
   assert.equal(JSON.parse(json.stdout).figures.length, 4);
 });

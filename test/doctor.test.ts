@@ -2,9 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, mkdtempSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCli, sandbox } from './helpers/cli.js';
 import { runDoctorChecks, doctorSummary, type DoctorCheck } from '../src/env/doctor.js';
 import { cgroupDirs, type DoctorFacts } from '../src/env/doctor-facts.js';
 import { applyChanges, resetChanges, currentValue, defaultSavedPath, type ApplyIo, type SavedChange } from '../src/cli/doctor.js';
@@ -154,14 +154,14 @@ test('saved values live in the state directory, not beside results', () => {
 
 test('forklab doctor --json through the CLI: every check with found/why/command, and the summary', () => {
   const home = mkdtempSync(join(tmpdir(), 'forklab-doctor-'));
-  const entry = new URL('./fixtures/cli-entry.ts', import.meta.url).pathname;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', entry, 'doctor', '--json'], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, HOME: home, XDG_STATE_HOME: join(home, 'state') } });
-  assert.equal(r.status, 0, r.stderr);
+  const box = sandbox({ ...process.env, XDG_STATE_HOME: join(home, 'state') });
+  const r = runCli(box, ['doctor', '--json'], { env: { HOME: home } });
+  assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout) as { summary: string; checks: DoctorCheck[] };
   assert.match(out.summary, /^doctor: /);
   assert.equal(out.checks.length, 14);
   for (const c of out.checks) assert.ok(['ok', 'warn', 'info'].includes(c.status) && typeof c.found === 'string' && typeof c.why === 'string', c.id);
-  const both = spawnSync(process.execPath, ['--import', 'tsx', entry, 'doctor', '--apply', '--reset'], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, HOME: home } });
-  assert.equal(both.status, 2);
+  const both = runCli(box, ['doctor', '--apply', '--reset'], { env: { HOME: home } });
+  assert.equal(both.code, 2);
   assert.match(both.stderr, /--apply and --reset: choose one/);
 });

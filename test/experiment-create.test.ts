@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { CREATE_FIELDS, createExperiment } from '../src/experiments/create.js';
 import { measurementsPerSeries, seriesWarnings } from '../src/experiments/paired.js';
 import { UsageError } from '../src/experiments/types.js';
-import { spawnSync } from 'node:child_process';
 import type { ProbeResult } from '../src/runner/probe.js';
 import { childrenOf } from './helpers/procs.js';
+import { runCli, sandbox } from './helpers/cli.js';
 import { testContext } from './helpers/context.js';
 const childrenOfThisProcess = () => childrenOf(process.pid);
 
@@ -101,9 +101,9 @@ test('--json through the CLI: a forklab.run document with both series at the top
   const dir = mkdtempSync(join(tmpdir(), 'forklab-create-'));
   const file = join(dir, 'run.json');
   try {
-    const cli = `import('${new URL('../src/cli/main.ts', import.meta.url).href}').then((m) => m.main(['node', 'forklab', ...process.argv.slice(1)]))`;
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', cli, 'create', '--iterations', '50', '--warmup', '2', '--repeats', '1', '--no-color', '--json', file], { encoding: 'utf8', timeout: 60_000 });
-    assert.equal(r.status, 0, r.stderr);
+    const box = sandbox();
+    const r = runCli(box, ['create', '--iterations', '50', '--warmup', '2', '--repeats', '1', '--no-color', '--json', file]);
+    assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /fork ÷ thread/);
     const doc = JSON.parse(readFileSync(file, 'utf8'));
     assert.equal(doc.schema, 'forklab.run');
@@ -116,8 +116,8 @@ test('--json through the CLI: a forklab.run document with both series at the top
     ]);
     assert.ok(doc.configurations.every((c: { samplesNs: number[] }) => c.samplesNs.length === 50));
     assert.ok(doc.summary.forkOverThreadMedian.ratio > 0);
-    const bad = spawnSync(process.execPath, ['--import', 'tsx', '-e', cli, 'create', '--iterations', '0'], { encoding: 'utf8', timeout: 60_000 });
-    assert.equal(bad.status, 2);
+    const bad = runCli(box, ['create', '--iterations', '0']);
+    assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--iterations/);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -130,10 +130,8 @@ test('no hello line is a protocol failure', async () => {
 });
 
 test('a hanging probe is killed at its timeout, with the children it started', async () => {
-  const t0 = Date.now();
   const r = await run('hang-with-child', { timeoutMs: 1500 });
   assert.ok(r.state === 'failed' && r.reason.kind === 'timeout');
-  assert.ok(Date.now() - t0 < 10_000);
   const childPid = r.info.childPid as number;
   assert.ok(childPid > 0);
   // SIGKILL to the group is asynchronous for the grandchild: give it a moment.

@@ -25,7 +25,7 @@ interface Outcome {
 function writer(path: string, atMs: number): Promise<Outcome> {
   return new Promise((resolve) => {
     const args = ['--import', 'tsx', WRITER, path, 'loop', String(RUNS), String(atMs)];
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000, killSignal: 'SIGKILL' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -2,30 +2,22 @@
 // message naming the problem, and the database is left as it was. Also the commands, end to end.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { Store } from '../src/store/db.js';
 import { DocumentError, parseRunDocument } from '../src/store/validate.js';
+import { runCli, sandbox } from './helpers/cli.js';
 import { START, batch, failed, fakeDocument, fakeLoad, measurement } from './fixtures/store/fake.js';
 
-const CLI = fileURLToPath(new URL('./fixtures/store/cli.ts', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'forklab-store-import-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
 let n = 0;
 const fresh = () => join(tmp, `h${n++}.db`);
 
-function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', FORKLAB_DB: join(tmp, 'never-used.db') },
-    timeout: 60_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const box = sandbox();
+const cli = (...args: string[]) => runCli(box, args);
 
 /** A finished run with several batches, a failed probe and extra columns, in a new database. */
 function recordedRun(path: string): number {

@@ -210,7 +210,7 @@ test('files that are not forklab databases are refused with a message naming the
 });
 
 function childRun(path: string, mode: 'hang' | 'exit'): { child: ChildProcess; ready: Promise<number>; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, path, mode], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, path, mode], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000, killSignal: 'SIGKILL' });
   spawned.push(child.pid!);
   let out = '';
   let err = '';
@@ -253,7 +253,7 @@ test('markStale: a live recorder is left alone; a reused pid, another boot or an
   const reused = store.startRun(START);
   const rebooted = store.startRun(START);
   const elsewhere = store.startRun(START);
-  const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
+  const sleeper = spawn('sleep', ['30'], { stdio: 'ignore', timeout: 60_000, killSignal: 'SIGKILL' });
   spawned.push(sleeper.pid!);
   const gone = new Promise((resolve) => sleeper.on('exit', resolve));
   try {

@@ -1,8 +1,9 @@
 // What the history commands (history, show, compare, export, import, rm) share: options, colours, output,
 // error handling, the store, dates.
 import pc from 'picocolors';
-import { Store } from '../store/db.js';
-import { resolveDbPath } from '../store/location.js';
+import { asStoreError, type Store } from '../store/db.js';
+import { openDatabase } from './database.js';
+import { writeStdout } from './output.js';
 
 export interface Opts {
   db?: string;
@@ -25,7 +26,8 @@ export function colors(o: { color?: boolean }): Colors {
   return o.color !== false && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR ? pc : plain;
 }
 
-export const out = (s: string) => void process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
+/** Writes a line to stdout now: a closed pipe ends quietly (141), a full disk is an error (src/cli/output.ts). */
+export const out = (s: string) => writeStdout(s.endsWith('\n') ? s : `${s}\n`);
 
 export const RUN_HELP = 'a run id, a uuid or its first characters, latest or latest~N';
 
@@ -34,10 +36,13 @@ export async function guarded(_command: string, body: () => void | Promise<void>
   await body();
 }
 
+/** Opens the database of --db (creating it only for commands that add runs), runs fn, closes it; SQLite's errors become StoreErrors. */
 export function withStore<T>(o: { db?: string }, create: boolean, fn: (s: Store) => T): T {
-  const store = Store.open(resolveDbPath(o.db), { create });
+  const { store } = openDatabase(o.db, { create, write: create });
   try {
     return fn(store);
+  } catch (e) {
+    throw asStoreError(e, store.path);
   } finally {
     store.close();
   }

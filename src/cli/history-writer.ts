@@ -1,7 +1,7 @@
 // Saves a run to the history database as it happens: a 'running' row at the start, each probe's
 // measurements as they come, 'complete' or 'incomplete' at the end. A database problem never throws a
 // measured run away: it becomes a warning, and the run goes on without the store.
-import { StoreError, type Store } from '../store/db.js';
+import { StoreError, asStoreError, type Store } from '../store/db.js';
 import type { LoadSample, MachineRecord } from '../env/machine.js';
 import type { Measurement, Warning } from '../experiments/types.js';
 
@@ -16,9 +16,10 @@ export class HistoryWriter {
     if (!this.store) return;
     try {
       f(this.store);
-    } catch (e) {
+    } catch (raw) {
+      const e = asStoreError(raw, this.store.path);
       if (!(e instanceof StoreError)) throw e;
-      this.warnings.push({ code: 'history-not-saved', message: `the run could not be ${what} in ${this.store.path}: ${e.message}. Use --json FILE to keep it, or --db PATH for another database.` });
+      this.warnings.push({ code: 'history-not-saved', message: `the run could not be ${what} in ${this.store.path}: ${e.message}. Use --json FILE to keep it, --db PATH for another database, or --no-store.` });
       this.store = null;
     }
   }

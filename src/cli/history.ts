@@ -5,7 +5,8 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { StoreError, type RunFilter, type RunRow, type Store } from '../store/db.js';
-import { resolveDbPath } from '../store/location.js';
+import { dbLocation } from './database.js';
+import { writeStdout } from './output.js';
 import { DocumentError, parseRunDocument } from '../store/validate.js';
 import { groupConfigurations, groupMedian } from '../store/compare.js';
 import type { RunDocument } from '../document/run.js';
@@ -163,8 +164,8 @@ function registerHistory(program: Command): void {
         }
         const filtered = Object.keys(filter).length > 0;
         if (o.json) return out(JSON.stringify(rows, null, 1));
-        if (rows.length === 0) out(`no runs${filtered ? ' match' : ''} in ${resolveDbPath(o.db)}`);
-        else out(`${historyTable(rows, colors(o))}\n${rows.length} run${rows.length === 1 ? '' : 's'}${filtered ? ' selected' : ''} in ${resolveDbPath(o.db)}`);
+        if (rows.length === 0) out(`no runs${filtered ? ' match' : ''} in ${dbLocation(o.db).path}`);
+        else out(`${historyTable(rows, colors(o))}\n${rows.length} run${rows.length === 1 ? '' : 's'}${filtered ? ' selected' : ''} in ${dbLocation(o.db).path}`);
         const repros = filter.experiment === undefined ? withStore(o, false, (s) => reproductionRows(s, filter)) : [];
         if (repros.length) out(`\n${renderTable(['reproduction', 'started', 'preset', 'label', 'runs', 'hold', 'differ', 'inconclusive', 'not measurable'], repros, { leftAlign: [0, 1, 2, 3] })}\n(forklab report R<n> --html report.html)`);
       }),
@@ -204,8 +205,8 @@ function registerExport(program: Command): void {
       guarded('export', () => {
         if (o.csv && o.markdown) throw new CliError('--csv and --markdown: choose one');
         const doc = withStore(o, false, (s) => s.getDocument(s.resolveRun(ref)));
-        if (o.csv) process.stdout.write(samplesCsv(doc));
-        else if (o.markdown) process.stdout.write(summaryMarkdown(doc));
+        if (o.csv) writeStdout(samplesCsv(doc));
+        else if (o.markdown) writeStdout(summaryMarkdown(doc));
         else out(JSON.stringify(doc, null, 1));
       }),
     );
@@ -226,7 +227,7 @@ function registerImport(program: Command): void {
           return [id, s.uuidOf(id)] as const;
         });
         out(String(id));
-        process.stderr.write(`forklab import: ${file} is run ${id} (${uuid}) in ${resolveDbPath(o.db)}\n`);
+        process.stderr.write(`forklab import: ${file} is run ${id} (${uuid}) in ${dbLocation(o.db).path}\n`);
       }),
     );
 }

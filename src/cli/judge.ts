@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { judgeDocuments, verdictsDocument } from '../claims/judge.js';
 import type { RunDocument } from '../report/document.js';
 import { Store } from '../store/db.js';
-import { resolveDbPath } from '../store/location.js';
+import { openDatabase } from './database.js';
 import { DocumentError, parseRunDocument, validateRunDocument } from '../store/validate.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { CliError } from './errors.js';
@@ -43,7 +43,7 @@ function documentsInFile(file: string, store: () => Store): RunDocument[] {
 /** The documents the arguments name, in order: files first checked as files, then as runs in the history. */
 export function loadDocuments(refs: readonly string[], db: string | undefined): RunDocument[] {
   let store: Store | null = null;
-  const open = () => (store ??= Store.open(resolveDbPath(db), { create: false }));
+  const open = () => (store ??= openDatabase(db, { create: false, write: false }).store);
   try {
     return refs.flatMap((ref) => (ref === '-' || existsSync(ref) ? documentsInFile(ref, open) : [open().getDocument(open().resolveRun(ref))]));
   } finally {

@@ -5,19 +5,19 @@ import { runExperimentCommand, type CommonOptions } from './run.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { runProgram } from './errors.js';
 import { DB_HELP, LABEL_HELP, TARGET_HELP, defaultText } from './options.js';
+import { guardStandardStreams } from './output.js';
 import { registerSelfcheck } from './selfcheck.js';
 import { registerDoctor } from './doctor.js';
 import { registerHistoryCommands } from './history.js';
 import { registerReportCommand } from './report.js';
 import { registerReproduceCommand } from './reproduce.js';
 import { registerJudgeCommand } from './judge.js';
-import { Store } from '../store/db.js';
-import { resolveDbPath } from '../store/location.js';
+import { openDatabase } from './database.js';
 import type { RunDocument } from '../document/run.js';
 
 /** A stored run by reference (id, uuid prefix, latest), for `forklab report`. */
 function loadStoredRun(ref: string | undefined, dbPath: string | undefined): RunDocument {
-  const store = Store.open(resolveDbPath(dbPath), { create: false });
+  const { store } = openDatabase(dbPath, { create: false, write: false });
   try {
     return store.getDocument(store.resolveRun(ref ?? 'latest'));
   } finally {
@@ -27,7 +27,7 @@ function loadStoredRun(ref: string | undefined, dbPath: string | undefined): Run
 
 /** A stored reproduction (R<n>, Rlatest) and the runs of it that are still in the history. */
 function loadStoredReproduction(ref: string, dbPath: string | undefined): { doc: unknown; runs: RunDocument[]; missing: number } {
-  const store = Store.open(resolveDbPath(dbPath), { create: false });
+  const { store } = openDatabase(dbPath, { create: false, write: false });
   try {
     const r = store.getReproduction(store.resolveReproduction(ref));
     const runs = r.runUuids.map((u) => store.documentByUuid(u));
@@ -39,9 +39,10 @@ function loadStoredReproduction(ref: string, dbPath: string | undefined): { doc:
 
 function commonOptions(cmd: Command): Command {
   return cmd
-    .option('--json <file>', 'write the run as a versioned JSON document (schema: docs/json-schema.md)')
+    .option('--json <file>', 'write the run as a versioned JSON document (schema: docs/json-schema.md); - for standard output')
     .option('--label <text>', LABEL_HELP)
     .option('--db <path>', DB_HELP)
+    .option('--no-store', 'measure without storing the run in the history database')
     .option('--pin <cpu>', 'pin the probe and its children to this CPU (on 2 cores this changes results several-fold)')
     .addOption(new Option('--seed <n>', 'seed for interleaving order and bootstrap intervals').default('1', '1'))
     .option('--no-color', 'no ANSI colours');
@@ -73,6 +74,7 @@ export function buildProgram(): Command {
         json: opts.json as string | undefined,
         label: opts.label as string | undefined,
         db: opts.db as string | undefined,
+        store: opts.store === false ? false : undefined,
         pin: opts.pin as string | undefined,
         seed: opts.seed as string | undefined,
         color: opts.color === false ? false : undefined,
@@ -91,5 +93,6 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  guardStandardStreams();
   await runProgram(buildProgram(), argv);
 }

@@ -3,7 +3,7 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { checkWritable, writeFileAtomic, DOCUMENT_SCHEMA, type RunDocument } from '../report/document.js';
+import { DOCUMENT_SCHEMA, type RunDocument } from '../report/document.js';
 import type { ClaimVerdict, PublishedComparison } from '../report/charts.js';
 import type { RunConclusions } from '../report/judged.js';
 import type { Published } from '../reference/published.js';
@@ -12,6 +12,8 @@ import { isReproductionRef } from '../store/db.js';
 import { renderCompareMarkdown, renderMarkdown } from '../report/markdown.js';
 import { CliError } from './run.js';
 import { DB_HELP } from './options.js';
+import { UsageError } from '../errors.js';
+import { BROKEN_PIPE_STATUS, OutputError, planOutput, writeOutput, writeStdout, type OutputTarget } from './output.js';
 
 export interface ReportDeps {
   /** The run REF (undefined: the latest) from the history database at dbPath (undefined: the default); throws an Error naming the problem. */
@@ -83,23 +85,41 @@ async function loadDocs(run: string | undefined, o: ReportOptions, deps: ReportD
       docs.push(inputs.length ? readRunDocument(ref!) : await deps.loadRun(ref, o.db));
     } catch (e) {
       if (e instanceof CliError) throw e;
-      throw new CliError(`forklab report: ${inputs.length ? '--input: ' : ''}${(e as Error).message}`, 1);
+      // The same status as `forklab show` for a run that is not there, or a file that cannot be read: bad input.
+      throw new CliError(`forklab report: ${inputs.length ? '--input: ' : ''}${(e as Error).message}`, 2);
     }
   }
   return docs;
 }
 
+/** Writes one report where its flag asked; a failed write says so and changes nothing that was there. */
+function writeReport(flag: string, target: OutputTarget, text: string): void {
+  try {
+    writeOutput(flag, target, text);
+  } catch (e) {
+    if (!(e instanceof OutputError)) throw e;
+    if (e.errno === 'EPIPE') process.exit(BROKEN_PIPE_STATUS);
+    throw new OutputError(e.display, e.errno, `forklab report: ${flag}: ${e.message}`, `nothing was changed at ${e.display}`);
+  }
+  if (target.kind !== 'fd') process.stderr.write(`forklab: wrote ${target.display}\n`);
+}
+
 export async function reportAction(run: string | undefined, o: ReportOptions, deps: ReportDeps): Promise<number> {
   // Everything the user typed, before any work.
-  for (const [flag, file] of [['--html', o.html], ['--markdown', typeof o.markdown === 'string' ? o.markdown : undefined]] as const) {
+  const targets: { html?: OutputTarget; markdown?: OutputTarget } = {};
+  for (const [flag, key, file] of [['--html', 'html', o.html], ['--markdown', 'markdown', typeof o.markdown === 'string' ? o.markdown : undefined]] as const) {
     if (file === undefined) continue;
     try {
-      checkWritable(file);
+      targets[key] = planOutput(flag, file);
     } catch (e) {
-      usage(`${flag}: ${(e as Error).message}`);
+      if (e instanceof UsageError) usage(e.message);
+      throw e;
     }
   }
-  if (await reportReproduction(run, o, deps)) return 0;
+  const htmlFd = targets.html?.kind === 'fd' ? targets.html.fd : null;
+  if (htmlFd !== null && (o.markdown === true || (targets.markdown?.kind === 'fd' && targets.markdown.fd === htmlFd)))
+    usage('--markdown: --html already writes there; give one of them a file');
+  if (await reportReproduction(run, o, deps, targets)) return 0;
   const docs = await loadDocs(run, o, deps);
   const [a, b] = docs as [RunDocument, RunDocument | undefined];
   const names = o.compare ?? (o.input ?? []).map((f, _, all) => (basename(all[0]!) === basename(all[1] ?? '') ? f : basename(f)));
@@ -112,18 +132,13 @@ export async function reportAction(run: string | undefined, o: ReportOptions, de
     ({ comparisons, verdicts } = c);
   }
   const markdown = () => (b ? renderCompareMarkdown(a, b, labels) : renderMarkdown(a, { comparisons, verdicts }));
-  if (o.html !== undefined) {
+  if (targets.html) {
     const { renderHtml } = await import('../report/html.js');
     const html = await renderHtml({ doc: a, ...(b ? { compareWith: b, labels } : {}), comparisons, verdicts });
-    writeFileAtomic(o.html, html);
-    process.stderr.write(`forklab: wrote ${o.html}\n`);
+    writeReport('--html', targets.html, html);
   }
-  if (typeof o.markdown === 'string') {
-    writeFileAtomic(o.markdown, markdown());
-    process.stderr.write(`forklab: wrote ${o.markdown}\n`);
-  } else if (o.markdown === true || o.html === undefined) {
-    process.stdout.write(markdown());
-  }
+  if (targets.markdown) writeReport('--markdown', targets.markdown, markdown());
+  else if (o.markdown === true || o.html === undefined) writeStdout(markdown());
   return 0;
 }
 
@@ -156,19 +171,14 @@ async function reproductionFor(run: string | undefined, o: ReportOptions, deps: 
 }
 
 /** A reproduction as a report: HTML with --html, Markdown with --markdown or on standard output. */
-async function reportReproduction(run: string | undefined, o: ReportOptions, deps: ReportDeps): Promise<boolean> {
+async function reportReproduction(run: string | undefined, o: ReportOptions, deps: ReportDeps, targets: { html?: OutputTarget; markdown?: OutputTarget }): Promise<boolean> {
   const r = await reproductionFor(run, o, deps);
   if (!r) return false;
   if (r.note) process.stderr.write(`forklab report: ${r.note}\n`);
   const { reproductionHtml, reproductionMarkdown } = await import('../report/reproduction.js');
-  if (o.html !== undefined) {
-    writeFileAtomic(o.html, await reproductionHtml(r.doc, r.runs));
-    process.stderr.write(`forklab: wrote ${o.html}\n`);
-  }
-  if (typeof o.markdown === 'string') {
-    writeFileAtomic(o.markdown, reproductionMarkdown(r.doc, r.runs));
-    process.stderr.write(`forklab: wrote ${o.markdown}\n`);
-  } else if (o.markdown === true || o.html === undefined) process.stdout.write(reproductionMarkdown(r.doc, r.runs));
+  if (targets.html) writeReport('--html', targets.html, await reproductionHtml(r.doc, r.runs));
+  if (targets.markdown) writeReport('--markdown', targets.markdown, reproductionMarkdown(r.doc, r.runs));
+  else if (o.markdown === true || o.html === undefined) writeStdout(reproductionMarkdown(r.doc, r.runs));
   return true;
 }
 
@@ -181,8 +191,8 @@ export function registerReportCommand(program: Command, deps: ReportDeps): void 
       .option('--db <path>', DB_HELP)
       .option('--input <files...>', 'read the run document(s) from JSON file(s) written with --json instead (two files: compare them)')
       .option('--compare <runs...>', 'show two runs together: --compare RUN_A RUN_B')
-      .option('--html <file>', 'write a self-contained HTML report to FILE')
-      .option('--markdown [file]', 'write GitHub-flavoured Markdown to FILE, or to standard output without FILE (the default output)')
+      .option('--html <file>', 'write a self-contained HTML report to FILE (- for standard output)')
+      .option('--markdown [file]', 'write GitHub-flavoured Markdown to FILE, or to standard output without FILE or with - (the default output)')
       .exitOverride()
       .action(async (run: string | undefined, o: ReportOptions) => {
         process.exitCode = await reportAction(run, o, deps);

@@ -5,16 +5,18 @@ import { Option, type Command } from 'commander';
 import { findExperiment } from '../experiments/index.js';
 import { UsageError, type Experiment, type Warning } from '../experiments/types.js';
 import { nativePaths, requireNative } from '../runner/paths.js';
-import { checkWritable, writeFileAtomic, type RunDocument } from '../report/document.js';
+import type { RunDocument } from '../report/document.js';
 import { articleExperiments, loadPublished, type Article, type Published } from '../reference/published.js';
 import { REPRODUCE_SCHEMA, REPRODUCE_VERSION, type ReproduceDocument } from '../claims/reproduction.js';
 import { judgeDocuments, type Judged } from '../claims/judge.js';
 import { presetFor } from '../claims/presets.js';
 import { paintsFor, renderSummary } from './summary.js';
-import { CliError, executeExperiment, onInterrupt, openHistory, parseCommon } from './run.js';
+import { CliError, executeExperiment, interruptedStatus, interruptedWord, onInterrupt, openHistory, parseCommon } from './run.js';
 import { doctorSummaryLine } from './doctor.js';
 import { formatWitness } from '../env/witness.js';
 import type { Store } from '../store/db.js';
+import { BROKEN_PIPE_STATUS, OutputError, planOutput, writeOutput, type OutputTarget } from './output.js';
+import type { DbLocation } from './database.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { hostname } from 'node:os';
 import { DB_HELP, LABEL_HELP } from './options.js';
@@ -25,6 +27,8 @@ export interface ReproduceOptions {
   quick?: boolean;
   only?: string;
   db?: string;
+  /** false with --no-store. */
+  store?: boolean;
   json?: string;
   html?: string;
   markdown?: string;
@@ -88,26 +92,27 @@ interface Prepared {
   pinCpu: number | null;
   seed: number;
   runLabel: string | undefined;
+  /** Where --json, --html and --markdown go, checked before anything is measured. */
+  outputs: { json: OutputTarget | null; html: OutputTarget | null; markdown: OutputTarget | null };
   steps: Step[];
-  history: Store;
+  history: { store: Store; location: DbLocation } | null;
 }
 
 function prepare(o: ReproduceOptions, published: Published): Prepared {
   try {
     const articles = parseOnly(o.only, published);
-    const { pinCpu, seed, label: runLabel } = parseCommon(o);
-    for (const [flag, file] of [['--html', o.html], ['--markdown', o.markdown]] as const) {
-      if (file === undefined) continue;
-      try {
-        checkWritable(file);
-      } catch (e) {
-        throw new UsageError(flag, (e as Error).message);
-      }
-    }
+    const { pinCpu, seed, label: runLabel, json } = parseCommon(o);
+    const outputs = {
+      json,
+      html: o.html === undefined ? null : planOutput('--html', o.html),
+      markdown: o.markdown === undefined ? null : planOutput('--markdown', o.markdown),
+    };
+    const toStdout = [outputs.json, outputs.html, outputs.markdown].filter((t) => t?.kind === 'fd' && t.fd === 1).length;
+    if (toStdout > 1) throw new UsageError('--json', 'only one of --json, --html and --markdown can write to standard output');
     const quick = o.quick === true;
     const steps = plan(articles, quick);
     requireNative(nativePaths());
-    return { articles, quick, pinCpu, seed, runLabel, steps, history: openHistory(o.db) };
+    return { articles, quick, pinCpu, seed, runLabel, outputs, steps, history: openHistory(o) };
   } catch (e) {
     if (e instanceof UsageError) throw new CliError(`forklab reproduce: ${e.message}`);
     throw e;
@@ -118,14 +123,17 @@ interface Measured {
   docs: RunDocument[];
   runs: (string | RunDocument)[];
   failed: boolean;
-  interrupted: boolean;
+  /** 130 (Ctrl-C) or 143 (SIGTERM) when a signal stopped the run, else null. */
+  interrupted: number | null;
+  /** "interrupted" or "terminated". */
+  stoppedBy: string;
 }
 
 /** Runs every runnable step in turn, storing each run; Ctrl-C stops between steps and keeps what finished. */
 async function measure(p: Prepared, warn: (name: string, w: Warning) => void): Promise<Measured> {
   const controller = new AbortController();
   const stopSignals = onInterrupt(controller);
-  const m: Measured = { docs: [], runs: [], failed: false, interrupted: false };
+  const m: Measured = { docs: [], runs: [], failed: false, interrupted: null, stoppedBy: 'interrupted' };
   const runnable = p.steps.filter((s) => s.state === null);
   try {
     for (const [i, s] of runnable.entries()) {
@@ -135,9 +143,9 @@ async function measure(p: Prepared, warn: (name: string, w: Warning) => void): P
       for (const w of s.preWarnings) warn(s.name, w);
       const t0 = performance.now();
       try {
-        const { run, doc } = await executeExperiment(s.exp!, s.params, { pinCpu: p.pinCpu, seed: p.seed, signal: controller.signal, preWarnings: s.preWarnings, progressLabel: label, store: p.history, label: p.runLabel });
+        const { run, doc } = await executeExperiment(s.exp!, s.params, { pinCpu: p.pinCpu, seed: p.seed, signal: controller.signal, preWarnings: s.preWarnings, progressLabel: label, store: p.history?.store ?? null, label: p.runLabel });
         if (controller.signal.aborted) {
-          s.state = s.absent = 'interrupted (Ctrl-C) before it finished';
+          s.state = s.absent = `${interruptedWord(controller.signal)} before it finished`;
           break;
         }
         const seen = doc.witness ? `; witness: ${formatWitness(doc.witness)}` : '';
@@ -155,10 +163,11 @@ async function measure(p: Prepared, warn: (name: string, w: Warning) => void): P
     }
   } finally {
     stopSignals();
-    p.history.close();
+    p.history?.store.close();
   }
-  m.interrupted = controller.signal.aborted;
-  for (const s of p.steps) if (s.state === null) s.state = s.absent = 'interrupted (Ctrl-C) before it ran';
+  m.interrupted = interruptedStatus(controller.signal);
+  m.stoppedBy = interruptedWord(controller.signal);
+  for (const s of p.steps) if (s.state === null) s.state = s.absent = `${m.stoppedBy} before it ran`;
   return m;
 }
 
@@ -182,11 +191,11 @@ function reproductionDocument(p: Prepared, m: Measured, judged: Judged, startedA
 }
 
 /** Keeps the reproduction in the history beside its runs; a database problem is a warning, the verdicts are printed anyway. */
-function storeReproduction(db: string | undefined, doc: ReproduceDocument): number | null {
+function storeReproduction(o: ReproduceOptions, doc: ReproduceDocument): number | null {
   const uuids = doc.runs.filter((r): r is string => typeof r === 'string');
-  if (uuids.length === 0) return null;
+  if (uuids.length === 0 || o.store === false) return null;
   try {
-    const store = openHistory(db);
+    const store = openHistory(o)!.store;
     try {
       return store.addReproduction({ startedAt: doc.startedAt, finishedAt: doc.finishedAt, preset: doc.preset, label: doc.label ?? null, hostname: hostname(), runUuids: uuids, document: doc });
     } finally {
@@ -198,18 +207,28 @@ function storeReproduction(db: string | undefined, doc: ReproduceDocument): numb
   }
 }
 
-/** --html FILE and --markdown FILE: the reproduction as a report, summary first. */
-async function writeReports(o: ReproduceOptions, doc: ReproduceDocument, runs: readonly RunDocument[]): Promise<void> {
-  if (o.html === undefined && o.markdown === undefined) return;
+/** Writes one output where its flag asked; a failed write says how to get the runs out of the history. */
+function writeOne(flag: string, target: OutputTarget, text: string, doc: ReproduceDocument, stored: number | null): void {
+  try {
+    writeOutput(flag, target, text);
+  } catch (e) {
+    if (!(e instanceof OutputError)) throw e;
+    if (e.errno === 'EPIPE') process.exit(BROKEN_PIPE_STATUS);
+    const ids = doc.runs.filter((r): r is string => typeof r === 'string').map((r) => r.slice(0, 8));
+    const hint = stored !== null ? `the reproduction is stored as R${stored}: forklab report R${stored} ${flag} FILE writes it again` : ids.length ? `the runs are stored (${ids.join(', ')}): forklab export RUN writes each` : undefined;
+    throw new OutputError(e.display, e.errno, `forklab reproduce: ${flag}: ${e.message}`, hint);
+  }
+  if (target.kind !== 'fd') process.stderr.write(`forklab reproduce: wrote ${target.display}\n`);
+}
+
+/** --json, --html FILE and --markdown FILE: the document, and the reproduction as a report, summary first. */
+async function writeOutputs(p: Prepared, doc: ReproduceDocument, runs: readonly RunDocument[], stored: number | null): Promise<void> {
+  const { json, html, markdown } = p.outputs;
+  if (json) writeOne('--json', json, JSON.stringify(doc, null, 1) + '\n', doc, stored);
+  if (!html && !markdown) return;
   const { reproductionHtml, reproductionMarkdown } = await import('../report/reproduction.js');
-  if (o.html !== undefined) {
-    writeFileAtomic(o.html, await reproductionHtml(doc, runs));
-    process.stderr.write(`forklab reproduce: wrote ${o.html}\n`);
-  }
-  if (o.markdown !== undefined) {
-    writeFileAtomic(o.markdown, reproductionMarkdown(doc, runs));
-    process.stderr.write(`forklab reproduce: wrote ${o.markdown}\n`);
-  }
+  if (html) writeOne('--html', html, await reproductionHtml(doc, runs), doc, stored);
+  if (markdown) writeOne('--markdown', markdown, reproductionMarkdown(doc, runs), doc, stored);
 }
 
 export async function runReproduce(o: ReproduceOptions): Promise<number> {
@@ -223,19 +242,17 @@ export async function runReproduce(o: ReproduceOptions): Promise<number> {
   // Verdicts and figures of the chosen articles only: the same path as `forklab judge`.
   const absent = Object.fromEntries(p.steps.filter((s) => s.absent !== null).map((s) => [s.name, s.absent!]));
   const judged = judgeDocuments(m.docs, { articles: p.articles.map((a) => a.id), seed: p.seed, absent }, published);
-  if (m.interrupted) process.stderr.write('forklab reproduce: interrupted; what finished:\n');
+  if (m.interrupted !== null) process.stderr.write(`forklab reproduce: ${m.stoppedBy}; what finished:\n`);
   const statuses = p.steps.map((s) => ({ experiment: s.name, state: s.state! }));
   const footer = `preset: ${p.quick ? 'quick (--quick)' : 'full (the articles’ settings)'}; seed ${p.seed}; total ${secs(Date.now() - startedAt.getTime())}`;
-  process.stdout.write(renderSummary(judged, statuses, c, footer));
+  const { json, html, markdown } = p.outputs;
+  const ownsStdout = [json, html, markdown].some((t) => t?.kind === 'fd' && t.fd === 1);
+  (ownsStdout ? process.stderr : process.stdout).write(renderSummary(judged, statuses, c, footer)); // a document on stdout owns it
   const doc = reproductionDocument(p, m, judged, startedAt);
-  if (o.json !== undefined) {
-    writeFileAtomic(o.json, JSON.stringify(doc, null, 1) + '\n');
-    process.stderr.write(`forklab reproduce: wrote ${o.json}\n`);
-  }
-  const id = storeReproduction(o.db, doc);
+  const id = storeReproduction(o, doc);
   if (id !== null) process.stderr.write(`forklab reproduce: stored as reproduction R${id} with its runs (forklab report R${id} --html report.html)\n`);
-  await writeReports(o, doc, m.docs);
-  if (m.interrupted) return 130;
+  await writeOutputs(p, doc, m.docs, id);
+  if (m.interrupted !== null) return m.interrupted;
   return m.failed ? 1 : 0;
 }
 
@@ -246,14 +263,15 @@ export function registerReproduceCommand(program: Command): void {
     .option('--quick', 'a short run (under a minute on 2 cores) that measures every configuration the claims need, for less time')
     .option('--only <articles>', 'only these articles, comma-separated: 000,001,002,003,004')
     .option('--db <path>', DB_HELP)
+    .option('--no-store', 'measure without storing the runs (or the reproduction) in the history database')
     .option('--label <text>', LABEL_HELP)
     .option('--html <file>', 'write the reproduction as one self-contained HTML report: summary first, then per article its figures, verdicts and charts')
     .option('--markdown <file>', 'write the same report as Markdown')
-    .option('--json <file>', 'write the verdicts, the figures and the runs (ids, or whole documents when not stored) as JSON')
+    .option('--json <file>', 'write the verdicts, the figures and the runs (ids, or whole documents when not stored) as JSON (- for standard output)')
     .option('--pin <cpu>', 'pin the probes and their children to this CPU (on 2 cores this changes results several-fold)')
     .addOption(new Option('--seed <n>', 'seed for interleaving order and bootstrap intervals').default('1', '1'))
     .option('--no-color', 'no ANSI colours')
     .action(async (opts: ReproduceOptions) => {
-      process.exitCode = await runReproduce({ ...opts, color: opts.color === false ? false : undefined });
+      process.exitCode = await runReproduce({ ...opts, color: opts.color === false ? false : undefined, store: opts.store === false ? false : undefined });
     });
 }

@@ -9,19 +9,22 @@ import { addProbeUsage, emptyUsageTotals, witnessOfLoad, type NoiseWitness } fro
 import { noiseFigures, noiseWarning } from '../experiments/noise.js';
 import { parseCpusAllowedList } from '../env/parse.js';
 import { readFileSync } from 'node:fs';
-import { buildDocument, checkWritable, writeFileAtomic, type RunDocument } from '../report/document.js';
+import { buildDocument, type RunDocument } from '../report/document.js';
 import { UsageError, type Experiment, type ExperimentRun, type CommandOptions, type Warning } from '../experiments/types.js';
 import { parseCpu, parseInteger } from '../experiments/parse.js';
 import { createProgress } from './progress.js';
-import { Store } from '../store/db.js';
-import { resolveDbPath } from '../store/location.js';
+import type { Store } from '../store/db.js';
 import { HistoryWriter } from './history-writer.js';
+import { BROKEN_PIPE_STATUS, OutputError, planOutput, writeOutput, type OutputTarget } from './output.js';
+import { dbArgument, openDatabase, type DbLocation } from './database.js';
 import { FORKLAB_VERSION } from '../version.js';
 
 export interface CommonOptions {
   json?: string;
   label?: string;
   db?: string;
+  /** false with --no-store: measure without storing the run. */
+  store?: boolean;
   pin?: string;
   seed?: string;
   color?: boolean;
@@ -49,19 +52,41 @@ export function parseLabel(label: string | undefined): string | undefined {
   return t;
 }
 
-/** The options every measuring command shares: --pin, --seed, --json (writable), --label. Throws UsageError naming the flag. */
-export function parseCommon(o: { pin?: string; seed?: string; json?: string; label?: string }): { pinCpu: number | null; seed: number; label: string | undefined } {
+/**
+ * The options every measuring command shares: --pin, --seed, --json (where it would be written, checked now),
+ * --label, --db with --no-store. Throws UsageError naming the flag.
+ */
+export function parseCommon(o: { pin?: string; seed?: string; json?: string; label?: string; db?: string; store?: boolean }): {
+  pinCpu: number | null;
+  seed: number;
+  label: string | undefined;
+  json: OutputTarget | null;
+} {
   const pinCpu = parseCpu('--pin', o.pin, cpusAllowed());
   const label = parseLabel(o.label);
   const seed = o.seed === undefined ? 1 : parseInteger('--seed', o.seed, 0, 2 ** 31 - 1);
-  if (o.json !== undefined) {
-    try {
-      checkWritable(o.json);
-    } catch (e) {
-      throw new UsageError('--json', (e as Error).message);
-    }
+  const json = o.json === undefined ? null : planOutput('--json', o.json);
+  if (o.store === false && o.db !== undefined) throw new UsageError('--db', 'not used with --no-store (nothing is stored); leave one of them out');
+  return { pinCpu, seed, label, json };
+}
+
+/** What ended a run early: Ctrl-C (SIGINT) or SIGTERM; the AbortSignal's reason. */
+export class Interrupted extends Error {
+  constructor(readonly signal: 'SIGINT' | 'SIGTERM') {
+    super(signal === 'SIGINT' ? 'interrupted (Ctrl-C)' : 'terminated (SIGTERM)');
+    this.name = 'Interrupted';
   }
-  return { pinCpu, seed, label };
+}
+
+/** The conventional exit status of a run stopped by a signal: 128 + its number (130 for Ctrl-C, 143 for SIGTERM). */
+export function interruptedStatus(signal: AbortSignal): number | null {
+  if (!signal.aborted) return null;
+  return signal.reason instanceof Interrupted && signal.reason.signal === 'SIGTERM' ? 143 : 130;
+}
+
+/** "interrupted" or "terminated", for the line that introduces what finished. */
+export function interruptedWord(signal: AbortSignal): string {
+  return interruptedStatus(signal) === 143 ? 'terminated' : 'interrupted';
 }
 
 /** The run's one noise warning (experiments/noise.ts) from its figures and its witness; [] when noise changes nothing. */
@@ -72,16 +97,27 @@ export function runNoiseWarnings(exp: { options: { flags: string }[]; figureKeys
   return w ? [w] : [];
 }
 
-/** Ctrl-C (or SIGTERM) aborts the run and kills every probe; a second one leaves at once. Returns the uninstaller. */
+/**
+ * Ctrl-C (or SIGTERM) aborts the run (the signal's reason says which) and kills every probe; a second one
+ * leaves at once, with 130 (SIGINT) or 143 (SIGTERM). Returns the uninstaller.
+ */
 export function onInterrupt(controller: AbortController): () => void {
   let interrupts = 0;
-  const handler = () => {
+  const handler = (sig: NodeJS.Signals) => {
     interrupts++;
     killAllGroups();
+    const status = sig === 'SIGTERM' ? 143 : 130;
     if (interrupts === 1) {
-      process.stderr.write('\nforklab: interrupted, stopping the probes (Ctrl-C again to leave at once)\n');
-      controller.abort();
-    } else process.exit(130);
+      process.stderr.write(
+        sig === 'SIGTERM'
+          ? '\nforklab: terminated (SIGTERM), stopping the probes and keeping what finished\n'
+          : '\nforklab: interrupted, stopping the probes (Ctrl-C again to leave at once)\n',
+      );
+      controller.abort(new Interrupted(sig === 'SIGTERM' ? 'SIGTERM' : 'SIGINT'));
+    } else {
+      process.stderr.write(`forklab: ${sig === 'SIGTERM' ? 'terminated' : 'interrupted'} again, leaving at once\n`);
+      process.exit(status);
+    }
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
@@ -135,14 +171,28 @@ export async function executeExperiment<P, S>(
   return { run, doc, storedRunId: history.runId };
 }
 
-/** Opens the history database named by --db (or the default), as a usage error naming --db when it cannot. */
-export function openHistory(db: string | undefined): Store {
-  const path = resolveDbPath(db);
+/**
+ * Opens the history database named by --db (or $FORKLAB_DB, or the default) for storing runs, before any work:
+ * a usage error naming --db when it cannot (read-only: it offers --no-store). Null with --no-store.
+ */
+export function openHistory(o: { db?: string; store?: boolean }): { store: Store; location: DbLocation } | null {
+  if (o.store === false) return null;
+  return openDatabase(o.db, { create: true, write: true, offerNoStore: true });
+}
+
+/** The document written where --json asked, at the end of a run; a failure says how to get the run out of the history. */
+export function writeRunJson(command: string, target: OutputTarget, text: string, stored: { id: string; location: DbLocation } | null): void {
   try {
-    return Store.open(path);
+    writeOutput('--json', target, text);
   } catch (e) {
-    throw new UsageError('--db', `${path}: ${(e as Error).message}`);
+    if (!(e instanceof OutputError)) throw e;
+    if (e.errno === 'EPIPE') process.exit(BROKEN_PIPE_STATUS); // the reader is gone: end quietly, as a pipe's writer does
+    const hint = stored
+      ? `the run is stored as ${stored.id} in ${stored.location.path}: write it with forklab export ${stored.id}${dbArgument(stored.location)} > FILE`
+      : 'the run was not stored (--no-store): only the table above is left';
+    throw new OutputError(e.display, e.errno, `forklab ${command}: --json: ${e.message}`, hint);
   }
+  if (target.kind !== 'fd') process.stderr.write(`forklab: wrote ${target.display}\n`);
 }
 
 export async function runExperimentCommand<P, S>(
@@ -151,42 +201,39 @@ export async function runExperimentCommand<P, S>(
   common: CommonOptions,
 ): Promise<number> {
   // 1. Everything the user typed, before any work.
-  let params: P;
-  let pinCpu: number | null;
-  let seed: number;
-  let label: string | undefined;
-  params = exp.parse(raw);
-  ({ pinCpu, seed, label } = parseCommon(common));
+  const params: P = exp.parse(raw);
+  const { pinCpu, seed, label, json } = parseCommon(common);
   // 2. What the machine allows, the probe, and the history database.
-  let preWarnings: Warning[];
-  let store: Store;
-  preWarnings = exp.preflight(params);
+  const preWarnings: Warning[] = exp.preflight(params);
   requireNative(nativePaths());
-  store = openHistory(common.db);
+  const history: { store: Store; location: DbLocation } | null = openHistory(common);
   const color = common.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR);
   for (const w of preWarnings) process.stderr.write(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}\n`);
 
-  // 3. The run, cancellable with Ctrl-C (a second Ctrl-C leaves at once).
+  // 3. The run, cancellable with Ctrl-C or SIGTERM (a second one leaves at once).
   const controller = new AbortController();
   const stopSignals = onInterrupt(controller);
   let run: ExperimentRun<S>;
   let doc: RunDocument;
   try {
-    ({ run, doc } = await executeExperiment(exp, params, { pinCpu, seed, signal: controller.signal, preWarnings, store, label }));
+    ({ run, doc } = await executeExperiment(exp, params, { pinCpu, seed, signal: controller.signal, preWarnings, store: history?.store ?? null, label }));
   } finally {
     stopSignals();
-    store.close();
+    history?.store.close();
   }
-  // 4. Output: the table on stdout, warnings and notes on stderr, the document where asked.
-  if (controller.signal.aborted) process.stderr.write('forklab: interrupted; what finished:\n');
-  process.stdout.write(`${renderView(exp.view(run), { color })}\n`);
+  // 4. Output: the table on stdout (on stderr when the document goes to stdout), warnings and notes on stderr,
+  // the document where asked.
+  const interrupted = interruptedStatus(controller.signal);
+  if (interrupted !== null) process.stderr.write(`forklab: ${interruptedWord(controller.signal)}; what finished:\n`);
+  const tableTo = json?.kind === 'fd' && json.fd === 1 ? process.stderr : process.stdout;
+  tableTo.write(`${renderView(exp.view(run), { color: tableTo === process.stdout && color })}\n`);
   for (const w of run.warnings)
     if (!preWarnings.includes(w)) process.stderr.write(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}\n`);
-  if (common.json !== undefined) {
-    writeFileAtomic(common.json, JSON.stringify(doc, null, 1) + '\n');
-    process.stderr.write(`forklab: wrote ${common.json}\n`);
-  }
-  if (doc.runId) process.stderr.write(`forklab: stored as run ${doc.runId.slice(0, 8)} in ${store.path} (forklab show ${doc.runId.slice(0, 8)}; forklab report --html report.html)\n`);
-  if (controller.signal.aborted) return 130;
+  const stored = doc.runId && history ? { id: doc.runId.slice(0, 8), location: history.location } : null;
+  if (json) writeRunJson(exp.name, json, JSON.stringify(doc, null, 1) + '\n', stored);
+  if (stored)
+    process.stderr.write(`forklab: stored as run ${stored.id} in ${stored.location.path} (forklab show ${stored.id}${dbArgument(stored.location)}; forklab report --html report.html)\n`);
+  else if (!history) process.stderr.write(`forklab: not stored (--no-store)${json ? '' : '; use --json FILE to keep the run'}\n`);
+  if (interrupted !== null) return interrupted;
   return run.complete ? 0 : 1;
 }

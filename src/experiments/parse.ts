@@ -10,6 +10,15 @@ export function parseInteger(flag: string, raw: string, min: number, max = Numbe
   return v;
 }
 
+/** A plain decimal number ("2", "0.5", ".5"): no empty text, no hex ("0x5"), no exponent, no Infinity. */
+export function parseDecimal(flag: string, raw: string, min: number, max: number, what = 'a number'): number {
+  const s = raw.trim();
+  if (!/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(s)) throw new UsageError(flag, `expected ${what} from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  const v = Number(s);
+  if (v < min || v > max) throw new UsageError(flag, `expected ${what} from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  return v;
+}
+
 export function parseIntegerList(flag: string, raw: string, min: number, max = Number.MAX_SAFE_INTEGER): number[] {
   const parts = raw.split(',').map((p) => p.trim());
   if (parts.length === 0 || parts.some((p) => p === '')) throw new UsageError(flag, `expected a comma-separated list of numbers, got ${JSON.stringify(raw)}`);

@@ -10,7 +10,7 @@ import { median } from '../stats/descriptive.js';
 import { readMemoryBudget } from '../env/memory.js';
 import { parseThpChoice } from '../env/parse.js';
 import { measurementsFrom, pooledStats } from './measure.js';
-import { parseChoiceList, parseInteger, parseIntegerList, str } from './parse.js';
+import { parseChoiceList, parseDecimal, parseInteger, parseIntegerList, str } from './parse.js';
 import { fmtUs, fmtUsCi } from '../text/format.js';
 import { blank, heading, note, table, type Block } from './view.js';
 import { targetCommandLine, targetParams } from './target.js';
@@ -208,9 +208,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
   ],
 
   parse(raw) {
-    const ciPercent = Number(str(raw, 'ciTarget', DEFAULTS.ciTarget));
-    if (!Number.isFinite(ciPercent) || ciPercent < 0 || ciPercent > 100)
-      throw new UsageError('--ci-target', `expected a percentage from 0 to 100, got ${JSON.stringify(raw.ciTarget)}`);
+    const ciPercent = parseDecimal('--ci-target', str(raw, 'ciTarget', DEFAULTS.ciTarget), 0, 100, 'a percentage');
     const repeats = parseInteger('--repeats', str(raw, 'repeats', DEFAULTS.repeats), 1, 1000);
     return {
       methods: parseChoiceList('--methods', str(raw, 'methods', DEFAULTS.methods), METHODS),

@@ -2,15 +2,16 @@
 // measurements, written as each probe finishes so that an interrupted run keeps what it measured.
 import Database from 'better-sqlite3';
 import { createHash, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { LoadSample, MachineRecord } from '../env/machine.js';
 import { bootId, processIdentity } from '../env/process.js';
 import type { Measurement, Warning } from '../experiments/types.js';
 import { DOCUMENT_SCHEMA, DOCUMENT_VERSION, measurementToJson, type RunDocument } from '../document/run.js';
-import { StoreError, checkFile, checkSchema, migrate, sqliteCode, type MeasurementRecord, type RunRecord, type RunStatus } from './migrations.js';
+import { StoreError, readOnlyText, checkFile, checkSchema, checkWritable, migrate, sqliteCode, type MeasurementRecord, type RunRecord, type RunStatus } from './migrations.js';
 import { CONFIGURATION_KEYS, DocumentError, validateConfiguration, validateRunDocument } from './validate.js';
 
-export { StoreError, type RunStatus } from './migrations.js';
+export { StoreError, asStoreError, type RunStatus } from './migrations.js';
 export { isReproductionRef, type ReproductionRow, type StoredReproduction, type NewReproduction } from './reproductions.js';
 import { addReproduction, getReproduction, listReproductions, resolveReproduction, type NewReproduction, type ReproductionRow, type StoredReproduction } from './reproductions.js';
 
@@ -63,6 +64,10 @@ export interface OpenOptions {
   create?: boolean;
   /** Busy timeout in ms; default 10 000. */
   busyTimeoutMs?: number;
+  /** Create the directory of a missing database (default true). False → StoreError when it does not exist. */
+  createDirectory?: boolean;
+  /** Refuse (StoreError kind 'readonly') a database this process could not write to; default false. */
+  requireWritable?: boolean;
 }
 
 function encodeSamples(xs: readonly number[]): Buffer {
@@ -104,11 +109,13 @@ export class Store {
     const busy = `busy_timeout = ${opts.busyTimeoutMs ?? 10_000}`;
     // An existing database is first checked through a read-only connection, which can write nothing, not even
     // a WAL checkpoint on close: a foreign or newer database is left exactly as it was.
-    if (checkFile(path, create))
+    const exists = checkFile(path, create, opts.createDirectory ?? true);
+    if (exists)
       Store.withConnection(path, true, (db) => {
         db.pragma(busy);
         checkSchema(db, path);
       });
+    if (opts.requireWritable) checkWritable(path, existsSync(path));
     return Store.withConnection(path, false, (db) => {
       db.pragma(busy);
       checkSchema(db, path); // again: the file may have been created meanwhile
@@ -139,7 +146,9 @@ export class Store {
       return out;
     } catch (e) {
       if (e instanceof StoreError) throw e;
-      throw new StoreError(`${path}: ${(e as Error).message}`);
+      const code = sqliteCode(e);
+      if (code?.startsWith('SQLITE_READONLY')) throw new StoreError(readOnlyText(path, code), 'readonly');
+      throw new StoreError(`${path}: ${(e as Error).message}${code ? ` (${code})` : ''}`);
     } finally {
       if (!ok || !keep) db.close();
     }

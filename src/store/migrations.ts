@@ -4,7 +4,7 @@
 // processes opening a fresh database at once apply it exactly once. Never edit a released migration:
 // append a new one.
 import BetterSqlite3 from 'better-sqlite3';
-import { closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ForklabError } from '../errors.js';
 
@@ -119,8 +119,8 @@ export function migrate(db: BetterSqlite3.Database, target: number = LATEST_SCHE
 export class StoreError extends ForklabError {
   constructor(
     message: string,
-    /** 'missing': the database file does not exist (and was not to be created). */
-    readonly kind: 'missing' | 'other' = 'other',
+    /** 'missing': the database file does not exist (and was not to be created); 'readonly': it cannot be written. */
+    readonly kind: 'missing' | 'readonly' | 'other' = 'other',
     hint?: string,
   ) {
     super('store', message, { hint });
@@ -129,6 +129,23 @@ export class StoreError extends ForklabError {
 }
 
 export const sqliteCode = (e: unknown): string | null => (e instanceof BetterSqlite3.SqliteError ? e.code : null);
+
+/** "X is read-only (SQLITE_READONLY)", or that its directory is not writable, which SQLite needs for the WAL files. */
+export function readOnlyText(path: string, code: string): string {
+  return code === 'SQLITE_READONLY_DIRECTORY'
+    ? `${path} is in a directory this process cannot write to, which SQLite needs for its WAL files (${code})`
+    : `${path} is read-only (${code})`;
+}
+
+/** An error from SQLite as a StoreError naming the database and SQLite's code; other errors unchanged. */
+export function asStoreError(e: unknown, path: string): unknown {
+  const code = sqliteCode(e);
+  if (code === null) return e;
+  if (code.startsWith('SQLITE_READONLY')) return new StoreError(readOnlyText(path, code), 'readonly');
+  if (code === 'SQLITE_FULL') return new StoreError(`${path}: the disk is full (${code})`);
+  if (code.startsWith('SQLITE_BUSY')) return new StoreError(`${path} is locked by another process for too long (${code}); try again`);
+  return new StoreError(`${path}: ${(e as Error).message} (${code})`);
+}
 
 export type RunStatus = 'running' | 'complete' | 'incomplete';
 
@@ -174,11 +191,29 @@ export interface MeasurementRecord {
 
 const SQLITE_HEADER = 'SQLite format 3\0';
 
+/** Throws StoreError kind 'readonly' when the database (or the directory its WAL files go to) cannot be written. */
+export function checkWritable(path: string, exists: boolean): void {
+  const wal = [`${path}-wal`, `${path}-shm`];
+  const targets = exists ? [path, ...wal.filter((f) => existsSync(f))] : [];
+  // SQLite creates the -wal and -shm files beside the database (and a new database in its directory).
+  if (!exists || wal.some((f) => !existsSync(f))) targets.push(dirname(path));
+  for (const t of targets) {
+    try {
+      accessSync(t, constants.W_OK);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? 'EACCES';
+      const why = code === 'EROFS' ? 'on a read-only file system' : `not writable (${code})`;
+      throw new StoreError(`${t === dirname(path) ? `the directory of ${path}` : t} is ${why}`, 'readonly');
+    }
+  }
+}
+
 /**
- * Refuses a directory or a file that is not SQLite; creates the directory of a missing database if asked.
- * True when the file exists and is not empty.
+ * Refuses a directory or a file that is not SQLite; creates the directory of a missing database if asked
+ * (`createDirectory`, default true; the command line asks only for the default location). True when the file
+ * exists and is not empty.
  */
-export function checkFile(path: string, create: boolean): boolean {
+export function checkFile(path: string, create: boolean, createDirectory = true): boolean {
   let size: number;
   try {
     const st = statSync(path);
@@ -188,6 +223,16 @@ export function checkFile(path: string, create: boolean): boolean {
     if (e instanceof StoreError) throw e;
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new StoreError(`cannot read ${path}: ${(e as Error).message}`);
     if (!create) throw new StoreError(`no forklab database at ${path} (nothing recorded there yet)`, 'missing');
+    if (!createDirectory) {
+      let dir;
+      try {
+        dir = statSync(dirname(path));
+      } catch {
+        throw new StoreError(`directory ${dirname(path)} does not exist; create it first, or give a path in an existing directory`);
+      }
+      if (!dir.isDirectory()) throw new StoreError(`${dirname(path)} is not a directory`);
+      return false;
+    }
     try {
       mkdirSync(dirname(path), { recursive: true });
     } catch (err) {

@@ -1,0 +1,90 @@
+// The one way tests run forklab's command line (from source, through the real parser): every child gets a
+// temporary HOME and FORKLAB_DB (no XDG_DATA_HOME), so no test reads or writes the user's history, and a time
+// limit, so a hang fails one test instead of holding the suite.
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncOptions } from 'node:child_process';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const CLI_ENTRY = fileURLToPath(new URL('../fixtures/cli-entry.ts', import.meta.url));
+/** tsx by absolute URL: the children run in the sandbox directory, where a bare `--import tsx` would not resolve. */
+export const TSX = import.meta.resolve('tsx');
+
+/** Default time limit of one CLI child. */
+export const CLI_LIMIT_MS = 120_000;
+
+export interface Sandbox {
+  dir: string;
+  home: string;
+  db: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** A temporary directory with a HOME and a database path, and the environment that points the CLI at them. */
+export function sandbox(base: NodeJS.ProcessEnv = process.env): Sandbox {
+  const dir = mkdtempSync(join(tmpdir(), 'forklab-test-'));
+  const home = join(dir, 'home');
+  mkdirSync(home);
+  const db = join(dir, 'history.db');
+  const env: NodeJS.ProcessEnv = { ...base, HOME: home, FORKLAB_DB: db, NO_COLOR: '1' };
+  delete env.XDG_DATA_HOME;
+  return { dir, home, db, env };
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `forklab ARGS` to its end (SIGKILL at the limit: the result then has signal 'SIGKILL'). */
+export function runCli(box: Sandbox, args: string[], o: { limitMs?: number; input?: string; env?: NodeJS.ProcessEnv; spawnOptions?: SpawnSyncOptions } = {}): CliResult {
+  const r = spawnSync(process.execPath, ['--import', TSX, CLI_ENTRY, ...args], {
+    encoding: 'utf8',
+    env: { ...box.env, ...o.env },
+    cwd: box.dir,
+    timeout: o.limitMs ?? CLI_LIMIT_MS,
+    killSignal: 'SIGKILL',
+    ...(o.input !== undefined ? { input: o.input } : {}),
+    ...o.spawnOptions,
+  });
+  return { code: r.status, signal: r.signal, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
+}
+
+export interface RunningCli {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the exit code (null when killed by a signal) and the signal; SIGKILL at the limit. */
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `forklab ARGS` in the background, with a time limit (SIGKILL) like runCli. */
+export function startCli(box: Sandbox, args: string[], o: { limitMs?: number } = {}): RunningCli {
+  const child = spawn(process.execPath, ['--import', TSX, CLI_ENTRY, ...args], { env: box.env, cwd: box.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (err += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), o.limitMs ?? CLI_LIMIT_MS);
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      res({ code, signal });
+    }),
+  );
+  return { child, stdout: () => out, stderr: () => err, done };
+}
+
+/** Polls until check() returns a value (not undefined/false), or throws after limitMs. */
+export async function waitFor<T>(what: string, check: () => T | undefined | false, limitMs = 60_000, everyMs = 25): Promise<T> {
+  const end = Date.now() + limitMs;
+  for (;;) {
+    const v = check();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what} after ${limitMs} ms`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
