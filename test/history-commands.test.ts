@@ -2,27 +2,23 @@
 // Markdown, compare --fail-above for CI and its refusal of runs of different experiments.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { Store } from '../src/store/db.js';
 import { parseSince } from '../src/cli/history.js';
 import { samplesCsv } from '../src/report/export.js';
 import { fakeDocument, measurement, samples } from './fixtures/store/fake.js';
 import type { Measurement } from '../src/experiments/types.js';
+import { runCli, sandbox } from './helpers/cli.js';
 
-const CLI = fileURLToPath(new URL('./fixtures/store/cli.ts', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'forklab-history-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
 let dbs = 0;
 
-function cli(db: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args, '--db', db], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const box = sandbox();
+const cli = (db: string, ...args: string[]) => runCli(box, [...args, '--db', db], { spawnOptions: { stdio: ['ignore', 'pipe', 'pipe'] } });
 
 function spawnRun(seed: number, scale = 1): Measurement[] {
   return [0, 512].flatMap((rssMb) =>
