@@ -2,18 +2,15 @@
 // path as `forklab reproduce` (judgeDocuments + renderSummary). No probe runs here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { judgeDocuments, VERDICTS_SCHEMA, type VerdictsDocument } from '../src/claims/judge.js';
 import type { RunDocument } from '../src/report/document.js';
 import { fakeDocument } from './fixtures/store/fake.js';
+import { runCli, sandbox } from './helpers/cli.js';
 
-const ENTRY = fileURLToPath(new URL('./fixtures/cli-entry.ts', import.meta.url));
-const tmp = mkdtempSync(join(tmpdir(), 'forklab-judge-'));
-const env = { ...process.env, HOME: tmp, FORKLAB_DB: join(tmp, 'history.db'), NO_COLOR: '1' };
+const box = sandbox();
+const tmp = box.dir;
 /** A claims fixture as a complete run document (a machine record, load samples), written to a file. */
 const doc = (name: string): RunDocument => {
   const raw = JSON.parse(readFileSync(new URL(`./claims-fixtures/${name}.json`, import.meta.url), 'utf8')) as RunDocument;
@@ -26,10 +23,7 @@ const fixture = (name: string) => {
   return file;
 };
 
-function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', ENTRY, ...args], { encoding: 'utf8', env, timeout: 120_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (...args: string[]) => runCli(box, args);
 
 test('judge FILE…: the articles the documents cover, the same verdicts as judgeDocuments', () => {
   const r = cli('judge', fixture('create'), fixture('exec'), '--json');

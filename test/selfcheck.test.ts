@@ -1,13 +1,10 @@
 // forklab selfcheck: the same up-front checks as the experiments, the pairs it compares, its verdict and advice.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseSelfcheck, preflightSelfcheck, renderSelfcheck, selfcheckPairs, type Cell, type SelfcheckParams } from '../src/cli/selfcheck.js';
 import { UsageError } from '../src/experiments/types.js';
 import { computeWitness } from '../src/env/witness.js';
+import { runCli, sandbox } from './helpers/cli.js';
 
 const DEFAULTS = { suites: 'spawn', methods: 'fork-exec,vfork-exec,posix-spawn', rss: '0,512', thp: 'off', iterations: '200', rounds: '5' };
 const NATIVE = { probe: 'p', loop: 'l', targetStatic: 'ts', targetDynamic: 'td' } as never;
@@ -78,14 +75,13 @@ test('verdict: least disturbed round per side; out of tolerance says why, with t
 });
 
 test('through the CLI: bad --rss and --pin are refused before any work, naming the flag', () => {
-  const home = mkdtempSync(join(tmpdir(), 'forklab-selfcheck-'));
-  const entry = new URL('./fixtures/cli-entry.ts', import.meta.url).pathname;
-  const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', entry, 'selfcheck', ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, HOME: home } });
+  const box = sandbox();
+  const run = (...args: string[]) => runCli(box, ['selfcheck', ...args]);
   const rss = run('--rss', '4194304');
-  assert.equal(rss.status, 2, rss.stderr);
+  assert.equal(rss.code, 2, rss.stderr);
   assert.match(rss.stderr, /--rss: 4194304 MB does not fit/);
   const pin = run('--pin', '4000');
-  assert.equal(pin.status, 2, pin.stderr);
+  assert.equal(pin.code, 2, pin.stderr);
   assert.match(pin.stderr, /--pin: CPU 4000 is not one this process may run on/);
   assert.doesNotMatch(rss.stdout + pin.stdout, /selfcheck:/, 'nothing was measured');
 });

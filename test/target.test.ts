@@ -2,23 +2,16 @@
 // the environment and /dev/null as its streams, and is recorded in the document.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { resolveTarget } from '../src/runner/target.js';
+import { runCli, sandbox } from './helpers/cli.js';
 
-const ENTRY = fileURLToPath(new URL('./fixtures/cli-entry.ts', import.meta.url));
-const tmp = mkdtempSync(join(tmpdir(), 'forklab-target-'));
+const box = sandbox({ ...process.env, FORKLAB_TARGET_MARK: 'from-the-environment' });
+const tmp = box.dir;
 after(() => rmSync(tmp, { recursive: true, force: true }));
-const db = join(tmp, 'history.db');
-const env = { ...process.env, FORKLAB_DB: db, NO_COLOR: '1', HOME: tmp, FORKLAB_TARGET_MARK: 'from-the-environment' };
-
-function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', ENTRY, ...args], { encoding: 'utf8', env, timeout: 120_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const db = box.db;
+const cli = (...args: string[]) => runCli(box, args);
 
 const script = join(tmp, 'tool.sh');
 writeFileSync(script, '#!/bin/sh\necho "this must not reach the probe protocol"\necho "$FORKLAB_TARGET_MARK $*" > "$0.seen"\nexit 0\n');
