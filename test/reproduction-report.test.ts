@@ -3,22 +3,17 @@
 // Chromium without a console error.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { runCli, sandbox } from './helpers/cli.js';
 
-const ENTRY = fileURLToPath(new URL('./fixtures/cli-entry.ts', import.meta.url));
-const tmp = mkdtempSync(join(tmpdir(), 'forklab-repro-'));
+const box = sandbox();
+const tmp = box.dir;
 after(() => rmSync(tmp, { recursive: true, force: true }));
-const env = { ...process.env, FORKLAB_DB: join(tmp, 'history.db'), NO_COLOR: '1', HOME: tmp };
 const CHROMIUM = '/usr/bin/chromium';
 
-function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', ENTRY, ...args], { encoding: 'utf8', env, timeout: 300_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (...args: string[]) => runCli(box, args, { limitMs: 300_000 });
 
 const html = join(tmp, 'repro.html');
 const md = join(tmp, 'repro.md');
