@@ -141,7 +141,9 @@ test('compare: two runs in one chart and one table, the run as colour', async ()
   assertOffline(html);
   assert.equal(withoutSvgNamespace(html).svgCount, 1);
   assert.ok(html.includes('data-chart="compare-runs"'));
-  assert.ok(html.includes('<th scope="col">after &lt;b&gt; ÷ before</th>'));
+  assert.ok(html.includes('<th scope="col">after &lt;b&gt; ÷ before [95 % CI]</th>'));
+  assert.ok(html.includes('<th scope="col">after &lt;b&gt; vs before</th>'), 'the mark of compare');
+  assert.ok(html.includes('<th scope="col">before µs</th>'), 'a unit in every header');
   assert.ok(html.includes('>before</text>') && html.includes('>after &lt;b&gt;</text>'), 'both runs in the legend');
   assert.ok(html.includes('<td>fork-exec · 64 MB · THP off</td>'));
 });
@@ -187,7 +189,14 @@ test('registerReportCommand: `report --input A B --markdown FILE` compares two d
     await program.parseAsync(['report', '--input', a, b, '--markdown', out], { from: 'user' });
     const md = readFileSync(out, 'utf8');
     assert.ok(md.startsWith('## forklab spawn: spawn.json against spawn-b.json'));
-    assert.ok(md.includes('| configuration | spawn.json | spawn-b.json | spawn-b.json ÷ spawn.json |'));
+    assert.ok(md.includes('| configuration | spawn.json µs | spawn-b.json µs | spawn-b.json ÷ spawn.json [95 % CI] | p | spawn-b.json vs spawn.json |'), md);
+    // Rows sorted by configuration, numbers by value; each with compare's mark.
+    const rows = md.split('\n').filter((l) => /^\| (fork|vfork|posix)/.test(l));
+    assert.ok(rows.length > 0 && rows.every((l) => /\| (▲ slower|▼ faster|same) \|$/.test(l)), rows.join('\n'));
+    const labels = rows.map((l) => l.split(' | ')[0]!.slice(2));
+    assert.deepEqual(labels, [...labels].sort((x, y) => x.localeCompare(y, 'en', { numeric: true })));
+    const cow = new URL('cow.json', FIXTURES).pathname;
+    await assert.rejects(program.parseAsync(['report', '--input', a, cow, '--markdown', out], { from: 'user' }), /--compare: the first run is of experiment spawn and the second of cow; only runs of one experiment are compared/);
   } finally {
     process.stderr.write = stderr;
     process.exitCode = undefined;

@@ -131,9 +131,13 @@ test('compare: machines side by side and B ÷ A per configuration', () => {
   const ts = tables(md);
   assert.deepEqual(ts[0]!.header, ['machine', 'A', 'B']);
   const results = ts.find((t) => t.header[0] === 'configuration')!;
-  assert.deepEqual(results.header, ['configuration', 'A', 'B', 'B ÷ A']);
+  assert.deepEqual(results.header, ['configuration', 'A µs', 'B µs', 'B ÷ A [95 % CI]', 'p', 'B vs A']);
   assert.equal(results.rows.length, 12);
-  for (const r of results.rows) assert.match(r[3]!, /^\d+\.\d\d×$/);
+  for (const r of results.rows) {
+    assert.match(r[3]!, /^\d+\.\d\d× \[\d+\.\d\d×–\d+\.\d\d×\]$/);
+    assert.match(r[4]!, /^(&lt;0\.001|\d\.\d{3})$/, 'p, with < escaped for Markdown');
+    assert.match(r[5]!, /^(▲ slower|▼ faster|same)$/);
+  }
 });
 
 test('asciiChart: fits the width, one symbol per method, legend, axes in µs and MB', () => {

@@ -122,6 +122,8 @@ export async function reportAction(run: string | undefined, o: ReportOptions, de
   if (await reportReproduction(run, o, deps, targets)) return 0;
   const docs = await loadDocs(run, o, deps);
   const [a, b] = docs as [RunDocument, RunDocument | undefined];
+  if (b && a.experiment !== b.experiment)
+    usage(`--compare: the first run is of experiment ${a.experiment} and the second of ${b.experiment}; only runs of one experiment are compared (report each alone)`);
   const names = o.compare ?? (o.input ?? []).map((f, _, all) => (basename(all[0]!) === basename(all[1] ?? '') ? f : basename(f)));
   const labels: [string, string] = b ? [names[0]!, names[1]!] : ['A', 'B'];
   let comparisons: PublishedComparison[] = [];

@@ -8,7 +8,7 @@ import { RAW_DATA_NOTE, compareTable, machineEntries, witnessText, type ReportTa
 import { resultsOf } from './results.js';
 import { asciiChart } from './ascii-chart.js';
 import type { Block } from '../experiments/view.js';
-import { fmtNumber, fmtValue, paramFlags } from './labels.js';
+import { fmtNumber, fmtValue, machineLabel, paramFlags } from './labels.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -209,7 +209,7 @@ async function renderCompare(input: HtmlReportInput, b: RunDocument): Promise<st
   const ma = machineEntries(a.machine, true);
   const mb = new Map(machineEntries(b.machine, true));
   const machineRows = ma.map(([k, v]) => [k, v, mb.get(k) ?? '—']);
-  const volatile = new Set(['load average', 'collectedAt', 'cpuPressure', 'memory']);
+  const volatile = new Set(['load average', machineLabel('collectedAt'), machineLabel('cpuPressure'), 'memory']);
   sections.push(
     `<section id="machine"><h2>Machines</h2>\n<p class="note">Rows where the machines differ are highlighted (load, pressure and free memory always differ).</p>\n` +
       tableHtml({ header: ['', labels[0], labels[1]], rows: machineRows, leftAlign: [0, 1, 2] }, (r) => (r[1] !== r[2] && !volatile.has(r[0]!) ? 'differs' : '')) +

@@ -6,7 +6,8 @@ import { formatWitness } from '../env/witness.js';
 import type { MachineRecord } from '../env/machine.js';
 import { fmtRatio } from './table.js';
 import type { ClaimVerdict, PublishedComparison } from './charts.js';
-import { articleOf, configLabel, groupsOf, timeUnit, type Group } from './groups.js';
+import { articleOf, configLabel, groupsOf, timeUnit, type Cell, type Group } from './groups.js';
+import { compareRuns } from '../store/compare.js';
 import { fmtMedianCi, resultsOf } from './results.js';
 import type { Block } from '../experiments/view.js';
 import { asciiChart } from './ascii-chart.js';
@@ -30,21 +31,34 @@ const text = (v: unknown): string =>
   v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v);
 
 /** Both runs side by side, configuration by configuration, with B ÷ A. */
+/**
+ * Both runs figure by figure with the statistics of `forklab compare` (src/store/compare.ts): medians with their
+ * intervals, B ÷ A with its bootstrap interval, the Mann–Whitney p-value and the mark — ▲ slower / ▼ faster only
+ * when the difference is real. Rows in the configurations' order (numbers by value); those in one run only last.
+ */
 export function compareTable(a: RunDocument, b: RunDocument, labels: [string, string]): ReportTable {
   const unit = timeUnit(a.experiment);
+  const cmp = compareRuns(a, b);
   const ga = groupsOf(a);
   const gb = groupsOf(b);
-  const label = (g: Group) => configLabel(g.series, g.fields);
-  const all = [...new Set([...ga.map(label), ...gb.map(label)])];
+  const stats = (gs: Group[], f: { series: string; identity: Record<string, unknown> }) =>
+    gs.find((g) => g.series === f.series && Object.entries(f.identity).every(([k, v]) => g.fields[k] === v))?.stats ?? null;
+  const mark = (v: string) => (v === 'slower' ? '▲ slower' : v === 'faster' ? '▼ faster' : 'same');
+  const rows = cmp.figures.map((f) => {
+    const x = stats(ga, f);
+    const y = stats(gb, f);
+    const ratio = f.ratio === null ? '—' : `${fmtRatio(f.ratio)}${f.ratioLow !== null && f.ratioHigh !== null ? ` [${fmtRatio(f.ratioLow)}–${fmtRatio(f.ratioHigh)}]` : ''}`;
+    return [configLabel(f.series, f.identity as Record<string, Cell>), x ? fmtMedianCi(x, unit.perNs) : fmtNumber(f.a.medianNs / unit.perNs), y ? fmtMedianCi(y, unit.perNs) : fmtNumber(f.b.medianNs / unit.perNs), ratio, f.pValue < 0.001 ? '<0.001' : f.pValue.toFixed(3), mark(f.verdict)];
+  });
+  for (const l of cmp.onlyInA) rows.push([l, '—', `only in ${labels[0]}`, '—', '—', '—']);
+  for (const l of cmp.onlyInB) rows.push([l, `only in ${labels[1]}`, '—', '—', '—', '—']);
+  const r = cmp.rule;
   return {
     title: `Median ${unit.label} [95 % CI], both runs`,
-    header: ['configuration', labels[0], labels[1], `${labels[1]} ÷ ${labels[0]}`],
-    rows: all.map((l) => {
-      const x = ga.find((g) => label(g) === l)?.stats ?? null;
-      const y = gb.find((g) => label(g) === l)?.stats ?? null;
-      return [l, x ? fmtMedianCi(x, unit.perNs) : '—', y ? fmtMedianCi(y, unit.perNs) : '—', x && y && x.medianNs > 0 ? fmtRatio(y.medianNs / x.medianNs) : '—'];
-    }),
-    leftAlign: [0],
+    header: ['configuration', `${labels[0]} ${unit.label}`, `${labels[1]} ${unit.label}`, `${labels[1]} ÷ ${labels[0]} [95 % CI]`, 'p', `${labels[1]} vs ${labels[0]}`],
+    rows,
+    leftAlign: [0, 5],
+    note: `Marked only when p < ${r.maxP}, the ${r.confidence * 100} % interval of the ratio excludes 1 and the ratio is at least ${r.minEffect * 100} % away from 1 (medians of pooled repeats; Mann–Whitney U on the raw samples), as forklab compare marks them.`,
   };
 }
 
