@@ -17,8 +17,8 @@ import { Command } from 'commander';
 
 const p = loadPublished();
 type Cfg = Record<string, unknown>;
-/** Every registered experiment has a fixture run in claims-fixtures/NAME.json. */
-const NAMES = REGISTERED.map((e) => e.name);
+/** Every experiment the claims name has a fixture run in claims-fixtures/NAME.json (in the registry's order). */
+const NAMES = REGISTERED.map((e) => e.name).filter((n) => p.claims.some((c) => c.experiment === n));
 type Name = string;
 type Edit = Partial<Record<Name, RunDocument>>;
 
