@@ -70,7 +70,7 @@ test('exec --target: the program in the dynamic target\'s place, beside fork+_ex
   const r = cli('exec', '--target', script, '--iterations', '20', '--repeats', '1', '--json', out, '--', 'x');
   assert.equal(r.code, 0, r.stderr);
   const doc = JSON.parse(readFileSync(out, 'utf8'));
-  assert.deepEqual(doc.configurations.map((c: { series: string }) => c.series).sort(), ['exec-static', 'exec-target', 'fork-exit']);
+  assert.deepEqual(doc.configurations.map((c: { series: string }) => c.series).sort(), ['exec-static', 'exec-target', 'fork-exit', 'getppid']);
   assert.equal(doc.summary.target.path, script);
   assert.ok(doc.summary.target.series.medianNs > 0);
   assert.match(r.stdout, /exec-target +fork \+ execve \+ run \+ waitpid, your program +20 /);
