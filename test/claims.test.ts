@@ -298,6 +298,11 @@ describe('how verdicts are judged', () => {
     const g = verdictOf('003.fork-grows-with-vmas', docs(negative));
     assert.equal(g.verdict, 'not-measurable');
     assert.match(g.detail, /non-positive start/);
+    // A start that one repeat of three puts below 0: its interval reaches 0, so the claim is undecided, not decided by chance.
+    const crossing = inOneRepeat(() => edit('vma', { method: 'fork-exit' }, setUs((c) => -400 + 0.45 * vmas(c))), 2);
+    const u = verdictOf('003.fork-grows-with-vmas', docs(crossing));
+    assert.equal(u.verdict, 'inconclusive', u.detail);
+    assert.match(u.detail, /the fitted start .* reaches 0/);
   });
 
   test('one-sided data: a pair measured on one side only is left out and said so', () => {

@@ -120,15 +120,26 @@ export function judgeGrowsLinearly(c: GrowsLinearlyCheck, ctx: JudgeContext): Ju
     const riv = fit.interval ?? { low: fit.point, high: fit.point };
     let trend: { o: Outcome; text: string; value: number; repeats: number };
     if (c.minGrowthFactor !== undefined) {
-      // A growth factor (fitted value at the largest x ÷ at the smallest) means something only from a positive start.
-      if (!(point.y0 > 0))
+      // A growth factor means something only from a positive start: the fitted line's value at the smallest x, judged
+      // with its interval like everything else (entirely ≤ 0: not measurable; reaching 0: undecided).
+      const start = scaled({ groups: q.groups, keys: q.keys, stat, combine: (s) => ends(s).y0 }, 1, ctx, 'the fitted start');
+      const siv = start.interval ?? { low: start.point, high: start.point };
+      const at = `${c.over}=${x0}${x0 === 0 ? ' (its intercept)' : ''}`;
+      if (siv.high <= 0)
         throw new NotMeasurable(
-          `${where(r)}the line fitted through ${stat}(${describeSeries(sel)}) is ${fmtMetric(point.y0, c.metric)} at ${c.over}=${x0}${x0 === 0 ? ' (its intercept)' : ''}: with a non-positive start a growth factor means nothing`,
+          `${where(r)}the line fitted through ${stat}(${describeSeries(sel)}) is ${withInterval(start.point, start.interval, (x) => fmtMetric(x, c.metric))} at ${at}: with a non-positive start a growth factor means nothing`,
         );
       const g = scaled({ groups: q.groups, keys: q.keys, stat, combine: growth }, 1, ctx, 'the growth factor');
       const giv = g.interval ?? { low: g.point, high: g.point };
       const b: [number, number] = [minGrowth, Infinity];
-      trend = { o: against(giv, b), value: g.point, repeats: g.minRepeats, text: `growth ${x1} ÷ ${x0} ${withInterval(g.point, g.interval, fmtFactor)}: ${placement(giv, b, fmtFactor)}` };
+      const startsAbove: Outcome = siv.low > 0 ? 'holds' : 'inconclusive';
+      const startText = startsAbove === 'holds' ? '' : `; the fitted start ${withInterval(start.point, start.interval, (x) => fmtMetric(x, c.metric))} at ${at} reaches 0`;
+      trend = {
+        o: allOf([against(giv, b), startsAbove]),
+        value: g.point,
+        repeats: g.minRepeats,
+        text: `growth ${x1} ÷ ${x0} ${withInterval(g.point, g.interval, fmtFactor)}: ${placement(giv, b, fmtFactor)}${startText}`,
+      };
     } else {
       const sl = scaled({ groups: q.groups, keys: q.keys, stat, combine: (s) => ends(s).slope }, 1, ctx, 'the slope');
       const siv = sl.interval ?? { low: sl.point, high: sl.point };
