@@ -57,7 +57,7 @@ test('spawn report: one SVG per chart, hostile strings only escaped, no URL but 
   const page = html.replace('https://example.com/', '');
   assertOffline(page);
 
-  const expected = ['spawn-latency', ...publishedCharts(comparisons).map((c) => c.id)];
+  const expected = ['spawn-latency', 'spawn-distribution', ...publishedCharts(comparisons).map((c) => c.id)];
   assert.ok(expected.includes('published-0'));
   const { svgCount } = withoutSvgNamespace(html);
   assert.equal(svgCount, expected.length);
@@ -83,13 +83,13 @@ test('spawn report: one SVG per chart, hostile strings only escaped, no URL but 
 
 test('every experiment renders its charts and tables; unknown ones generically', async () => {
   const expected: Record<string, string[]> = {
-    cow: ['cow-passes'],
-    create: ['create-thread-vs-process'],
-    exec: ['exec-static-dynamic'],
-    pagetables: ['pagetables-phases'],
-    vma: ['vma-fork'],
+    cow: ['cow-passes', 'cow-distribution'],
+    create: ['create-thread-vs-process', 'create-distribution'],
+    exec: ['exec-static-dynamic', 'exec-distribution'],
+    pagetables: ['pagetables-phases', 'pagetables-distribution'],
+    vma: ['vma-fork', 'vma-distribution'],
     deadlock: [],
-    mystery: ['mystery-medians'],
+    mystery: ['mystery-medians', 'mystery-distribution'],
   };
   for (const [name, ids] of Object.entries(expected)) {
     const doc = fixture(name);

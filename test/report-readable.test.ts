@@ -96,3 +96,18 @@ test('the report of every experiment opens in Chromium without a console error',
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('charts that show the claim: spawn on linear axes with a fitted line; a distribution of the raw samples per configuration', async () => {
+  const { chartsFor } = await import('../src/report/charts.js');
+  const doc = fixture('spawn');
+  const charts = chartsFor(doc);
+  const spawn = JSON.stringify(charts.find((c) => c.id === 'spawn-latency')!.spec);
+  assert.ok(!spawn.includes('"log"') && !spawn.includes('symlog'), 'linear axes: linear growth looks linear');
+  assert.ok(spawn.includes('"kind":"fit"'), 'the least-squares lines are drawn');
+  const dist = charts.find((c) => c.id === 'spawn-distribution')!;
+  const values = (dist.spec as unknown as { data: { values: { kind: string; label: string; n?: number }[] } }).data.values;
+  const boxes = values.filter((v) => v.kind === 'box');
+  assert.equal(boxes.length, 12, 'one box per configuration');
+  const samples = doc.configurations.filter((c) => c.state !== 'failed').reduce((n, c) => n + (c.samplesNs as number[]).length, 0);
+  assert.equal(boxes.reduce((n, b) => n + b.n!, 0), samples, 'every raw sample is counted');
+});

@@ -95,15 +95,39 @@ const autoScale = (vs: { median: number }[]) => {
   return m.length && Math.max(...m) / Math.min(...m) > 20 ? LOG_Y : { type: 'linear', zero: false, padding: 12 };
 };
 
+/** Least-squares line through the medians of each (method, THP) over parent RSS: its two ends, for a dashed layer. */
+function fittedLines(values: TimeValue[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  const keys = new Set(values.map((v) => `${String(v.method)}|${String(v.thp)}`));
+  for (const k of keys) {
+    const pts = values.filter((v) => `${String(v.method)}|${String(v.thp)}` === k);
+    const xs = pts.map((p) => Number(p.rssMb));
+    if (new Set(xs).size < 2) continue;
+    const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const my = pts.reduce((a, p) => a + p.median, 0) / pts.length;
+    const sxx = xs.reduce((a, x) => a + (x - mx) ** 2, 0);
+    const slope = pts.reduce((a, p, i) => a + (xs[i]! - mx) * (p.median - my), 0) / sxx;
+    for (const x of [Math.min(...xs), Math.max(...xs)]) out.push({ method: pts[0]!.method, thp: pts[0]!.thp, rssMb: x, fit: my + slope * (x - mx) });
+  }
+  return out;
+}
+
 function spawnChart(groups: Group[]): ChartDef | null {
   const values = timeValues(groups, 1000);
+  const fits = fittedLines(values);
   const rss = [...new Set(values.map((v) => Number(v.rssMb)))].sort((a, b) => a - b);
-  const x = { field: 'rssMb', type: 'quantitative', scale: { type: 'symlog', constant: 1 }, axis: { values: rss }, title: 'parent RSS (MB, symlog scale)' };
-  const y = { field: 'median', type: 'quantitative', scale: LOG_Y, title: 'median µs per spawn+wait' };
+  // Linear axes: the article's claim is linear growth with RSS, and on linear axes linear growth looks linear.
+  const x = { field: 'rssMb', type: 'quantitative', scale: { type: 'linear', nice: false }, axis: { values: rss, labelOverlap: false, format: ',d' }, title: 'parent RSS (MB)' };
+  const y = { field: 'median', type: 'quantitative', scale: { type: 'linear', zero: true }, axis: { format: ',~r' }, title: 'median µs per spawn+wait' };
   const color = { field: 'method', type: 'nominal', scale: { domain: present(values, 'method', orderOf('spawn', 'method')) }, title: 'method' };
+  const only = (kind: string) => ({ transform: [{ filter: `datum.kind === '${kind}'` }] });
+  const layers = [
+    ...pointsWithCi(x, y, color, false).map((l) => ({ ...only('median'), ...l })),
+    { ...only('fit'), mark: { type: 'line', strokeDash: [5, 4], strokeWidth: 1.2, opacity: 0.8 }, encoding: { x, y: { ...y, field: 'fit' }, color } },
+  ];
   return chart('spawn-latency', 'Spawn latency against parent RSS',
-    'Median µs per spawn+wait (log scale) with its 95 % interval, against parent RSS on a symlog scale (linear near 0, so 0 MB is plotted), one panel per THP mode.',
-    values, { facet: byThp(values, 'spawn'), spec: { width: 260, height: 220, layer: pointsWithCi(x, y, color, true) } });
+    'Median µs per spawn+wait with its 95 % interval (vertical bars) against parent RSS, on linear axes; the dashed lines are the least-squares fit of the medians of each method, so growth that is linear looks straight. One panel per THP mode.',
+    [...values.map((v) => ({ ...v, kind: 'median' })), ...fits.map((f) => ({ ...f, kind: 'fit' }))], { facet: byThp(values, 'spawn'), spec: { width: 280, height: 230, layer: layers } });
 }
 
 function cowChart(groups: Group[]): ChartDef | null {
@@ -185,6 +209,67 @@ function genericChart(doc: RunDocument, groups: Group[]): ChartDef | null {
     values, { width: { step: 60 }, height: 220, layer });
 }
 
+/** Quartiles of sorted samples (linear interpolation between order statistics). */
+function quantileOf(sorted: readonly number[], q: number): number {
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  return sorted[lo]! + (sorted[Math.min(lo + 1, sorted.length - 1)]! - sorted[lo]!) * (pos - lo);
+}
+
+const MAX_OUTLIERS = 200;
+
+/**
+ * The distribution of every configuration's raw samples (repeats pooled), as pyperf hist shows it: box from the
+ * first to the third quartile, the median, whiskers to the furthest sample within 1.5 IQR, and the samples beyond
+ * them as points (the most extreme MAX_OUTLIERS per configuration), so that outliers are visible.
+ */
+export function distributionChart(doc: RunDocument): ChartDef | null {
+  const unit = timeUnit(doc.experiment);
+  const boxes: Record<string, unknown>[] = [];
+  const outliers: Record<string, unknown>[] = [];
+  for (const g of groupsOf(doc)) {
+    const samples = doc.configurations
+      .filter((c) => c.state !== 'failed' && c.series === g.series && Object.entries(g.fields).every(([k, v]) => c[k] === v))
+      .flatMap((c) => (Array.isArray(c.samplesNs) ? (c.samplesNs as number[]) : []))
+      .filter((x) => Number.isFinite(x))
+      .sort((a, b) => a - b);
+    if (samples.length === 0) continue;
+    const label = configLabel(g.series, g.fields);
+    const q1 = quantileOf(samples, 0.25);
+    const q3 = quantileOf(samples, 0.75);
+    const iqr = q3 - q1;
+    const inside = samples.filter((x) => x >= q1 - 1.5 * iqr && x <= q3 + 1.5 * iqr);
+    const lo = inside[0] ?? samples[0]!;
+    const hi = inside.at(-1) ?? samples.at(-1)!;
+    const out = samples.filter((x) => x < lo || x > hi);
+    const shown = out.length > MAX_OUTLIERS ? [...out.slice(0, MAX_OUTLIERS / 2), ...out.slice(-MAX_OUTLIERS / 2)] : out;
+    const u = (ns: number) => ns / unit.perNs;
+    boxes.push({ kind: 'box', label, n: samples.length, q1: u(q1), median: u(quantileOf(samples, 0.5)), q3: u(q3), lo: u(lo), hi: u(hi), outliers: out.length });
+    for (const x of shown) outliers.push({ kind: 'outlier', label, value: u(x) });
+  }
+  if (boxes.length === 0) return null;
+  boxes.sort((a, b) => String(a.label).localeCompare(String(b.label), 'en', { numeric: true }));
+  const spread = Math.max(...boxes.map((b) => Number(b.hi))) / Math.max(1e-9, Math.min(...boxes.map((b) => Number(b.lo))));
+  const scale = spread > 50 ? { type: 'log', nice: false } : { type: 'linear', zero: false, nice: true };
+  const title = `${unit.label} per operation${scale.type === 'log' ? ' (log scale)' : ''}`;
+  const y = { field: 'label', type: 'nominal', sort: boxes.map((b) => b.label), title: null, axis: { labelLimit: 320 } };
+  const only = (kind: string) => ({ transform: [{ filter: `datum.kind === '${kind}'` }] });
+  const x = (field: string) => ({ field, type: 'quantitative', scale, axis: { format: ',~r' }, title });
+  return chart(`${doc.experiment}-distribution`, 'Distribution of the raw samples per configuration',
+    `Every configuration's raw samples, repeats pooled: the box spans the first to the third quartile with the median as a tick, the whiskers reach the furthest sample within 1.5 × the interquartile range, and the points beyond are the outliers (at most ${MAX_OUTLIERS} per configuration are drawn).`,
+    [...boxes, ...outliers],
+    {
+      width: 520,
+      height: { step: 22 },
+      layer: [
+        { ...only('box'), mark: { type: 'rule', color: '#57606a' }, encoding: { y, x: x('lo'), x2: { field: 'hi' } } },
+        { ...only('box'), mark: { type: 'bar', size: 12, color: '#9ec5fe', stroke: '#3b6fb6' }, encoding: { y, x: x('q1'), x2: { field: 'q3' } } },
+        { ...only('box'), mark: { type: 'tick', color: '#1f2328', thickness: 2, size: 14 }, encoding: { y, x: x('median') } },
+        { ...only('outlier'), mark: { type: 'point', size: 12, opacity: 0.5, color: '#cf222e' }, encoding: { y, x: x('value') } },
+      ],
+    });
+}
+
 /** The charts of one run, by experiment; unknown experiments get a chart of medians per series. */
 export function chartsFor(doc: RunDocument): ChartDef[] {
   const groups = groupsOf(doc);
@@ -200,7 +285,7 @@ export function chartsFor(doc: RunDocument): ChartDef[] {
       default: return [genericChart(doc, groups)];
     }
   })();
-  return charts.filter((c): c is ChartDef => c !== null);
+  return [...charts, distributionChart(doc)].filter((c): c is ChartDef => c !== null);
 }
 
 
