@@ -3,7 +3,10 @@
 // $XDG_DATA_HOME/forklab/forklab.db or ~/.local/share/forklab/forklab.db). Errors are thrown and printed by
 // src/cli/errors.ts (exit code 2).
 import type { Command } from 'commander';
-import { readFileSync } from 'node:fs';
+import { readBounded } from './input.js';
+import { checkDocumentMeaning } from '../store/meaning.js';
+import { EXPERIMENTS } from '../experiments/index.js';
+import { ForklabError } from '../errors.js';
 import { StoreError, type RunFilter, type RunRow, type Store } from '../store/db.js';
 import { dbLocation } from './database.js';
 import { writeStdout } from './output.js';
@@ -85,12 +88,15 @@ function describeRun(id: number, doc: RunDocument, c: Colors): string {
 function readDocumentFile(file: string): RunDocument {
   let text: string;
   try {
-    text = readFileSync(file === '-' ? 0 : file, 'utf8');
+    text = readBounded(file);
   } catch (e) {
-    throw new CliError(`cannot read ${file}: ${(e as Error).message}`);
+    if (e instanceof ForklabError) throw new CliError(e.message, 2, e.hint);
+    throw e;
   }
   try {
-    return parseRunDocument(text);
+    const doc = parseRunDocument(text);
+    checkDocumentMeaning(doc, EXPERIMENTS.map((x) => x.name));
+    return doc;
   } catch (e) {
     if (e instanceof DocumentError) throw new CliError(`${file}: ${e.message}; nothing was imported`);
     throw e;
