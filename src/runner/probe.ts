@@ -121,16 +121,34 @@ function keepSamples(measured: Map<string, SeriesData>, m: Extract<ProbeMessage,
 /** One line of the probe's output: checks the protocol, records what it reports, answers it. */
 function onLine(t: Transcript, line: string, req: ProbeRequest, ch: Channel): void {
   const parsed = parseLine(line);
-  if (!parsed.ok) return ch.abort({ kind: 'protocol', message: parsed.reason, line });
+  if (!parsed.ok) {
+    ch.abort({ kind: 'protocol', message: parsed.reason, line });
+    return;
+  }
   const m = parsed.message;
-  if (!t.sawHello && m.type !== 'hello') return ch.abort({ kind: 'protocol', message: `expected hello first, got ${m.type}`, line });
+  if (!t.sawHello && m.type !== 'hello') {
+    ch.abort({ kind: 'protocol', message: `expected hello first, got ${m.type}`, line });
+    return;
+  }
   switch (m.type) {
     case 'hello':
-      if (t.sawHello) return ch.abort({ kind: 'protocol', message: 'second hello', line });
+      if (t.sawHello) {
+        ch.abort({ kind: 'protocol', message: 'second hello', line });
+        return;
+      }
       t.sawHello = true;
-      if (m.protocol !== PROTOCOL_VERSION) return ch.abort({ kind: 'version', expected: PROTOCOL_VERSION, got: m.protocol });
-      if (m.probe !== FORKLAB_VERSION) return ch.abort({ kind: 'probe-version', expected: FORKLAB_VERSION, got: m.probe });
-      if (m.case !== req.caseName) return ch.abort({ kind: 'protocol', message: `probe runs case ${m.case}, asked for ${req.caseName}`, line });
+      if (m.protocol !== PROTOCOL_VERSION) {
+        ch.abort({ kind: 'version', expected: PROTOCOL_VERSION, got: m.protocol });
+        return;
+      }
+      if (m.probe !== FORKLAB_VERSION) {
+        ch.abort({ kind: 'probe-version', expected: FORKLAB_VERSION, got: m.probe });
+        return;
+      }
+      if (m.case !== req.caseName) {
+        ch.abort({ kind: 'protocol', message: `probe runs case ${m.case}, asked for ${req.caseName}`, line });
+        return;
+      }
       return;
     case 'info':
       Object.assign(t.info, m.fields);
@@ -141,11 +159,14 @@ function onLine(t: Transcript, line: string, req: ProbeRequest, ch: Channel): vo
       else ch.askNext();
       return;
     case 'samples':
-      return keepSamples(t.measured, m);
+      keepSamples(t.measured, m);
+      return;
     case 'end':
-      return ch.askNext();
+      ch.askNext();
+      return;
     case 'error':
-      return ch.abort({ kind: 'probe-error', call: m.call, errno: m.errno, message: m.message });
+      ch.abort({ kind: 'probe-error', call: m.call, errno: m.errno, message: m.message });
+      return;
     case 'usage':
       t.usage = m.usage;
       return;
