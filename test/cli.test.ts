@@ -240,3 +240,12 @@ test('the CLI helper keeps every run away from the home directory it was started
       assert.ok(!text.includes(entry), `${f} starts the CLI through ${entry}: use test/helpers/cli.ts`);
   }
 });
+
+test('--iterations 1: the run says an interval needs more samples instead of showing one as if it were', () => {
+  const r = cli('spawn', '--methods', 'fork-exit', '--rss', '0', '--thp', 'off', '--repeats', '1', '--iterations', '1', '--ci-target', '0', '--no-store');
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /warning: 1 configuration has fewer than 6 samples \(as few as 1\): a 95 % interval of a median needs at least 6/);
+  assert.match(r.stderr, /Rerun with --iterations 6 or more/);
+  const enough = cli('spawn', '--methods', 'fork-exit', '--rss', '0', '--thp', 'off', '--repeats', '1', '--iterations', '6', '--ci-target', '0', '--no-store');
+  assert.doesNotMatch(enough.stderr, /fewer than 6 samples/);
+});

@@ -70,6 +70,33 @@ export function parseCommon(o: { pin?: string; seed?: string; json?: string; lab
   return { pinCpu, seed, label, json };
 }
 
+/**
+ * Fewest samples a 95 % interval of a median can be drawn from: with n samples the widest distribution-free
+ * interval, [min, max], covers the median with probability 1 − 2·0.5ⁿ, which reaches 95 % only from n = 6.
+ */
+export const MIN_SAMPLES_FOR_INTERVAL = 6;
+
+/** A warning when a timed configuration (its repeats pooled) has too few samples for its interval to mean anything. */
+export function fewSamplesWarnings(run: ExperimentRun): Warning[] {
+  const counts = new Map<string, number>();
+  for (const m of run.measurements) {
+    if (m.state !== 'ok' || m.samplesNs.length === 0) continue;
+    const key = JSON.stringify([m.series, m.identity]);
+    counts.set(key, (counts.get(key) ?? 0) + m.samplesNs.length);
+  }
+  const few = [...counts.values()].filter((n) => n < MIN_SAMPLES_FOR_INTERVAL);
+  if (few.length === 0) return [];
+  return [
+    {
+      code: 'too-few-samples',
+      message:
+        `${few.length} configuration${few.length === 1 ? ' has' : 's have'} fewer than ${MIN_SAMPLES_FOR_INTERVAL} samples (as few as ${Math.min(...few)}): ` +
+        `a 95 % interval of a median needs at least ${MIN_SAMPLES_FOR_INTERVAL}, so the intervals shown for them are not 95 % intervals. ` +
+        `Rerun with --iterations ${MIN_SAMPLES_FOR_INTERVAL} or more (or more --repeats).`,
+    },
+  ];
+}
+
 /** What ended a run early: Ctrl-C (SIGINT) or SIGTERM; the AbortSignal's reason. */
 export class Interrupted extends Error {
   constructor(readonly signal: 'SIGINT' | 'SIGTERM') {
@@ -164,6 +191,7 @@ export async function executeExperiment<P, S>(
   const witness = witnessOfLoad({ before, after }, finishedAt.getTime() - startedAt.getTime(), opts.pinCpu);
   run.warnings.unshift(...(opts.preWarnings ?? []));
   if (!opts.signal.aborted) run.warnings.push(...runNoiseWarnings(exp as Experiment<P, S>, run as ExperimentRun, witness, opts.pinCpu));
+  run.warnings.push(...fewSamplesWarnings(run as ExperimentRun));
   if (opts.signal.aborted) run.complete = false;
   history.finish({ complete: run.complete, summary: run.summary, warnings: run.warnings, loadAfter: after, finishedAt });
   run.warnings.push(...history.warnings);
