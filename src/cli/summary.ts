@@ -1,5 +1,5 @@
 // The terminal summary `forklab reproduce` and `forklab judge` both print: per article, its headline figures
-// beside the runs' and every claim's verdict, then the totals.
+// beside the runs' and every claim's verdict, after the totals.
 import pc from 'picocolors';
 import { loadPublished } from '../reference/published.js';
 import type { Judged } from '../claims/judge.js';
@@ -10,7 +10,7 @@ export function paintsFor(color: boolean | undefined): Paints {
   return on ? pc : PLAIN;
 }
 
-/** The summary as text: one section per judged article, then the totals and a footer line. */
+/** The summary as text: the totals and one line per article first, then one section per judged article, then a footer line. */
 export function renderSummary(judged: Judged, statuses: readonly ExperimentStatus[], c: Paints, footer: string): string {
   const p = loadPublished();
   const sections = p.articles
@@ -25,5 +25,13 @@ export function renderSummary(judged: Judged, statuses: readonly ExperimentStatu
         c,
       );
     });
-  return `${sections.join('\n\n')}\n\n${renderTotals(judged.verdicts, c)}\n${c.dim(footer)}\n`;
+  const count = (vs: typeof judged.verdicts, k: string) => vs.filter((v) => v.verdict === k).length;
+  const perArticle = p.articles
+    .filter((a) => judged.articles.includes(a.id))
+    .map((a) => {
+      const vs = judged.verdicts.filter((v) => v.article === a.id);
+      return `  ${a.id} ${a.titleEn}: ${count(vs, 'holds')} hold, ${count(vs, 'differs')} differ, ${count(vs, 'inconclusive')} inconclusive, ${count(vs, 'not-measurable')} not measurable`;
+    });
+  // The summary first: the totals and one line per article; then each article in full.
+  return `${renderTotals(judged.verdicts, c)}\n${perArticle.join('\n')}\n\n${sections.join('\n\n')}\n\n${c.dim(footer)}\n`;
 }
