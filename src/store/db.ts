@@ -1,94 +1,20 @@
 // The run history: one SQLite database (WAL, busy timeout, foreign keys) holding every run and its raw
 // measurements, written as each probe finishes so that an interrupted run keeps what it measured.
 import Database from 'better-sqlite3';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { LoadSample, MachineRecord } from '../env/machine.js';
 import { bootId, processIdentity } from '../env/process.js';
 import type { Measurement, Warning } from '../experiments/types.js';
-import { DOCUMENT_SCHEMA, DOCUMENT_VERSION, measurementToJson, type RunDocument } from '../document/run.js';
-import { StoreError, readOnlyText, checkFile, checkSchema, checkWritable, migrate, sqliteCode, type MeasurementRecord, type RunRecord, type RunStatus } from './migrations.js';
+import { measurementToJson, type RunDocument } from '../document/run.js';
+import { StoreError, readOnlyText, checkFile, checkSchema, checkWritable, migrate, sqliteCode, type MeasurementRecord, type RunRecord } from './migrations.js';
 import { CONFIGURATION_KEYS, DocumentError, validateConfiguration, validateRunDocument } from './validate.js';
 
 export { StoreError, asStoreError, type RunStatus } from './migrations.js';
+export type { OpenOptions, RunFilter, RunFinish, RunRow, RunStart } from './records.js';
+import { contentUuid, documentOf, encodeSamples, type OpenOptions, type RunFilter, type RunFinish, type RunRow, type RunStart } from './records.js';
 export { isReproductionRef, type ReproductionRow, type StoredReproduction, type NewReproduction } from './reproductions.js';
 import { addReproduction, getReproduction, listReproductions, resolveReproduction, type NewReproduction, type ReproductionRow, type StoredReproduction } from './reproductions.js';
-
-export interface RunRow {
-  id: number;
-  uuid: string;
-  experiment: string;
-  status: RunStatus;
-  startedAt: string;
-  finishedAt: string | null;
-  durationMs: number | null;
-  hostname: string;
-  forklabVersion: string;
-  /** Measurements stored (one per series per probe process), failed ones included. */
-  measurements: number;
-  imported: boolean;
-  /** The user's --label for the run (stored in the runs.note column), or null. */
-  label: string | null;
-}
-
-/** Which runs `forklab history` lists: every filter optional; limit keeps the most recent N. */
-export interface RunFilter {
-  experiment?: string;
-  label?: string;
-  /** Runs started at or after this instant. */
-  since?: Date;
-  limit?: number;
-}
-
-export interface RunStart {
-  experiment: string;
-  params: Record<string, unknown>;
-  machine: MachineRecord;
-  loadBefore: LoadSample;
-  forklabVersion: string;
-  startedAt: Date;
-  label?: string | null;
-}
-
-export interface RunFinish {
-  complete: boolean;
-  summary: unknown;
-  warnings: Warning[];
-  loadAfter: LoadSample;
-  finishedAt: Date;
-}
-
-export interface OpenOptions {
-  /** Create the database (and its directory) when missing; default true. False → StoreError kind 'missing'. */
-  create?: boolean;
-  /** Busy timeout in ms; default 10 000. */
-  busyTimeoutMs?: number;
-  /** Create the directory of a missing database (default true). False → StoreError when it does not exist. */
-  createDirectory?: boolean;
-  /** Refuse (StoreError kind 'readonly') a database this process could not write to; default false. */
-  requireWritable?: boolean;
-}
-
-function encodeSamples(xs: readonly number[]): Buffer {
-  const b = Buffer.alloc(xs.length * 8);
-  for (let i = 0; i < xs.length; i++) b.writeDoubleLE(xs[i]!, i * 8);
-  return b;
-}
-
-function decodeSamples(b: Buffer, n: number, where: string): number[] {
-  if (b.length !== n * 8) throw new StoreError(`${where}: the stored samples are damaged (${b.length} bytes for ${n} samples)`);
-  const out = new Array<number>(n);
-  for (let i = 0; i < n; i++) out[i] = b.readDoubleLE(i * 8);
-  return out;
-}
-
-/** A UUID derived from a document's content, for documents written without a history (runId null). */
-function contentUuid(doc: RunDocument): string {
-  const h = createHash('sha256').update(JSON.stringify(doc)).digest('hex');
-  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
 
 function sleepMs(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -416,38 +342,10 @@ export class Store {
 
   /** The run as a versioned document (runId = its uuid), raw samples exactly as stored. */
   getDocument(runId: number): RunDocument {
-    const r = this.record(runId);
     const rows = this.db.prepare('SELECT * FROM measurements WHERE run_id = ? ORDER BY seq').all(runId) as MeasurementRecord[];
-    const configurations = rows.map((m) => {
-      const o: Record<string, unknown> = { series: m.series, ...(JSON.parse(m.fields) as object), repeat: m.repeat_index, state: m.state };
-      if (m.failure !== null) o.failure = m.failure;
-      o.info = JSON.parse(m.info);
-      o.samplesNs = decodeSamples(m.samples, m.sample_count, `run ${runId}, measurement ${m.seq}`);
-      if (m.columns !== null) o.columns = JSON.parse(m.columns);
-      o.stats = m.stats === null ? null : JSON.parse(m.stats);
-      return o;
-    });
-    const finishedAt = r.finished_at ?? rows.at(-1)?.added_at ?? r.started_at;
-    return {
-      schema: DOCUMENT_SCHEMA,
-      schemaVersion: DOCUMENT_VERSION,
-      forklabVersion: r.forklab_version,
-      experiment: r.experiment,
-      runId: r.uuid,
-      ...(r.note !== null ? { label: r.note } : {}),
-      startedAt: r.started_at,
-      finishedAt,
-      durationMs: r.duration_ms ?? Date.parse(finishedAt) - Date.parse(r.started_at),
-      complete: r.status === 'complete',
-      params: JSON.parse(r.params) as Record<string, unknown>,
-      machine: JSON.parse(r.machine) as MachineRecord,
-      // A run that never finished has no final load sample: null (see docs/history.md).
-      load: { before: JSON.parse(r.load_before) as LoadSample, after: (r.load_after === null ? null : JSON.parse(r.load_after)) as LoadSample },
-      warnings: JSON.parse(r.warnings) as Warning[],
-      configurations,
-      summary: r.summary === null ? null : JSON.parse(r.summary),
-    };
+    return documentOf(this.record(runId), rows);
   }
+
 
   /**
    * Inserts a document (checked first) as a new run, in one transaction, keeping its uuid; a document

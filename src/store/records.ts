@@ -1,0 +1,116 @@
+// What the history database hands in and out (a run's row, its start and finish, the filters and open options)
+// and how samples and documents are encoded for it. The database itself: db.ts.
+import { createHash } from 'node:crypto';
+import type { LoadSample, MachineRecord } from '../env/machine.js';
+import type { Warning } from '../experiments/types.js';
+import { DOCUMENT_SCHEMA, DOCUMENT_VERSION, type RunDocument } from '../document/run.js';
+import { StoreError, type MeasurementRecord, type RunRecord, type RunStatus } from './migrations.js';
+
+export interface RunRow {
+  id: number;
+  uuid: string;
+  experiment: string;
+  status: RunStatus;
+  startedAt: string;
+  finishedAt: string | null;
+  durationMs: number | null;
+  hostname: string;
+  forklabVersion: string;
+  /** Measurements stored (one per series per probe process), failed ones included. */
+  measurements: number;
+  imported: boolean;
+  /** The user's --label for the run (stored in the runs.note column), or null. */
+  label: string | null;
+}
+
+/** Which runs `forklab history` lists: every filter optional; limit keeps the most recent N. */
+export interface RunFilter {
+  experiment?: string;
+  label?: string;
+  /** Runs started at or after this instant. */
+  since?: Date;
+  limit?: number;
+}
+
+export interface RunStart {
+  experiment: string;
+  params: Record<string, unknown>;
+  machine: MachineRecord;
+  loadBefore: LoadSample;
+  forklabVersion: string;
+  startedAt: Date;
+  label?: string | null;
+}
+
+export interface RunFinish {
+  complete: boolean;
+  summary: unknown;
+  warnings: Warning[];
+  loadAfter: LoadSample;
+  finishedAt: Date;
+}
+
+export interface OpenOptions {
+  /** Create the database (and its directory) when missing; default true. False → StoreError kind 'missing'. */
+  create?: boolean;
+  /** Busy timeout in ms; default 10 000. */
+  busyTimeoutMs?: number;
+  /** Create the directory of a missing database (default true). False → StoreError when it does not exist. */
+  createDirectory?: boolean;
+  /** Refuse (StoreError kind 'readonly') a database this process could not write to; default false. */
+  requireWritable?: boolean;
+}
+
+export function encodeSamples(xs: readonly number[]): Buffer {
+  const b = Buffer.alloc(xs.length * 8);
+  for (let i = 0; i < xs.length; i++) b.writeDoubleLE(xs[i]!, i * 8);
+  return b;
+}
+
+export function decodeSamples(b: Buffer, n: number, where: string): number[] {
+  if (b.length !== n * 8) throw new StoreError(`${where}: the stored samples are damaged (${b.length} bytes for ${n} samples)`);
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) out[i] = b.readDoubleLE(i * 8);
+  return out;
+}
+
+/** A UUID derived from a document's content, for documents written without a history (runId null). */
+export function contentUuid(doc: RunDocument): string {
+  const h = createHash('sha256').update(JSON.stringify(doc)).digest('hex');
+  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** A stored run and its measurements as the run document it was (export writes it; compare and report read it). */
+export function documentOf(r: RunRecord, rows: readonly MeasurementRecord[]): RunDocument {
+  const runId = r.id;
+  const configurations = rows.map((m) => {
+    const o: Record<string, unknown> = { series: m.series, ...(JSON.parse(m.fields) as object), repeat: m.repeat_index, state: m.state };
+    if (m.failure !== null) o.failure = m.failure;
+    o.info = JSON.parse(m.info);
+    o.samplesNs = decodeSamples(m.samples, m.sample_count, `run ${runId}, measurement ${m.seq}`);
+    if (m.columns !== null) o.columns = JSON.parse(m.columns);
+    o.stats = m.stats === null ? null : JSON.parse(m.stats);
+    return o;
+  });
+  const finishedAt = r.finished_at ?? rows.at(-1)?.added_at ?? r.started_at;
+  return {
+    schema: DOCUMENT_SCHEMA,
+    schemaVersion: DOCUMENT_VERSION,
+    forklabVersion: r.forklab_version,
+    experiment: r.experiment,
+    runId: r.uuid,
+    ...(r.note !== null ? { label: r.note } : {}),
+    startedAt: r.started_at,
+    finishedAt,
+    durationMs: r.duration_ms ?? Date.parse(finishedAt) - Date.parse(r.started_at),
+    complete: r.status === 'complete',
+    params: JSON.parse(r.params) as Record<string, unknown>,
+    machine: JSON.parse(r.machine) as MachineRecord,
+    // A run that never finished has no final load sample: null (see docs/history.md).
+    load: { before: JSON.parse(r.load_before) as LoadSample, after: (r.load_after === null ? null : JSON.parse(r.load_after)) as LoadSample },
+    warnings: JSON.parse(r.warnings) as Warning[],
+    configurations,
+    summary: r.summary === null ? null : JSON.parse(r.summary),
+  };
+}
