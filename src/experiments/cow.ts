@@ -4,7 +4,7 @@
 // with the huge pages on the first write: split them, or copied them whole.
 import { readFileSync } from 'node:fs';
 import type { SeriesData } from '../runner/probe.js';
-import { publishedValue } from '../reference/published.js';
+import { getArticle, getFigure, publishedValue } from '../reference/published.js';
 import { fixedPlan } from '../runner/plans.js';
 import { sweep } from './sweep.js';
 import { ratioOfMedians } from '../stats/pool.js';
@@ -72,7 +72,6 @@ export interface CowSummary {
   cells: CowCell[];
 }
 
-/** Article 001's figures (ns per page; gcc:13 container on ARM AArch64). */
 /** Article 001's figures (80 MB, 4 KiB pages, THP off), from data/published.json. */
 export function article001() {
   return {
@@ -348,7 +347,7 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
         out.push(note(`note: after the split the child maps the region with 4 KiB entries while the parent's baseline still runs on 2 MiB ones, so the child's second write misses the TLB more (${fmtNs(w2.medianNs)} vs ${fmtNs(nf.medianNs)} ns/page).`,));
       out.push(blank);
     }
-    out.push(note(`article 001 (gcc:13 container, ARM AArch64, 80 MB): read ${ARTICLE_001.read}, first write ${ARTICLE_001['first-write']}, second ${ARTICLE_001['second-write']}, no-fork ${ARTICLE_001['no-fork-write']} ns/page; ` +
+    out.push(note(`article 001 (${getArticle('001')?.environment ?? 'environment not recorded'}, ${getFigure('001.pages')?.series.sizeMb ?? '?'} MB): read ${ARTICLE_001.read}, first write ${ARTICLE_001['first-write']}, second ${ARTICLE_001['second-write']}, no-fork ${ARTICLE_001['no-fork-write']} ns/page; ` +
           `first ÷ second ≈ ${ARTICLE_001.ratio}×; CoW total ≈ ${ARTICLE_001.totalMs} ms. Figures change with the machine; the shape is what holds.`,));
     return out;
   },

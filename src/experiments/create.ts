@@ -38,7 +38,6 @@ export const CREATE_FIELDS: Record<'thread' | 'fork', Record<string, Scalar>> = 
   fork: { method: 'fork-waitpid' },
 };
 
-/** Article 002 (gcc:13 container on ARM64, 2000 runs each): µs. */
 /** Article 002's figures (µs), from data/published.json. */
 export function article002() {
   return {
