@@ -1,7 +1,9 @@
 // `forklab judge RUN|FILE… [--json] [--seed N] [--db PATH]`: judges every claim of the articles the given runs
 // cover, without measuring: stored runs (id, uuid, latest~N) or run documents exported from any machine
 // (`forklab export`, `--json`), or a `forklab reproduce --json` file. Prints the same summary as reproduce.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readBounded } from './input.js';
+import { ForklabError } from '../errors.js';
 import type { Command } from 'commander';
 import { judgeDocuments, verdictsDocument } from '../claims/judge.js';
 import type { RunDocument } from '../report/document.js';
@@ -25,9 +27,10 @@ export interface JudgeCliOptions {
 function documentsInFile(file: string, store: () => Store): RunDocument[] {
   let text: string;
   try {
-    text = readFileSync(file === '-' ? 0 : file, 'utf8');
+    text = readBounded(file);
   } catch (e) {
-    throw new CliError(`cannot read ${file}: ${(e as Error).message}`);
+    if (e instanceof ForklabError) throw new CliError(e.message, 2, e.hint);
+    throw e;
   }
   try {
     const raw = JSON.parse(text) as Record<string, unknown>;

@@ -2,6 +2,7 @@
 // HTML page or as Markdown; `--compare A B` shows two runs together.
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
+import { readBounded } from './input.js';
 import { basename } from 'node:path';
 import { DOCUMENT_SCHEMA, type RunDocument } from '../report/document.js';
 import type { ClaimVerdict, PublishedComparison } from '../report/charts.js';
@@ -34,12 +35,7 @@ interface ReportOptions {
 
 /** A run document read from a JSON file, checked enough to render; throws an Error naming the file and the problem. */
 export function readRunDocument(file: string): RunDocument {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new Error(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+  const text = readBounded(file); // a ForklabError naming the file and the cause
   let doc: unknown;
   try {
     doc = JSON.parse(text);
