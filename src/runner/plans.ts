@@ -42,13 +42,22 @@ export function adaptivePlan(o: AdaptiveOptions): SamplingPlan & { stopReason: (
     stopReason: () => reason,
     next(measured, elapsedMs) {
       const n = total(measured);
-      if (n >= o.maxIterations) return (reason = 'max-iterations'), 0;
+      if (n >= o.maxIterations) {
+        reason = 'max-iterations';
+        return 0;
+      }
       if (n >= o.minIterations) {
         let worst = 0;
         for (const s of measured.values()) worst = Math.max(worst, ciHalfWidthFraction(s.samplesNs));
-        if (worst <= o.targetCiFraction) return (reason = 'ci-reached'), 0;
+        if (worst <= o.targetCiFraction) {
+          reason = 'ci-reached';
+          return 0;
+        }
       }
-      if (elapsedMs >= o.budgetMs && n >= o.minIterations) return (reason = 'budget'), 0;
+      if (elapsedMs >= o.budgetMs && n >= o.minIterations) {
+        reason = 'budget';
+        return 0;
+      }
       return Math.min(o.batchIterations, o.maxIterations - n);
     },
   };
