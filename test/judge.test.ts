@@ -70,3 +70,15 @@ test('judge: an unknown run or an unreadable file is a clear error, nothing judg
   assert.match(r.stderr, /bad\.json: /);
   assert.equal(r.stdout, '');
 });
+
+test('judge prints each claim in plain words; --verbose adds its id, kind and formula', () => {
+  const plain = cli('judge', fixture('create'));
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.match(plain.stdout, /this machine: [\d.]+× \[95 % CI /, 'the measured figure in words');
+  assert.match(plain.stdout, /the article: 1\.80×, agreeing from 1\.40× to 2\.60×/, "the article's figure and the range that agrees");
+  assert.doesNotMatch(plain.stdout, /median\(method=|\[magnitude\]|\[shape\]|002\.[a-z]/, 'no formula, kind or claim id');
+  const verbose = cli('judge', fixture('create'), '--verbose');
+  assert.equal(verbose.code, 0, verbose.stderr);
+  assert.match(verbose.stdout, /\[magnitude\] 002\.[a-z-]+/, 'kind and claim id');
+  assert.match(verbose.stdout, /median\(method=fork-waitpid\) ÷ median\(method=pthread-create-join\) = /, 'the formula');
+});

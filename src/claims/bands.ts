@@ -42,12 +42,14 @@ export function band(e: Expectation): [number, number] {
   }
 }
 
-export function describeBand(e: Expectation, unit: string): string {
+/** The band in words: with its formula (for --verbose and the stored detail), or plainly (the article's value and the range that agrees). */
+export function describeBand(e: Expectation, unit: string, plain = false): string {
   const u = (x: number) => fmtInUnit(x, unit);
-  const pub = e.published !== undefined && e.expect !== 'approx' ? ` (published ${u(e.published)})` : '';
+  const pub = e.published !== undefined && e.expect !== 'approx' ? ` (${plain ? 'the article: ' : 'published '}${u(e.published)})` : '';
   switch (e.expect) {
     case 'approx': {
       const [lo, hi] = band(e);
+      if (plain) return `the article: ${u(e.published)}, agreeing from ${u(lo)} to ${u(hi)}`;
       const how = e.tolerance.of === 'excess' ? `1 + (${u(e.published)} − 1) ×/÷ ${e.tolerance.factor}` : `${u(e.published)} ×/÷ ${e.tolerance.factor}`;
       return `published ${u(e.published)}, band ${how} = ${u(lo)}–${u(hi)}`;
     }

@@ -103,7 +103,8 @@ export function judgeGreater(c: GreaterCheck, ctx: JudgeContext): Judgement {
   const head = `${g0.label} ÷ ${l0.label} > ${fmtNum(need)}${c.pairBy?.length ? ` for each ${c.pairBy.join(',')}` : ''} (whole interval above)`;
   const outcome = allOf(outcomes);
   const tail = outcome === 'holds' && pairs.length > 3 ? `; all ${outcomes.length} pairs hold, lowest ratio ${fmtFactor(lowest)}` : `; ${parts.join('; ')}`;
-  return { outcome, measured: lowest, published: null, factor: null, detail: `${head}${tail}`, notes, minRepeats };
+  const plain = `this machine: ${outcome === 'holds' && pairs.length > 3 ? `all ${outcomes.length} ratios above ${fmtFactor(need)}, the lowest ${fmtFactor(lowest)}` : `${parts.join('; ')}`} (the claim needs the whole interval of the ratio above ${fmtFactor(need)})`;
+  return { outcome, measured: lowest, published: null, factor: null, detail: `${head}${tail}`, plain, notes, minRepeats };
 }
 
 export function judgeApproxEqual(c: ApproxEqualCheck, ctx: JudgeContext): Judgement {

@@ -30,6 +30,8 @@ export interface Verdict {
   interval?: Range;
   /** One line: what was compared, with the numbers (for not-measurable: the reason). */
   detail: string;
+  /** The detail in plain words where the check has them (no formula); otherwise the detail is shown. */
+  plain?: string;
   /** What the reader must also know: an incomplete run, the experiment's warnings, data left out. */
   notes: string[];
   /** Inconclusive only: what would settle it. */
@@ -90,6 +92,7 @@ export function evaluateClaim(docs: readonly RunDocument[], claim: Claim, opts: 
     if (j.minRepeats === 1 && j.outcome !== 'inconclusive') notes.push('one repeat only: the interval shows iteration noise, not run-to-run swings');
     const v: Verdict = { ...base, verdict: j.outcome, measured: j.measured, published: j.published, factor: j.factor, detail: j.detail, notes };
     if (j.interval) v.interval = j.interval;
+    if (j.plain) v.plain = j.plain;
     if (j.outcome === 'inconclusive') v.settle = settleAdvice(j.minRepeats ?? null);
     return v;
   } catch (e) {

@@ -15,6 +15,8 @@ export interface Judgement {
   factor: number | null;
   interval?: Range;
   detail: string;
+  /** The same in plain words, without the formula (what `reproduce` prints unless --verbose). */
+  plain?: string;
   /** Things the reader must know (pairs measured on one side only, repeats that could not count…). */
   notes?: string[];
   /** Fewest repeats behind the judged series (null when not applicable). */
@@ -73,6 +75,7 @@ export function judgeExpectation(q: Quantity, scale: number, e: Expectation, uni
     factor: published !== null && published > 0 ? m.point / published : null,
     ...finite(m.interval),
     detail: `${label} = ${withInterval(m.point, m.interval, fmt)}; ${describeBand(e, unit)}: ${placement(iv, b, fmt)}`,
+    plain: `this machine: ${withInterval(m.point, m.interval, fmt)}; ${describeBand(e, unit, true)}: ${placement(iv, b, fmt)}`,
     minRepeats: m.minRepeats,
   };
 }

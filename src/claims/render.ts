@@ -42,7 +42,8 @@ function statLabel(f: FigureComparison): string {
   return f.statistic === 'unspecified' ? 'median*' : f.statistic;
 }
 
-export function renderArticle(a: Article, statuses: readonly ExperimentStatus[], figures: readonly FigureComparison[], verdicts: readonly Verdict[], c: Paints): string {
+/** One article's section. Plain by default (the article's sentence, the verdict, the figures in words); verbose adds each claim's id, kind and formula. */
+export function renderArticle(a: Article, statuses: readonly ExperimentStatus[], figures: readonly FigureComparison[], verdicts: readonly Verdict[], c: Paints, verbose = false): string {
   const out: string[] = [];
   out.push(c.bold(`Article ${a.id} — ${a.titleEn}`));
   out.push(c.dim(`${a.title} (${a.language}); ${statuses.map((s) => `${s.experiment}: ${s.state}`).join('; ')}`));
@@ -67,9 +68,10 @@ export function renderArticle(a: Article, statuses: readonly ExperimentStatus[],
   const width = Math.max(...verdicts.map((v) => verdictLabel(v).length), 5);
   for (const v of verdicts) {
     const pad = ' '.repeat(Math.max(0, width - verdictLabel(v).length));
-    out.push(`  ${paintVerdict(v, c)}${pad}  ${c.dim(`[${v.kind}]`)} ${v.statement}`);
+    const tag = verbose ? `${c.dim(`[${v.kind}] ${v.claimId}`)} ` : '';
+    out.push(`  ${paintVerdict(v, c)}${pad}  ${tag}${v.statement}`);
     const indent = `  ${' '.repeat(width)}  `;
-    out.push(c.dim(`${indent}${v.detail}`));
+    out.push(c.dim(`${indent}${verbose ? v.detail : (v.plain ?? v.detail)}`));
     if (v.settle) out.push(c.dim(`${indent}to settle it: ${v.settle}`));
     const common = shared.get(v.experiment) ?? [];
     for (const n of v.notes) if (!common.includes(n)) out.push(c.dim(`${indent}note: ${n}`));

@@ -21,6 +21,8 @@ export interface JudgeCliOptions {
   db?: string;
   seed?: string;
   color?: boolean;
+  /** --verbose: claim ids, kinds and formulas in the summary. */
+  verbose?: boolean;
 }
 
 /** A file's run documents: one run document, or the documents a `forklab reproduce --json` file embeds. */
@@ -66,7 +68,7 @@ export function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
     experiment: d.experiment,
     state: `run ${d.runId ? d.runId.slice(0, 8) : '(not stored)'} on ${String(d.machine?.hostname ?? '?')}, ${d.startedAt.slice(0, 16).replace('T', ' ')}${d.complete ? '' : ', incomplete'}`,
   }));
-  process.stdout.write(renderSummary(judged, statuses, paintsFor(o.color), `judged from ${docs.length} run${docs.length === 1 ? '' : 's'} without measuring; seed ${seed}`));
+  process.stdout.write(renderSummary(judged, statuses, paintsFor(o.color), `judged from ${docs.length} run${docs.length === 1 ? '' : 's'} without measuring; seed ${seed}`, o.verbose === true));
   return 0;
 }
 
@@ -78,6 +80,7 @@ export function registerJudgeCommand(program: Command): void {
     .option('--json', 'print the verdicts, the figures and the runs they rest on as JSON (schema forklab.verdicts)')
     .option('--db <path>', DB_HELP)
     .option('--seed <n>', 'seed of the bootstrap intervals (the same runs and seed give the same verdicts)', '1')
+    .option('--verbose', "each claim's id, kind and the formula it was judged by, besides the article's sentence")
     .option('--no-color', 'no ANSI colours')
     .action((refs: string[], opts: JudgeCliOptions) => {
       process.exitCode = runJudge(refs, { ...opts, color: opts.color === false ? false : undefined });

@@ -36,6 +36,8 @@ export interface ReproduceOptions {
   pin?: string;
   seed?: string;
   color?: boolean;
+  /** --verbose: claim ids, kinds and formulas in the summary. */
+  verbose?: boolean;
 }
 
 /** The articles --only names (all when absent), in the file's order. */
@@ -247,7 +249,7 @@ export async function runReproduce(o: ReproduceOptions): Promise<number> {
   const footer = `preset: ${p.quick ? 'quick (--quick)' : 'full (the articles’ settings)'}; seed ${p.seed}; total ${secs(Date.now() - startedAt.getTime())}`;
   const { json, html, markdown } = p.outputs;
   const ownsStdout = [json, html, markdown].some((t) => t?.kind === 'fd' && t.fd === 1);
-  (ownsStdout ? process.stderr : process.stdout).write(renderSummary(judged, statuses, c, footer)); // a document on stdout owns it
+  (ownsStdout ? process.stderr : process.stdout).write(renderSummary(judged, statuses, c, footer, o.verbose === true)); // a document on stdout owns it
   const doc = reproductionDocument(p, m, judged, startedAt);
   const id = storeReproduction(o, doc);
   if (id !== null) process.stderr.write(`forklab reproduce: stored as reproduction R${id} with its runs (forklab report R${id} --html report.html)\n`);
@@ -270,6 +272,7 @@ export function registerReproduceCommand(program: Command): void {
     .option('--json <file>', 'write the verdicts, the figures and the runs (ids, or whole documents when not stored) as JSON (- for standard output)')
     .option('--pin <cpu>', 'pin the probes and their children to this CPU (on 2 cores this changes results several-fold)')
     .addOption(new Option('--seed <n>', 'seed for interleaving order and bootstrap intervals').default('1', '1'))
+    .option('--verbose', "each claim's id, kind and the formula it was judged by, besides the article's sentence")
     .option('--no-color', 'no ANSI colours')
     .action(async (opts: ReproduceOptions) => {
       process.exitCode = await runReproduce({ ...opts, color: opts.color === false ? false : undefined, store: opts.store === false ? false : undefined });

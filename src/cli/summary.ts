@@ -11,7 +11,7 @@ export function paintsFor(color: boolean | undefined): Paints {
 }
 
 /** The summary as text: the totals and one line per article first, then one section per judged article, then a footer line. */
-export function renderSummary(judged: Judged, statuses: readonly ExperimentStatus[], c: Paints, footer: string): string {
+export function renderSummary(judged: Judged, statuses: readonly ExperimentStatus[], c: Paints, footer: string, verbose = false): string {
   const p = loadPublished();
   const sections = p.articles
     .filter((a) => judged.articles.includes(a.id))
@@ -23,6 +23,7 @@ export function renderSummary(judged: Judged, statuses: readonly ExperimentStatu
         judged.figures.filter((f) => f.article === a.id),
         judged.verdicts.filter((v) => v.article === a.id),
         c,
+        verbose,
       );
     });
   const count = (vs: typeof judged.verdicts, k: string) => vs.filter((v) => v.verdict === k).length;
