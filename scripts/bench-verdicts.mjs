@@ -33,13 +33,17 @@ try {
     const file = join(tmp, `run${r}.json`);
     const t0 = Date.now();
     process.stderr.write(`bench:verdicts: reproduce --quick, run ${r} of ${runs} …\n`);
-    const p = spawnSync(process.execPath, [join(repo, 'bin', 'forklab.js'), 'reproduce', '--quick', '--seed', seed, '--json', file, '--db', join(tmp, 'history.db'), '--no-color'], {
-      cwd: repo,
-      encoding: 'utf8',
-      env: { ...process.env, NO_COLOR: '1' },
-      timeout: 20 * 60 * 1000,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    const p = spawnSync(
+      process.execPath,
+      [join(repo, 'bin', 'forklab.js'), 'reproduce', '--quick', '--seed', seed, '--json', file, '--db', join(tmp, 'history.db'), '--no-color'],
+      {
+        cwd: repo,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1' },
+        timeout: 20 * 60 * 1000,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
     if (p.error) throw p.error;
     const doc = JSON.parse(readFileSync(file, 'utf8'));
     results.push({ exit: p.status, seconds: (Date.now() - t0) / 1000, verdicts: doc.verdicts });
@@ -59,7 +63,9 @@ const count = (res, v) => res.verdicts.filter((x) => x.verdict === v).length;
 const out = [];
 out.push(`forklab bench:verdicts — ${runs} consecutive reproduce --quick runs, seed ${seed}`);
 for (const [i, res] of results.entries())
-  out.push(`  run ${i + 1}: ${res.seconds.toFixed(0)} s, exit ${res.exit}; ${count(res, 'holds')} hold, ${count(res, 'differs')} differ, ${count(res, 'inconclusive')} inconclusive, ${count(res, 'not-measurable')} not measurable`);
+  out.push(
+    `  run ${i + 1}: ${res.seconds.toFixed(0)} s, exit ${res.exit}; ${count(res, 'holds')} hold, ${count(res, 'differs')} differ, ${count(res, 'inconclusive')} inconclusive, ${count(res, 'not-measurable')} not measurable`,
+  );
 out.push(`same verdict in every run: ${same.length} of ${rows.length} claims (${((same.length / rows.length) * 100).toFixed(1)} %; goal ≥ 90 %)`);
 out.push(`flips between holds and differs: ${flips.length} (goal 0)${flips.length ? `: ${flips.map((r) => r.id).join(', ')}` : ''}`);
 for (const r of moved) out.push(`  moved: ${r.id}: ${r.verdicts.join(' → ')}`);

@@ -2,4 +2,7 @@
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 const dir = fileURLToPath(new URL('../native/', import.meta.url));
-for (const f of readdirSync(dir).filter((f) => /^case_[a-z0-9_]+\.c$/.test(f)).sort()) console.log(`native/${f}`);
+for (const f of readdirSync(dir)
+  .filter((f) => /^case_[a-z0-9_]+\.c$/.test(f))
+  .sort())
+  console.log(`native/${f}`);

@@ -29,20 +29,35 @@ describe('how verdicts are judged', () => {
       assert.match(v.detail, /^THP was not applied \(0 of \d+ MB in huge pages/, id);
     }
     // THP off that was not honoured, and a coverage just under 90 %.
-    assert.match(verdictOf('000.thp-off-1g-20x', docs(edit('spawn', { thp: 'off', rssMb: 1024 }, set('hugePagesKb', 1048576)))).detail, /^THP off was not honoured \(1024 of 1024 MB/);
+    assert.match(
+      verdictOf('000.thp-off-1g-20x', docs(edit('spawn', { thp: 'off', rssMb: 1024 }, set('hugePagesKb', 1048576)))).detail,
+      /^THP off was not honoured \(1024 of 1024 MB/,
+    );
     assert.equal(verdictOf('000.thp-off-vs-on-1g-9.3x', docs(edit('spawn', { thp: 'on', rssMb: 1024 }, set('hugePagesKb', 0.89 * 1048576)))).verdict, 'not-measurable');
     // Claims that do not use THP-labelled data are not affected; a claim on THP off alone still is judged.
     assert.equal(verdictOf('000.thp-off-1g-20x', docs(none)).verdict, 'holds');
   });
 
   test('THP on and off measured alike (with huge pages recorded): the 16× slope ratio differs', () => {
-    const same = edit('spawn', { method: 'fork-exec', thp: 'on' }, setUs((c) => 175 + 3.6 * rss(c)));
+    const same = edit(
+      'spawn',
+      { method: 'fork-exec', thp: 'on' },
+      setUs((c) => 175 + 3.6 * rss(c)),
+    );
     assert.equal(verdictOf('000.thp-off-slope-16x', docs(same)).verdict, 'differs');
   });
 
   test('exploding ratio interval: a THP-on slope that swings sign between repeats is inconclusive, not holds', () => {
     // Repeat 2 grows steeply with RSS, repeat 3 falls: the denominator's slope crosses 0 in the resamples.
-    const a = inOneRepeat(() => edit('spawn', { method: 'fork-exec', thp: 'on' }, setUs((c) => 186 + 2 * rss(c))), 2);
+    const a = inOneRepeat(
+      () =>
+        edit(
+          'spawn',
+          { method: 'fork-exec', thp: 'on' },
+          setUs((c) => 186 + 2 * rss(c)),
+        ),
+      2,
+    );
     const d = structuredClone(a.spawn!);
     for (const c of d.configurations) if (c['method'] === 'fork-exec' && c['thp'] === 'on' && c['repeat'] === 3) setUs((x) => 2500 - 2 * rss(x))(c);
     const v = verdictOf('000.thp-off-slope-16x', docs({ spawn: d }));
@@ -56,12 +71,24 @@ describe('how verdicts are judged', () => {
     const v = verdictOf('000.fork-exec-grows-linearly', docs({ spawn: two }));
     assert.equal(v.verdict, 'not-measurable');
     assert.match(v.detail, /2 values of rssMb \(0, 1024\); a linear trend needs at least 3/);
-    const negative = edit('vma', { method: 'fork-exit' }, setUs((c) => -50 + 0.45 * vmas(c) + (vmas(c) === 0 ? 0 : 0)));
+    const negative = edit(
+      'vma',
+      { method: 'fork-exit' },
+      setUs((c) => -50 + 0.45 * vmas(c) + (vmas(c) === 0 ? 0 : 0)),
+    );
     const g = verdictOf('003.fork-grows-with-vmas', docs(negative));
     assert.equal(g.verdict, 'not-measurable');
     assert.match(g.detail, /non-positive start/);
     // A start that one repeat of three puts below 0: its interval reaches 0, so the claim is undecided, not decided by chance.
-    const crossing = inOneRepeat(() => edit('vma', { method: 'fork-exit' }, setUs((c) => -400 + 0.45 * vmas(c))), 2);
+    const crossing = inOneRepeat(
+      () =>
+        edit(
+          'vma',
+          { method: 'fork-exit' },
+          setUs((c) => -400 + 0.45 * vmas(c)),
+        ),
+      2,
+    );
     const u = verdictOf('003.fork-grows-with-vmas', docs(crossing));
     assert.equal(u.verdict, 'inconclusive', u.detail);
     assert.match(u.detail, /the fitted start .* reaches 0/);
@@ -72,7 +99,10 @@ describe('how verdicts are judged', () => {
     d.configurations = d.configurations.filter((c) => !(c['method'] === 'posix-spawn' && c['rssMb'] === 1024));
     const v = verdictOf('000.vfork-fastest', docs({ spawn: d }));
     assert.equal(v.verdict, 'holds');
-    assert.ok(v.notes.some((n) => /rssMb=1024,thp=(on|off) measured on one side only, left out/.test(n)), v.notes.join(' | '));
+    assert.ok(
+      v.notes.some((n) => /rssMb=1024,thp=(on|off) measured on one side only, left out/.test(n)),
+      v.notes.join(' | '),
+    );
   });
 
   test('a killed deadlock child, or one that never reported ETIMEDOUT, does not count as deadlocked', () => {
@@ -83,12 +113,15 @@ describe('how verdicts are judged', () => {
     const one = edit('deadlock', { variant: 'without-atfork', repeat: 2 }, (c) => void Object.assign(c, { childReported: false, childResult: null }));
     const w = verdictOf('003.deadlock-without-atfork', docs(one));
     assert.equal(w.verdict, 'holds');
-    assert.ok(w.notes.some((n) => /1 repeat: its child never reported/.test(n)), w.notes.join(' | '));
+    assert.ok(
+      w.notes.some((n) => /1 repeat: its child never reported/.test(n)),
+      w.notes.join(' | '),
+    );
     const eintr = edit('deadlock', { variant: 'without-atfork' }, set('childResult', 'EINTR'));
     assert.match(verdictOf('003.deadlock-without-atfork', docs(eintr)).detail, /reported EINTR, not ETIMEDOUT/);
   });
 
-  test('an incomplete run, failed configurations and the experiment\'s warnings reach every verdict', () => {
+  test("an incomplete run, failed configurations and the experiment's warnings reach every verdict", () => {
     const d = structuredClone(FIXTURES.create!);
     d.complete = false;
     d.warnings = [{ code: 'repeats-disagree', message: 'fork: the medians of the probe processes differ by 30 %' }];
@@ -109,7 +142,7 @@ describe('how verdicts are judged', () => {
     assert.match(verdictOf('000.runs-stable', docs({ spawn: s })).detail, /needs at least two/);
   });
 
-  test('the 15 % of posix_spawn over vfork is judged at the article\'s 1.15, not a widened limit', () => {
+  test("the 15 % of posix_spawn over vfork is judged at the article's 1.15, not a widened limit", () => {
     const v = verdictOf('000.posix-spawn-near-vfork', docs(edit('spawn', { method: 'posix-spawn' }, scale(1.04))));
     assert.equal(v.verdict, 'differs', v.detail);
     assert.match(claim('000.posix-spawn-near-vfork').check.basis!, /1\.18/);

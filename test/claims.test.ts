@@ -24,13 +24,38 @@ const NOT_PRODUCED: Record<string, RegExp> = {
 
 /** For every other claim: one edit of the article-shaped data that makes it differ. */
 const BREAKS: Record<string, () => Edit> = {
-  '000.posix-spawn-flat': () => edit('spawn', { method: 'posix-spawn' }, scale((c) => 1 + rss(c) / 512)),
-  '000.vfork-flat': () => edit('spawn', { method: 'vfork-exec' }, scale((c) => 1 + rss(c) / 512)),
+  '000.posix-spawn-flat': () =>
+    edit(
+      'spawn',
+      { method: 'posix-spawn' },
+      scale((c) => 1 + rss(c) / 512),
+    ),
+  '000.vfork-flat': () =>
+    edit(
+      'spawn',
+      { method: 'vfork-exec' },
+      scale((c) => 1 + rss(c) / 512),
+    ),
   '000.fork-exec-grows-linearly': () => edit('spawn', { method: 'fork-exec', thp: 'off' }, setUs(175)),
-  '000.thp-off-slope-16x': () => edit('spawn', { method: 'fork-exec', thp: 'on' }, setUs((c) => [175, 652, 2008, 3850][[0, 128, 512, 1024].indexOf(rss(c))]!)),
+  '000.thp-off-slope-16x': () =>
+    edit(
+      'spawn',
+      { method: 'fork-exec', thp: 'on' },
+      setUs((c) => [175, 652, 2008, 3850][[0, 128, 512, 1024].indexOf(rss(c))]!),
+    ),
   '000.thp-never-more-expensive': () => edit('spawn', { method: 'fork-exec', thp: 'off', rssMb: 0 }, setUs(100)),
-  '000.pte-cost-14ns': () => edit('spawn', { method: 'fork-exec', thp: 'off' }, setUs((c) => 175 + 72 * rss(c))),
-  '000.pmd-cost-442ns': () => edit('spawn', { method: 'fork-exec', thp: 'on' }, setUs((c) => 186 + 5 * rss(c))),
+  '000.pte-cost-14ns': () =>
+    edit(
+      'spawn',
+      { method: 'fork-exec', thp: 'off' },
+      setUs((c) => 175 + 72 * rss(c)),
+    ),
+  '000.pmd-cost-442ns': () =>
+    edit(
+      'spawn',
+      { method: 'fork-exec', thp: 'on' },
+      setUs((c) => 186 + 5 * rss(c)),
+    ),
   '000.thp-off-1g-20x': () => edit('spawn', { method: 'fork-exec', thp: 'off', rssMb: 1024 }, setUs(200)),
   '000.thp-off-vs-on-1g-9.3x': () => edit('spawn', { method: 'fork-exec', thp: 'off', rssMb: 1024 }, setUs(412)),
   '000.thp-on-1g-more-than-double': () => edit('spawn', { method: 'fork-exec', thp: 'on', rssMb: 1024 }, setUs(200)),
@@ -60,7 +85,12 @@ const BREAKS: Record<string, () => Edit> = {
   '003.pagetables-return-after-exec': () => edit('pagetables', { layout: 'sparse', phase: 'after-reap' }, set('pageTablesKb', 36004)),
   '003.pagetables-freed-by-exec-not-exit': () => edit('pagetables', { layout: 'sparse', phase: 'after-child-exec' }, set('pageTablesKb', 36004)),
   '003.fork-grows-with-vmas': () => edit('vma', { method: 'fork-exit' }, setUs(80)),
-  '003.clone-vm-flat-over-vmas': () => edit('vma', { method: 'clone-vfork' }, setUs((c) => 570 + 0.45 * vmas(c))),
+  '003.clone-vm-flat-over-vmas': () =>
+    edit(
+      'vma',
+      { method: 'clone-vfork' },
+      setUs((c) => 570 + 0.45 * vmas(c)),
+    ),
   '003.slab-grows-with-vmas': () => edit('vma', {}, set('slabGrowthKb', 100)),
   '003.slab-doubles-while-child-lives': () => edit('vma', {}, (c) => void ((c['info'] as Cfg)['slabAfterKb'] = (c['info'] as Cfg)['slabChildKb'])),
   '003.deadlock-without-atfork': () => edit('deadlock', { variant: 'without-atfork' }, acquired(true)),
@@ -94,8 +124,10 @@ const INCONCLUSIVE: Record<string, () => Edit> = {
   // Repeat 2 some 2 % off the others: the spread's interval reaches both sides of 2 %.
   '000.runs-stable': () => edit('spawn', { repeat: 2 }, scale(1.019)),
   // One fault per page in most passes of one repeat only: the mean's interval reaches past 1 ± 0.1.
-  '001.one-fault-per-page': () => inOneRepeat(() => edit('cow', { series: 'first-write' }, (c) => void ((c['columns'] as Cfg)['minflt'] = [20480 * 1.3, 20480 * 1.3, 20480 * 1.3]))),
-  '001.no-fault-on-second-write': () => inOneRepeat(() => edit('cow', { series: 'second-write' }, (c) => void ((c['columns'] as Cfg)['minflt'] = [20480 * 0.15, 20480 * 0.15, 20480 * 0.15]))),
+  '001.one-fault-per-page': () =>
+    inOneRepeat(() => edit('cow', { series: 'first-write' }, (c) => void ((c['columns'] as Cfg)['minflt'] = [20480 * 1.3, 20480 * 1.3, 20480 * 1.3]))),
+  '001.no-fault-on-second-write': () =>
+    inOneRepeat(() => edit('cow', { series: 'second-write' }, (c) => void ((c['columns'] as Cfg)['minflt'] = [20480 * 0.15, 20480 * 0.15, 20480 * 0.15]))),
   '001.no-fault-on-read': () => inOneRepeat(() => edit('cow', { series: 'read' }, (c) => void ((c['columns'] as Cfg)['minflt'] = [20480 * 0.15, 20480 * 0.15, 20480 * 0.15]))),
 };
 
@@ -157,8 +189,20 @@ describe('claims the experiments cannot measure yet, given the data', () => {
 
   test('003.slab-released-after-exec with a Slab reading after exec', () => {
     const after = (f: (info: Cfg) => number) => docs(edit('vma', {}, (c) => void ((c['info'] as Cfg)['slabAfterExecKb'] = f(c['info'] as Cfg))));
-    assert.equal(verdictOf('003.slab-released-after-exec', after((i) => i['slabAfterKb'] as number)).verdict, 'holds');
-    assert.equal(verdictOf('003.slab-released-after-exec', after((i) => i['slabChildKb'] as number)).verdict, 'differs');
+    assert.equal(
+      verdictOf(
+        '003.slab-released-after-exec',
+        after((i) => i['slabAfterKb'] as number),
+      ).verdict,
+      'holds',
+    );
+    assert.equal(
+      verdictOf(
+        '003.slab-released-after-exec',
+        after((i) => i['slabChildKb'] as number),
+      ).verdict,
+      'differs',
+    );
   });
 });
 
@@ -221,7 +265,11 @@ describe('published figures beside this machine', () => {
   });
 
   test('an experiment that did not run leaves its figures empty, with the reason', () => {
-    const f = compareFigures([], p.figures.filter((x) => x.experiment === 'exec'), { absent: { exec: 'not available in this forklab' } });
+    const f = compareFigures(
+      [],
+      p.figures.filter((x) => x.experiment === 'exec'),
+      { absent: { exec: 'not available in this forklab' } },
+    );
     for (const x of f) assert.equal(x.measured, null);
     assert.ok(f.some((x) => x.detail === 'not available in this forklab'));
   });
@@ -238,7 +286,13 @@ describe('reproduce presets and command line', () => {
 
   test('the quick presets keep what the claims need', () => {
     const spawn = presetFor('spawn', true)!;
-    assert.deepEqual(spawn.rss!.split(',').map(Number).filter((x) => x === 0 || x === 1024), [0, 1024]);
+    assert.deepEqual(
+      spawn
+        .rss!.split(',')
+        .map(Number)
+        .filter((x) => x === 0 || x === 1024),
+      [0, 1024],
+    );
     assert.ok(Number(spawn.repeats) >= 2, 'the spread claim needs two repeats');
     assert.match(presetFor('cow', true)!.thp!, /off/);
     assert.equal(presetFor('pagetables', true)!.spacingKb, '1024');
@@ -246,7 +300,10 @@ describe('reproduce presets and command line', () => {
   });
 
   test('--only names unknown articles; --db needs a store', async () => {
-    assert.deepEqual(parseOnly('000,003', p).map((a) => a.id), ['000', '003']);
+    assert.deepEqual(
+      parseOnly('000,003', p).map((a) => a.id),
+      ['000', '003'],
+    );
     assert.throws(() => parseOnly('000,7', p), /--only: unknown article "7"/);
     await assert.rejects(runReproduce({ only: '9' }), /forklab reproduce: --only: unknown article "9"/);
     await assert.rejects(runReproduce({ only: '000', db: '/etc/hostname/forklab.db' }), /forklab reproduce: --db: /);

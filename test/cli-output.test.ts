@@ -95,7 +95,13 @@ test('a full disk on stdout is one clear line (exit 1); a closed pipe ends quiet
   }
   for (const args of [['export', '1'], ['history']]) {
     // The reader is gone before forklab writes a byte: what `forklab export 3 | head -c 100` does to a long document.
-    const child = spawn(process.execPath, ['--import', TSX, CLI_ENTRY, ...args], { env: box.env, cwd: box.dir, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000, killSignal: 'SIGKILL' });
+    const child = spawn(process.execPath, ['--import', TSX, CLI_ENTRY, ...args], {
+      env: box.env,
+      cwd: box.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 120_000,
+      killSignal: 'SIGKILL',
+    });
     child.stdout.destroy();
     let err = '';
     child.stderr.on('data', (d) => (err += d));

@@ -192,13 +192,35 @@ test('--db is explained in the same words by every command that takes it', () =>
 
 test('--json writes one versioned document with raw samples per configuration; a failed run never clobbers it', () => {
   const out = join(box.dir, 'spawn.json');
-  const r = cli('spawn', '--methods', 'fork-exit,posix-spawn', '--rss', '0,32', '--thp', 'off', '--repeats', '1', '--iterations', '12', '--ci-target', '0', '--json', out, '--label', 'json test');
+  const r = cli(
+    'spawn',
+    '--methods',
+    'fork-exit,posix-spawn',
+    '--rss',
+    '0,32',
+    '--thp',
+    'off',
+    '--repeats',
+    '1',
+    '--iterations',
+    '12',
+    '--ci-target',
+    '0',
+    '--json',
+    out,
+    '--label',
+    'json test',
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /THP off: median µs/);
   const doc = JSON.parse(readFileSync(out, 'utf8'));
   assert.equal(doc.label, 'json test', 'the --label is in the document');
   const listed = JSON.parse(cli('history', '--json', '--label', 'json test').stdout) as { uuid: string; label: string }[];
-  assert.deepEqual(listed.map((x) => x.uuid), [doc.runId], 'and in the history, selected by history --label');
+  assert.deepEqual(
+    listed.map((x) => x.uuid),
+    [doc.runId],
+    'and in the history, selected by history --label',
+  );
   assert.equal(doc.schema, 'forklab.run');
   assert.equal(doc.schemaVersion, 1);
   assert.equal(doc.experiment, 'spawn');
@@ -215,7 +237,11 @@ test('--json writes one versioned document with raw samples per configuration; a
   const before = readFileSync(out, 'utf8');
   assert.equal(cli('spawn', '--methods', 'nope', '--json', out).code, 2);
   assert.equal(readFileSync(out, 'utf8'), before);
-  assert.deepEqual(readdirSync(box.dir).filter((f) => f.includes('.forklab-')), [], 'no temporary files left');
+  assert.deepEqual(
+    readdirSync(box.dir).filter((f) => f.includes('.forklab-')),
+    [],
+    'no temporary files left',
+  );
 });
 
 test('a --json path that is a directory is refused', () => {

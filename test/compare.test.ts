@@ -102,7 +102,10 @@ test('configurations only in one run, without samples, and machine and parameter
     fakeDocument(a),
     fakeDocument(b, { machine: { kernel: '6.5.0', thpEnabled: 'always' }, params: { methods: ['fork-exec'], rssMb: [0, 512] }, runId: '11111111-2222-4333-8444-555555555555' }),
   );
-  assert.deepEqual(cmp.figures.map((f) => f.label), ['fork-exec rssMb=0 thp=off']);
+  assert.deepEqual(
+    cmp.figures.map((f) => f.label),
+    ['fork-exec rssMb=0 thp=off'],
+  );
   assert.deepEqual(cmp.onlyInA, ['posix-spawn rssMb=0 thp=off']);
   assert.deepEqual(cmp.onlyInB, ['fork-exec rssMb=512 thp=off']);
   assert.deepEqual(cmp.noSamples, [{ label: 'vfork-exec rssMb=0 thp=off', side: 'A' }], 'a configuration of fields only is no figure and no gap');
@@ -110,7 +113,10 @@ test('configurations only in one run, without samples, and machine and parameter
     { name: 'kernel', a: '6.1.0-test', b: '6.5.0' },
     { name: 'thpEnabled', a: 'madvise', b: 'always' },
   ]);
-  assert.deepEqual(cmp.paramDifferences.map((d) => d.name), ['methods', 'rssMb', 'thp', 'iterations']);
+  assert.deepEqual(
+    cmp.paramDifferences.map((d) => d.name),
+    ['methods', 'rssMb', 'thp', 'iterations'],
+  );
   assert.equal(cmp.b.runId, '11111111-2222-4333-8444-555555555555');
   // deadlock: pids and what the child did are observed, the variant and times are chosen (its identity)
   const d = fakeDocument(
@@ -127,7 +133,10 @@ test('configurations only in one run, without samples, and machine and parameter
   // vma-like: the slab readings differ per probe, the VMA count and method identify
   const vmaRuns = [0, 1].map((r) => measurement('fork-exit', { vmas: 1000, method: 'fork-exit', vmasInRegion: 1000 + r, slabGrowthKb: 40 + r }, r, [9], {}, 'vma'));
   const v = groupConfigurations(fakeDocument(vmaRuns, { experiment: 'vma' }));
-  assert.deepEqual(v.map((g) => g.label), ['fork-exit vmas=1000']);
+  assert.deepEqual(
+    v.map((g) => g.label),
+    ['fork-exit vmas=1000'],
+  );
 });
 
 test('forklab compare: per-figure table, only real differences marked, machines-differ header', (t) => {

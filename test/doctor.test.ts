@@ -39,7 +39,17 @@ function workstation(): DoctorFacts {
     '/proc/loadavg': '0.10 0.20 0.30 1/300 999\n',
   };
   const quiet = 'some avg10=0.00 avg60=0.00 avg300=0.00 total=1000\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n';
-  return { files, now: { intervalMs: 1000, statBefore: 'cpu  100 0 100 800 0 0 0 0 0 0\n', statAfter: 'cpu  150 0 150 1100 0 0 0 0 0 0\n', pressureBefore: quiet, pressureAfter: quiet.replace('total=1000', 'total=2000') }, uid: 1000 };
+  return {
+    files,
+    now: {
+      intervalMs: 1000,
+      statBefore: 'cpu  100 0 100 800 0 0 0 0 0 0\n',
+      statAfter: 'cpu  150 0 150 1100 0 0 0 0 0 0\n',
+      pressureBefore: quiet,
+      pressureAfter: quiet.replace('total=1000', 'total=2000'),
+    },
+    uid: 1000,
+  };
 }
 
 const byId = (checks: DoctorCheck[], id: string) => checks.find((c) => c.id === id)!;
@@ -47,7 +57,22 @@ const byId = (checks: DoctorCheck[], id: string) => checks.find((c) => c.id === 
 test('the recorded busy VM: load and pressure flagged, cpufreq absent, settings fine, summary names what to look at', () => {
   const checks = runDoctorChecks(VM);
   const ids = checks.map((c) => c.id);
-  for (const id of ['load', 'virtualization', 'governor', 'boost', 'smt', 'thp-enabled', 'thp-defrag', 'overcommit', 'max-map-count', 'cgroup-memory', 'cgroup-cpu', 'pinning', 'aslr', 'tracer'])
+  for (const id of [
+    'load',
+    'virtualization',
+    'governor',
+    'boost',
+    'smt',
+    'thp-enabled',
+    'thp-defrag',
+    'overcommit',
+    'max-map-count',
+    'cgroup-memory',
+    'cgroup-cpu',
+    'pinning',
+    'aslr',
+    'tracer',
+  ])
     assert.ok(ids.includes(id), id);
   for (const c of checks) {
     assert.ok(c.found.length > 0 && c.why.length > 0, c.id);
@@ -66,7 +91,10 @@ test('the recorded busy VM: load and pressure flagged, cpufreq absent, settings 
   assert.match(byId(checks, 'pinning').why, /several-fold/);
   assert.equal(byId(checks, 'tracer').status, 'ok');
   assert.match(doctorSummary(checks), /^doctor: 1 to look at \(load and CPU pressure now: .*\), 13 fine or informational/);
-  assert.deepEqual(cgroupDirs(VM.files, 'memory').map((d) => d.dir), ['/sys/fs/cgroup/memory/jobs/runner', '/sys/fs/cgroup/memory/jobs', '/sys/fs/cgroup/memory']);
+  assert.deepEqual(
+    cgroupDirs(VM.files, 'memory').map((d) => d.dir),
+    ['/sys/fs/cgroup/memory/jobs/runner', '/sys/fs/cgroup/memory/jobs', '/sys/fs/cgroup/memory'],
+  );
 });
 
 test('a badly tuned workstation: each problem found, with its command and what --apply would write', () => {
@@ -74,7 +102,10 @@ test('a badly tuned workstation: each problem found, with its command and what -
   const gov = byId(checks, 'governor');
   assert.equal(gov.status, 'warn');
   assert.equal(gov.found, 'powersave, performance');
-  assert.deepEqual(gov.apply.map((a) => a.path), [0, 2, 3].map((c) => `/sys/devices/system/cpu/cpu${c}/cpufreq/scaling_governor`));
+  assert.deepEqual(
+    gov.apply.map((a) => a.path),
+    [0, 2, 3].map((c) => `/sys/devices/system/cpu/cpu${c}/cpufreq/scaling_governor`),
+  );
   assert.deepEqual(byId(checks, 'boost').apply, [{ path: '/sys/devices/system/cpu/intel_pstate/no_turbo', value: '1' }]);
   const smt = byId(checks, 'smt');
   assert.equal(smt.status, 'warn');
@@ -130,8 +161,14 @@ test('--apply as root changes only warned settings, saves the first previous val
   assert.ok(io.writes.includes(`${thp}=madvise`));
   assert.ok(io.writes.includes(`${oc}=0`));
   assert.ok(!io.writes.some((w) => w.includes('smt')), 'SMT is never applied');
-  assert.ok(r.failed.some((f) => f.includes('scaling_governor')), 'unreadable paths are reported, not guessed');
-  assert.deepEqual(saved.find((s) => s.path === thp), { path: thp, value: 'madvise', previous: 'always' });
+  assert.ok(
+    r.failed.some((f) => f.includes('scaling_governor')),
+    'unreadable paths are reported, not guessed',
+  );
+  assert.deepEqual(
+    saved.find((s) => s.path === thp),
+    { path: thp, value: 'madvise', previous: 'always' },
+  );
   // A second --apply keeps the oldest previous value.
   applyChanges(checks, io, saved);
   assert.equal(saved.filter((s) => s.path === thp).length, 1);

@@ -24,8 +24,7 @@ function leftovers(): string[] {
       const isProbe = cmd[0]?.endsWith('forklab-probe') ?? false;
       // The probe cuts its key=value arguments in place, so its command line reads "size-mb 24".
       const ours = isProbe && cmd[1] === 'cow' && cmd.join(' ').replace(/=/g, ' ').includes(`size-mb ${SIZE_MB} `);
-      if ((ppid === process.pid && isProbe) || ours)
-        found.push(`${pid} ${cmd.join(' ')}`);
+      if ((ppid === process.pid && isProbe) || ours) found.push(`${pid} ${cmd.join(' ')}`);
     } catch {
       /* gone meanwhile */
     }
@@ -47,7 +46,11 @@ test('bad input names the flag', () => {
     [{ warmup: '-1' }, '--warmup'],
   ];
   for (const [raw, flag] of cases)
-    assert.throws(() => cowExperiment.parse(raw), (e: unknown) => e instanceof UsageError && e.flag === flag, JSON.stringify(raw));
+    assert.throws(
+      () => cowExperiment.parse(raw),
+      (e: unknown) => e instanceof UsageError && e.flag === flag,
+      JSON.stringify(raw),
+    );
 });
 
 test('defaults follow the article: 80 MB, THP off and on, 5 repeats of 3 forks', () => {
@@ -56,7 +59,10 @@ test('defaults follow the article: 80 MB, THP off and on, 5 repeats of 3 forks',
 
 test('a --size-mb that does not fit (parent + child copy) is refused before any work', () => {
   const p = cowExperiment.parse({ sizeMb: String(4 * 1024 * 1024) }); // 4 TiB: parses, fits no machine this runs on
-  assert.throws(() => cowExperiment.preflight(p), (e: unknown) => e instanceof UsageError && e.flag === '--size-mb' && /does not fit/.test(e.message));
+  assert.throws(
+    () => cowExperiment.preflight(p),
+    (e: unknown) => e instanceof UsageError && e.flag === '--size-mb' && /does not fit/.test(e.message),
+  );
 });
 
 test("the probe's per-fork line becomes four series in ns per page, not rounded", () => {
@@ -64,14 +70,24 @@ test("the probe's per-fork line becomes four series in ns per page, not rounded"
     series: 'fork',
     samplesNs: [9_000_000],
     columns: {
-      readNs: [100], readMinflt: [0],
-      firstWriteNs: [8_000_000], firstWriteMinflt: [1000], hugeBeforeKb: [2048], hugeAfterKb: [0],
-      secondWriteNs: [9_500], secondWriteMinflt: [0],
-      noForkWriteNs: [5_400], noForkWriteMinflt: [0], parentHugeKb: [2048],
+      readNs: [100],
+      readMinflt: [0],
+      firstWriteNs: [8_000_000],
+      firstWriteMinflt: [1000],
+      hugeBeforeKb: [2048],
+      hugeAfterKb: [0],
+      secondWriteNs: [9_500],
+      secondWriteMinflt: [0],
+      noForkWriteNs: [5_400],
+      noForkWriteMinflt: [0],
+      parentHugeKb: [2048],
     },
   };
   const s = splitForkSeries(fork, 1000);
-  assert.deepEqual(s.map((x) => x.series), [...COW_SERIES]);
+  assert.deepEqual(
+    s.map((x) => x.series),
+    [...COW_SERIES],
+  );
   const get = (n: string) => s.find((x) => x.series === n)!;
   assert.deepEqual(get('read').samplesNs, [0.1]);
   assert.deepEqual(get('first-write').samplesNs, [8000]);

@@ -23,13 +23,20 @@ test('bad input names the flag', () => {
     [{ warmup: '-1' }, '--warmup'],
   ];
   for (const [raw, flag] of cases)
-    assert.throws(() => createExperiment.parse(raw), (e: unknown) => e instanceof UsageError && e.flag === flag, JSON.stringify(raw));
+    assert.throws(
+      () => createExperiment.parse(raw),
+      (e: unknown) => e instanceof UsageError && e.flag === flag,
+      JSON.stringify(raw),
+    );
   assert.deepEqual(createExperiment.parse({}), { iterations: 2000, warmup: 50, repeats: 3, maxRepeats: 3, repeatsCiTarget: 0.05, repeatsBudgetS: 20 });
 });
 
 test('samples that cannot fit in memory are refused before any work', () => {
   const p = createExperiment.parse({ iterations: '1000000', repeats: '1000' }); // 2e9 samples
-  assert.throws(() => createExperiment.preflight(p), (e: unknown) => e instanceof UsageError && e.flag === '--iterations' && /MB/.test(e.message));
+  assert.throws(
+    () => createExperiment.preflight(p),
+    (e: unknown) => e instanceof UsageError && e.flag === '--iterations' && /MB/.test(e.message),
+  );
 });
 
 const PER_SERIES = { thread: { identity: CREATE_FIELDS.thread, observed: {} }, fork: { identity: CREATE_FIELDS.fork, observed: {} } };
@@ -55,14 +62,24 @@ test('measurementsPerSeries: own fields per series; a failed probe gives a faile
       ['fork', 'fork-waitpid', 'ok', 50],
     ],
   );
-  const failed = measurementsPerSeries({ ...base, series: [], state: 'failed', reason: { kind: 'probe-error', call: 'pthread_create', errno: 11, message: 'Resource temporarily unavailable' } }, PER_SERIES, 2, 1);
-  assert.deepEqual(failed.map((m) => [m.series, m.state]), [['thread', 'failed'], ['fork', 'failed']]);
+  const failed = measurementsPerSeries(
+    { ...base, series: [], state: 'failed', reason: { kind: 'probe-error', call: 'pthread_create', errno: 11, message: 'Resource temporarily unavailable' } },
+    PER_SERIES,
+    2,
+    1,
+  );
+  assert.deepEqual(
+    failed.map((m) => [m.series, m.state]),
+    [
+      ['thread', 'failed'],
+      ['fork', 'failed'],
+    ],
+  );
   assert.match(failed[0]!.failure!, /pthread_create failed: Resource temporarily unavailable \(errno 11\)/);
   const warnings = seriesWarnings(failed);
   assert.equal(warnings.length, 1, 'one warning per failed probe process, not per series');
   assert.equal(warnings[0]!.code, 'probe-failed');
 });
-
 
 test('real run: both series, positive samples, finite medians and ratio, nothing left behind', async () => {
   const before = new Set(childrenOfThisProcess()); // tsx's esbuild service is a child too
@@ -94,7 +111,11 @@ test('real run: both series, positive samples, finite medians and ratio, nothing
   const rendered = renderView(createExperiment.view(run), { color: false });
   assert.match(rendered, /pthread_create \+ pthread_join/);
   assert.match(rendered, /fork ÷ thread: medians/);
-  assert.deepEqual(childrenOfThisProcess().filter((pid) => !before.has(pid)), [], 'no probe or child left behind');
+  assert.deepEqual(
+    childrenOfThisProcess().filter((pid) => !before.has(pid)),
+    [],
+    'no probe or child left behind',
+  );
 });
 
 test('--json through the CLI: a forklab.run document with both series at the top level', () => {
@@ -109,11 +130,22 @@ test('--json through the CLI: a forklab.run document with both series at the top
     assert.equal(doc.schema, 'forklab.run');
     assert.equal(doc.experiment, 'create');
     assert.equal(doc.complete, true);
-    assert.deepEqual(doc.params, { iterations: 50, warmup: 2, repeats: 1, maxRepeats: 1, repeatsCiTarget: 0.05, repeatsBudgetS: 20, repeatsStop: { reason: 'planned', rounds: 1, widestCiFraction: doc.params.repeatsStop.widestCiFraction } });
-    assert.deepEqual(doc.configurations.map((c: { series: string; method: string }) => [c.series, c.method]), [
-      ['thread', 'pthread-create-join'],
-      ['fork', 'fork-waitpid'],
-    ]);
+    assert.deepEqual(doc.params, {
+      iterations: 50,
+      warmup: 2,
+      repeats: 1,
+      maxRepeats: 1,
+      repeatsCiTarget: 0.05,
+      repeatsBudgetS: 20,
+      repeatsStop: { reason: 'planned', rounds: 1, widestCiFraction: doc.params.repeatsStop.widestCiFraction },
+    });
+    assert.deepEqual(
+      doc.configurations.map((c: { series: string; method: string }) => [c.series, c.method]),
+      [
+        ['thread', 'pthread-create-join'],
+        ['fork', 'fork-waitpid'],
+      ],
+    );
     assert.ok(doc.configurations.every((c: { samplesNs: number[] }) => c.samplesNs.length === 50));
     assert.ok(doc.summary.forkOverThreadMedian.ratio > 0);
     const bad = runCli(box, ['create', '--iterations', '0']);

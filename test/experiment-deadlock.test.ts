@@ -13,7 +13,6 @@ import { measurementToJson } from '../src/report/document.js';
 import { UsageError, type Measurement } from '../src/experiments/types.js';
 import { testContext } from './helpers/context.js';
 
-
 interface ProcStat {
   pid: number;
   comm: string;
@@ -62,7 +61,11 @@ test('bad input names the flag', () => {
     [{ variants: 'without-atfork,spoon' }, '--variants'],
   ];
   for (const [raw, flag] of cases)
-    assert.throws(() => deadlockExperiment.parse(raw), (e: unknown) => e instanceof UsageError && e.flag === flag && e.message.startsWith(flag), JSON.stringify(raw));
+    assert.throws(
+      () => deadlockExperiment.parse(raw),
+      (e: unknown) => e instanceof UsageError && e.flag === flag && e.message.startsWith(flag),
+      JSON.stringify(raw),
+    );
   const p = deadlockExperiment.parse({});
   assert.deepEqual(p, { variants: ['without-atfork', 'with-atfork', 'plain-lock'], holdMs: 50, childTimeoutMs: 500, repeats: 3 });
   assert.deepEqual(deadlockExperiment.preflight(p), []);
@@ -159,7 +162,10 @@ test('real run: the child deadlocks without atfork, takes the lock with it, real
   // Nothing left: no probe child of this process (tsx may keep an esbuild service child: not ours to judge);
   // every child the probes forked is gone (not a zombie, not an orphan in its probe's group). A pid may
   // already belong to someone else's new process: that is fine.
-  assert.deepEqual(allProcesses().filter((p) => p.ppid === process.pid && p.comm.startsWith('forklab')), []);
+  assert.deepEqual(
+    allProcesses().filter((p) => p.ppid === process.pid && p.comm.startsWith('forklab')),
+    [],
+  );
   for (const m of run.measurements) {
     assert.ok((m.observed.probePid as number) > 0 && (m.observed.childPid as number) > 0);
     const st = procStat(m.observed.childPid as number);
@@ -182,7 +188,11 @@ test('the probe itself kills and reaps a hung child (no runner backstop involved
   assert.equal(signal, null, 'the probe was not killed by the guard');
   assert.equal(code, 0, out);
   assert.deepEqual(remaining, [], 'the probe left a process in its group');
-  const samples = out.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((x) => x.type === 'samples');
+  const samples = out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .find((x) => x.type === 'samples');
   assert.deepEqual(samples.hung, [1, 1]);
   assert.deepEqual(samples.killed, [1, 1]);
   for (const pid of samples.childPid as number[]) {

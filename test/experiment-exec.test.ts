@@ -11,7 +11,6 @@ import { childrenOf } from './helpers/procs.js';
 import { testContext } from './helpers/context.js';
 const childrenOfThisProcess = () => childrenOf(process.pid);
 
-
 test('bad input names the flag', () => {
   const cases: [Record<string, string>, string][] = [
     [{ iterations: '0' }, '--iterations'],
@@ -22,13 +21,20 @@ test('bad input names the flag', () => {
     [{ ldRuns: '1.5' }, '--ld-runs'],
   ];
   for (const [raw, flag] of cases)
-    assert.throws(() => execExperiment.parse(raw), (e: unknown) => e instanceof UsageError && e.flag === flag, JSON.stringify(raw));
+    assert.throws(
+      () => execExperiment.parse(raw),
+      (e: unknown) => e instanceof UsageError && e.flag === flag,
+      JSON.stringify(raw),
+    );
   assert.deepEqual(execExperiment.parse({}), { iterations: 2000, warmup: 20, repeats: 2, ldRuns: 5 });
 });
 
 test('samples that cannot fit in memory are refused before any work', () => {
   const p = execExperiment.parse({ iterations: '1000000', repeats: '1000' });
-  assert.throws(() => execExperiment.preflight(p), (e: unknown) => e instanceof UsageError && e.flag === '--iterations');
+  assert.throws(
+    () => execExperiment.preflight(p),
+    (e: unknown) => e instanceof UsageError && e.flag === '--iterations',
+  );
 });
 
 test('paired bootstrap: constant shifts give exact intervals; a shared drift cancels', () => {
@@ -39,7 +45,13 @@ test('paired bootstrap: constant shifts give exact intervals; a shared drift can
   assert.deepEqual(b.ratio, [2, 2]);
   // Every iteration drifts by the same amount in all three series: the medians move, the differences stay put.
   const drift = Array.from({ length: 301 }, (_, i) => 1000 + 10 * i);
-  const d = pairedExecBootstrap([drift.slice(0, 150), drift.slice(150)], [drift.slice(0, 150).map((x) => x + 500), drift.slice(150).map((x) => x + 500)], [drift.slice(0, 150).map((x) => x + 250), drift.slice(150).map((x) => x + 250)], 7, 500);
+  const d = pairedExecBootstrap(
+    [drift.slice(0, 150), drift.slice(150)],
+    [drift.slice(0, 150).map((x) => x + 500), drift.slice(150).map((x) => x + 500)],
+    [drift.slice(0, 150).map((x) => x + 250), drift.slice(150).map((x) => x + 250)],
+    7,
+    500,
+  );
   assert.deepEqual(d.dynamic, [500, 500]);
   assert.deepEqual(d.static, [250, 250]);
   // A static series no dearer than the baseline gives no ratio interval.
@@ -60,7 +72,10 @@ test('real run: exec dearer than fork+_exit, static file bigger, ld.so statistic
   const params = execExperiment.parse({ iterations: '120', warmup: '3', repeats: '1', ldRuns: '3' });
   const run = await execExperiment.run(params, testContext());
   assert.equal(run.complete, true, JSON.stringify(run.warnings));
-  assert.deepEqual(run.measurements.map((m) => m.series), ['fork-exit', 'exec-dynamic', 'exec-static', 'getppid', 'ld-startup']);
+  assert.deepEqual(
+    run.measurements.map((m) => m.series),
+    ['fork-exit', 'exec-dynamic', 'exec-static', 'getppid', 'ld-startup'],
+  );
   const ld = run.measurements.pop()!;
   // ld.so's own start-up as a measurement: timed where the TSC rate is known, else failed with the reason.
   if (ld.state === 'ok') assert.equal(ld.samplesNs.length, 3);
@@ -93,5 +108,9 @@ test('real run: exec dearer than fork+_exit, static file bigger, ld.so statistic
   assert.match(rendered, /execve alone/);
   assert.match(rendered, /LD_DEBUG=statistics/);
   assert.match(rendered, /relocations: \d+/);
-  assert.deepEqual(childrenOfThisProcess().filter((pid) => !before.has(pid)), [], 'no probe or child left behind');
+  assert.deepEqual(
+    childrenOfThisProcess().filter((pid) => !before.has(pid)),
+    [],
+    'no probe or child left behind',
+  );
 });

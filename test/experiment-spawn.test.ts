@@ -27,13 +27,20 @@ test('bad input names the flag', () => {
     [{ ciTarget: '-1' }, '--ci-target'],
   ];
   for (const [raw, flag] of cases) {
-    assert.throws(() => spawnExperiment.parse(raw), (e: unknown) => e instanceof UsageError && e.flag === flag, JSON.stringify(raw));
+    assert.throws(
+      () => spawnExperiment.parse(raw),
+      (e: unknown) => e instanceof UsageError && e.flag === flag,
+      JSON.stringify(raw),
+    );
   }
 });
 
 test('an --rss that does not fit into memory is refused before any work', () => {
   const p = spawnExperiment.parse({ rss: String(4 * 1024 * 1024) }); // 4 TiB: parses, but fits no machine this runs on
-  assert.throws(() => spawnExperiment.preflight(p), (e: unknown) => e instanceof UsageError && e.flag === '--rss' && /does not fit/.test(e.message));
+  assert.throws(
+    () => spawnExperiment.preflight(p),
+    (e: unknown) => e instanceof UsageError && e.flag === '--rss' && /does not fit/.test(e.message),
+  );
 });
 
 test('per-entry cost from the slope reproduces the article arithmetic', () => {

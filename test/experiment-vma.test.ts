@@ -39,7 +39,10 @@ test('preflight caps --vmas above vm.max_map_count with a warning (no run)', () 
   if (max === null) return;
   const p = exp.parse({ vmas: `0,${max + 1000}` });
   const warnings = exp.preflight(p);
-  assert.ok(p.vmas.every((v) => v <= max - 100), `capped: ${p.vmas}`);
+  assert.ok(
+    p.vmas.every((v) => v <= max - 100),
+    `capped: ${p.vmas}`,
+  );
   assert.equal(p.vmas.length, 2);
   assert.deepEqual(p.requestedVmas, [0, max + 1000]);
   const w = warnings.find((x) => x.code === 'vmas-capped');

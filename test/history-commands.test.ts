@@ -22,7 +22,14 @@ const cli = (db: string, ...args: string[]) => runCli(box, [...args, '--db', db]
 
 function spawnRun(seed: number, scale = 1): Measurement[] {
   return [0, 512].flatMap((rssMb) =>
-    [0, 1].map((repeat) => measurement('fork-exec', { method: 'fork-exec', rssMb, thp: 'off', hugePagesKb: 0 }, repeat, samples(seed * 100 + rssMb + repeat, 50, (100_000 + rssMb * 100) * (rssMb ? scale : 1), 0.05))),
+    [0, 1].map((repeat) =>
+      measurement(
+        'fork-exec',
+        { method: 'fork-exec', rssMb, thp: 'off', hugePagesKb: 0 },
+        repeat,
+        samples(seed * 100 + rssMb + repeat, 50, (100_000 + rssMb * 100) * (rssMb ? scale : 1), 0.05),
+      ),
+    ),
   );
 }
 
@@ -109,7 +116,14 @@ test('a run still being recorded by a live process cannot be removed', () => {
   const db = join(tmp, `live${dbs++}.db`);
   const s = Store.open(db);
   try {
-    const id = s.startRun({ experiment: 'spawn', params: {}, machine: fakeDocument([]).machine, loadBefore: fakeDocument([]).load.before, forklabVersion: '0.1.0', startedAt: new Date() });
+    const id = s.startRun({
+      experiment: 'spawn',
+      params: {},
+      machine: fakeDocument([]).machine,
+      loadBefore: fakeDocument([]).load.before,
+      forklabVersion: '0.1.0',
+      startedAt: new Date(),
+    });
     assert.throws(() => s.removeRuns([id]), /still being recorded/);
     assert.equal(s.listRuns().length, 1);
   } finally {
@@ -132,7 +146,11 @@ test('export --csv: one row per sample with the configuration fields, repeat, it
   assert.equal(Number(lines[1]!.split(',').at(-1)), (doc.configurations[0]!.samplesNs as number[])[0]);
   // Fields with commas or quotes, and per-iteration columns
   const odd = fakeDocument([measurement('first-write', { note: 'a, "b"' }, 0, [10, 20], { minflt: [1, 2] })]);
-  assert.deepEqual(samplesCsv(odd).trimEnd().split('\n'), ['series,note,repeat,state,iteration,ns,minflt', 'first-write,"a, ""b""",0,ok,0,10,1', 'first-write,"a, ""b""",0,ok,1,20,2']);
+  assert.deepEqual(samplesCsv(odd).trimEnd().split('\n'), [
+    'series,note,repeat,state,iteration,ns,minflt',
+    'first-write,"a, ""b""",0,ok,0,10,1',
+    'first-write,"a, ""b""",0,ok,1,20,2',
+  ]);
 });
 
 test('export --markdown: a row per configuration with units in the header', () => {

@@ -21,7 +21,10 @@ test('a real document passes; each kind of nonsense is named', () => {
   assert.equal(measured.code, 0, measured.stderr);
   checkDocumentMeaning(doc(), KNOWN);
   const unknown = { ...doc(), experiment: 'nosuch' };
-  assert.throws(() => checkDocumentMeaning(unknown, KNOWN), (e: Error) => e instanceof DocumentError && /experiment "nosuch" is not one this forklab knows \(spawn, cow\)/.test(e.message));
+  assert.throws(
+    () => checkDocumentMeaning(unknown, KNOWN),
+    (e: Error) => e instanceof DocumentError && /experiment "nosuch" is not one this forklab knows \(spawn, cow\)/.test(e.message),
+  );
   const huge = doc();
   (huge.configurations[0]!.samplesNs as number[])[2] = 1e308;
   assert.throws(() => checkDocumentMeaning(huge, KNOWN), /configurations\[0\]\.samplesNs\[2\] is 1e\+308 ns, more than a day/);

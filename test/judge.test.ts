@@ -31,10 +31,16 @@ test('judge FILE…: the articles the documents cover, the same verdicts as judg
   const out = JSON.parse(r.stdout) as VerdictsDocument;
   assert.equal(out.schema, VERDICTS_SCHEMA);
   assert.deepEqual(out.articles, ['002', '004']);
-  assert.deepEqual(out.runs.map((x) => x.experiment), ['create', 'exec']);
+  assert.deepEqual(
+    out.runs.map((x) => x.experiment),
+    ['create', 'exec'],
+  );
   const direct = judgeDocuments([doc('create'), doc('exec')], { seed: 1 });
   assert.deepEqual(JSON.parse(JSON.stringify(direct.verdicts)), out.verdicts);
-  assert.ok(out.verdicts.every((v) => v.verdict === 'holds'), out.verdicts.map((v) => `${v.claimId} ${v.verdict}`).join(', '));
+  assert.ok(
+    out.verdicts.every((v) => v.verdict === 'holds'),
+    out.verdicts.map((v) => `${v.claimId} ${v.verdict}`).join(', '),
+  );
   const text = cli('judge', fixture('create'));
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /Article 002 — /);

@@ -75,10 +75,20 @@ const spread = (base: number) => Array.from({ length: 40 }, (_, i) => base * (0.
 
 test('noiseFigures pools repeats by series and keys; fields outside the keys do not split a figure', () => {
   const figs = noiseFigures(
-    [m('fork-exec', { method: 'fork-exec', rssMb: 0, hugePagesKb: 0 }, tight(1000)), m('fork-exec', { method: 'fork-exec', rssMb: 0, hugePagesKb: 4 }, tight(1000)), m('fork-exec', { method: 'fork-exec', rssMb: 512 }, spread(5000))],
+    [
+      m('fork-exec', { method: 'fork-exec', rssMb: 0, hugePagesKb: 0 }, tight(1000)),
+      m('fork-exec', { method: 'fork-exec', rssMb: 0, hugePagesKb: 4 }, tight(1000)),
+      m('fork-exec', { method: 'fork-exec', rssMb: 512 }, spread(5000)),
+    ],
     ['rssMb'],
   );
-  assert.deepEqual(figs.map((f) => [f.label, f.n]), [['fork-exec (rssMb 0)', 400], ['fork-exec (rssMb 512)', 40]]);
+  assert.deepEqual(
+    figs.map((f) => [f.label, f.n]),
+    [
+      ['fork-exec (rssMb 0)', 400],
+      ['fork-exec (rssMb 512)', 40],
+    ],
+  );
   assert.ok(figs[0]!.halfWidthFraction < 0.1);
   assert.ok(figs[1]!.halfWidthFraction > 0.1);
 });
@@ -116,7 +126,13 @@ test('noiseWarning: contention alone warns, with the witness figures', () => {
 
 test('the real probe reports its usage counters before done', async () => {
   const native = requireNative(nativePaths());
-  const r = await runProbe({ probePath: native.probe, caseName: 'spawn', args: { method: 'fork-exit', 'rss-mb': 0, thp: 'default', target: native.targetStatic }, plan: fixedPlan(1, 20), timeoutMs: 30_000 });
+  const r = await runProbe({
+    probePath: native.probe,
+    caseName: 'spawn',
+    args: { method: 'fork-exit', 'rss-mb': 0, thp: 'default', target: native.targetStatic },
+    plan: fixedPlan(1, 20),
+    timeoutMs: 30_000,
+  });
   assert.equal(r.state, 'ok');
   assert.ok(r.usage, 'usage line seen');
   assert.ok(r.usage.nvcsw + r.usage.nivcsw > 0, `20 forks and waits switch at least once: ${JSON.stringify(r.usage)}`);

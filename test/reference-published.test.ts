@@ -38,7 +38,10 @@ function figure(id: string): PublishedFigure {
 describe('published figures and claims', () => {
   test('the file loads and has the five articles', () => {
     assert.equal(p.schemaVersion, 1);
-    assert.deepEqual(p.articles.map((a) => a.id), ['000', '001', '002', '003', '004']);
+    assert.deepEqual(
+      p.articles.map((a) => a.id),
+      ['000', '001', '002', '003', '004'],
+    );
     assert.deepEqual(articleExperiments(p.articles[3]!), ['pagetables', 'vma', 'deadlock']);
     assert.ok(p.figures.length > 50);
     assert.ok(p.claims.length > 30);
@@ -61,19 +64,12 @@ describe('published figures and claims', () => {
 
   const seeds = join(process.cwd(), '..', 'shared', 'seeds');
   const haveSeeds = existsSync(seeds);
-  test(
-    'every quote occurs verbatim in its article',
-    { skip: haveSeeds ? false : `article texts not found at ${seeds} (only present in the development workspace)` },
-    () => {
-      const text = new Map(p.articles.map((a) => [a.id, norm(readFileSync(join(seeds, a.file), 'utf8'))]));
-      for (const f of p.figures)
-        assert.ok(text.get(f.article)!.includes(norm(f.quote)), `figure ${f.id}: quote not found: ${f.quote}`);
-      for (const c of p.claims)
-        assert.ok(text.get(c.article)!.includes(norm(c.statementSource)), `claim ${c.id}: statementSource not found`);
-      for (const a of p.articles)
-        assert.ok(text.get(a.id)!.includes(norm(a.title)), `article ${a.id}: title not found`);
-    },
-  );
+  test('every quote occurs verbatim in its article', { skip: haveSeeds ? false : `article texts not found at ${seeds} (only present in the development workspace)` }, () => {
+    const text = new Map(p.articles.map((a) => [a.id, norm(readFileSync(join(seeds, a.file), 'utf8'))]));
+    for (const f of p.figures) assert.ok(text.get(f.article)!.includes(norm(f.quote)), `figure ${f.id}: quote not found: ${f.quote}`);
+    for (const c of p.claims) assert.ok(text.get(c.article)!.includes(norm(c.statementSource)), `claim ${c.id}: statementSource not found`);
+    for (const a of p.articles) assert.ok(text.get(a.id)!.includes(norm(a.title)), `article ${a.id}: title not found`);
+  });
 
   test('key values', () => {
     const f000 = figure('000.thp-off.fork-exec.rss1024');
@@ -108,8 +104,7 @@ describe('published figures and claims', () => {
   });
 
   test('claims reference existing figures of their own article', () => {
-    for (const c of p.claims)
-      for (const id of c.figureIds) assert.equal(figure(id).article, c.article, `${c.id} -> ${id}`);
+    for (const c of p.claims) for (const id of c.figureIds) assert.equal(figure(id).article, c.article, `${c.id} -> ${id}`);
   });
 
   test('published values satisfy their own approx expectations', () => {
@@ -168,7 +163,8 @@ describe('published figures and claims', () => {
       if (Array.isArray(o)) return o.forEach((x) => walk(id, experiment, x));
       if (typeof o !== 'object' || o === null) return;
       for (const [k, v] of Object.entries(o as Record<string, unknown>)) {
-        if (['series', 'minus'].includes(k) || (k === 'of' && typeof v === 'object') || (['numerator', 'denominator'].includes(k) && !('series' in (v as object)))) checkSeries(id, experiment, v as Series);
+        if (['series', 'minus'].includes(k) || (k === 'of' && typeof v === 'object') || (['numerator', 'denominator'].includes(k) && !('series' in (v as object))))
+          checkSeries(id, experiment, v as Series);
         else if (['metric', 'minusMetric'].includes(k)) checkMetric(id, experiment, v);
         else if (k === 'atMax' || k === 'over') assert.equal(vocab[experiment]!.keys[v as string], num, `${id}: ${k} ${String(v)} is a numeric key`);
         else walk(id, experiment, v);
@@ -186,17 +182,24 @@ describe('published figures and claims', () => {
     copy2.claims[i]!.check['numerator']!['atMax'] = '';
     assert.throws(() => validatePublished(copy2), /numerator: atMax must be a non-empty string/);
     assert.ok(p.figures.filter((f) => f.headline).length >= 5 * 4, 'headline figures for every article');
-    for (const a of p.articles) assert.ok(p.figures.some((f) => f.article === a.id && f.headline), `article ${a.id} has headline figures`);
+    for (const a of p.articles)
+      assert.ok(
+        p.figures.some((f) => f.article === a.id && f.headline),
+        `article ${a.id} has headline figures`,
+      );
   });
 });
 
-test('bands keep a claim\'s direction: a ratio band of N > 1 times must not reach down to 1', () => {
+test("bands keep a claim's direction: a ratio band of N > 1 times must not reach down to 1", () => {
   const withCheck = (id: string, patch: Record<string, unknown>) => {
     const copy = JSON.parse(JSON.stringify(loadPublished())) as { claims: Array<{ id: string; check: Record<string, unknown> }> };
     Object.assign(copy.claims.find((c) => c.id === id)!.check, patch);
     return copy;
   };
-  assert.throws(() => validatePublished(withCheck('002.fork-1.8x-thread', { tolerance: { factor: 2 } })), /reaches down to 0\.9 ≤ 1, so the claim would hold in the opposite direction/);
+  assert.throws(
+    () => validatePublished(withCheck('002.fork-1.8x-thread', { tolerance: { factor: 2 } })),
+    /reaches down to 0\.9 ≤ 1, so the claim would hold in the opposite direction/,
+  );
   assert.throws(() => validatePublished(withCheck('003.pagetables-return-after-exec', { tolerance: { factor: 1.15, of: 'excess' } })), /needs published > 1/);
   assert.doesNotThrow(() => validatePublished(withCheck('002.fork-1.8x-thread', { tolerance: { factor: 2, of: 'excess' } })));
 });

@@ -26,11 +26,7 @@ test('every case an experiment starts is compiled into the probe (its hello list
 
 test('every article, figure and claim of the published data names a registered experiment', () => {
   const p = loadPublished();
-  const named = new Set([
-    ...p.articles.flatMap((a) => articleExperiments(a)),
-    ...p.figures.map((f) => f.experiment),
-    ...p.claims.map((c) => c.experiment),
-  ]);
+  const named = new Set([...p.articles.flatMap((a) => articleExperiments(a)), ...p.figures.map((f) => f.experiment), ...p.claims.map((c) => c.experiment)]);
   for (const name of named) assert.ok(findExperiment(name), `${name} is not a registered experiment`);
 });
 

@@ -16,8 +16,7 @@ const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'];
 const ARTIFACTS = new URL('../test-artifacts/', import.meta.url);
 
-const fixture = (name: string): RunDocument =>
-  JSON.parse(readFileSync(new URL(`./fixtures/report/${name}.json`, import.meta.url), 'utf8')) as RunDocument;
+const fixture = (name: string): RunDocument => JSON.parse(readFileSync(new URL(`./fixtures/report/${name}.json`, import.meta.url), 'utf8')) as RunDocument;
 
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install it (apt-get install -y chromium) to run the browser test`;
 
@@ -74,7 +73,10 @@ test('the HTML report renders offline in Chromium: charts with their series, no 
         };
       }),
     );
-    assert.deepEqual(charts.map((c) => c.id), expected);
+    assert.deepEqual(
+      charts.map((c) => c.id),
+      expected,
+    );
     for (const c of charts) {
       assert.ok(c.width > 100 && c.height > 100, `${c.id} drawn with a size: ${c.width}×${c.height}`);
       assert.ok(c.marks > 0, `${c.id} has marks`);
@@ -88,8 +90,8 @@ test('the HTML report renders offline in Chromium: charts with their series, no 
     // Every verdict of the claims this run can judge is on the page, each with its badge.
     assert.ok(verdicts.length > 0, 'the spawn run judges some claim');
     assert.equal(await page.locator('span.badge').count(), verdicts.length);
-    for (const v of verdicts) assert.equal(await page.locator(`span.badge.${v.verdict}`).count() > 0, true, v.verdict);
-    assert.equal(await page.locator('table').count() >= 4, true);
+    for (const v of verdicts) assert.equal((await page.locator(`span.badge.${v.verdict}`).count()) > 0, true, v.verdict);
+    assert.equal((await page.locator('table').count()) >= 4, true);
 
     assert.deepEqual(errors, [], 'no console error or warning');
     assert.deepEqual(requests, [], 'no request besides the page itself');

@@ -7,8 +7,7 @@ import { mdCell, mdCode, mdFence, mdLine, mdText } from '../src/report/escape.js
 import { renderCompareMarkdown, renderMarkdown } from '../src/report/markdown.js';
 import type { RunDocument } from '../src/report/document.js';
 
-const fixture = (name: string): RunDocument =>
-  JSON.parse(readFileSync(new URL(`./fixtures/report/${name}.json`, import.meta.url), 'utf8')) as RunDocument;
+const fixture = (name: string): RunDocument => JSON.parse(readFileSync(new URL(`./fixtures/report/${name}.json`, import.meta.url), 'utf8')) as RunDocument;
 
 const HOSTILE = 'x\n```\n<img src=x onerror=alert(1)>\n# heading\n| a | b |';
 
@@ -74,7 +73,10 @@ test('a hostile hostname, configuration name, warning and parameter cannot leave
   const text = outsideFences(md);
   assert.ok(!/<(img|script)/i.test(withoutCodeSpans(text)), 'no raw HTML outside code');
   const headings = text.split('\n').filter((l) => l.startsWith('#'));
-  assert.ok(headings.every((l) => /^#{2,3} \S/.test(l) && !/^#+ heading/.test(l)), headings.join('\n'));
+  assert.ok(
+    headings.every((l) => /^#{2,3} \S/.test(l) && !/^#+ heading/.test(l)),
+    headings.join('\n'),
+  );
   assert.equal(md.match(/^`{3,}text$/gm)?.length, 2, 'one chart block per THP mode, each still open at its fence');
   const cmp = renderCompareMarkdown(doc, fixture('spawn-b'), [HOSTILE, 'B']);
   assert.ok(!/<(img|script)/i.test(withoutCodeSpans(outsideFences(cmp))));

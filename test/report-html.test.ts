@@ -97,7 +97,10 @@ test('every experiment renders its charts and tables; unknown ones generically',
     const html = await renderHtml({ doc });
     assertOffline(html);
     assert.equal(withoutSvgNamespace(html).svgCount, ids.length, `${name}: svg count`);
-    assert.deepEqual(chartsFor(doc).map((c) => c.id), ids);
+    assert.deepEqual(
+      chartsFor(doc).map((c) => c.id),
+      ids,
+    );
     for (const id of ids) assert.ok(html.includes(`data-chart="${id}"`), `${name}: ${id}`);
     assert.ok(html.includes('<table>'), `${name}: a table`);
   }
@@ -150,7 +153,11 @@ test('compare: two runs in one chart and one table, the run as colour', async ()
 
 test('forklab report --input writes the HTML and Markdown files; bad input names the flag', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'forklab-report-'));
-  const noRun = { loadRun: () => { throw new Error('no run 7 in /nowhere.db'); } };
+  const noRun = {
+    loadRun: () => {
+      throw new Error('no run 7 in /nowhere.db');
+    },
+  };
   const stderr = process.stderr.write.bind(process.stderr);
   process.stderr.write = (() => true) as typeof process.stderr.write;
   try {
@@ -182,7 +189,11 @@ test('registerReportCommand: `report --input A B --markdown FILE` compares two d
   process.stderr.write = (() => true) as typeof process.stderr.write;
   try {
     const program = new Command('forklab').exitOverride();
-    registerReportCommand(program, { loadRun: () => { throw new Error('unused'); } });
+    registerReportCommand(program, {
+      loadRun: () => {
+        throw new Error('unused');
+      },
+    });
     const out = join(dir, 'c.md');
     const a = new URL('spawn.json', FIXTURES).pathname;
     const b = new URL('spawn-b.json', FIXTURES).pathname;
@@ -194,9 +205,15 @@ test('registerReportCommand: `report --input A B --markdown FILE` compares two d
     const rows = md.split('\n').filter((l) => /^\| (fork|vfork|posix)/.test(l));
     assert.ok(rows.length > 0 && rows.every((l) => /\| (▲ slower|▼ faster|same) \|$/.test(l)), rows.join('\n'));
     const labels = rows.map((l) => l.split(' | ')[0]!.slice(2));
-    assert.deepEqual(labels, [...labels].sort((x, y) => x.localeCompare(y, 'en', { numeric: true })));
+    assert.deepEqual(
+      labels,
+      [...labels].sort((x, y) => x.localeCompare(y, 'en', { numeric: true })),
+    );
     const cow = new URL('cow.json', FIXTURES).pathname;
-    await assert.rejects(program.parseAsync(['report', '--input', a, cow, '--markdown', out], { from: 'user' }), /--compare: the first run is of experiment spawn and the second of cow; only runs of one experiment are compared/);
+    await assert.rejects(
+      program.parseAsync(['report', '--input', a, cow, '--markdown', out], { from: 'user' }),
+      /--compare: the first run is of experiment spawn and the second of cow; only runs of one experiment are compared/,
+    );
   } finally {
     process.stderr.write = stderr;
     process.exitCode = undefined;

@@ -9,11 +9,15 @@ import { runOfDocument } from '../src/document/run.js';
 import { findExperiment } from '../src/experiments/index.js';
 import { asciiChart } from '../src/report/ascii-chart.js';
 
-const fixture = (name: string): RunDocument =>
-  JSON.parse(readFileSync(new URL(`./fixtures/report/${name}.json`, import.meta.url), 'utf8')) as RunDocument;
+const fixture = (name: string): RunDocument => JSON.parse(readFileSync(new URL(`./fixtures/report/${name}.json`, import.meta.url), 'utf8')) as RunDocument;
 
 /** Cells of a Markdown table row: split on pipes that are not escaped. */
-const cells = (line: string): string[] => line.trim().slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim());
+const cells = (line: string): string[] =>
+  line
+    .trim()
+    .slice(1, -1)
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim());
 
 /** Every GitHub-flavoured table of a Markdown text: header, alignment row, body rows. */
 function tables(md: string): { header: string[]; align: string[]; rows: string[][] }[] {
@@ -32,7 +36,10 @@ function assertWellFormed(md: string): void {
   const ts = tables(md);
   assert.ok(ts.length > 0, 'at least one table');
   for (const t of ts) {
-    assert.ok(t.align.every((a) => a === ':---' || a === '---:'), `alignment row: ${t.align.join(' ')}`);
+    assert.ok(
+      t.align.every((a) => a === ':---' || a === '---:'),
+      `alignment row: ${t.align.join(' ')}`,
+    );
     assert.equal(t.align.length, t.header.length, `alignment row as wide as the header ${t.header.join(' ')}`);
     for (const r of t.rows) assert.equal(r.length, t.header.length, `row as wide as the header: ${r.join(' | ')}`);
   }
@@ -50,12 +57,19 @@ test('spawn: machine summary, one table per THP mode, slopes, warnings, terminal
   const ts = tables(md);
   const machine = ts[0]!;
   assert.deepEqual(machine.header, ['machine', 'value']);
-  for (const k of ['hostname', 'kernel', 'CPU', 'memory', 'THP', 'glibc / compiler / Node']) assert.ok(machine.rows.some((r) => r[0] === k), k);
+  for (const k of ['hostname', 'kernel', 'CPU', 'memory', 'THP', 'glibc / compiler / Node'])
+    assert.ok(
+      machine.rows.some((r) => r[0] === k),
+      k,
+    );
 
   const thpOn = ts.find((t) => t.header[0] === 'parent RSS')!;
   assert.deepEqual(thpOn.header, ['parent RSS', 'fork-exec', 'vfork-exec', 'posix-spawn', 'huge pages']);
   assert.deepEqual(thpOn.align, [':---', '---:', '---:', '---:', '---:']);
-  assert.deepEqual(thpOn.rows.map((r) => r[0]), ['0 MB', '64 MB']);
+  assert.deepEqual(
+    thpOn.rows.map((r) => r[0]),
+    ['0 MB', '64 MB'],
+  );
   for (const r of thpOn.rows) for (const c of r.slice(1, 4)) assert.match(c, /^\d+(\.\d+)? \[\d+(\.\d+)?–\d+(\.\d+)?\]$/);
   assert.equal(ts.filter((t) => t.header[0] === 'parent RSS').length, 2, 'THP on and off');
   assert.ok(md.indexOf('**THP on:') < md.indexOf('**THP off:'));
@@ -116,13 +130,20 @@ test('the terminal, Markdown and HTML show the same results: every table of the 
     assert.equal(renderView(blocks, { color: false }), terminal, `${name}: the report's results are the terminal's view`);
     const md = tables(renderMarkdown(doc));
     for (const b of blocks)
-      if (b.kind === 'table') assert.ok(md.some((x) => x.header.join('|') === b.header.map(mdCell).join('|') && x.rows.length === b.rows.length), `${name}: ${b.header.join(', ')}`);
+      if (b.kind === 'table')
+        assert.ok(
+          md.some((x) => x.header.join('|') === b.header.map(mdCell).join('|') && x.rows.length === b.rows.length),
+          `${name}: ${b.header.join(', ')}`,
+        );
   }
   // The huge pages column of spawn is the same figure everywhere: the run's own summary.
   const spawn = tables(renderMarkdown(fixture('spawn'))).find((x) => x.header.at(-1) === 'huge pages')!;
   const view = resultsOf(fixture('spawn')).find((b) => b.kind === 'table' && b.header.at(-1) === 'huge pages');
   assert.ok(view && view.kind === 'table');
-  assert.deepEqual(spawn.rows.map((r) => r.at(-1)), view.rows.map((r) => r.at(-1)));
+  assert.deepEqual(
+    spawn.rows.map((r) => r.at(-1)),
+    view.rows.map((r) => r.at(-1)),
+  );
 });
 
 test('compare: machines side by side and B ÷ A per configuration', () => {

@@ -56,7 +56,8 @@ for (const name of EXPERIMENTS) {
     for (const text of [md, visible(html)]) {
       assert.doesNotMatch(text, E_NOTATION, 'no exponent');
       for (const key of Object.keys(doc.params).filter((k) => /[A-Z]/.test(k))) assert.ok(!text.includes(`--${key}`), `${key} shown as a flag`);
-      for (const key of ['pageSizeBytes', 'vmMaxMapCount', 'cpuPressure', 'cgroupMemoryLimitBytes', 'overcommitMemory', 'collectedAt']) assert.ok(!text.includes(key), `${key} in words`);
+      for (const key of ['pageSizeBytes', 'vmMaxMapCount', 'cpuPressure', 'cgroupMemoryLimitBytes', 'overcommitMemory', 'collectedAt'])
+        assert.ok(!text.includes(key), `${key} in words`);
     }
   });
 }
@@ -73,7 +74,10 @@ test('spawn: every conclusion line of the terminal is in the Markdown and the HT
 test('the report of every experiment opens in Chromium without a console error', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing`, timeout: 180_000 }, async () => {
   const { chromium } = await import('playwright-core');
   const dir = mkdtempSync(join(tmpdir(), 'forklab-readable-'));
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
+  });
   try {
     const context = await browser.newContext();
     await context.setOffline(true);
@@ -109,5 +113,9 @@ test('charts that show the claim: spawn on linear axes with a fitted line; a dis
   const boxes = values.filter((v) => v.kind === 'box');
   assert.equal(boxes.length, 12, 'one box per configuration');
   const samples = doc.configurations.filter((c) => c.state !== 'failed').reduce((n, c) => n + (c.samplesNs as number[]).length, 0);
-  assert.equal(boxes.reduce((n, b) => n + b.n!, 0), samples, 'every raw sample is counted');
+  assert.equal(
+    boxes.reduce((n, b) => n + b.n!, 0),
+    samples,
+    'every raw sample is counted',
+  );
 });

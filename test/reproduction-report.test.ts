@@ -64,7 +64,10 @@ test('report R1 and report --input FILE make the same report from the history an
 test('the reproduction report opens in Chromium: no console error, no request', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing`, timeout: 120_000 }, async () => {
   reproduceOnce();
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
+  });
   try {
     const context = await browser.newContext();
     await context.setOffline(true);

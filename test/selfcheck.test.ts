@@ -13,18 +13,27 @@ test('--thp takes a list or all, never silently the first', () => {
   assert.deepEqual(parseSelfcheck({ ...DEFAULTS, thp: 'on,off' }, null).thp, ['on', 'off']);
   assert.deepEqual(parseSelfcheck({ ...DEFAULTS, thp: 'all' }, null).thp, ['on', 'off', 'default']);
   const p = parseSelfcheck({ ...DEFAULTS, thp: 'on,off', rss: '0' }, null);
-  assert.deepEqual(selfcheckPairs(p).map((x) => x.label), ['fork-exec 0 MB THP on', 'vfork-exec 0 MB THP on', 'posix-spawn 0 MB THP on', 'fork-exec 0 MB THP off', 'vfork-exec 0 MB THP off', 'posix-spawn 0 MB THP off']);
+  assert.deepEqual(
+    selfcheckPairs(p).map((x) => x.label),
+    ['fork-exec 0 MB THP on', 'vfork-exec 0 MB THP on', 'posix-spawn 0 MB THP on', 'fork-exec 0 MB THP off', 'vfork-exec 0 MB THP off', 'posix-spawn 0 MB THP off'],
+  );
   assert.throws(() => parseSelfcheck({ ...DEFAULTS, thp: 'sometimes' }, null), /--thp: unknown value "sometimes"/);
 });
 
 test('--pin must be one of the allowed CPUs', () => {
   assert.equal(parseSelfcheck({ ...DEFAULTS, pin: '1' }, [0, 1]).pinCpu, 1);
-  assert.throws(() => parseSelfcheck({ ...DEFAULTS, pin: '7' }, [0, 1]), (e: unknown) => e instanceof UsageError && /--pin: CPU 7 is not one this process may run on \(allowed: 0,1\)/.test(e.message));
+  assert.throws(
+    () => parseSelfcheck({ ...DEFAULTS, pin: '7' }, [0, 1]),
+    (e: unknown) => e instanceof UsageError && /--pin: CPU 7 is not one this process may run on \(allowed: 0,1\)/.test(e.message),
+  );
 });
 
 test('memory preflight: an --rss that does not fit is refused before anything runs', () => {
   const p = parseSelfcheck({ ...DEFAULTS, rss: '0,1048576' }, null);
-  assert.throws(() => preflightSelfcheck(p, 2 * 2 ** 30), (e: unknown) => e instanceof UsageError && /--rss: 1048576 MB does not fit: this machine can give about 2048 MB more/.test(e.message));
+  assert.throws(
+    () => preflightSelfcheck(p, 2 * 2 ** 30),
+    (e: unknown) => e instanceof UsageError && /--rss: 1048576 MB does not fit: this machine can give about 2048 MB more/.test(e.message),
+  );
   preflightSelfcheck(parseSelfcheck(DEFAULTS, null), 2 * 2 ** 30);
   preflightSelfcheck({ ...p, suites: ['create'] } as SelfcheckParams, 2 * 2 ** 30); // no region without spawn
 });
@@ -32,13 +41,16 @@ test('memory preflight: an --rss that does not fit is refused before anything ru
 test('the pairs of create and exec compare each probe series with a loop of the same operation', () => {
   const p = parseSelfcheck({ ...DEFAULTS, suites: 'create,exec,cow' }, null);
   const pairs = selfcheckPairs(p);
-  assert.deepEqual(pairs.map((x) => [x.label, x.probe(NATIVE).caseName, x.probe(NATIVE).series, x.loop(NATIVE, 9)[0], x.loop(NATIVE, 9)[4]]), [
-    ['create thread', 'create', 'thread', 'thread', 'ts'],
-    ['create fork', 'create', 'fork', 'fork-exit', 'ts'],
-    ['exec dynamic', 'exec', 'exec-dynamic', 'fork-exec', 'td'],
-    ['exec static', 'exec', 'exec-static', 'fork-exec', 'ts'],
-    ['cow first write per page 64 MB THP off', 'cow', 'fork', 'cow', 'ts'],
-  ]);
+  assert.deepEqual(
+    pairs.map((x) => [x.label, x.probe(NATIVE).caseName, x.probe(NATIVE).series, x.loop(NATIVE, 9)[0], x.loop(NATIVE, 9)[4]]),
+    [
+      ['create thread', 'create', 'thread', 'thread', 'ts'],
+      ['create fork', 'create', 'fork', 'fork-exit', 'ts'],
+      ['exec dynamic', 'exec', 'exec-dynamic', 'fork-exec', 'td'],
+      ['exec static', 'exec', 'exec-static', 'fork-exec', 'ts'],
+      ['cow first write per page 64 MB THP off', 'cow', 'fork', 'cow', 'ts'],
+    ],
+  );
   const cow = pairs.at(-1)!;
   assert.equal(cow.calls!(200), 10);
   const figure = cow.probe(NATIVE).figure!;
@@ -66,7 +78,11 @@ test('verdict: least disturbed round per side; out of tolerance says why, with t
   assert.match(bad.text, /not passed: b outside ±10 %, while the machine was busy \(tasks waited for a CPU 60 % of the time\)/);
   assert.match(bad.text, /more --rounds \(now 5\)/);
 
-  const quiet = renderSelfcheck([cell('b', [1300], [1000])], p, computeWitness({ wallMs: 1000, pressureBeforeUs: 0, pressureAfterUs: 0, ticksBefore: null, ticksAfter: null, probes: null, pinnedCpu: null }));
+  const quiet = renderSelfcheck(
+    [cell('b', [1300], [1000])],
+    p,
+    computeWitness({ wallMs: 1000, pressureBeforeUs: 0, pressureAfterUs: 0, ticksBefore: null, ticksAfter: null, probes: null, pinnedCpu: null }),
+  );
   assert.match(quiet.text, /with no contention seen: forklab's harness changes this figure/);
 
   const failed = renderSelfcheck([cell('c', [], [1000], ['probe: probe was killed by SIGKILL'])], p, null);

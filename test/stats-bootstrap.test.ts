@@ -1,13 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  bootstrapMedianCi,
-  bootstrapRatioCi,
-  ciHalfWidthFraction,
-  median,
-  mulberry32,
-  quantile,
-} from '../src/stats/index.js';
+import { bootstrapMedianCi, bootstrapRatioCi, ciHalfWidthFraction, median, mulberry32, quantile } from '../src/stats/index.js';
 
 const S = { seed: 1 };
 

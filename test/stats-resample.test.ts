@@ -14,7 +14,11 @@ test('hierarchical: three repeats [1,1] [1,1] [4,4] — the interval is the repe
   // A resample draws 3 repeats; k of them are [4,4], k ~ Bin(3, 1/3). k ≤ 1: six values with at most two 4s,
   // median 1 (probability 20/27 ≈ 0.74); k ≥ 2: median 4 (7/27 ≈ 0.26). 2.5th percentile 1, 97.5th 4;
   // the 30th–70th percentiles both fall in the mass at 1. Point: median of 1,1,1,1,4,4 = 1.
-  const reps = [[1, 1], [1, 1], [4, 4]];
+  const reps = [
+    [1, 1],
+    [1, 1],
+    [4, 4],
+  ];
   const ci = bootstrapQuantity(median1([single(reps)]), { seed: 3 })!;
   assert.deepEqual([ci.point, ci.low, ci.high, ci.minRepeats], [1, 1, 4, 3]);
   const narrow = bootstrapQuantity(median1([single(reps)]), { seed: 3, confidence: 0.4 })!;
@@ -48,7 +52,21 @@ test('paired: drift shared by two series cancels; unpaired it does not', () => {
   const a = Array.from({ length: 200 }, (_, i) => 1 + i * 5);
   const b = a.map((x) => x + 10);
   const diff = (s: readonly number[]) => s[1]! - s[0]!;
-  const paired = bootstrapQuantity({ blocks: [{ series: [[a.slice(0, 100), a.slice(100)], [b.slice(0, 100), b.slice(100)]] }], statistic: 'median', combine: diff }, { seed: 5 })!;
+  const paired = bootstrapQuantity(
+    {
+      blocks: [
+        {
+          series: [
+            [a.slice(0, 100), a.slice(100)],
+            [b.slice(0, 100), b.slice(100)],
+          ],
+        },
+      ],
+      statistic: 'median',
+      combine: diff,
+    },
+    { seed: 5 },
+  )!;
   assert.deepEqual([paired.point, paired.low, paired.high], [10, 10, 10]);
   const unpaired = bootstrapQuantity({ blocks: [single([a]), single([b])], statistic: 'median', combine: diff }, { seed: 5 })!;
   assert.ok(unpaired.low < 0 && unpaired.high > 20, JSON.stringify(unpaired));
@@ -70,7 +88,11 @@ test('mean and min by hand', () => {
 });
 
 test('seeded: same seed same interval, another seed another; single values give no interval', () => {
-  const reps = [[3, 9, 4, 7], [8, 2, 6], [5, 1, 9, 9, 2]];
+  const reps = [
+    [3, 9, 4, 7],
+    [8, 2, 6],
+    [5, 1, 9, 9, 2],
+  ];
   const q = median1([single(reps)]);
   assert.deepEqual(bootstrapQuantity(q, { seed: 11 }), bootstrapQuantity(q, { seed: 11 }));
   assert.notDeepEqual(bootstrapQuantity(q, { seed: 11 }), bootstrapQuantity(q, { seed: 12 }));
@@ -94,10 +116,17 @@ test('the resample budget', () => {
 });
 
 test('comparison of two runs: statistics in src/stats, repeats resampled', () => {
-  const a = [[100, 101, 99, 100], [100, 102, 98, 100]];
+  const a = [
+    [100, 101, 99, 100],
+    [100, 102, 98, 100],
+  ];
   const same = compareSeries(a, a, 1);
   assert.deepEqual([same.ratio, same.verdict], [1, 'same']);
-  const slower = compareSeries(a, a.map((r) => r.map((x) => 2 * x)), 1);
+  const slower = compareSeries(
+    a,
+    a.map((r) => r.map((x) => 2 * x)),
+    1,
+  );
   assert.equal(slower.ratio, 2);
   assert.ok(slower.ratioLow! > 1.9 && slower.ratioHigh! < 2.1);
 });

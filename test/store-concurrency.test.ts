@@ -56,7 +56,11 @@ async function twoWriters(path: string, note: (s: string) => void): Promise<void
         assert.equal(x.status, 'complete');
         assert.equal(x.measurements, 6, `run ${x.id}: 3 batches of 2`);
         const doc = store.getDocument(x.id);
-        assert.deepEqual(doc.configurations.map((c) => c.repeat), [0, 0, 1, 1, 2, 2], 'batches kept whole and in order');
+        assert.deepEqual(
+          doc.configurations.map((c) => c.repeat),
+          [0, 0, 1, 1, 2, 2],
+          'batches kept whole and in order',
+        );
       }
     }
   } finally {

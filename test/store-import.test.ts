@@ -26,7 +26,13 @@ function recordedRun(path: string): number {
   store.addMeasurements(id, batch(1, 0, 0));
   store.addMeasurements(id, [...batch(2, 128, 0), failed('fork-exec', { method: 'fork-exec', rssMb: 1024, thp: 'off', hugePagesKb: null, stopReason: null }, 0)]);
   store.addMeasurements(id, [measurement('first-write', { sizeMb: 16, thp: 'on', pages: 4096 }, 1, [7.25, 8.5, 1e-3], { minflt: [4096, 8, 8] })]);
-  store.finishRun(id, { complete: true, summary: { cells: [1, 2] }, warnings: [{ code: 'w', message: 'm' }], loadAfter: fakeLoad(), finishedAt: new Date('2026-01-02T03:07:00.000Z') });
+  store.finishRun(id, {
+    complete: true,
+    summary: { cells: [1, 2] },
+    warnings: [{ code: 'w', message: 'm' }],
+    loadAfter: fakeLoad(),
+    finishedAt: new Date('2026-01-02T03:07:00.000Z'),
+  });
   store.close();
   return id;
 }

@@ -93,7 +93,10 @@ test('run references: id, uuid, uuid prefix, latest, latest~N, with clear errors
   assert.equal(store.resolveRun('latest~1'), c);
   assert.equal(store.resolveRun('latest~2'), a);
   assert.throws(() => store.resolveRun('latest~3'), /no run latest~3 in/);
-  assert.throws(() => store.resolveRun('42'), (e: Error) => e instanceof StoreError && /^no run 42 in .* \(forklab history lists them\)$/.test(e.message));
+  assert.throws(
+    () => store.resolveRun('42'),
+    (e: Error) => e instanceof StoreError && /^no run 42 in .* \(forklab history lists them\)$/.test(e.message),
+  );
   assert.throws(() => store.resolveRun('my-run!'), /"my-run!" is not a run: give a run id/);
   const doc = store.getDocument(a);
   store.importDocument({ ...doc, runId: 'abcd0000-0000-4000-8000-000000000001' });
@@ -127,7 +130,10 @@ test('migrations: an empty database made by hand, and every older schema, migrat
   assert.equal(check.pragma('application_id', { simple: true }), FORKLAB_APPLICATION_ID);
   assert.equal(check.pragma('journal_mode', { simple: true }), 'wal');
   const tables = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[];
-  assert.deepEqual(tables.map((t) => t.name), ['measurements', 'reproduction_runs', 'reproductions', 'runs']);
+  assert.deepEqual(
+    tables.map((t) => t.name),
+    ['measurements', 'reproduction_runs', 'reproductions', 'runs'],
+  );
   check.close();
   assert.equal(MIGRATIONS.at(-1)!.version, LATEST_SCHEMA);
   for (let v = 1; v < LATEST_SCHEMA; v++) {
@@ -160,10 +166,7 @@ test('a database from a newer forklab is refused and left untouched', () => {
   const before = snapshot(path);
   assert.throws(
     () => Store.open(path),
-    (e: Error) =>
-      e instanceof StoreError &&
-      e.message.includes(path) &&
-      e.message.includes('created by a newer forklab (schema 99); this one knows up to ' + LATEST_SCHEMA),
+    (e: Error) => e instanceof StoreError && e.message.includes(path) && e.message.includes('created by a newer forklab (schema 99); this one knows up to ' + LATEST_SCHEMA),
   );
   assert.deepEqual(snapshot(path), before);
   assert.equal(existsSync(`${path}-wal`), false, 'not switched to WAL');
@@ -193,7 +196,10 @@ test('files that are not forklab databases are refused with a message naming the
   const text = join(dir, 'notes.db');
   writeFileSync(text, 'these are my notes, not a database\n'.repeat(10));
   const before = snapshot(text);
-  assert.throws(() => Store.open(text), (e: Error) => e instanceof StoreError && e.message.startsWith(`${text} is not a SQLite database`));
+  assert.throws(
+    () => Store.open(text),
+    (e: Error) => e instanceof StoreError && e.message.startsWith(`${text} is not a SQLite database`),
+  );
   assert.deepEqual(snapshot(text), before);
 
   const other = join(dir, 'other.db');
@@ -205,7 +211,10 @@ test('files that are not forklab databases are refused with a message naming the
   assert.deepEqual(snapshot(other), otherBefore);
 
   assert.throws(() => Store.open(dir), /foreign is a directory, not a forklab database/);
-  assert.throws(() => Store.open(join(dir, 'missing.db'), { create: false }), (e: Error) => e instanceof StoreError && e.kind === 'missing');
+  assert.throws(
+    () => Store.open(join(dir, 'missing.db'), { create: false }),
+    (e: Error) => e instanceof StoreError && e.kind === 'missing',
+  );
   assert.equal(existsSync(join(dir, 'missing.db')), false);
 });
 

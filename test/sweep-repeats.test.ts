@@ -64,5 +64,9 @@ test('repeat flags: defaults, bounds, and the line a render prints', () => {
   const line = describeRepeatsStop({ repeats: 2, maxRepeats: 4, repeatsCiTarget: 0.05, repeatsStop: { reason: 'max-repeats', rounds: 4, widestCiFraction: 0.123 } });
   assert.equal(line, 'repeats: 4 (of 2 planned, at most 4) — stopped: --max-repeats reached with an interval still wider than ±5 % ; widest interval ±12.3 %'.replace(' ;', ';'));
   assert.equal(describeRepeatsStop({}), null);
-  assert.equal(describeRepeatsStop({ repeats: 2, maxRepeats: 2, repeatsStop: { reason: 'planned', rounds: 2, widestCiFraction: 0.3 } }), null, 'nothing to say when adaptive repeats are off');
+  assert.equal(
+    describeRepeatsStop({ repeats: 2, maxRepeats: 2, repeatsStop: { reason: 'planned', rounds: 2, widestCiFraction: 0.3 } }),
+    null,
+    'nothing to say when adaptive repeats are off',
+  );
 });

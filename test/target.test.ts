@@ -50,7 +50,28 @@ test('a missing or non-executable --target is a clear error before any measureme
 
 test('spawn --target: the program runs with its arguments and the environment, its output kept away; recorded in the document', () => {
   const out = join(tmp, 'spawn.json');
-  const r = cli('spawn', '--target', script, '--methods', 'posix-spawn,vfork-exec', '--rss', '0', '--thp', 'off', '--repeats', '1', '--iterations', '12', '--ci-target', '0', '--json', out, '--', 'one', 'two words');
+  const r = cli(
+    'spawn',
+    '--target',
+    script,
+    '--methods',
+    'posix-spawn,vfork-exec',
+    '--rss',
+    '0',
+    '--thp',
+    'off',
+    '--repeats',
+    '1',
+    '--iterations',
+    '12',
+    '--ci-target',
+    '0',
+    '--json',
+    out,
+    '--',
+    'one',
+    'two words',
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.equal(readFileSync(`${script}.seen`, 'utf8'), 'from-the-environment one two words\n');
   assert.doesNotMatch(r.stdout + r.stderr, /must not reach/);
@@ -65,7 +86,7 @@ test('spawn --target: the program runs with its arguments and the environment, i
   }
 });
 
-test('exec --target: the program in the dynamic target\'s place, beside fork+_exit and the static program', () => {
+test("exec --target: the program in the dynamic target's place, beside fork+_exit and the static program", () => {
   const out = join(tmp, 'exec.json');
   const r = cli('exec', '--target', script, '--iterations', '20', '--repeats', '1', '--json', out, '--', 'x');
   assert.equal(r.code, 0, r.stderr);

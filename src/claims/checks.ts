@@ -2,34 +2,13 @@
 // repeats (spread) or read a yes/no outcome (boolean). Lines over a key are in lines.ts. Each returns a
 // Judgement whose outcome comes from an interval (docs/published-figures.md, "How a claim is judged"); missing
 // data throws NotMeasurable.
-import type {
-  ApproxEqualCheck,
-  BooleanCheck,
-  Check,
-  CountPerCheck,
-  Expectation,
-  GreaterCheck,
-  Series,
-  SpreadCheck,
-} from '../reference/published.js';
+import type { ApproxEqualCheck, BooleanCheck, Check, CountPerCheck, Expectation, GreaterCheck, Series, SpreadCheck } from '../reference/published.js';
 import { allOf, against, placement, type Outcome } from './bands.js';
 import { fmtFactor, fmtMetric, fmtNum, fmtPercent } from './format.js';
 import { eachOf, finite, judgeExpectation, scaled, statOf, where, withInterval, type JudgeContext, type Judgement } from './judgement.js';
 import { combined } from './quantity.js';
 import { pooledStatistic } from '../stats/resample.js';
-import {
-  NotMeasurable,
-  configValues,
-  describeRestriction,
-  describeSeries,
-  keyOf,
-  narrow,
-  nsTo,
-  operandGroups,
-  select,
-  type Config,
-  type Restriction,
-} from './select.js';
+import { NotMeasurable, configValues, describeRestriction, describeSeries, keyOf, narrow, nsTo, operandGroups, select, type Config, type Restriction } from './select.js';
 
 function tryEachOf(data: JudgeContext['data'], sel: Series, keys: readonly string[]): Restriction[] {
   try {
@@ -60,7 +39,14 @@ export function judgeOperandExpectation(c: Check & Expectation, ctx: JudgeContex
     case 'value': {
       const op = operandGroups(data, c.operand, stat);
       const scale = c.operand.metric ? 1 : nsTo(c.unit);
-      return judgeExpectation(combined([op], stat, ([a]) => a!), scale, c, c.unit, op.label, ctx);
+      return judgeExpectation(
+        combined([op], stat, ([a]) => a!),
+        scale,
+        c,
+        c.unit,
+        op.label,
+        ctx,
+      );
     }
     default:
       throw new Error(`judgeOperandExpectation: ${c.type} is judged elsewhere`);

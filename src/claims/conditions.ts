@@ -26,8 +26,7 @@ export function verifyThp(data: ExperimentData, configs: readonly Config[]): voi
     const regionKb = size * 1024;
     const huge = c['hugePagesKb'];
     const where = `${data.experiment} ${typeof c['series'] === 'string' ? `${c['series']} ` : ''}at ${size} MB, repeat ${String(c['repeat'] ?? '?')}`;
-    if (typeof huge !== 'number')
-      throw new NotMeasurable(`THP ${thp} cannot be verified: ${where} does not record hugePagesKb (AnonHugePages)`);
+    if (typeof huge !== 'number') throw new NotMeasurable(`THP ${thp} cannot be verified: ${where} does not record hugePagesKb (AnonHugePages)`);
     if (thp === 'on' && huge < THP_ON_MIN * regionKb)
       throw new NotMeasurable(`THP was not applied (${mb(huge)} of ${size} MB in huge pages; THP on needs ≥ ${THP_ON_MIN * 100} %) — ${where}`);
     if (thp === 'off' && huge > THP_OFF_MAX * regionKb)

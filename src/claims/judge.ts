@@ -38,7 +38,11 @@ export function judgeDocuments(docs: readonly RunDocument[], opts: JudgeOptions,
       if (!docs.some((d) => d.experiment === e)) absent[e] = opts.absent?.[e] ?? `no run of ${e} was given`;
   const claims = p.claims.filter((c) => ids.has(c.article));
   const verdicts = evaluateClaims(docs, claims, { seed: opts.seed, absent });
-  const figures = compareFigures(docs, p.figures.filter((f) => ids.has(f.article)), { claims, verdicts, seed: opts.seed, absent });
+  const figures = compareFigures(
+    docs,
+    p.figures.filter((f) => ids.has(f.article)),
+    { claims, verdicts, seed: opts.seed, absent },
+  );
   return { articles: p.articles.filter((a) => ids.has(a.id)).map((a) => a.id), verdicts, figures };
 }
 

@@ -63,7 +63,12 @@ export function judgeFlat(c: FlatCheck, ctx: JudgeContext): Judgement {
     let text = `${where(r)}fitted change ${withInterval(m.point, m.interval, fmtPercent)} over ${c.over} ${p.xs[0]}–${p.xs[p.xs.length - 1]}`;
     if (c.maxSlopeFraction) {
       const of = points(data, narrow(c.maxSlopeFraction.of, r, data), c.over, c.metric, 2);
-      const share = scaled(twoLines(p, of, stat, (a, b) => Math.abs(slopeOf(p.xs, a)) / Math.abs(slopeOf(of.xs, b))), 1, ctx, 'the slope share');
+      const share = scaled(
+        twoLines(p, of, stat, (a, b) => Math.abs(slopeOf(p.xs, a)) / Math.abs(slopeOf(of.xs, b))),
+        1,
+        ctx,
+        'the slope share',
+      );
       const siv = share.interval ?? { low: share.point, high: share.point };
       o = allOf([o, against(siv, [0, c.maxSlopeFraction.fraction])]);
       text += `, slope ${withInterval(share.point, share.interval, fmtPercent)} of ${describeSeries(c.maxSlopeFraction.of)}'s`;
@@ -145,7 +150,12 @@ export function judgeGrowsLinearly(c: GrowsLinearlyCheck, ctx: JudgeContext): Ju
       const siv = sl.interval ?? { low: sl.point, high: sl.point };
       const b: [number, number] = [Number.MIN_VALUE, Infinity];
       const fmt = (x: number) => fmtSlope(x, c.metric, c.over);
-      trend = { o: against(siv, b), value: sl.point, repeats: sl.minRepeats, text: `slope ${withInterval(sl.point, sl.interval, fmt)}: ${siv.low > 0 ? 'the whole interval above 0' : siv.high <= 0 ? 'not above 0' : 'the interval reaches 0'}` };
+      trend = {
+        o: against(siv, b),
+        value: sl.point,
+        repeats: sl.minRepeats,
+        text: `slope ${withInterval(sl.point, sl.interval, fmt)}: ${siv.low > 0 ? 'the whole interval above 0' : siv.high <= 0 ? 'not above 0' : 'the interval reaches 0'}`,
+      };
     }
     minRepeats = Math.min(minRepeats, trend.repeats);
     const o = allOf([trend.o, against(riv, [c.minR2, 1])]);

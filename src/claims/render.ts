@@ -43,7 +43,14 @@ function statLabel(f: FigureComparison): string {
 }
 
 /** One article's section. Plain by default (the article's sentence, the verdict, the figures in words); verbose adds each claim's id, kind and formula. */
-export function renderArticle(a: Article, statuses: readonly ExperimentStatus[], figures: readonly FigureComparison[], verdicts: readonly Verdict[], c: Paints, verbose = false): string {
+export function renderArticle(
+  a: Article,
+  statuses: readonly ExperimentStatus[],
+  figures: readonly FigureComparison[],
+  verdicts: readonly Verdict[],
+  c: Paints,
+  verbose = false,
+): string {
   const out: string[] = [];
   out.push(c.bold(`Article ${a.id} — ${a.titleEn}`));
   out.push(c.dim(`${a.title} (${a.language}); ${statuses.map((s) => `${s.experiment}: ${s.state}`).join('; ')}`));

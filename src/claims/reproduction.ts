@@ -34,7 +34,6 @@ export function asReproduceDocument(v: unknown, where: string): ReproduceDocumen
   const d = v as Partial<ReproduceDocument> | null;
   if (typeof d !== 'object' || d === null || d.schema !== REPRODUCE_SCHEMA) throw new Error(`${where} is not a forklab reproduction (no "schema": "${REPRODUCE_SCHEMA}")`);
   if (d.schemaVersion !== REPRODUCE_VERSION) throw new Error(`${where} has schemaVersion ${String(d.schemaVersion)}; this forklab reads version ${REPRODUCE_VERSION}`);
-  for (const k of ['articles', 'experiments', 'runs', 'verdicts', 'figures'] as const)
-    if (!Array.isArray(d[k])) throw new Error(`${where}: "${k}" is missing or not an array`);
+  for (const k of ['articles', 'experiments', 'runs', 'verdicts', 'figures'] as const) if (!Array.isArray(d[k])) throw new Error(`${where}: "${k}" is missing or not an array`);
   return d as ReproduceDocument;
 }

@@ -61,7 +61,14 @@ export function describeSeries(sel: Series): string {
 
 /** What values of `key` the data has (for "has: …" in reasons). */
 function valuesOf(data: ExperimentData, key: string): string {
-  const vs = [...new Set(data.configs.map((c) => c[key]).filter((v) => v !== undefined && v !== null).map(String))];
+  const vs = [
+    ...new Set(
+      data.configs
+        .map((c) => c[key])
+        .filter((v) => v !== undefined && v !== null)
+        .map(String),
+    ),
+  ];
   return vs.length ? vs.join(', ') : 'none';
 }
 
@@ -196,7 +203,12 @@ export function operandGroups(data: ExperimentData, op: Operand, stat: CheckStat
   const key = keyOf(data, configs);
   if (op.minusMetric !== undefined && op.minus === undefined) {
     const d = pairedDifferences(data, configs, op.metric, op.minusMetric, sel);
-    return { groups: [d], keys: [`${key}−`], combine: (s) => s[0]! * mult, label: `${stat}(${describeSeries(sel)} [${op.metric ?? 'time'} − ${op.minusMetric}])${mult !== 1 ? ` × ${mult}` : ''}` };
+    return {
+      groups: [d],
+      keys: [`${key}−`],
+      combine: (s) => s[0]! * mult,
+      label: `${stat}(${describeSeries(sel)} [${op.metric ?? 'time'} − ${op.minusMetric}])${mult !== 1 ? ` × ${mult}` : ''}`,
+    };
   }
   const a = repeatValues(data, configs, op.metric, sel);
   if (op.minus === undefined)
@@ -242,8 +254,7 @@ export function combinations(configs: readonly Config[], keys: readonly string[]
     const r: Record<string, SeriesValue> = {};
     for (const k of keys) {
       const v = c[k];
-      if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean')
-        throw new NotMeasurable(`${data.experiment}: configurations have no ${k}`);
+      if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') throw new NotMeasurable(`${data.experiment}: configurations have no ${k}`);
       r[k] = v;
     }
     seen.set(JSON.stringify(r), r);

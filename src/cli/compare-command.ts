@@ -35,11 +35,9 @@ export function renderComparison(cmp: Comparison, ids: [number, number], c: Colo
   const side = (name: string, id: number, r: Comparison['a']) =>
     `${name}: run ${id} (${(r.runId ?? '').slice(0, 8)}) ${r.experiment}, started ${localTime(r.startedAt)}, host ${r.hostname}`;
   const lines = [side('A', ids[0], cmp.a), side('B', ids[1], cmp.b)];
-  if (cmp.machineDifferences.length)
-    lines.push(c.yellow(`machines differ: ${cmp.machineDifferences.map((d) => `${d.name} ${show(d.a)} → ${show(d.b)}`).join('; ')}`));
+  if (cmp.machineDifferences.length) lines.push(c.yellow(`machines differ: ${cmp.machineDifferences.map((d) => `${d.name} ${show(d.a)} → ${show(d.b)}`).join('; ')}`));
   else lines.push('same machine (hostname, kernel, CPU model and count, THP, pinning)');
-  if (cmp.paramDifferences.length)
-    lines.push(`parameters differ: ${cmp.paramDifferences.map((d) => `${d.name} ${show(d.a)} → ${show(d.b)}`).join('; ')}`);
+  if (cmp.paramDifferences.length) lines.push(`parameters differ: ${cmp.paramDifferences.map((d) => `${d.name} ${show(d.a)} → ${show(d.b)}`).join('; ')}`);
   lines.push('');
   const unit = timeUnit(cmp.a.experiment);
   const rows = cmp.figures.map((f) => [f.label, fmtIn(f.a.medianNs, unit), fmtIn(f.b.medianNs, unit), ratioCell(f), fmtP(f.pValue), verdictCell(f, c)]);

@@ -11,8 +11,7 @@ export interface DbLocation {
 
 /** Where the database is; an empty --db is a usage error (it would silently mean $FORKLAB_DB or the default). */
 export function dbLocation(flag: string | undefined): DbLocation {
-  if (flag !== undefined && flag.trim() === '')
-    throw new UsageError('--db', 'the path is empty; give a database file, or leave --db out for $FORKLAB_DB or the default location');
+  if (flag !== undefined && flag.trim() === '') throw new UsageError('--db', 'the path is empty; give a database file, or leave --db out for $FORKLAB_DB or the default location');
   return resolveDbLocation(flag);
 }
 
@@ -45,9 +44,17 @@ export function openDatabase(flag: string | undefined, o: OpenDatabaseOptions): 
   } catch (e) {
     if (!(e instanceof StoreError)) throw e;
     if (e.kind === 'readonly' && !o.write)
-      throw new UsageError('--db', `${e.message}${where}: forklab must write to open a history (its journal, the status of killed runs)`, 'copy it somewhere writable and give that --db PATH');
+      throw new UsageError(
+        '--db',
+        `${e.message}${where}: forklab must write to open a history (its journal, the status of killed runs)`,
+        'copy it somewhere writable and give that --db PATH',
+      );
     if (e.kind === 'readonly')
-      throw new UsageError('--db', `${e.message}${where}: cannot store runs there`, `give a writable --db PATH${o.offerNoStore ? ', or --no-store to measure without storing' : ''}`);
+      throw new UsageError(
+        '--db',
+        `${e.message}${where}: cannot store runs there`,
+        `give a writable --db PATH${o.offerNoStore ? ', or --no-store to measure without storing' : ''}`,
+      );
     if (e.kind === 'missing') throw new StoreError(`${e.message}${where}`, 'missing', e.hint);
     throw new UsageError('--db', `${e.message}${where}`, e.hint);
   }

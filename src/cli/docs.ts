@@ -12,7 +12,9 @@ import { registerJudgeCommand } from './judge.js';
 import { registerReproduceCommand } from './reproduce.js';
 
 const sel = (s: Series) => {
-  const parts = Object.entries(s).filter(([k]) => k !== 'thpSystem').map(([k, v]) => `${k}=${String(v)}`);
+  const parts = Object.entries(s)
+    .filter(([k]) => k !== 'thpSystem')
+    .map(([k, v]) => `${k}=${String(v)}`);
   return parts.length ? parts.join(',') : 'all';
 };
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -91,13 +93,15 @@ function articlesTable(p: Published): string {
     const n = (xs: readonly { article: string }[]) => xs.filter((x) => x.article === a.id).length;
     return `| ${a.id} | ${cell(a.title)}<br>*${cell(a.titleEn)}* | ${a.language} | ${cell(a.environment)} | ${exps} | ${n(p.figures)} / ${n(p.claims)} |`;
   });
-  return ['| # | Title (original, *English*) | Lang. | Environment, as the article states it | forklab experiment | figures / claims |', '|---|---|---|---|---|---|', ...rows].join('\n');
+  return ['| # | Title (original, *English*) | Lang. | Environment, as the article states it | forklab experiment | figures / claims |', '|---|---|---|---|---|---|', ...rows].join(
+    '\n',
+  );
 }
 
 /** How every verdict is reached, with the constants the code uses. */
 function judging(): string {
   return [
-    '* **Four verdicts.** *holds*: the whole 95 % interval of the measured quantity lies inside the claim\'s band; *differs ×F*:',
+    "* **Four verdicts.** *holds*: the whole 95 % interval of the measured quantity lies inside the claim's band; *differs ×F*:",
     '  the whole interval lies outside (F = measured ÷ published, where the claim has a published value); *inconclusive*: the',
     '  interval straddles an edge of the band — the verdict prints the interval and what would settle it (more repeats, a',
     '  quieter machine, `--pin`); *not measurable*: the data cannot answer, with the reason. A single reading (no spread to',
@@ -112,26 +116,28 @@ function judging(): string {
     '  (mixed outcomes are inconclusive).',
     '* **Intervals respect how the data were taken** (`src/stats/resample.ts`, the one bootstrap): a resample draws the repeats',
     '  (probe processes) with replacement, then the samples within each drawn repeat, so run-to-run swings widen the interval;',
-    '  series timed in the same iterations (create\'s thread and fork, exec\'s fork+_exit, dynamic, static and getppid, cow\'s',
+    "  series timed in the same iterations (create's thread and fork, exec's fork+_exit, dynamic, static and getppid, cow's",
     '  passes) are resampled together (paired). Medians are taken by counting ranks. Percentile intervals at 95 %, from',
     `  ${RESAMPLES} resamples, fewer on large data so that no interval draws more than ${MAX_DRAWS.toLocaleString('en')} samples, never fewer than ${MIN_RESAMPLES};`,
     `  an interval needs ${MIN_FINITE_SHARE * 100} % of its resamples to give a finite value (else it is unbounded, and the verdict inconclusive).`,
-    '  Seeded by the run\'s `--seed`: the same data and seed give the same verdicts.',
+    "  Seeded by the run's `--seed`: the same data and seed give the same verdicts.",
     '* **Bands keep the claim\'s direction.** `approx` is published ×/÷ factor, or with `tolerance.of: "excess"` a tolerance on the',
     '  ratio minus one, 1 + (published − 1) ×/÷ factor, so that "A costs about 1.61× B" never holds when A ≤ B; the validator',
     '  refuses a ratio band of N > 1 times that reaches down to 1.',
     `* **Conditions verified first.** Data labelled THP on count only when AnonHugePages covered at least ${THP_ON_MIN * 100} % of the region,`,
     `  THP off at most ${THP_OFF_MAX * 100} %; otherwise every claim (and figure) using them is *not measurable: THP was not applied (X of Y MB in`,
     '  huge pages)*. A deadlock child counts as deadlocked only when it reported ETIMEDOUT (a killed or silent child is left out,',
-    '  and said). Pairs measured on one side only, an incomplete run, failed configurations and the run\'s warnings reach the',
-    '  verdict\'s notes; a single repeat is noted (its interval shows iteration noise only).',
-    '* **Statistic.** Each claim is judged on its `statistic`: the article\'s own for magnitudes and slopes compared with the',
+    "  and said). Pairs measured on one side only, an incomplete run, failed configurations and the run's warnings reach the",
+    "  verdict's notes; a single repeat is noted (its interval shows iteration noise only).",
+    "* **Statistic.** Each claim is judged on its `statistic`: the article's own for magnitudes and slopes compared with the",
     '  article (000: means; 002: medians and minimums), the median for shapes (a few stalls on a busy machine move a mean).',
   ].join('\n');
 }
 
 function optionsTable(cmd: Command): string {
-  const rows = cmd.options.map((o: Option) => `| \`${o.flags}\` | ${cell(o.description)}${o.defaultValue !== undefined && o.defaultValue !== false ? ` (default ${String(o.defaultValue)})` : ''} |`);
+  const rows = cmd.options.map(
+    (o: Option) => `| \`${o.flags}\` | ${cell(o.description)}${o.defaultValue !== undefined && o.defaultValue !== false ? ` (default ${String(o.defaultValue)})` : ''} |`,
+  );
   return ['| option | meaning |', '|---|---|', ...rows].join('\n');
 }
 
@@ -148,9 +154,12 @@ function commandsSection(): string {
 }
 
 function presetsTable(): string {
-  const fmt = (o: Record<string, string>) => Object.entries(o).map(([k, v]) => `${k}=${v}`).join(' ');
+  const fmt = (o: Record<string, string>) =>
+    Object.entries(o)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
   const rows = EXPERIMENTS.filter((e) => e.presets).map((e) => `| \`${e.name}\` | ${e.article} | ${fmt(e.presets.full)} | ${fmt(e.presets.quick)} | ${cell(e.presets.note)} |`);
-  return ['| experiment | article | full (the articles\' settings) | quick | why |', '|---|---|---|---|---|', ...rows].join('\n');
+  return ["| experiment | article | full (the articles' settings) | quick | why |", '|---|---|---|---|---|', ...rows].join('\n');
 }
 
 export type Sections = Record<string, string>;

@@ -19,12 +19,23 @@ export class HistoryWriter {
     } catch (raw) {
       const e = asStoreError(raw, this.store.path);
       if (!(e instanceof StoreError)) throw e;
-      this.warnings.push({ code: 'history-not-saved', message: `the run could not be ${what} in ${this.store.path}: ${e.message}. Use --json FILE to keep it, --db PATH for another database, or --no-store.` });
+      this.warnings.push({
+        code: 'history-not-saved',
+        message: `the run could not be ${what} in ${this.store.path}: ${e.message}. Use --json FILE to keep it, --db PATH for another database, or --no-store.`,
+      });
       this.store = null;
     }
   }
 
-  start(meta: { experiment: string; params: Record<string, unknown>; machine: MachineRecord; loadBefore: LoadSample; forklabVersion: string; startedAt: Date; label?: string | null }): void {
+  start(meta: {
+    experiment: string;
+    params: Record<string, unknown>;
+    machine: MachineRecord;
+    loadBefore: LoadSample;
+    forklabVersion: string;
+    startedAt: Date;
+    label?: string | null;
+  }): void {
     this.guard('started', (s) => {
       this.runId = s.startRun(meta);
       this.uuid = s.uuidOf(this.runId);

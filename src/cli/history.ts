@@ -76,7 +76,9 @@ function describeRun(id: number, doc: RunDocument, c: Colors): string {
     `machine: ${m.hostname}, kernel ${m.kernel} (${m.arch}), ${m.cpuModel ?? 'unknown CPU'} × ${m.cpuCount}, ` +
       `THP enabled ${m.thpEnabled ?? '?'} defrag ${m.thpDefrag ?? '?'}, ${m.virtualization ?? 'virtualization unknown'}, ` +
       `${m.pinnedCpu === null ? 'not pinned' : `pinned to CPU ${m.pinnedCpu}`}`,
-    `params: ${Object.entries(doc.params).map(([k, v]) => `${k}=${show(v)}`).join(' ')}`,
+    `params: ${Object.entries(doc.params)
+      .map(([k, v]) => `${k}=${show(v)}`)
+      .join(' ')}`,
     `noise during the run: ${witnessText(doc)}`,
     '',
   ];
@@ -95,7 +97,10 @@ function readDocumentFile(file: string): RunDocument {
   }
   try {
     const doc = parseRunDocument(text);
-    checkDocumentMeaning(doc, EXPERIMENTS.map((x) => x.name));
+    checkDocumentMeaning(
+      doc,
+      EXPERIMENTS.map((x) => x.name),
+    );
     return doc;
   } catch (e) {
     if (e instanceof DocumentError) throw new CliError(`${file}: ${e.message}; nothing was imported`);
@@ -110,7 +115,8 @@ export function parseSince(raw: string, now = new Date()): Date {
   if (age) return new Date(now.getTime() - Number(age[1]) * { h: 3_600_000, d: 86_400_000, w: 604_800_000 }[age[2] as 'h' | 'd' | 'w']);
   const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
   const d = day ? new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])) : /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(s) ? new Date(s) : new Date(NaN);
-  if (Number.isNaN(d.getTime())) throw new CliError(`--since: expected a date (2026-11-30), a date and time (2026-11-30T14:00) or an age (12h, 7d, 2w), got ${JSON.stringify(raw)}`);
+  if (Number.isNaN(d.getTime()))
+    throw new CliError(`--since: expected a date (2026-11-30), a date and time (2026-11-30T14:00) or an age (12h, 7d, 2w), got ${JSON.stringify(raw)}`);
   return d;
 }
 
@@ -173,7 +179,10 @@ function registerHistory(program: Command): void {
         if (rows.length === 0) out(`no runs${filtered ? ' match' : ''} in ${dbLocation(o.db).path}`);
         else out(`${historyTable(rows, colors(o))}\n${rows.length} run${rows.length === 1 ? '' : 's'}${filtered ? ' selected' : ''} in ${dbLocation(o.db).path}`);
         const repros = filter.experiment === undefined ? withStore(o, false, (s) => reproductionRows(s, filter)) : [];
-        if (repros.length) out(`\n${renderTable(['reproduction', 'started', 'preset', 'label', 'runs', 'hold', 'differ', 'inconclusive', 'not measurable'], repros, { leftAlign: [0, 1, 2, 3] })}\n(forklab report R<n> --html report.html)`);
+        if (repros.length)
+          out(
+            `\n${renderTable(['reproduction', 'started', 'preset', 'label', 'runs', 'hold', 'differ', 'inconclusive', 'not measurable'], repros, { leftAlign: [0, 1, 2, 3] })}\n(forklab report R<n> --html report.html)`,
+          );
       }),
     );
 }

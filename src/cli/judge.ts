@@ -40,7 +40,8 @@ function documentsInFile(file: string, store: () => Store): RunDocument[] {
       return (raw['runs'] as unknown[]).map((r) => (typeof r === 'string' ? store().getDocument(store().resolveRun(r)) : validateRunDocument(r)));
     return [parseRunDocument(text)];
   } catch (e) {
-    if (e instanceof DocumentError || e instanceof SyntaxError) throw new CliError(`${file}: ${e.message}`, 2, 'give a run document (forklab export RUN > run.json) or a forklab reproduce --json file');
+    if (e instanceof DocumentError || e instanceof SyntaxError)
+      throw new CliError(`${file}: ${e.message}`, 2, 'give a run document (forklab export RUN > run.json) or a forklab reproduce --json file');
     throw e;
   }
 }
@@ -68,7 +69,9 @@ export function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
     experiment: d.experiment,
     state: `run ${d.runId ? d.runId.slice(0, 8) : '(not stored)'} on ${String(d.machine?.hostname ?? '?')}, ${d.startedAt.slice(0, 16).replace('T', ' ')}${d.complete ? '' : ', incomplete'}`,
   }));
-  process.stdout.write(renderSummary(judged, statuses, paintsFor(o.color), `judged from ${docs.length} run${docs.length === 1 ? '' : 's'} without measuring; seed ${seed}`, o.verbose === true));
+  process.stdout.write(
+    renderSummary(judged, statuses, paintsFor(o.color), `judged from ${docs.length} run${docs.length === 1 ? '' : 's'} without measuring; seed ${seed}`, o.verbose === true),
+  );
   return 0;
 }
 

@@ -62,9 +62,7 @@ export function buildProgram(): Command {
       cmd.addOption(opt);
     }
     if (exp.acceptsTarget)
-      cmd
-        .option('--target <program>', TARGET_HELP)
-        .argument('[args...]', 'arguments for the --target program (put them after --: forklab spawn --target git -- --version)');
+      cmd.option('--target <program>', TARGET_HELP).argument('[args...]', 'arguments for the --target program (put them after --: forklab spawn --target git -- --version)');
     commonOptions(cmd);
     cmd.action(async (...got: unknown[]) => {
       // Commander passes the positional arguments first when the command has them, then the options.

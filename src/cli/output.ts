@@ -4,8 +4,23 @@
 // stays a device); a symbolic link is followed and the rule applied to what it points at; "-", /dev/stdout,
 // /dev/stderr and /dev/fd/N write to the open descriptor. Block devices and sockets are refused.
 import {
-  accessSync, chmodSync, chownSync, closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdtempSync, openSync,
-  readlinkSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync, type Stats,
+  accessSync,
+  chmodSync,
+  chownSync,
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readlinkSync,
+  renameSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  type Stats,
 } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';

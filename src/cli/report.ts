@@ -20,7 +20,10 @@ export interface ReportDeps {
   /** The run REF (undefined: the latest) from the history database at dbPath (undefined: the default); throws an Error naming the problem. */
   loadRun(ref: string | undefined, dbPath: string | undefined): RunDocument | Promise<RunDocument>;
   /** A stored reproduction by reference (R<n>, Rlatest) and those of its runs still in the history. */
-  loadReproduction?(ref: string, dbPath: string | undefined): { doc: unknown; runs: RunDocument[]; missing: number } | Promise<{ doc: unknown; runs: RunDocument[]; missing: number }>;
+  loadReproduction?(
+    ref: string,
+    dbPath: string | undefined,
+  ): { doc: unknown; runs: RunDocument[]; missing: number } | Promise<{ doc: unknown; runs: RunDocument[]; missing: number }>;
   /** The articles' figures and claims (default: data/published.json through src/reference/published.ts). */
   published?(): Published;
 }
@@ -43,8 +46,7 @@ export function readRunDocument(file: string): RunDocument {
     throw new Error(`${file} is not JSON: ${(e as Error).message}`);
   }
   const d = doc as Partial<RunDocument> | null;
-  if (typeof d !== 'object' || d === null || d.schema !== DOCUMENT_SCHEMA)
-    throw new Error(`${file} is not a forklab run document (no "schema": "${DOCUMENT_SCHEMA}")`);
+  if (typeof d !== 'object' || d === null || d.schema !== DOCUMENT_SCHEMA) throw new Error(`${file} is not a forklab run document (no "schema": "${DOCUMENT_SCHEMA}")`);
   if (d.schemaVersion !== 1) throw new Error(`${file} has schemaVersion ${String(d.schemaVersion)}; this forklab reads version 1`);
   for (const k of ['experiment', 'machine', 'configurations', 'warnings', 'params', 'load'] as const)
     if (d[k] === undefined || d[k] === null) throw new Error(`${file}: the document has no "${k}"`);
@@ -103,7 +105,10 @@ function writeReport(flag: string, target: OutputTarget, text: string): void {
 export async function reportAction(run: string | undefined, o: ReportOptions, deps: ReportDeps): Promise<number> {
   // Everything the user typed, before any work.
   const targets: { html?: OutputTarget; markdown?: OutputTarget } = {};
-  for (const [flag, key, file] of [['--html', 'html', o.html], ['--markdown', 'markdown', typeof o.markdown === 'string' ? o.markdown : undefined]] as const) {
+  for (const [flag, key, file] of [
+    ['--html', 'html', o.html],
+    ['--markdown', 'markdown', typeof o.markdown === 'string' ? o.markdown : undefined],
+  ] as const) {
     if (file === undefined) continue;
     try {
       targets[key] = planOutput(flag, file);
@@ -153,7 +158,11 @@ async function reproductionFor(run: string | undefined, o: ReportOptions, deps: 
       throw new CliError(`forklab report: ${(e as Error).message}`, 1);
     }
     const doc = asReproduceDocument(got.doc, `reproduction ${run}`);
-    return { doc, runs: got.runs, note: got.missing ? `${got.missing} of its runs are no longer in the history (forklab rm): their charts are left out, their verdicts are kept` : null };
+    return {
+      doc,
+      runs: got.runs,
+      note: got.missing ? `${got.missing} of its runs are no longer in the history (forklab rm): their charts are left out, their verdicts are kept` : null,
+    };
   }
   if (o.input?.length !== 1) return null;
   let parsed: unknown;
@@ -165,7 +174,11 @@ async function reproductionFor(run: string | undefined, o: ReportOptions, deps: 
   if ((parsed as { schema?: unknown } | null)?.schema !== REPRODUCE_SCHEMA) return null;
   const doc = asReproduceDocument(parsed, o.input[0]!);
   const runs = doc.runs.filter((r): r is RunDocument => typeof r === 'object');
-  return { doc, runs, note: runs.length < doc.runs.length ? 'the file names stored runs by id only: their charts are left out (forklab report R<n> draws them from the history)' : null };
+  return {
+    doc,
+    runs,
+    note: runs.length < doc.runs.length ? 'the file names stored runs by id only: their charts are left out (forklab report R<n> draws them from the history)' : null,
+  };
 }
 
 /** A reproduction as a report: HTML with --html, Markdown with --markdown or on standard output. */

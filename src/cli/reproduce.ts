@@ -45,8 +45,7 @@ export function parseOnly(raw: string | undefined, p: Published): Article[] {
   if (raw === undefined) return [...p.articles];
   const ids = raw.split(',').map((s) => s.trim());
   const known = p.articles.map((a) => a.id);
-  for (const id of ids)
-    if (!known.includes(id)) throw new UsageError('--only', `unknown article ${JSON.stringify(id)}; expected some of ${known.join(', ')}, comma-separated`);
+  for (const id of ids) if (!known.includes(id)) throw new UsageError('--only', `unknown article ${JSON.stringify(id)}; expected some of ${known.join(', ')}, comma-separated`);
   return p.articles.filter((a) => ids.includes(a.id));
 }
 
@@ -145,7 +144,15 @@ async function measure(p: Prepared, warn: (name: string, w: Warning) => void): P
       for (const w of s.preWarnings) warn(s.name, w);
       const t0 = performance.now();
       try {
-        const { run, doc } = await executeExperiment(s.exp!, s.params, { pinCpu: p.pinCpu, seed: p.seed, signal: controller.signal, preWarnings: s.preWarnings, progressLabel: label, store: p.history?.store ?? null, label: p.runLabel });
+        const { run, doc } = await executeExperiment(s.exp!, s.params, {
+          pinCpu: p.pinCpu,
+          seed: p.seed,
+          signal: controller.signal,
+          preWarnings: s.preWarnings,
+          progressLabel: label,
+          store: p.history?.store ?? null,
+          label: p.runLabel,
+        });
         if (controller.signal.aborted) {
           s.state = s.absent = `${interruptedWord(controller.signal)} before it finished`;
           break;
@@ -199,7 +206,15 @@ function storeReproduction(o: ReproduceOptions, doc: ReproduceDocument): number 
   try {
     const store = openHistory(o)!.store;
     try {
-      return store.addReproduction({ startedAt: doc.startedAt, finishedAt: doc.finishedAt, preset: doc.preset, label: doc.label ?? null, hostname: hostname(), runUuids: uuids, document: doc });
+      return store.addReproduction({
+        startedAt: doc.startedAt,
+        finishedAt: doc.finishedAt,
+        preset: doc.preset,
+        label: doc.label ?? null,
+        hostname: hostname(),
+        runUuids: uuids,
+        document: doc,
+      });
     } finally {
       store.close();
     }
@@ -217,7 +232,12 @@ function writeOne(flag: string, target: OutputTarget, text: string, doc: Reprodu
     if (!(e instanceof OutputError)) throw e;
     if (e.errno === 'EPIPE') process.exit(BROKEN_PIPE_STATUS);
     const ids = doc.runs.filter((r): r is string => typeof r === 'string').map((r) => r.slice(0, 8));
-    const hint = stored !== null ? `the reproduction is stored as R${stored}: forklab report R${stored} ${flag} FILE writes it again` : ids.length ? `the runs are stored (${ids.join(', ')}): forklab export RUN writes each` : undefined;
+    const hint =
+      stored !== null
+        ? `the reproduction is stored as R${stored}: forklab report R${stored} ${flag} FILE writes it again`
+        : ids.length
+          ? `the runs are stored (${ids.join(', ')}): forklab export RUN writes each`
+          : undefined;
     throw new OutputError(e.display, e.errno, `forklab reproduce: ${flag}: ${e.message}`, hint);
   }
   if (target.kind !== 'fd') process.stderr.write(`forklab reproduce: wrote ${target.display}\n`);

@@ -34,7 +34,9 @@ export { CliError } from './errors.js';
 
 export function cpusAllowed(): number[] | null {
   try {
-    const line = readFileSync('/proc/self/status', 'utf8').split('\n').find((l) => l.startsWith('Cpus_allowed_list:'));
+    const line = readFileSync('/proc/self/status', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Cpus_allowed_list:'));
     return line ? parseCpusAllowedList(line.split(':')[1]!.trim()) : null;
   } catch {
     return null;
@@ -117,7 +119,12 @@ export function interruptedWord(signal: AbortSignal): string {
 }
 
 /** The run's one noise warning (experiments/noise.ts) from its figures and its witness; [] when noise changes nothing. */
-export function runNoiseWarnings(exp: { options: { flags: string }[]; figureKeys?: readonly string[] | null; identity?: readonly string[] }, run: ExperimentRun, witness: NoiseWitness | null, pinCpu: number | null): Warning[] {
+export function runNoiseWarnings(
+  exp: { options: { flags: string }[]; figureKeys?: readonly string[] | null; identity?: readonly string[] },
+  run: ExperimentRun,
+  witness: NoiseWitness | null,
+  pinCpu: number | null,
+): Warning[] {
   const figures = exp.figureKeys === null ? [] : noiseFigures(run.measurements, exp.figureKeys ?? exp.identity ?? []);
   const flags = exp.options.map((o) => o.flags.split(/[ ,]/)[0]!);
   const w = noiseWarning({ figures, witness, pinnedCpu: pinCpu, cpusAllowed: cpusAllowed(), flags });
@@ -169,7 +176,15 @@ export async function executeExperiment<P, S>(
   const progress = createProgress(opts.progressLabel ?? exp.name);
   const startedAt = new Date();
   const history = new HistoryWriter(opts.store ?? null);
-  history.start({ experiment: exp.name, params: params as Record<string, unknown>, machine, loadBefore: before, forklabVersion: FORKLAB_VERSION, startedAt, label: opts.label ?? null });
+  history.start({
+    experiment: exp.name,
+    params: params as Record<string, unknown>,
+    machine,
+    loadBefore: before,
+    forklabVersion: FORKLAB_VERSION,
+    startedAt,
+    label: opts.label ?? null,
+  });
   let run: ExperimentRun<S>;
   const usage = emptyUsageTotals();
   try {
@@ -195,7 +210,17 @@ export async function executeExperiment<P, S>(
   if (opts.signal.aborted) run.complete = false;
   history.finish({ complete: run.complete, summary: run.summary, warnings: run.warnings, loadAfter: after, finishedAt });
   run.warnings.push(...history.warnings);
-  const doc = buildDocument({ run: run as ExperimentRun, forklabVersion: FORKLAB_VERSION, runId: history.uuid, label: opts.label, startedAt, finishedAt, machine, load: { before, after }, witness });
+  const doc = buildDocument({
+    run: run as ExperimentRun,
+    forklabVersion: FORKLAB_VERSION,
+    runId: history.uuid,
+    label: opts.label,
+    startedAt,
+    finishedAt,
+    machine,
+    load: { before, after },
+    witness,
+  });
   return { run, doc, storedRunId: history.runId };
 }
 
@@ -223,11 +248,7 @@ export function writeRunJson(command: string, target: OutputTarget, text: string
   if (target.kind !== 'fd') process.stderr.write(`forklab: wrote ${target.display}\n`);
 }
 
-export async function runExperimentCommand<P, S>(
-  exp: Experiment<P, S>,
-  raw: CommandOptions,
-  common: CommonOptions,
-): Promise<number> {
+export async function runExperimentCommand<P, S>(exp: Experiment<P, S>, raw: CommandOptions, common: CommonOptions): Promise<number> {
   // 1. Everything the user typed, before any work.
   const params: P = exp.parse(raw);
   const { pinCpu, seed, label, json } = parseCommon(common);
@@ -255,12 +276,13 @@ export async function runExperimentCommand<P, S>(
   if (interrupted !== null) process.stderr.write(`forklab: ${interruptedWord(controller.signal)}; what finished:\n`);
   const tableTo = json?.kind === 'fd' && json.fd === 1 ? process.stderr : process.stdout;
   tableTo.write(`${renderView(exp.view(run), { color: tableTo === process.stdout && color })}\n`);
-  for (const w of run.warnings)
-    if (!preWarnings.includes(w)) process.stderr.write(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}\n`);
+  for (const w of run.warnings) if (!preWarnings.includes(w)) process.stderr.write(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}\n`);
   const stored = doc.runId && history ? { id: doc.runId.slice(0, 8), location: history.location } : null;
   if (json) writeRunJson(exp.name, json, JSON.stringify(doc, null, 1) + '\n', stored);
   if (stored)
-    process.stderr.write(`forklab: stored as run ${stored.id} in ${stored.location.path} (forklab show ${stored.id}${dbArgument(stored.location)}; forklab report --html report.html)\n`);
+    process.stderr.write(
+      `forklab: stored as run ${stored.id} in ${stored.location.path} (forklab show ${stored.id}${dbArgument(stored.location)}; forklab report --html report.html)\n`,
+    );
   else if (!history) process.stderr.write(`forklab: not stored (--no-store)${json ? '' : '; use --json FILE to keep the run'}\n`);
   if (interrupted !== null) return interrupted;
   return run.complete ? 0 : 1;

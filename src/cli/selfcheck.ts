@@ -80,7 +80,10 @@ export function preflightSelfcheck(p: SelfcheckParams, fitBytes: number | null =
   const biggest = Math.max(...sizes);
   const need = biggest * MIB + 2 * MIB + 64 * MIB;
   if (fitBytes !== null && need > fitBytes)
-    throw new UsageError('--rss', `${biggest} MB does not fit: this machine can give about ${Math.floor(fitBytes / MIB)} MB more, and forklab keeps 64 MB of headroom. Use a smaller --rss.`);
+    throw new UsageError(
+      '--rss',
+      `${biggest} MB does not fit: this machine can give about ${Math.floor(fitBytes / MIB)} MB more, and forklab keeps 64 MB of headroom. Use a smaller --rss.`,
+    );
 }
 
 export function selfcheckPairs(p: SelfcheckParams): Pair[] {
@@ -97,8 +100,17 @@ export function selfcheckPairs(p: SelfcheckParams): Pair[] {
             loop: (n, it) => [method, String(rssMb), thp, String(it), n.targetStatic],
           });
   if (p.suites.includes('create'))
-    for (const [series, method] of [['thread', 'thread'], ['fork', 'fork-exit']] as const)
-      pairs.push({ suite: 'create', label: `create ${series}`, rssMb: 0, probe: () => ({ caseName: 'create', args: {}, series }), loop: (n, it) => [method, '0', 'default', String(it), n.targetStatic] });
+    for (const [series, method] of [
+      ['thread', 'thread'],
+      ['fork', 'fork-exit'],
+    ] as const)
+      pairs.push({
+        suite: 'create',
+        label: `create ${series}`,
+        rssMb: 0,
+        probe: () => ({ caseName: 'create', args: {}, series }),
+        loop: (n, it) => [method, '0', 'default', String(it), n.targetStatic],
+      });
   if (p.suites.includes('exec'))
     for (const kind of ['dynamic', 'static'] as const)
       pairs.push({

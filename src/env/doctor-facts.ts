@@ -66,7 +66,13 @@ export function cgroupDirs(files: Record<string, string | null>, controller: 'me
     const a = line.indexOf(':');
     const b = a < 0 ? -1 : line.indexOf(':', a + 1);
     if (b < 0) continue;
-    if (line.slice(a + 1, b).split(',').includes(controller)) path = line.slice(b + 1);
+    if (
+      line
+        .slice(a + 1, b)
+        .split(',')
+        .includes(controller)
+    )
+      path = line.slice(b + 1);
   }
   if (path === null) {
     const unified = cg.split('\n').find((l) => l.startsWith('0::'));

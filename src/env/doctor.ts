@@ -38,7 +38,15 @@ export function checkGovernor(f: DoctorFacts): DoctorCheck {
   const govs = onlineCpus(f).map((c) => ({ c, g: trim(f.files[`${CPU}/cpu${c}/cpufreq/scaling_governor`]) }));
   const known = govs.filter((x) => x.g !== null);
   if (known.length === 0)
-    return { id: 'governor', title: 'CPU frequency governor', status: 'info', found: 'no cpufreq here (common in virtual machines: the host sets the clock)', why, command: null, apply: [] };
+    return {
+      id: 'governor',
+      title: 'CPU frequency governor',
+      status: 'info',
+      found: 'no cpufreq here (common in virtual machines: the host sets the clock)',
+      why,
+      command: null,
+      apply: [],
+    };
   const slow = known.filter((x) => x.g !== 'performance');
   const found = [...new Set(known.map((x) => x.g))].join(', ');
   const apply = slow.map((x) => ({ path: `${CPU}/cpu${x.c}/cpufreq/scaling_governor`, value: 'performance' }));
@@ -120,7 +128,7 @@ export function checkOvercommit(f: DoctorFacts): DoctorCheck {
     title: 'vm.overcommit_memory',
     status: v === 2 ? 'warn' : v === null ? 'info' : 'ok',
     found: v === null ? 'not readable' : `${v} (${['heuristic', 'always', 'never: strict accounting'][v] ?? '?'})`,
-    why: 'fork charges a copy of the parent\'s writable memory; with strict accounting (2) a large parent cannot fork and --rss runs fail with ENOMEM.',
+    why: "fork charges a copy of the parent's writable memory; with strict accounting (2) a large parent cannot fork and --rss runs fail with ENOMEM.",
     command: v === 2 ? 'sysctl -w vm.overcommit_memory=0' : null,
     apply: v === 2 ? [c] : [],
   };
@@ -261,7 +269,7 @@ export function checkAslr(f: DoctorFacts): DoctorCheck {
     id: 'aslr',
     title: 'address-space layout randomization',
     status: 'info',
-    found: v === null ? 'not readable' : ['off', 'on (stack, mmap, vDSO)', 'on (also the heap)'][v] ?? String(v),
+    found: v === null ? 'not readable' : (['off', 'on (stack, mmap, vDSO)', 'on (also the heap)'][v] ?? String(v)),
     why: 'ASLR moves mappings from run to run; forklab does not depend on addresses (its regions are counted in pages and VMAs), so leave it on.',
     command: null,
     apply: [],

@@ -1,9 +1,9 @@
 // The machine record stored with every run, and the load samples taken around it.
 // Every field is read from the system; what cannot be read is null, never guessed.
 
-import { execFileSync } from "node:child_process";
-import * as os from "node:os";
-import { effectiveCgroupLimit, locateMemoryCgroup, readCgroupLevels, readTextOrNull, type ReadText } from "./memory.js";
+import { execFileSync } from 'node:child_process';
+import * as os from 'node:os';
+import { effectiveCgroupLimit, locateMemoryCgroup, readCgroupLevels, readTextOrNull, type ReadText } from './memory.js';
 import {
   cpuinfoHasFlag,
   firstLine,
@@ -16,11 +16,11 @@ import {
   parseStatusField,
   parseThpChoice,
   type CpuPressure,
-} from "./parse.js";
+} from './parse.js';
 
-import { parseProcStatCpu, type CpuTicks, type ProbeUsageTotals } from "./witness.js";
+import { parseProcStatCpu, type CpuTicks, type ProbeUsageTotals } from './witness.js';
 
-export type { CpuPressure } from "./parse.js";
+export type { CpuPressure } from './parse.js';
 
 export interface MachineRecord {
   hostname: string;
@@ -108,20 +108,20 @@ const COMMAND_TIMEOUT_MS = 2000;
 export function runCommand(cmd: string, args: string[]): CommandResult | null {
   try {
     const stdout = execFileSync(cmd, args, {
-      encoding: "utf8",
+      encoding: 'utf8',
       timeout: COMMAND_TIMEOUT_MS,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, LC_ALL: "C" },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LC_ALL: 'C' },
       maxBuffer: 1024 * 1024,
     });
-    return { status: 0, stdout, stderr: "" };
+    return { status: 0, stdout, stderr: '' };
   } catch (e) {
     const err = e as { code?: string; status?: number | null; signal?: string | null; stdout?: unknown; stderr?: unknown };
-    if (typeof err.status !== "number" || err.signal) return null; // ENOENT, EACCES, timeout (killed)
+    if (typeof err.status !== 'number' || err.signal) return null; // ENOENT, EACCES, timeout (killed)
     return {
       status: err.status,
-      stdout: typeof err.stdout === "string" ? err.stdout : "",
-      stderr: typeof err.stderr === "string" ? err.stderr : "",
+      stdout: typeof err.stdout === 'string' ? err.stdout : '',
+      stderr: typeof err.stderr === 'string' ? err.stderr : '',
     };
   }
 }
@@ -151,7 +151,7 @@ function okStdout(src: HostSources, cmd: string, args: string[]): string | null 
 function trimmedOrNull(text: string | null): string | null {
   if (text === null) return null;
   const t = text.trim();
-  return t === "" ? null : t;
+  return t === '' ? null : t;
 }
 
 function loadTriple(src: HostSources): [number, number, number] {
@@ -160,12 +160,12 @@ function loadTriple(src: HostSources): [number, number, number] {
 }
 
 function readPressure(src: HostSources): CpuPressure | null {
-  const t = src.readFile("/proc/pressure/cpu");
+  const t = src.readFile('/proc/pressure/cpu');
   return t === null ? null : parsePressure(t);
 }
 
 export function sampleLoad(src: HostSources = realSources): LoadSample {
-  const stat = src.readFile("/proc/stat");
+  const stat = src.readFile('/proc/stat');
   return {
     at: src.now().toISOString(),
     loadAverage: loadTriple(src),
@@ -178,29 +178,28 @@ function detectVirtualization(src: HostSources, cpuinfo: string | null): string 
   let base: string | null = null;
   // systemd-detect-virt prints "none" and exits 1 when it finds nothing; that is an answer.
   const answer = (args: string[]): string | null => {
-    const r = src.run("systemd-detect-virt", args);
+    const r = src.run('systemd-detect-virt', args);
     if (r === null || (r.status !== 0 && r.status !== 1)) return null;
     return trimmedOrNull(r.stdout);
   };
-  const vm = answer(["--vm"]);
-  const ct = answer(["--container"]);
+  const vm = answer(['--vm']);
+  const ct = answer(['--container']);
   if (vm !== null || ct !== null) {
-    const parts = [ct, vm].filter((x): x is string => x !== null && x !== "none");
-    base = parts.length === 0 ? "none" : parts.join(" on ");
+    const parts = [ct, vm].filter((x): x is string => x !== null && x !== 'none');
+    base = parts.length === 0 ? 'none' : parts.join(' on ');
   } else {
     base = answer([]);
   }
   if (base === null) {
-    const container =
-      src.readFile("/.dockerenv") !== null ? "docker" : src.readFile("/run/.containerenv") !== null ? "podman" : null;
-    const hv = cpuinfo !== null && cpuinfoHasFlag(cpuinfo, "hypervisor") ? "vm (hypervisor flag)" : null;
+    const container = src.readFile('/.dockerenv') !== null ? 'docker' : src.readFile('/run/.containerenv') !== null ? 'podman' : null;
+    const hv = cpuinfo !== null && cpuinfoHasFlag(cpuinfo, 'hypervisor') ? 'vm (hypervisor flag)' : null;
     const parts = [container, hv].filter((x): x is string => x !== null);
-    if (parts.length > 0) base = parts.join(" on ");
+    if (parts.length > 0) base = parts.join(' on ');
   }
-  const vendor = trimmedOrNull(src.readFile("/sys/class/dmi/id/sys_vendor"));
-  const product = trimmedOrNull(src.readFile("/sys/class/dmi/id/product_name"));
-  const dmi = [vendor, product].filter((x): x is string => x !== null).join(" / ");
-  if (dmi === "") return base;
+  const vendor = trimmedOrNull(src.readFile('/sys/class/dmi/id/sys_vendor'));
+  const product = trimmedOrNull(src.readFile('/sys/class/dmi/id/product_name'));
+  const dmi = [vendor, product].filter((x): x is string => x !== null).join(' / ');
+  if (dmi === '') return base;
   return base === null ? `unknown [${dmi}]` : `${base} [${dmi}]`;
 }
 
@@ -209,53 +208,53 @@ function cpuModelOf(src: HostSources, cpuinfo: string | null, notes: string[]): 
   const fromProc = cpuinfo === null ? null : parseCpuinfoModel(cpuinfo);
   if (fromProc !== null) return fromProc;
   const m = trimmedOrNull(src.os.cpuModels()[0] ?? null);
-  if (m === null || m === "unknown") return null;
+  if (m === null || m === 'unknown') return null;
   notes.push("cpuModel from os.cpus() (no 'model name' in /proc/cpuinfo)");
   return m;
 }
 
 function hugePageSizeKbOf(src: HostSources, meminfo: Record<string, number>, notes: string[]): number | null {
-  const fromMeminfo = meminfo["Hugepagesize"] ?? null;
+  const fromMeminfo = meminfo['Hugepagesize'] ?? null;
   if (fromMeminfo !== null) return fromMeminfo;
-  const t = src.readFile("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+  const t = src.readFile('/sys/kernel/mm/transparent_hugepage/hpage_pmd_size');
   const bytes = t === null ? null : parseIntFile(t);
   if (bytes === null) return null;
-  notes.push("hugePageSizeKb from transparent_hugepage/hpage_pmd_size (no Hugepagesize in /proc/meminfo)");
+  notes.push('hugePageSizeKb from transparent_hugepage/hpage_pmd_size (no Hugepagesize in /proc/meminfo)');
   return bytes / 1024;
 }
 
 function pageSizeBytesOf(src: HostSources, notes: string[]): number {
-  const pageOut = okStdout(src, "getconf", ["PAGESIZE"]);
+  const pageOut = okStdout(src, 'getconf', ['PAGESIZE']);
   const bytes = pageOut === null ? null : parseIntFile(pageOut);
   if (bytes !== null && bytes > 0) return bytes;
-  notes.push("pageSizeBytes assumed 4096: `getconf PAGESIZE` failed");
+  notes.push('pageSizeBytes assumed 4096: `getconf PAGESIZE` failed');
   return 4096;
 }
 
 function glibcVersionOf(src: HostSources, notes: string[]): string | null {
-  const getconfLibc = okStdout(src, "getconf", ["GNU_LIBC_VERSION"]);
+  const getconfLibc = okStdout(src, 'getconf', ['GNU_LIBC_VERSION']);
   const fromGetconf = getconfLibc === null ? null : parseGlibcVersion(getconfLibc);
   if (fromGetconf !== null) return fromGetconf;
-  const r = src.run("ldd", ["--version"]);
+  const r = src.run('ldd', ['--version']);
   // glibc's ldd prints to stdout; musl's prints to stderr and is not glibc.
   const fromLdd = r !== null && r.status === 0 ? parseGlibcVersion(r.stdout) : null;
-  if (fromLdd !== null) notes.push("glibcVersion from `ldd --version`");
+  if (fromLdd !== null) notes.push('glibcVersion from `ldd --version`');
   return fromLdd;
 }
 
 function compilerVersionOf(src: HostSources): string | null {
-  for (const cc of ["cc", "gcc"]) {
-    const out = okStdout(src, cc, ["--version"]);
+  for (const cc of ['cc', 'gcc']) {
+    const out = okStdout(src, cc, ['--version']);
     const v = out === null ? null : firstLine(out);
     if (v !== null) return v;
   }
   return null;
 }
 
-function cgroupMemoryLimitOf(read: HostSources["readFile"], notes: string[]): number | null {
+function cgroupMemoryLimitOf(read: HostSources['readFile'], notes: string[]): number | null {
   const cg = locateMemoryCgroup(read);
   if (cg === null) {
-    notes.push("memory cgroup not found (/proc/self/cgroup unreadable or without a memory hierarchy)");
+    notes.push('memory cgroup not found (/proc/self/cgroup unreadable or without a memory hierarchy)');
     return null;
   }
   if (cg.note !== null) notes.push(cg.note);
@@ -265,10 +264,10 @@ function cgroupMemoryLimitOf(read: HostSources["readFile"], notes: string[]): nu
 export function buildMachineRecord(src: HostSources, opts: { pinCpu: number | null }): MachineRecord {
   const notes: string[] = [];
   const read = src.readFile;
-  const cpuinfo = read("/proc/cpuinfo");
-  const statusText = read("/proc/self/status");
-  const allowedText = statusText === null ? null : parseStatusField(statusText, "Cpus_allowed_list");
-  const meminfoText = read("/proc/meminfo");
+  const cpuinfo = read('/proc/cpuinfo');
+  const statusText = read('/proc/self/status');
+  const allowedText = statusText === null ? null : parseStatusField(statusText, 'Cpus_allowed_list');
+  const meminfoText = read('/proc/meminfo');
   const meminfo = meminfoText === null ? {} : parseMeminfo(meminfoText);
   const thpText = (name: string): string | null => {
     const t = read(`/sys/kernel/mm/transparent_hugepage/${name}`);
@@ -286,34 +285,31 @@ export function buildMachineRecord(src: HostSources, opts: { pinCpu: number | nu
     cpuModel: cpuModelOf(src, cpuinfo, notes),
     cpuCount: src.os.availableParallelism(),
     cpusAllowed: allowedText === null ? null : parseCpusAllowedList(allowedText),
-    memTotalKb: meminfo["MemTotal"] ?? null,
-    memAvailableKb: meminfo["MemAvailable"] ?? null,
-    swapTotalKb: meminfo["SwapTotal"] ?? null,
-    thpEnabled: thpText("enabled"),
-    thpDefrag: thpText("defrag"),
+    memTotalKb: meminfo['MemTotal'] ?? null,
+    memAvailableKb: meminfo['MemAvailable'] ?? null,
+    swapTotalKb: meminfo['SwapTotal'] ?? null,
+    thpEnabled: thpText('enabled'),
+    thpDefrag: thpText('defrag'),
     hugePageSizeKb: hugePageSizeKbOf(src, meminfo, notes),
     pageSizeBytes: pageSizeBytesOf(src, notes),
     glibcVersion: glibcVersionOf(src, notes),
     compilerVersion: compilerVersionOf(src),
     nodeVersion: src.nodeVersion,
     cgroupMemoryLimitBytes: cgroupMemoryLimitOf(read, notes),
-    vmMaxMapCount: intFile("/proc/sys/vm/max_map_count"),
-    overcommitMemory: intFile("/proc/sys/vm/overcommit_memory"),
+    vmMaxMapCount: intFile('/proc/sys/vm/max_map_count'),
+    overcommitMemory: intFile('/proc/sys/vm/overcommit_memory'),
     virtualization: detectVirtualization(src, cpuinfo),
     pinnedCpu: opts.pinCpu,
     loadAverage: loadTriple(src),
     cpuPressure: readPressure(src),
-    clockSource: trimmedOrNull(read("/sys/devices/system/clocksource/clocksource0/current_clocksource")),
-    cpuGovernor: trimmedOrNull(read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")),
+    clockSource: trimmedOrNull(read('/sys/devices/system/clocksource/clocksource0/current_clocksource')),
+    cpuGovernor: trimmedOrNull(read('/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor')),
     collectedAt: src.now().toISOString(),
     notes,
   };
 }
 
 /** Collect the machine record of this host. Never throws for a missing file or command. */
-export async function collectMachine(
-  opts: { pinCpu: number | null },
-  src: HostSources = realSources,
-): Promise<MachineRecord> {
+export async function collectMachine(opts: { pinCpu: number | null }, src: HostSources = realSources): Promise<MachineRecord> {
   return buildMachineRecord(src, opts);
 }

@@ -1,16 +1,8 @@
 // How much memory this process may still allocate: MemAvailable and the cgroup's headroom.
 // Used before any probe starts, to refuse an --rss that would not fit.
 
-import { readFileSync } from "node:fs";
-import {
-  parseCgroupLimit,
-  parseCgroupMounts,
-  parseCgroupPath,
-  parseIntFile,
-  parseKeyValueLines,
-  parseMeminfo,
-  type CgroupMount,
-} from "./parse.js";
+import { readFileSync } from 'node:fs';
+import { parseCgroupLimit, parseCgroupMounts, parseCgroupPath, parseIntFile, parseKeyValueLines, parseMeminfo, type CgroupMount } from './parse.js';
 
 export interface MemoryBudget {
   /** MemAvailable of /proc/meminfo, in bytes. */
@@ -33,7 +25,7 @@ export type ReadText = (path: string) => string | null;
 
 export function readTextOrNull(path: string): string | null {
   try {
-    return readFileSync(path, "utf8");
+    return readFileSync(path, 'utf8');
   } catch {
     return null;
   }
@@ -57,16 +49,16 @@ export interface CgroupLevel {
 }
 
 function joinCgroup(mountPoint: string, rel: string): string {
-  const trimmed = rel.replace(/^\/+|\/+$/g, "");
-  return trimmed === "" ? mountPoint : `${mountPoint.replace(/\/+$/, "")}/${trimmed}`;
+  const trimmed = rel.replace(/^\/+|\/+$/g, '');
+  return trimmed === '' ? mountPoint : `${mountPoint.replace(/\/+$/, '')}/${trimmed}`;
 }
 
 /** Locate the memory cgroup of this process (v1 memory controller if bound there, else v2). */
 export function locateMemoryCgroup(read: ReadText = readTextOrNull): MemoryCgroup | null {
-  const cgText = read("/proc/self/cgroup");
+  const cgText = read('/proc/self/cgroup');
   if (cgText === null) return null;
   const paths = parseCgroupPath(cgText);
-  const mounts = parseCgroupMounts(read("/proc/self/mountinfo") ?? "");
+  const mounts = parseCgroupMounts(read('/proc/self/mountinfo') ?? '');
 
   let version: 1 | 2;
   let path: string;
@@ -74,13 +66,13 @@ export function locateMemoryCgroup(read: ReadText = readTextOrNull): MemoryCgrou
   if (paths.memoryV1 !== null) {
     version = 1;
     path = paths.memoryV1;
-    mount = mounts.find((m) => m.version === 1 && m.controllers.includes("memory"));
-    mount ??= { version: 1, mountPoint: "/sys/fs/cgroup/memory", root: "/", controllers: ["memory"] };
+    mount = mounts.find((m) => m.version === 1 && m.controllers.includes('memory'));
+    mount ??= { version: 1, mountPoint: '/sys/fs/cgroup/memory', root: '/', controllers: ['memory'] };
   } else if (paths.unified !== null) {
     version = 2;
     path = paths.unified;
     mount = mounts.find((m) => m.version === 2);
-    mount ??= { version: 2, mountPoint: "/sys/fs/cgroup", root: "/", controllers: [] };
+    mount ??= { version: 2, mountPoint: '/sys/fs/cgroup', root: '/', controllers: [] };
   } else {
     return null;
   }
@@ -88,11 +80,11 @@ export function locateMemoryCgroup(read: ReadText = readTextOrNull): MemoryCgrou
   // The path in /proc/self/cgroup is relative to the cgroup namespace; the mount may show
   // only a subtree of it (mountinfo "root" field). Strip that prefix.
   let rel: string | null;
-  const root = mount.root.replace(/\/+$/, "");
-  if (root === "") rel = path;
-  else if (path === root || path.startsWith(root + "/")) rel = path.slice(root.length);
+  const root = mount.root.replace(/\/+$/, '');
+  if (root === '') rel = path;
+  else if (path === root || path.startsWith(root + '/')) rel = path.slice(root.length);
   else rel = null;
-  if (rel !== null && rel.split("/").includes("..")) rel = null; // cgroup outside our namespace
+  if (rel !== null && rel.split('/').includes('..')) rel = null; // cgroup outside our namespace
 
   if (rel === null) {
     return {
@@ -101,22 +93,22 @@ export function locateMemoryCgroup(read: ReadText = readTextOrNull): MemoryCgrou
       note: `cgroup path ${path} is not below the mount root ${mount.root}; used ${mount.mountPoint}`,
     };
   }
-  const parts = rel.split("/").filter((p) => p !== "");
+  const parts = rel.split('/').filter((p) => p !== '');
   const dirs: string[] = [];
-  for (let i = parts.length; i >= 0; i--) dirs.push(joinCgroup(mount.mountPoint, parts.slice(0, i).join("/")));
+  for (let i = parts.length; i >= 0; i--) dirs.push(joinCgroup(mount.mountPoint, parts.slice(0, i).join('/')));
   return { version, dirs, note: null };
 }
 
 /** Limit, usage and reclaimable file pages of each level, own cgroup first. */
 export function readCgroupLevels(cg: MemoryCgroup, read: ReadText = readTextOrNull): CgroupLevel[] {
   return cg.dirs.map((dir) => {
-    const limitText = read(`${dir}/${cg.version === 2 ? "memory.max" : "memory.limit_in_bytes"}`);
-    const usageText = read(`${dir}/${cg.version === 2 ? "memory.current" : "memory.usage_in_bytes"}`);
+    const limitText = read(`${dir}/${cg.version === 2 ? 'memory.max' : 'memory.limit_in_bytes'}`);
+    const usageText = read(`${dir}/${cg.version === 2 ? 'memory.current' : 'memory.usage_in_bytes'}`);
     const statText = read(`${dir}/memory.stat`);
     let reclaimable: number | null = null;
     if (statText !== null) {
       const st = parseKeyValueLines(statText);
-      reclaimable = (cg.version === 1 ? st["total_inactive_file"] ?? st["inactive_file"] : st["inactive_file"]) ?? null;
+      reclaimable = (cg.version === 1 ? (st['total_inactive_file'] ?? st['inactive_file']) : st['inactive_file']) ?? null;
     }
     return {
       dir,
@@ -141,7 +133,7 @@ export function computeMemoryBudget(memAvailableBytes: number | null, levels: Cg
   for (const l of levels) {
     if (l.limitBytes === null) continue;
     // A limit whose usage cannot be read still caps what we may allocate: count usage as 0.
-    const headroom = Math.max(0, l.limitBytes - (l.usageBytes ?? 0) + (l.usageBytes !== null ? l.reclaimableBytes ?? 0 : 0));
+    const headroom = Math.max(0, l.limitBytes - (l.usageBytes ?? 0) + (l.usageBytes !== null ? (l.reclaimableBytes ?? 0) : 0));
     const capped = Math.min(headroom, l.limitBytes);
     if (bindingHeadroom === null || capped < bindingHeadroom) {
       binding = l;
@@ -161,8 +153,8 @@ export function computeMemoryBudget(memAvailableBytes: number | null, levels: Cg
 }
 
 export function readMemoryBudget(read: ReadText = readTextOrNull): MemoryBudget {
-  const meminfoText = read("/proc/meminfo");
-  const kb = meminfoText === null ? undefined : parseMeminfo(meminfoText)["MemAvailable"];
+  const meminfoText = read('/proc/meminfo');
+  const kb = meminfoText === null ? undefined : parseMeminfo(meminfoText)['MemAvailable'];
   const memAvailableBytes = kb === undefined ? null : kb * 1024;
   const cg = locateMemoryCgroup(read);
   const levels = cg === null ? [] : readCgroupLevels(cg, read);

@@ -40,7 +40,7 @@ export const CGROUP_UNLIMITED_THRESHOLD = 2 ** 60;
  */
 export function parseMeminfo(text: string): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const line of text.split("\n")) {
+  for (const line of text.split('\n')) {
     const m = /^([^:\s]+):\s+(\d+)(?:\s+kB)?\s*$/.exec(line);
     if (m && m[1] !== undefined && m[2] !== undefined) out[m[1]] = Number(m[2]);
   }
@@ -60,20 +60,20 @@ export function parseThpChoice(text: string): string | null {
  * → the "some" line; null when absent or malformed.
  */
 export function parsePressure(text: string): CpuPressure | null {
-  for (const line of text.split("\n")) {
+  for (const line of text.split('\n')) {
     const words = line.trim().split(/\s+/);
-    if (words[0] !== "some") continue;
+    if (words[0] !== 'some') continue;
     const kv = new Map<string, number>();
     for (const w of words.slice(1)) {
-      const eq = w.indexOf("=");
+      const eq = w.indexOf('=');
       if (eq <= 0) continue;
       const n = Number(w.slice(eq + 1));
-      if (w.slice(eq + 1) !== "" && Number.isFinite(n)) kv.set(w.slice(0, eq), n);
+      if (w.slice(eq + 1) !== '' && Number.isFinite(n)) kv.set(w.slice(0, eq), n);
     }
-    const a10 = kv.get("avg10");
-    const a60 = kv.get("avg60");
-    const a300 = kv.get("avg300");
-    const total = kv.get("total");
+    const a10 = kv.get('avg10');
+    const a60 = kv.get('avg60');
+    const a300 = kv.get('avg300');
+    const total = kv.get('total');
     if (a10 === undefined || a60 === undefined || a300 === undefined || total === undefined) return null;
     return { someAvg10: a10, someAvg60: a60, someAvg300: a300, someTotalUs: total };
   }
@@ -86,9 +86,9 @@ export function parsePressure(text: string): CpuPressure | null {
  */
 export function parseCpusAllowedList(text: string): number[] | null {
   const s = text.trim();
-  if (s === "") return null;
+  if (s === '') return null;
   const cpus = new Set<number>();
-  for (const part of s.split(",")) {
+  for (const part of s.split(',')) {
     const m = /^(\d+)(?:-(\d+)(?::(\d+)\/(\d+))?)?$/.exec(part.trim());
     if (!m || m[1] === undefined) return null;
     const lo = Number(m[1]);
@@ -106,8 +106,8 @@ export function parseCpusAllowedList(text: string): number[] | null {
 
 /** The value of one "Key:\tvalue" line of /proc/<pid>/status; null when the key is absent. */
 export function parseStatusField(text: string, key: string): string | null {
-  for (const line of text.split("\n")) {
-    const colon = line.indexOf(":");
+  for (const line of text.split('\n')) {
+    const colon = line.indexOf(':');
     if (colon > 0 && line.slice(0, colon) === key) return line.slice(colon + 1).trim();
   }
   return null;
@@ -119,17 +119,17 @@ export function parseStatusField(text: string, key: string): string | null {
  */
 export function parseCgroupPath(text: string): CgroupPaths {
   const out: CgroupPaths = { unified: null, memoryV1: null };
-  for (const raw of text.split("\n")) {
+  for (const raw of text.split('\n')) {
     const line = raw.trim();
-    if (line === "") continue;
-    const c1 = line.indexOf(":");
-    const c2 = c1 < 0 ? -1 : line.indexOf(":", c1 + 1);
+    if (line === '') continue;
+    const c1 = line.indexOf(':');
+    const c2 = c1 < 0 ? -1 : line.indexOf(':', c1 + 1);
     if (c1 < 0 || c2 < 0) continue;
     const id = line.slice(0, c1);
     const controllers = line.slice(c1 + 1, c2);
     const path = line.slice(c2 + 1); // a path may itself contain ':'
-    if (id === "0" && controllers === "") out.unified = path;
-    else if (controllers.split(",").includes("memory")) out.memoryV1 = path;
+    if (id === '0' && controllers === '') out.unified = path;
+    else if (controllers.split(',').includes('memory')) out.memoryV1 = path;
   }
   return out;
 }
@@ -141,22 +141,25 @@ function unescapeMountField(s: string): string {
 /** The cgroup and cgroup2 mounts listed in /proc/self/mountinfo. */
 export function parseCgroupMounts(mountinfo: string): CgroupMount[] {
   const out: CgroupMount[] = [];
-  for (const line of mountinfo.split("\n")) {
-    const sep = line.indexOf(" - ");
+  for (const line of mountinfo.split('\n')) {
+    const sep = line.indexOf(' - ');
     if (sep < 0) continue;
-    const pre = line.slice(0, sep).split(" ");
-    const post = line.slice(sep + 3).split(" ");
+    const pre = line.slice(0, sep).split(' ');
+    const post = line.slice(sep + 3).split(' ');
     const root = pre[3];
     const mountPoint = pre[4];
     const fstype = post[0];
-    const superOpts = post[2] ?? "";
+    const superOpts = post[2] ?? '';
     if (root === undefined || mountPoint === undefined) continue;
-    if (fstype === "cgroup2") {
+    if (fstype === 'cgroup2') {
       out.push({ version: 2, mountPoint: unescapeMountField(mountPoint), root: unescapeMountField(root), controllers: [] });
-    } else if (fstype === "cgroup") {
+    } else if (fstype === 'cgroup') {
       const controllers = superOpts
-        .split(",")
-        .filter((o) => o !== "" && !o.includes("=") && !["rw", "ro", "relatime", "noatime", "nosuid", "nodev", "noexec", "xattr", "clone_children", "noprefix", "cpuset_v2_mode"].includes(o));
+        .split(',')
+        .filter(
+          (o) =>
+            o !== '' && !o.includes('=') && !['rw', 'ro', 'relatime', 'noatime', 'nosuid', 'nodev', 'noexec', 'xattr', 'clone_children', 'noprefix', 'cpuset_v2_mode'].includes(o),
+        );
       out.push({ version: 1, mountPoint: unescapeMountField(mountPoint), root: unescapeMountField(root), controllers });
     }
   }
@@ -169,7 +172,7 @@ export function parseCgroupMounts(mountinfo: string): CgroupMount[] {
  */
 export function parseCgroupLimit(text: string): number | null {
   const s = text.trim();
-  if (s === "max" || !/^\d+$/.test(s)) return null;
+  if (s === 'max' || !/^\d+$/.test(s)) return null;
   const n = Number(s);
   return n >= CGROUP_UNLIMITED_THRESHOLD ? null : n;
 }
@@ -185,7 +188,7 @@ export function parseIntFile(text: string): number | null {
 /** A "key value" file such as a cgroup's memory.stat → { cache: 123, inactive_file: 456, ... }. */
 export function parseKeyValueLines(text: string): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const line of text.split("\n")) {
+  for (const line of text.split('\n')) {
     const m = /^(\S+)\s+(\d+)\s*$/.exec(line);
     if (m && m[1] !== undefined && m[2] !== undefined) out[m[1]] = Number(m[2]);
   }
@@ -198,7 +201,11 @@ export function parseKeyValueLines(text: string): Record<string, number> {
  * musl's ldd and anything else → null.
  */
 export function parseGlibcVersion(text: string): string | null {
-  const first = text.split("\n").find((l) => l.trim() !== "")?.trim() ?? "";
+  const first =
+    text
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? '';
   let m = /^glibc\s+(\d+\.\d+(?:\.\d+)?)$/i.exec(first);
   if (m?.[1]) return m[1];
   if (/^ldd\b/.test(first) && /(GLIBC|GNU libc|EGLIBC)/i.test(first)) {
@@ -210,7 +217,7 @@ export function parseGlibcVersion(text: string): string | null {
 
 /** /proc/cpuinfo → the first "model name" value (x86); null when absent (e.g. many arm64 kernels). */
 export function parseCpuinfoModel(text: string): string | null {
-  for (const line of text.split("\n")) {
+  for (const line of text.split('\n')) {
     const m = /^model name\s*:\s*(.*\S)\s*$/.exec(line);
     if (m?.[1]) return m[1];
   }
@@ -219,7 +226,7 @@ export function parseCpuinfoModel(text: string): string | null {
 
 /** Whether the first CPU's "flags" (x86) or "Features" (arm) line of /proc/cpuinfo lists `flag`. */
 export function cpuinfoHasFlag(text: string, flag: string): boolean {
-  for (const line of text.split("\n")) {
+  for (const line of text.split('\n')) {
     const m = /^(flags|Features)\s*:(.*)$/.exec(line);
     if (m && m[2] !== undefined) return m[2].trim().split(/\s+/).includes(flag);
   }
@@ -228,6 +235,6 @@ export function cpuinfoHasFlag(text: string, flag: string): boolean {
 
 /** The first non-empty line of a command's output, trimmed; null when there is none. */
 export function firstLine(text: string): string | null {
-  const l = text.split("\n").find((x) => x.trim() !== "");
+  const l = text.split('\n').find((x) => x.trim() !== '');
   return l === undefined ? null : l.trim();
 }

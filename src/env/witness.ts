@@ -143,8 +143,7 @@ export function computeWitness(i: WitnessInput): NoiseWitness {
   const reported = p !== null && p.probes > 0;
   const perS = reported && p.probeMs > 0 ? round1(p.involuntarySwitches / (p.probeMs / 1000)) : null;
   const contention: string[] = [];
-  if (cpuPressurePercent !== null && cpuPressurePercent >= CONTENTION.cpuPressurePercent)
-    contention.push(`tasks waited for a CPU ${cpuPressurePercent} % of the time`);
+  if (cpuPressurePercent !== null && cpuPressurePercent >= CONTENTION.cpuPressurePercent) contention.push(`tasks waited for a CPU ${cpuPressurePercent} % of the time`);
   if (stealPercent !== null && stealPercent >= CONTENTION.stealPercent) contention.push(`the hypervisor took ${stealPercent} % of CPU time (steal)`);
   if (perS !== null && perS >= CONTENTION.probeInvoluntaryPerS) contention.push(`the probe was preempted ${perS} times a second`);
   if (i.pinnedCpu !== null && reported && p.migrations !== null && p.migrations > 0) contention.push(`the pinned probe migrated ${p.migrations} times`);

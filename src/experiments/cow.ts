@@ -152,7 +152,12 @@ export function summarizeCow(ms: readonly Measurement[], seed: number): CowSumma
       };
     }
     // Both passes are timed after the same fork: paired, repeat by repeat.
-    const r = ratioOfMedians(repeatsOf(mine, (m) => m.series === 'second-write'), repeatsOf(mine, (m) => m.series === 'first-write'), seed, { paired: true });
+    const r = ratioOfMedians(
+      repeatsOf(mine, (m) => m.series === 'second-write'),
+      repeatsOf(mine, (m) => m.series === 'first-write'),
+      seed,
+      { paired: true },
+    );
     const fw = passes['first-write'];
     const nf = passes['no-fork-write'];
     const firstOk = mine.filter((m) => m.series === 'first-write' && m.state === 'ok');
@@ -285,7 +290,8 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
     if (p.thp.includes('on') && systemThp() === 'never')
       warnings.push({
         code: 'thp-never',
-        message: 'transparent_hugepage/enabled is [never]: --thp on cannot get huge pages here, so its rows will look like --thp off. As root: echo madvise > /sys/kernel/mm/transparent_hugepage/enabled',
+        message:
+          'transparent_hugepage/enabled is [never]: --thp on cannot get huge pages here, so its rows will look like --thp off. As root: echo madvise > /sys/kernel/mm/transparent_hugepage/enabled',
       });
     return warnings;
   },
@@ -307,7 +313,13 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
       }),
       measure: (thp, result, repeat) => {
         const pages = typeof result.info.pages === 'number' ? result.info.pages : pagesGuess;
-        const split = { ...result, series: splitForkSeries(result.series.find((s) => s.series === 'fork'), pages) };
+        const split = {
+          ...result,
+          series: splitForkSeries(
+            result.series.find((s) => s.series === 'fork'),
+            pages,
+          ),
+        };
         const hugePagesKb = typeof result.info.hugePagesKb === 'number' ? result.info.hugePagesKb : null;
         return measurementsFrom(split, { sizeMb: p.sizeMb, thp, pages }, { hugePagesKb }, repeat, COW_SERIES, ctx.seed);
       },
@@ -327,12 +339,17 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
       out.push(heading(`THP ${cell.thp}: child after fork, ${cell.sizeMb} MB = ${cell.pages} pages of 4 KiB — ns per page, median [95 % CI] of ${n} forks`));
       const rows = COW_SERIES.map((s) => {
         const x = cell.passes[s];
-        return [LABELS[s], x ? ci(x) : '—', x && Number.isFinite(x.minflt) ? fmtMinflt(x.minflt) : '—', x && Number.isFinite(x.faultsPerPage) ? x.faultsPerPage.toFixed(x.faultsPerPage < 0.1 ? 4 : 2) : '—', String(ARTICLE_001[s])];
+        return [
+          LABELS[s],
+          x ? ci(x) : '—',
+          x && Number.isFinite(x.minflt) ? fmtMinflt(x.minflt) : '—',
+          x && Number.isFinite(x.faultsPerPage) ? x.faultsPerPage.toFixed(x.faultsPerPage < 0.1 ? 4 : 2) : '—',
+          String(ARTICLE_001[s]),
+        ];
       });
       out.push(table(['pass', 'ns/page [95 % CI]', 'minor faults', 'faults/page', 'article 001'], rows));
       const parts: string[] = [];
-      if (cell.firstToSecond)
-        parts.push(`first ÷ second write = ${fmtRatio(cell.firstToSecond.ratio)} [${fmtRatio(cell.firstToSecond.low)}–${fmtRatio(cell.firstToSecond.high)}]`);
+      if (cell.firstToSecond) parts.push(`first ÷ second write = ${fmtRatio(cell.firstToSecond.ratio)} [${fmtRatio(cell.firstToSecond.low)}–${fmtRatio(cell.firstToSecond.high)}]`);
       if (cell.firstToNoFork !== null) parts.push(`first write ÷ no-fork write = ${fmtRatio(cell.firstToNoFork)}`);
       if (cell.cowTotalMs !== null)
         parts.push(`CoW total for ${cell.sizeMb} MB ≈ ${cell.cowTotalMs.toFixed(1)} ms [${cell.cowTotalLowMs!.toFixed(1)}–${cell.cowTotalHighMs!.toFixed(1)}]`);
@@ -341,14 +358,26 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
       const rd = cell.passes.read;
       const nf = cell.passes['no-fork-write'];
       if (rd && nf && rd.medianNs > 4 * nf.medianNs && rd.faultsPerPage < 0.1)
-        out.push(note(`note: the child's read costs ${fmtRatio(rd.medianNs / nf.medianNs)} the baseline without a single fault: fork hands the child its page-table entries marked "not accessed", and the first touch sets the Accessed bit in each — cheap on bare metal, slow in a (nested) VM.`,));
+        out.push(
+          note(
+            `note: the child's read costs ${fmtRatio(rd.medianNs / nf.medianNs)} the baseline without a single fault: fork hands the child its page-table entries marked "not accessed", and the first touch sets the Accessed bit in each — cheap on bare metal, slow in a (nested) VM.`,
+          ),
+        );
       const w2 = cell.passes['second-write'];
       if (cell.thpVerdict === 'split' && w2 && nf && w2.medianNs > 1.5 * nf.medianNs)
-        out.push(note(`note: after the split the child maps the region with 4 KiB entries while the parent's baseline still runs on 2 MiB ones, so the child's second write misses the TLB more (${fmtNs(w2.medianNs)} vs ${fmtNs(nf.medianNs)} ns/page).`,));
+        out.push(
+          note(
+            `note: after the split the child maps the region with 4 KiB entries while the parent's baseline still runs on 2 MiB ones, so the child's second write misses the TLB more (${fmtNs(w2.medianNs)} vs ${fmtNs(nf.medianNs)} ns/page).`,
+          ),
+        );
       out.push(blank);
     }
-    out.push(note(`article 001 (${getArticle('001')?.environment ?? 'environment not recorded'}, ${getFigure('001.pages')?.series.sizeMb ?? '?'} MB): read ${ARTICLE_001.read}, first write ${ARTICLE_001['first-write']}, second ${ARTICLE_001['second-write']}, no-fork ${ARTICLE_001['no-fork-write']} ns/page; ` +
-          `first ÷ second ≈ ${ARTICLE_001.ratio}×; CoW total ≈ ${ARTICLE_001.totalMs} ms. Figures change with the machine; the shape is what holds.`,));
+    out.push(
+      note(
+        `article 001 (${getArticle('001')?.environment ?? 'environment not recorded'}, ${getFigure('001.pages')?.series.sizeMb ?? '?'} MB): read ${ARTICLE_001.read}, first write ${ARTICLE_001['first-write']}, second ${ARTICLE_001['second-write']}, no-fork ${ARTICLE_001['no-fork-write']} ns/page; ` +
+          `first ÷ second ≈ ${ARTICLE_001.ratio}×; CoW total ≈ ${ARTICLE_001.totalMs} ms. Figures change with the machine; the shape is what holds.`,
+      ),
+    );
     return out;
   },
 };

@@ -14,7 +14,6 @@ import { fmtRatio, fmtUs, fmtUsCi } from '../text/format.js';
 import { blank, heading, note, table, text, type Block } from './view.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Scalar } from './types.js';
 
-
 export interface CreateParams extends RepeatParams {
   /** Timed iterations per probe process; each iteration times one thread and one fork. */
   iterations: number;
@@ -54,7 +53,13 @@ export function summarizeCreate(ms: readonly Measurement[], seed: number): Creat
   const fork = summarizeSeries(ms, 'fork', seed);
   let ratio: RatioInterval | null = null;
   // Sample i of thread and of fork come from the same pair of blocks: a paired interval, repeats resampled first.
-  if (thread && fork) ratio = ratioOfMedians(repeatsOf(ms, (m) => m.series === 'thread'), repeatsOf(ms, (m) => m.series === 'fork'), seed, { paired: true });
+  if (thread && fork)
+    ratio = ratioOfMedians(
+      repeatsOf(ms, (m) => m.series === 'thread'),
+      repeatsOf(ms, (m) => m.series === 'fork'),
+      seed,
+      { paired: true },
+    );
   const stack = ms.map((m) => m.info.threadStackKb).find((v) => typeof v === 'number');
   return {
     thread,
@@ -125,7 +130,14 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
     });
     const summary = summarizeCreate(measurements, ctx.seed);
     const warnings = seriesWarnings(measurements);
-    const run: ExperimentRun<CreateSummary> = { experiment: 'create', params: { ...p, repeatsStop }, measurements, summary, warnings, complete: complete && measurements.length > 0 };
+    const run: ExperimentRun<CreateSummary> = {
+      experiment: 'create',
+      params: { ...p, repeatsStop },
+      measurements,
+      summary,
+      warnings,
+      complete: complete && measurements.length > 0,
+    };
     return run;
   },
 
@@ -138,22 +150,42 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
       x
         ? [label, what, String(x.n), fmtUs(x.minNs), fmtUsCi(x.medianNs, x.ciLowNs, x.ciHighNs), fmtUs(x.p90Ns), `${a.minUs} / ${a.medianUs}`]
         : [label, what, '0', '—', 'failed', '—', `${a.minUs} / ${a.medianUs}`];
-    out.push(heading(`Create one execution unit and wait for it to end: µs per call (${p.iterations} iterations × ${(run.params.repeatsStop as { rounds?: number } | undefined)?.rounds ?? p.repeats} probe processes)`));
-    out.push(table(['series', 'what', 'n', 'min', 'median [95 % CI]', 'p90', 'article 002 min / median'],
+    out.push(
+      heading(
+        `Create one execution unit and wait for it to end: µs per call (${p.iterations} iterations × ${(run.params.repeatsStop as { rounds?: number } | undefined)?.rounds ?? p.repeats} probe processes)`,
+      ),
+    );
+    out.push(
+      table(
+        ['series', 'what', 'n', 'min', 'median [95 % CI]', 'p90', 'article 002 min / median'],
         [row('thread', 'pthread_create + pthread_join', s.thread, ARTICLE_002.thread), row('fork', 'fork + waitpid (child _exit(0))', s.fork, ARTICLE_002.fork)],
-        { leftAlign: [0, 1] },));
+        { leftAlign: [0, 1] },
+      ),
+    );
     out.push(blank);
     if (s.forkOverThreadMedian && s.forkOverThreadMin !== null && s.thread && s.fork) {
       const r = s.forkOverThreadMedian;
-      out.push(text(`fork ÷ thread: medians ${fmtRatio(r.ratio)} [${fmtRatio(r.low)}–${fmtRatio(r.high)}], mins ${fmtRatio(s.forkOverThreadMin)}` +
-          `   (article 002: medians ${ARTICLE_002.forkOverThreadMedian}×, mins ${fmtRatio(ARTICLE_002.fork.minUs / ARTICLE_002.thread.minUs)})`));
-      out.push(text(`median ÷ min, the scheduling noise: thread ${fmtRatio(s.thread.medianNs / s.thread.minNs)}, fork ${fmtRatio(s.fork.medianNs / s.fork.minNs)}` +
-          `   (article 002: ${fmtRatio(ARTICLE_002.thread.medianUs / ARTICLE_002.thread.minUs)}, ${fmtRatio(ARTICLE_002.fork.medianUs / ARTICLE_002.fork.minUs)})`));
+      out.push(
+        text(
+          `fork ÷ thread: medians ${fmtRatio(r.ratio)} [${fmtRatio(r.low)}–${fmtRatio(r.high)}], mins ${fmtRatio(s.forkOverThreadMin)}` +
+            `   (article 002: medians ${ARTICLE_002.forkOverThreadMedian}×, mins ${fmtRatio(ARTICLE_002.fork.minUs / ARTICLE_002.thread.minUs)})`,
+        ),
+      );
+      out.push(
+        text(
+          `median ÷ min, the scheduling noise: thread ${fmtRatio(s.thread.medianNs / s.thread.minNs)}, fork ${fmtRatio(s.fork.medianNs / s.fork.minNs)}` +
+            `   (article 002: ${fmtRatio(ARTICLE_002.thread.medianUs / ARTICLE_002.thread.minUs)}, ${fmtRatio(ARTICLE_002.fork.medianUs / ARTICLE_002.fork.minUs)})`,
+        ),
+      );
       if (s.thread.repeatMediansNs.length > 1)
         out.push(note(`medians per probe process: thread ${s.thread.repeatMediansNs.map(fmtUs).join(', ')} µs; fork ${s.fork.repeatMediansNs.map(fmtUs).join(', ')} µs`));
     }
     if (s.threadStackKb !== null) out.push(note(`thread stack: ${s.threadStackKb} kB (glibc default; glibc caches freed stacks, so a create+join loop reuses one)`));
-    out.push(note('Timed in alternating blocks of 50 calls of each kind (the article timed each in a loop of its own); intervals: bootstrap over probe processes, then iterations (paired for the ratio).'));
+    out.push(
+      note(
+        'Timed in alternating blocks of 50 calls of each kind (the article timed each in a loop of its own); intervals: bootstrap over probe processes, then iterations (paired for the ratio).',
+      ),
+    );
     const stopped = describeRepeatsStop(run.params);
     if (stopped) out.push(note(stopped));
     return out;

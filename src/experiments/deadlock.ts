@@ -110,10 +110,7 @@ export function summarizeDeadlock(ms: readonly Measurement[]): DeadlockSummary {
   const without = get('without-atfork');
   const withAtfork = get('with-atfork');
   const plain = get('plain-lock');
-  const articleReproduced =
-    without && withAtfork
-      ? without.acquired === 0 && withAtfork.acquired === withAtfork.repeats && (!plain || plain.hung === plain.repeats)
-      : null;
+  const articleReproduced = without && withAtfork ? without.acquired === 0 && withAtfork.acquired === withAtfork.repeats && (!plain || plain.hung === plain.repeats) : null;
   return { variants, articleReproduced };
 }
 
@@ -142,8 +139,7 @@ function warningsFor(run: { measurements: Measurement[]; summary: DeadlockSummar
         message: `plain-lock: pthread_mutex_lock returned in the child in ${v.repeats - v.hung} of ${v.repeats} repeats; the lock was not inherited as held. Report it with the --json document.`,
       });
   }
-  for (const m of run.measurements.filter((x) => x.state === 'failed'))
-    w.push({ code: 'probe-failed', message: `${m.series}, repeat ${m.repeat}: ${m.failure}` });
+  for (const m of run.measurements.filter((x) => x.state === 'failed')) w.push({ code: 'probe-failed', message: `${m.series}, repeat ${m.repeat}: ${m.failure}` });
   return w;
 }
 
@@ -187,7 +183,12 @@ export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary> = {
   options: [
     { flags: '--variants <list>', description: `variants, comma-separated: ${VARIANTS.join(', ')}`, defaultValue: DEFAULTS.variants },
     { flags: '--hold-ms <ms>', description: 'how long the worker thread holds the mutex each time, in ms', defaultValue: DEFAULTS.holdMs, unit: 'ms' },
-    { flags: '--child-timeout-ms <ms>', description: "the child's pthread_mutex_timedlock timeout in ms; for plain-lock, how long the parent waits before killing the child", defaultValue: DEFAULTS.childTimeoutMs, unit: 'ms' },
+    {
+      flags: '--child-timeout-ms <ms>',
+      description: "the child's pthread_mutex_timedlock timeout in ms; for plain-lock, how long the parent waits before killing the child",
+      defaultValue: DEFAULTS.childTimeoutMs,
+      unit: 'ms',
+    },
     { flags: '--repeats <n>', description: 'fresh probe processes per variant (one fork each), interleaved', defaultValue: DEFAULTS.repeats, unit: 'processes' },
   ],
 
@@ -205,7 +206,12 @@ export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary> = {
     const perRepeatMs = p.variants.reduce((s, v) => s + (v === 'with-atfork' ? p.holdMs : p.holdMs + p.childTimeoutMs), 0);
     const totalS = (perRepeatMs * p.repeats) / 1000;
     if (totalS > 120)
-      return [{ code: 'long-run', message: `this run takes about ${Math.round(totalS)} s (each child waits --child-timeout-ms ${p.childTimeoutMs} ms); lower --child-timeout-ms or --repeats for a quicker answer.` }];
+      return [
+        {
+          code: 'long-run',
+          message: `this run takes about ${Math.round(totalS)} s (each child waits --child-timeout-ms ${p.childTimeoutMs} ms); lower --child-timeout-ms or --repeats for a quicker answer.`,
+        },
+      ];
     return [];
   },
 
@@ -254,10 +260,16 @@ export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary> = {
     out.push(blank);
     for (const v of run.summary.variants) if (v.repeats > 0) out.push(text(`${v.variant}: ${verdict(v, p)}`));
     out.push(blank);
-    out.push(note('article 003: without pthread_atfork the child deadlocks — its printf("未死锁!") ("no deadlock!") never prints; ' +
-          'pthread_atfork(prepare: lock, parent: unlock, child: unlock) avoids it.',));
+    out.push(
+      note(
+        'article 003: without pthread_atfork the child deadlocks — its printf("未死锁!") ("no deadlock!") never prints; ' +
+          'pthread_atfork(prepare: lock, parent: unlock, child: unlock) avoids it.',
+      ),
+    );
     const r = run.summary.articleReproduced;
-    out.push(note(r === null ? 'run without-atfork and with-atfork to compare with the article.' : r ? 'this machine: reproduced.' : 'this machine: NOT reproduced (see warnings).'));
+    out.push(
+      note(r === null ? 'run without-atfork and with-atfork to compare with the article.' : r ? 'this machine: reproduced.' : 'this machine: NOT reproduced (see warnings).'),
+    );
     return out;
   },
 };

@@ -175,10 +175,16 @@ function execWarnings(run: { measurements: Measurement[]; summary: ExecSummary; 
       message: `LD_DEBUG=statistics gave no statistics (${s.ldFailures[0]}). Check that forklab-target-dynamic is dynamically linked (\`file\` on it) and that the environment does not drop LD_DEBUG (secure-execution mode).`,
     });
   if (s.fileBytes.static <= s.fileBytes.dynamic)
-    w.push({ code: 'targets-mislinked', message: `the static target (${s.fileBytes.static} bytes) is not larger than the dynamic one (${s.fileBytes.dynamic} bytes): the exec targets look mislinked. Rebuild the native part (npm rebuild forklab).` });
+    w.push({
+      code: 'targets-mislinked',
+      message: `the static target (${s.fileBytes.static} bytes) is not larger than the dynamic one (${s.fileBytes.dynamic} bytes): the exec targets look mislinked. Rebuild the native part (npm rebuild forklab).`,
+    });
   const st = s.execveAlone.static;
   if (st && st.medianNs <= 0)
-    w.push({ code: 'execve-alone-not-positive', message: `execve alone of the static target came out at ${fmtUs(st.medianNs)} µs: the fork baseline's noise swamps it, so no ratio is given. Rerun with more --iterations or on a quieter machine.` });
+    w.push({
+      code: 'execve-alone-not-positive',
+      message: `execve alone of the static target came out at ${fmtUs(st.medianNs)} µs: the fork baseline's noise swamps it, so no ratio is given. Rerun with more --iterations or on a quieter machine.`,
+    });
   return w;
 }
 
@@ -205,7 +211,13 @@ function targetView(s: ExecSummary, p: ExecParams): Block[] {
     ),
     blank,
     text(`your program minus fork-exit (execve, loading and its own run): ${alone(t.execveAlone)} µs; the static \`return 0\` program: ${alone(s.execveAlone.static)} µs`),
-    ...(r ? [text(`your program ÷ the static \`return 0\` program (both minus fork-exit): ${fmtRatio(r.ratio)}${r.low !== null && r.high !== null ? ` [${fmtRatio(r.low)}–${fmtRatio(r.high)}]` : ''}`)] : []),
+    ...(r
+      ? [
+          text(
+            `your program ÷ the static \`return 0\` program (both minus fork-exit): ${fmtRatio(r.ratio)}${r.low !== null && r.high !== null ? ` [${fmtRatio(r.low)}–${fmtRatio(r.high)}]` : ''}`,
+          ),
+        ]
+      : []),
   ];
 }
 
@@ -227,7 +239,12 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
     note: 'article 004: fork+exec+wait of a `return 0` program, dynamic and static, and fork+_exit',
   },
   options: [
-    { flags: '--iterations <n>', description: 'timed iterations per probe process; each times fork+_exit, the dynamic and the static exec once', defaultValue: DEFAULTS.iterations, unit: 'iterations' },
+    {
+      flags: '--iterations <n>',
+      description: 'timed iterations per probe process; each times fork+_exit, the dynamic and the static exec once',
+      defaultValue: DEFAULTS.iterations,
+      unit: 'iterations',
+    },
     { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'iterations' },
     { flags: '--repeats <n>', description: 'fresh probe processes, one after another; samples are pooled', defaultValue: DEFAULTS.repeats, unit: 'processes' },
     { flags: '--ld-runs <n>', description: 'runs of the dynamic target with LD_DEBUG=statistics (ld.so cycle counts); 0 = none', defaultValue: DEFAULTS.ldRuns, unit: 'runs' },
@@ -298,7 +315,14 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
       ctx.record?.([ld]);
     }
     const summary = summarizeExec(measurements, ctx.seed, fileBytes, ldRuns, ldFailures, cyclesPerUs, user);
-    const run: ExperimentRun<ExecSummary> = { experiment: 'exec', params: { ...p }, measurements, summary, warnings: [], complete: complete && !ctx.signal.aborted && measurements.length > 0 };
+    const run: ExperimentRun<ExecSummary> = {
+      experiment: 'exec',
+      params: { ...p },
+      measurements,
+      summary,
+      warnings: [],
+      complete: complete && !ctx.signal.aborted && measurements.length > 0,
+    };
     run.warnings = execWarnings({ measurements: measurements.filter((m) => m.series !== 'ld-startup'), summary, params: p });
     return run;
   },
@@ -327,20 +351,49 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
     const kb = (b: number) => `${(b / 1024).toFixed(b < 100 * 1024 ? 1 : 0)} KB`;
     const alone = (x: ExecveAlone | null) => (x ? fmtUsCi(x.medianNs, x.ciLowNs, x.ciHighNs) : '—');
     out.push(heading('execve alone = exec series − fork-exit (medians; interval: paired bootstrap over probe processes, then iterations)'));
-    out.push(table(['target', 'file size', 'execve alone µs [95 % CI]', 'min − min', 'article 004'],
+    out.push(
+      table(
+        ['target', 'file size', 'execve alone µs [95 % CI]', 'min − min', 'article 004'],
         [
-          ['dynamic', kb(s.fileBytes.dynamic), alone(s.execveAlone.dynamic), s.execveAlone.dynamic ? fmtUs(s.execveAlone.dynamic.minNs) : '—', `${ARTICLE_004.execveAloneDynamicUs} µs, ${ARTICLE_004.dynamicKb} KB`],
-          ['static', kb(s.fileBytes.static), alone(s.execveAlone.static), s.execveAlone.static ? fmtUs(s.execveAlone.static.minNs) : '—', `${ARTICLE_004.execveAloneStaticUs} µs, ${ARTICLE_004.staticKb} KB`],
-        ],));
+          [
+            'dynamic',
+            kb(s.fileBytes.dynamic),
+            alone(s.execveAlone.dynamic),
+            s.execveAlone.dynamic ? fmtUs(s.execveAlone.dynamic.minNs) : '—',
+            `${ARTICLE_004.execveAloneDynamicUs} µs, ${ARTICLE_004.dynamicKb} KB`,
+          ],
+          [
+            'static',
+            kb(s.fileBytes.static),
+            alone(s.execveAlone.static),
+            s.execveAlone.static ? fmtUs(s.execveAlone.static.minNs) : '—',
+            `${ARTICLE_004.execveAloneStaticUs} µs, ${ARTICLE_004.staticKb} KB`,
+          ],
+        ],
+      ),
+    );
     const r = s.dynamicOverStatic;
     const ratioText = r ? `${fmtRatio(r.ratio)}${r.low !== null && r.high !== null ? ` [${fmtRatio(r.low)}–${fmtRatio(r.high)}]` : ''}` : '—';
-    out.push(text(`dynamic ÷ static, execve alone: ${ratioText} (article 004: ${ARTICLE_004.dynamicOverStatic}×); ` +
-        `file size, static ÷ dynamic: ${fmtRatio(s.fileBytes.static / s.fileBytes.dynamic)} (article: ${fmtRatio(ARTICLE_004.staticKb / ARTICLE_004.dynamicKb)})`));
+    out.push(
+      text(
+        `dynamic ÷ static, execve alone: ${ratioText} (article 004: ${ARTICLE_004.dynamicOverStatic}×); ` +
+          `file size, static ÷ dynamic: ${fmtRatio(s.fileBytes.static / s.fileBytes.dynamic)} (article: ${fmtRatio(ARTICLE_004.staticKb / ARTICLE_004.dynamicKb)})`,
+      ),
+    );
     const dyn = s.execveAlone.dynamic;
     const st = s.execveAlone.static;
     if (st && s.syscall && s.syscall.medianNs > 0)
-      out.push(text(`a plain system call (getppid): ${s.syscall.medianNs.toFixed(0)} ns (median); static execve alone = ${fmtRatio(st.medianNs / s.syscall.medianNs)} that (article 004: about 450×)`));
-    if (dyn && st) out.push(text(`what dynamic linking adds (dynamic − static execve alone): ${fmtUs(dyn.medianNs - st.medianNs)} µs (article: ${(ARTICLE_004.execveAloneDynamicUs - ARTICLE_004.execveAloneStaticUs).toFixed(1)} µs)`));
+      out.push(
+        text(
+          `a plain system call (getppid): ${s.syscall.medianNs.toFixed(0)} ns (median); static execve alone = ${fmtRatio(st.medianNs / s.syscall.medianNs)} that (article 004: about 450×)`,
+        ),
+      );
+    if (dyn && st)
+      out.push(
+        text(
+          `what dynamic linking adds (dynamic − static execve alone): ${fmtUs(dyn.medianNs - st.medianNs)} µs (article: ${(ARTICLE_004.execveAloneDynamicUs - ARTICLE_004.execveAloneStaticUs).toFixed(1)} µs)`,
+        ),
+      );
     out.push(blank);
     if (s.ld) {
       const us = (cycles: number) => (s.cyclesPerUs ? `≈ ${fmtUs((cycles / s.cyclesPerUs) * 1000)} µs` : '');
@@ -357,9 +410,13 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
         s.ld.relocationsFromCache !== null ? `${s.ld.relocationsFromCache} from cache` : null,
         s.ld.relativeRelocations !== null ? `${s.ld.relativeRelocations} relative` : null,
       ].filter(Boolean);
-      out.push(text(`relocations: ${s.ld.relocations}${extra.length ? ` (${extra.join(', ')})` : ''}` +
-          `${s.ld.finalRelocations !== null ? `; ${s.ld.finalRelocations} by exit` : ''}${s.ld.countsVaried ? ' (counts varied between runs)' : ''}`));
-      out.push(note('cycles are the loader\'s timer ticks (rdtsc on x86-64); its clock starts when ld.so starts, after the kernel has loaded the program.'));
+      out.push(
+        text(
+          `relocations: ${s.ld.relocations}${extra.length ? ` (${extra.join(', ')})` : ''}` +
+            `${s.ld.finalRelocations !== null ? `; ${s.ld.finalRelocations} by exit` : ''}${s.ld.countsVaried ? ' (counts varied between runs)' : ''}`,
+        ),
+      );
+      out.push(note("cycles are the loader's timer ticks (rdtsc on x86-64); its clock starts when ld.so starts, after the kernel has loaded the program."));
     } else if (p.ldRuns > 0) out.push(note(`ld.so statistics: none (${s.ldFailures[0] ?? 'not run'})`));
     while (out.length && out[out.length - 1] === blank) out.pop(); // no trailing empty lines
     return out;

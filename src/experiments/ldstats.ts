@@ -8,7 +8,7 @@
 //      13372:	      number of relocations from cache: 7
 //      13372:	        number of relative relocations: 3
 //      13372:	           time needed to load objects: 36379 cycles (19.7%)
-//      13372:	
+//      13372:
 //      13372:	runtime linker statistics:
 //      13372:	           final number of relocations: 84
 //      13372:	final number of relocations from cache: 7

@@ -86,7 +86,7 @@ export function noiseWarning(c: NoiseContext): Warning | null {
     const rest = wide.length > shown.length ? ` and ${wide.length - shown.length} more` : '';
     head =
       `${wide.length} of ${c.figures.length} figures have a 95 % interval wider than ±${pct(WIDE_FRACTION)} of the median: ${shown.join(', ')}${rest}. ` +
-      `Differences smaller than that between these figures are not established${contended ? `; ${busy}` : ' (no contention seen: the spread is the measured operation\'s own)'}.`;
+      `Differences smaller than that between these figures are not established${contended ? `; ${busy}` : " (no contention seen: the spread is the measured operation's own)"}.`;
   } else {
     head = `Every interval is within ±${pct(WIDE_FRACTION)}, but ${busy}: the medians may sit above a quiet machine's; compare them with runs whose witness is alike.`;
   }

@@ -148,13 +148,10 @@ export function summarizePagetables(ms: readonly Measurement[], p: PagetablesPar
       rangeKb: num(info, 'rangeKb'),
       mappingsInRange: num(info, 'mappingsInRange'),
       builtVmPteKb: diff(at('after-build')?.parentVmPteKb, at('before')?.parentVmPteKb),
-      childToParentVmPte:
-        forked?.childVmPteKb != null && forked.parentVmPteKb ? forked.childVmPteKb / forked.parentVmPteKb : null,
+      childToParentVmPte: forked?.childVmPteKb != null && forked.parentVmPteKb ? forked.childVmPteKb / forked.parentVmPteKb : null,
       forkPageTablesGrowthKb: diff(forked?.pageTablesKb, at('after-build')?.pageTablesKb),
       execPageTablesDropKb: diff(at('after-fork-parent-write')?.pageTablesKb, at('after-child-exec')?.pageTablesKb),
-      forkExit: fe?.stats
-        ? { n: fe.stats.n, medianNs: fe.stats.medianNs, ciLowNs: fe.stats.ciLowNs, ciHighNs: fe.stats.ciHighNs }
-        : null,
+      forkExit: fe?.stats ? { n: fe.stats.n, medianNs: fe.stats.medianNs, ciLowNs: fe.stats.ciLowNs, ciHighNs: fe.stats.ciHighNs } : null,
     };
   });
   const [sparse, dense] = layouts;
@@ -325,15 +322,25 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
       kb(r.pageTablesKb),
       r.phase === 'before' ? '' : signedKb(diff(r.pageTablesKb, before(r.layout))),
     ]);
-    out.push(heading(`Page tables through fork and exec: ${p.pages} pages, sparse = one every ${p.spacingKb} KiB` +
+    out.push(
+      heading(
+        `Page tables through fork and exec: ${p.pages} pages, sparse = one every ${p.spacingKb} KiB` +
           (sparse?.mappingsInRange != null && sparse.rangeKb != null ? ` (${sparse.mappingsInRange} mappings in a ${gib(sparse.rangeKb)} reservation)` : '') +
-          ', dense = one mapping',));
+          ', dense = one mapping',
+      ),
+    );
     out.push(table(['layout', 'phase', 'parent VmPTE', 'child VmPTE', 'PageTables', 'Δ PageTables'], rows, { leftAlign: [0, 1] }));
     out.push(note('VmPTE: /proc/PID/status (per process, exact); PageTables: /proc/meminfo (whole system, read once it settled).'));
     out.push(blank);
     const t = run.summary.layouts
       .filter((l) => l.forkExit)
-      .map((l) => [l.layout, String(l.mappingsInRange ?? '—'), kb(l.builtVmPteKb), String(l.forkExit!.n), fmtUsCi(l.forkExit!.medianNs, l.forkExit!.ciLowNs, l.forkExit!.ciHighNs)]);
+      .map((l) => [
+        l.layout,
+        String(l.mappingsInRange ?? '—'),
+        kb(l.builtVmPteKb),
+        String(l.forkExit!.n),
+        fmtUsCi(l.forkExit!.medianNs, l.forkExit!.ciLowNs, l.forkExit!.ciHighNs),
+      ]);
     if (t.length) {
       out.push(heading('fork+_exit+waitpid with the pages in place: median µs [95 % CI]'));
       out.push(table(['layout', 'mappings', 'VmPTE built', 'n', 'fork+_exit'], t));
@@ -345,8 +352,12 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
       out.push(blank);
     }
     if (sparse?.forkPageTablesGrowthKb != null || dense?.forkPageTablesGrowthKb != null)
-      out.push(text(`PageTables at fork: sparse ${signedKb(sparse?.forkPageTablesGrowthKb ?? null)}, dense ${signedKb(dense?.forkPageTablesGrowthKb ?? null)}; ` +
-          `given back at the child's exec: sparse ${kb(sparse?.execPageTablesDropKb)}, dense ${kb(dense?.execPageTablesDropKb)}`));
+      out.push(
+        text(
+          `PageTables at fork: sparse ${signedKb(sparse?.forkPageTablesGrowthKb ?? null)}, dense ${signedKb(dense?.forkPageTablesGrowthKb ?? null)}; ` +
+            `given back at the child's exec: sparse ${kb(sparse?.execPageTablesDropKb)}, dense ${kb(dense?.execPageTablesDropKb)}`,
+        ),
+      );
     const a = (id: string) => publishedValue(`003.pagetables.${id}`);
     out.push(
       note(

@@ -87,4 +87,3 @@ export function checkSamplesFit(samples: number, flag: string): void {
       `${samples} samples need about ${Math.ceil(need / 2 ** 20)} MB to record and analyse, and this machine can give about ${Math.floor(budget.fitBytes / 2 ** 20)} MB more. Use fewer --iterations or --repeats.`,
     );
 }
-

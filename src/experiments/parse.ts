@@ -30,8 +30,7 @@ export function parseChoiceList<T extends string>(flag: string, raw: string, all
   const parts = raw.split(',').map((p) => p.trim());
   const out: T[] = [];
   for (const p of parts) {
-    if (!(allowed as readonly string[]).includes(p))
-      throw new UsageError(flag, `unknown value ${JSON.stringify(p)}; expected one of ${allowed.join(', ')}`);
+    if (!(allowed as readonly string[]).includes(p)) throw new UsageError(flag, `unknown value ${JSON.stringify(p)}; expected one of ${allowed.join(', ')}`);
     if (!out.includes(p as T)) out.push(p as T);
   }
   if (out.length === 0) throw new UsageError(flag, 'empty list');
@@ -41,8 +40,7 @@ export function parseChoiceList<T extends string>(flag: string, raw: string, all
 export function parseCpu(flag: string, raw: string | undefined, cpusAllowed: readonly number[] | null): number | null {
   if (raw === undefined) return null;
   const cpu = parseInteger(flag, raw, 0, 4095);
-  if (cpusAllowed && !cpusAllowed.includes(cpu))
-    throw new UsageError(flag, `CPU ${cpu} is not one this process may run on (allowed: ${cpusAllowed.join(',')})`);
+  if (cpusAllowed && !cpusAllowed.includes(cpu)) throw new UsageError(flag, `CPU ${cpu} is not one this process may run on (allowed: ${cpusAllowed.join(',')})`);
   return cpu;
 }
 

@@ -21,8 +21,17 @@ export interface RepeatDefaults {
 
 export function repeatOptions(d: RepeatDefaults): OptionSpec[] {
   return [
-    { flags: '--max-repeats <n>', description: `adaptive repeats: at most this many probe processes per configuration — more than --repeats only while a figure's 95 % interval is wider than --repeats-ci, fewer (at least 2) once every one is within it (default: --repeats${d.extraRepeats ? ` + ${d.extraRepeats}` : ', i.e. exactly --repeats'})`, unit: 'processes' },
-    { flags: '--repeats-ci <percent>', description: "the target for --max-repeats: every figure's 95 % interval within ±percent of its median", defaultValue: d.repeatsCi, unit: '%' },
+    {
+      flags: '--max-repeats <n>',
+      description: `adaptive repeats: at most this many probe processes per configuration — more than --repeats only while a figure's 95 % interval is wider than --repeats-ci, fewer (at least 2) once every one is within it (default: --repeats${d.extraRepeats ? ` + ${d.extraRepeats}` : ', i.e. exactly --repeats'})`,
+      unit: 'processes',
+    },
+    {
+      flags: '--repeats-ci <percent>',
+      description: "the target for --max-repeats: every figure's 95 % interval within ±percent of its median",
+      defaultValue: d.repeatsCi,
+      unit: '%',
+    },
     { flags: '--repeats-budget-s <s>', description: 'time budget in seconds for the repeats beyond --repeats', defaultValue: d.repeatsBudgetS, unit: 's' },
   ];
 }
@@ -32,7 +41,8 @@ export function parseRepeatOptions(raw: Record<string, string | boolean | string
   if (maxRepeats < repeats) throw new UsageError('--max-repeats', `must be at least --repeats (${repeats}), got ${maxRepeats}`);
   const ci = str(raw, 'repeatsCi', d.repeatsCi).trim();
   const pct = Number(ci);
-  if (ci === '' || !/^\d+(\.\d+)?$/.test(ci) || !(pct > 0) || pct > 100) throw new UsageError('--repeats-ci', `expected a percentage above 0 and at most 100, got ${JSON.stringify(ci)}`);
+  if (ci === '' || !/^\d+(\.\d+)?$/.test(ci) || !(pct > 0) || pct > 100)
+    throw new UsageError('--repeats-ci', `expected a percentage above 0 and at most 100, got ${JSON.stringify(ci)}`);
   return { maxRepeats, repeatsCiTarget: pct / 100, repeatsBudgetS: parseInteger('--repeats-budget-s', str(raw, 'repeatsBudgetS', d.repeatsBudgetS), 0, 86_400) };
 }
 

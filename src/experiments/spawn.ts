@@ -169,8 +169,7 @@ function warningsFor(run: { measurements: Measurement[]; summary: SpawnSummary }
   }
   // Noise (wide intervals, contention) is judged once per run by the runner: experiments/noise.ts.
   const failed = run.measurements.filter((m) => m.state === 'failed');
-  for (const m of failed)
-    w.push({ code: 'probe-failed', message: `${m.series} at ${m.identity.rssMb} MB (THP ${m.identity.thp}), repeat ${m.repeat}: ${m.failure}` });
+  for (const m of failed) w.push({ code: 'probe-failed', message: `${m.series} at ${m.identity.rssMb} MB (THP ${m.identity.thp}), repeat ${m.repeat}: ${m.failure}` });
   return w;
 }
 
@@ -203,8 +202,18 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
     { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'iterations' },
     { flags: '--repeats <n>', description: 'fresh probe processes per configuration, interleaved', defaultValue: DEFAULTS.repeats, unit: 'processes' },
     ...repeatOptions(DEFAULTS),
-    { flags: '--ci-target <percent>', description: "stop a probe once the median's 95 % interval is within ±percent; 0 runs every iteration", defaultValue: DEFAULTS.ciTarget, unit: '%' },
-    { flags: '--budget-ms <ms>', description: 'time budget per probe process in ms for timed iterations (setup excluded; at least 30 iterations run); 0 = none', defaultValue: DEFAULTS.budgetMs, unit: 'ms' },
+    {
+      flags: '--ci-target <percent>',
+      description: "stop a probe once the median's 95 % interval is within ±percent; 0 runs every iteration",
+      defaultValue: DEFAULTS.ciTarget,
+      unit: '%',
+    },
+    {
+      flags: '--budget-ms <ms>',
+      description: 'time budget per probe process in ms for timed iterations (setup excluded; at least 30 iterations run); 0 = none',
+      defaultValue: DEFAULTS.budgetMs,
+      unit: 'ms',
+    },
   ],
 
   parse(raw) {
@@ -240,7 +249,8 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
     if (p.thp.includes('on') && sys === 'never')
       warnings.push({
         code: 'thp-never',
-        message: 'transparent_hugepage/enabled is [never]: --thp on cannot get huge pages here, so its rows will look like --thp off. As root: echo madvise > /sys/kernel/mm/transparent_hugepage/enabled',
+        message:
+          'transparent_hugepage/enabled is [never]: --thp on cannot get huge pages here, so its rows will look like --thp off. As root: echo madvise > /sys/kernel/mm/transparent_hugepage/enabled',
       });
     return warnings;
   },
@@ -319,19 +329,17 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
       out.push(blank);
     }
     if (run.summary.slopes.length) {
-      const rows = run.summary.slopes.map((s) => [
-        s.method,
-        s.thp,
-        s.slopeUsPerMb.toFixed(3),
-        s.r2.toFixed(3),
-        s.entry ? `${s.entry.ns.toFixed(0)} ns/${s.entry.kind}` : '—',
-      ]);
+      const rows = run.summary.slopes.map((s) => [s.method, s.thp, s.slopeUsPerMb.toFixed(3), s.r2.toFixed(3), s.entry ? `${s.entry.ns.toFixed(0)} ns/${s.entry.kind}` : '—']);
       out.push(heading('Growth with parent RSS (least squares over per-repeat medians)'));
       out.push(table(['method', 'THP', 'µs per MB', 'R²', 'per entry'], rows, { leftAlign: [0, 1] }));
       const on = run.summary.slopes.find((s) => s.method === 'fork-exec' && s.thp === 'on');
       const off = run.summary.slopes.find((s) => s.method === 'fork-exec' && s.thp === 'off');
       if (on && off && on.slopeUsPerMb > 0)
-        out.push(note(`fork-exec slope, THP off ÷ THP on: ${(off.slopeUsPerMb / on.slopeUsPerMb).toFixed(1)}× (article 000: ≈${publishedValue('000.fork-exec.slope-ratio.off-over-default')}×)`));
+        out.push(
+          note(
+            `fork-exec slope, THP off ÷ THP on: ${(off.slopeUsPerMb / on.slopeUsPerMb).toFixed(1)}× (article 000: ≈${publishedValue('000.fork-exec.slope-ratio.off-over-default')}×)`,
+          ),
+        );
       out.push(blank);
     }
     const fastest = run.summary.cells.reduce<number | null>((a, x) => (a === null || x.medianNs < a ? x.medianNs : a), null);

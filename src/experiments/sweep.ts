@@ -112,7 +112,11 @@ export async function sweep<C>(o: SweepOptions<C>): Promise<SweepResult> {
     return true;
   };
   const wide = (c: C) => (widestCiFraction(byConfig.get(c)!) ?? 0) > a!.targetCiFraction;
-  const widest = () => o.configs.reduce<number | null>((w, c) => { const f = widestCiFraction(byConfig.get(c)!); return f === null ? w : Math.max(w ?? 0, f); }, null);
+  const widest = () =>
+    o.configs.reduce<number | null>((w, c) => {
+      const f = widestCiFraction(byConfig.get(c)!);
+      return f === null ? w : Math.max(w ?? 0, f);
+    }, null);
   const stop = (reason: RepeatsStop['reason'], rounds: number): SweepResult => {
     if (reason === 'cancelled' || measurements.some((m) => m.state === 'failed')) complete = false;
     return { measurements, complete, repeatsStop: { reason, rounds, widestCiFraction: widest() } };

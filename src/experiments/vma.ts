@@ -157,8 +157,14 @@ export function summarizeVma(ms: readonly Measurement[], seed: number): VmaSumma
   let slabBytesPerVma: VmaSummary['slabBytesPerVma'] = null;
   if (new Set(probes.map((m) => m.identity.vmas)).size >= 2) {
     const xs = probes.map((m) => m.identity.vmas as number);
-    const s = linearFit(xs, probes.map((m) => (m.observed.slabGrowthKb as number) * 1024));
-    const u = linearFit(xs, probes.map((m) => (m.observed.sUnreclaimGrowthKb as number) * 1024));
+    const s = linearFit(
+      xs,
+      probes.map((m) => (m.observed.slabGrowthKb as number) * 1024),
+    );
+    const u = linearFit(
+      xs,
+      probes.map((m) => (m.observed.sUnreclaimGrowthKb as number) * 1024),
+    );
     slabBytesPerVma = { slab: s.slope, sUnreclaim: u.slope, r2: s.r2, points: s.n };
   }
   const mapsVerified = ms.filter((m) => m.state === 'ok').every((m) => m.observed.vmasInRegion === m.identity.vmas);
@@ -205,7 +211,12 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
     note: 'article 003: up to 60000 one-page mappings (the article: 1,000,000; vm.max_map_count allows 65530)',
   },
   options: [
-    { flags: '--vmas <list>', description: 'numbers of one-page mappings in the parent, comma-separated (capped by vm.max_map_count)', defaultValue: DEFAULTS.vmas, unit: 'mappings' },
+    {
+      flags: '--vmas <list>',
+      description: 'numbers of one-page mappings in the parent, comma-separated (capped by vm.max_map_count)',
+      defaultValue: DEFAULTS.vmas,
+      unit: 'mappings',
+    },
     { flags: '--iterations <n>', description: 'timed launches per probe process', defaultValue: DEFAULTS.iterations, unit: 'launches' },
     { flags: '--warmup <n>', description: 'warm-up launches per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'launches' },
     { flags: '--repeats <n>', description: 'fresh probe processes per configuration, interleaved', defaultValue: DEFAULTS.repeats, unit: 'processes' },
@@ -304,7 +315,11 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
       out.push(blank);
     }
     if (s.slabBytesPerVma)
-      out.push(text(`Kernel memory a forked child takes per VMA: ${s.slabBytesPerVma.slab.toFixed(0)} bytes of Slab (SUnreclaim ${s.slabBytesPerVma.sUnreclaim.toFixed(0)}), R² ${s.slabBytesPerVma.r2.toFixed(2)} over ${s.slabBytesPerVma.points} probes`));
+      out.push(
+        text(
+          `Kernel memory a forked child takes per VMA: ${s.slabBytesPerVma.slab.toFixed(0)} bytes of Slab (SUnreclaim ${s.slabBytesPerVma.sUnreclaim.toFixed(0)}), R² ${s.slabBytesPerVma.r2.toFixed(2)} over ${s.slabBytesPerVma.points} probes`,
+        ),
+      );
     const a = (id: string) => publishedValue(`003.slab.${id}`);
     const mappings = a('mappings');
     const perVma = ((a('after-fork') - a('after-exec')) * 1024) / mappings; // what the child's copy held, per VMA

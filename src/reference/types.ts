@@ -10,16 +10,11 @@ export type ExperimentName = string;
 export const LANGUAGES = ['vi', 'zh'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
-export const UNITS = [
-  'us', 'ns', 'ms', 'us/MB', 'ns/entry', 'ns/page', 'kB', 'KB', 'bytes', 'ratio', '%', 'entries', 'pages', 'mappings',
-] as const;
+export const UNITS = ['us', 'ns', 'ms', 'us/MB', 'ns/entry', 'ns/page', 'kB', 'KB', 'bytes', 'ratio', '%', 'entries', 'pages', 'mappings'] as const;
 export type Unit = (typeof UNITS)[number];
 
 /** How a published number was obtained. "unspecified": the article does not say (mean or median). */
-export const STATISTICS = [
-  'mean', 'median', 'min', 'unspecified', 'ratio', 'slope', 'per-entry', 'total', 'difference', 'bound', 'count',
-  'parameter', 'reading', 'size',
-] as const;
+export const STATISTICS = ['mean', 'median', 'min', 'unspecified', 'ratio', 'slope', 'per-entry', 'total', 'difference', 'bound', 'count', 'parameter', 'reading', 'size'] as const;
 export type Statistic = (typeof STATISTICS)[number];
 
 /** The statistic a check computes over forklab's samples. */
@@ -134,27 +129,30 @@ export interface GrowsLinearlyCheck extends CheckBase {
 }
 
 /** Ratio of the fitted slopes of two series over `over`. */
-export type SlopeRatioCheck = CheckBase & Expectation & {
-  type: 'slope-ratio';
-  over: string;
-  numerator: Series;
-  denominator: Series;
-};
+export type SlopeRatioCheck = CheckBase &
+  Expectation & {
+    type: 'slope-ratio';
+    over: string;
+    numerator: Series;
+    denominator: Series;
+  };
 
 /** Fitted slope over rssMb (time per MB) divided by the page-table entries per MB (256 PTEs, or 0.5 PMDs). */
-export type PerEntryCheck = CheckBase & Expectation & {
-  type: 'per-entry';
-  series: Series;
-  over: 'rssMb';
-  entriesPerMb: number;
-  unit: 'ns/entry';
-};
+export type PerEntryCheck = CheckBase &
+  Expectation & {
+    type: 'per-entry';
+    series: Series;
+    over: 'rssMb';
+    entriesPerMb: number;
+    unit: 'ns/entry';
+  };
 
-export type RatioCheck = CheckBase & Expectation & {
-  type: 'ratio';
-  numerator: Operand;
-  denominator: Operand;
-};
+export type RatioCheck = CheckBase &
+  Expectation & {
+    type: 'ratio';
+    numerator: Operand;
+    denominator: Operand;
+  };
 
 /** greater ≥ lesser × minFactor (default 1) × (1 − slack), for each combination of the pairBy keys. */
 export interface GreaterCheck extends CheckBase {
@@ -174,11 +172,12 @@ export interface ApproxEqualCheck extends CheckBase {
 }
 
 /** An absolute value, in `unit`. */
-export type ValueCheck = CheckBase & Expectation & {
-  type: 'value';
-  operand: Operand;
-  unit: Unit;
-};
+export type ValueCheck = CheckBase &
+  Expectation & {
+    type: 'value';
+    operand: Operand;
+    unit: Unit;
+  };
 
 /** Mean per-iteration count in `field` (e.g. minflt) divided by the pages touched ≈ expected. */
 export interface CountPerCheck extends CheckBase {
@@ -224,8 +223,17 @@ export type Check =
   | BooleanCheck;
 export type CheckType = Check['type'];
 export const CHECK_TYPES: readonly CheckType[] = [
-  'flat', 'grows-linearly', 'slope-ratio', 'per-entry', 'ratio', 'greater', 'approx-equal', 'value', 'count-per',
-  'spread', 'boolean',
+  'flat',
+  'grows-linearly',
+  'slope-ratio',
+  'per-entry',
+  'ratio',
+  'greater',
+  'approx-equal',
+  'value',
+  'count-per',
+  'spread',
+  'boolean',
 ];
 
 export interface Claim {

@@ -49,16 +49,14 @@ function experimentName(o: Obj, where: string): string {
 function oneOf<T extends string>(o: Obj, key: string, allowed: readonly T[], where: string, optional = false): T | undefined {
   const v = o[key];
   if (v === undefined && optional) return undefined;
-  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v))
-    fail(where, `${key} must be one of ${allowed.join(', ')} (got ${JSON.stringify(v)})`);
+  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) fail(where, `${key} must be one of ${allowed.join(', ')} (got ${JSON.stringify(v)})`);
   return v as T;
 }
 
 function strList(o: Obj, key: string, where: string, optional = false): string[] | undefined {
   const v = o[key];
   if (v === undefined && optional) return undefined;
-  if (!Array.isArray(v) || v.some((s) => typeof s !== 'string' || s === ''))
-    fail(where, `${key} must be an array of non-empty strings`);
+  if (!Array.isArray(v) || v.some((s) => typeof s !== 'string' || s === '')) fail(where, `${key} must be an array of non-empty strings`);
   return v as string[];
 }
 
@@ -97,7 +95,10 @@ function expectation(c: Obj, where: string): void {
     if (of === 'excess' && !(p > 1)) fail(`${where}.tolerance`, 'of "excess" (a tolerance on the ratio minus one) needs published > 1');
     // A claim that one thing costs N > 1 times another must not hold when it costs less: its band stays above 1.
     if ((c['type'] === 'ratio' || c['type'] === 'slope-ratio') && p > 1 && of !== 'excess' && p / f <= 1)
-      fail(`${where}.tolerance`, `the band ${p} ÷ ${f} reaches down to ${+(p / f).toFixed(3)} ≤ 1, so the claim would hold in the opposite direction; use "of": "excess" or a smaller factor`);
+      fail(
+        `${where}.tolerance`,
+        `the band ${p} ÷ ${f} reaches down to ${+(p / f).toFixed(3)} ≤ 1, so the claim would hold in the opposite direction; use "of": "excess" or a smaller factor`,
+      );
   } else if (e === 'between') {
     num(c, 'published', where, true);
     const lo = num(c, 'min', where);

@@ -40,7 +40,13 @@ type Cell = number | null;
  * The plot area: grid[r][c] = index of the method drawn there, negative for a line (−1 − index), null for empty,
  * SHARED_CELL where points of several methods fall. Points are drawn over lines.
  */
-function plotGrid(pts: readonly AsciiCell[], methods: readonly string[], at: { col: (x: number) => number; row: (us: number) => number }, height: number, plotWidth: number): Cell[][] {
+function plotGrid(
+  pts: readonly AsciiCell[],
+  methods: readonly string[],
+  at: { col: (x: number) => number; row: (us: number) => number },
+  height: number,
+  plotWidth: number,
+): Cell[][] {
   const grid: Cell[][] = Array.from({ length: height }, () => Array<Cell>(plotWidth).fill(null));
   methods.forEach((m, mi) => {
     const mine = pts.filter((c) => c.method === m).sort((a, b) => a.rssMb - b.rssMb);

@@ -125,9 +125,13 @@ function spawnChart(groups: Group[]): ChartDef | null {
     ...pointsWithCi(x, y, color, false).map((l) => ({ ...only('median'), ...l })),
     { ...only('fit'), mark: { type: 'line', strokeDash: [5, 4], strokeWidth: 1.2, opacity: 0.8 }, encoding: { x, y: { ...y, field: 'fit' }, color } },
   ];
-  return chart('spawn-latency', 'Spawn latency against parent RSS',
+  return chart(
+    'spawn-latency',
+    'Spawn latency against parent RSS',
     'Median µs per spawn+wait with its 95 % interval (vertical bars) against parent RSS, on linear axes; the dashed lines are the least-squares fit of the medians of each method, so growth that is linear looks straight. One panel per THP mode.',
-    [...values.map((v) => ({ ...v, kind: 'median' })), ...fits.map((f) => ({ ...f, kind: 'fit' }))], { facet: byThp(values, 'spawn'), spec: { width: 280, height: 230, layer: layers } });
+    [...values.map((v) => ({ ...v, kind: 'median' })), ...fits.map((f) => ({ ...f, kind: 'fit' }))],
+    { facet: byThp(values, 'spawn'), spec: { width: 280, height: 230, layer: layers } },
+  );
 }
 
 function cowChart(groups: Group[]): ChartDef | null {
@@ -135,9 +139,10 @@ function cowChart(groups: Group[]): ChartDef | null {
   const x = { field: 'series', type: 'ordinal', sort: present(values, 'series', orderOf('cow', 'series')), title: 'pass', axis: { labelAngle: -30 } };
   const y = { field: 'median', type: 'quantitative', scale: LOG_Y, title: 'median ns per page' };
   const layer = pointsWithCi(x, y, { field: 'sizeMb', type: 'nominal', title: 'region MB' }, false, { xOffset: { field: 'sizeMb', type: 'nominal' } });
-  return chart('cow-passes', 'Copy-on-write: ns per page by pass',
-    'Median ns per page for each pass (log scale) with its 95 % interval, one panel per THP mode.',
-    values, { facet: byThp(values, 'cow'), spec: { width: 220, height: 220, layer } });
+  return chart('cow-passes', 'Copy-on-write: ns per page by pass', 'Median ns per page for each pass (log scale) with its 95 % interval, one panel per THP mode.', values, {
+    facet: byThp(values, 'cow'),
+    spec: { width: 220, height: 220, layer },
+  });
 }
 
 function createChart(groups: Group[]): ChartDef | null {
@@ -145,40 +150,51 @@ function createChart(groups: Group[]): ChartDef | null {
     { series: v.series, statistic: 'median', us: v.median },
     { series: v.series, statistic: 'min', us: v.min },
   ]);
-  return chart('create-thread-vs-process', 'Thread against process creation',
-    'Median and minimum µs to create and join a thread, and to fork and reap a process.', values, {
-      width: 320, height: 220, mark: { type: 'bar' },
-      encoding: {
-        x: { field: 'series', type: 'nominal', sort: present(values, 'series', orderOf('create', 'series')), title: null, axis: { labelAngle: 0 } },
-        xOffset: { field: 'statistic', type: 'nominal', sort: ['min', 'median'] },
-        y: { field: 'us', type: 'quantitative', title: 'µs' },
-        color: { field: 'statistic', type: 'nominal', sort: ['min', 'median'], title: 'statistic' },
-      },
-    });
+  return chart('create-thread-vs-process', 'Thread against process creation', 'Median and minimum µs to create and join a thread, and to fork and reap a process.', values, {
+    width: 320,
+    height: 220,
+    mark: { type: 'bar' },
+    encoding: {
+      x: { field: 'series', type: 'nominal', sort: present(values, 'series', orderOf('create', 'series')), title: null, axis: { labelAngle: 0 } },
+      xOffset: { field: 'statistic', type: 'nominal', sort: ['min', 'median'] },
+      y: { field: 'us', type: 'quantitative', title: 'µs' },
+      color: { field: 'statistic', type: 'nominal', sort: ['min', 'median'], title: 'statistic' },
+    },
+  });
 }
 
 function execChart(groups: Group[]): ChartDef | null {
   const values = timeValues(groups, 1000);
   const x = { field: 'series', type: 'nominal', sort: present(values, 'series', orderOf('exec', 'series')), title: null, axis: { labelAngle: 0 } };
-  return chart('exec-static-dynamic', 'Static against dynamic exec',
-    'Median µs of fork+_exit, and of fork+exec of a static and of a dynamic target, with 95 % intervals.', values, {
-      width: 320, height: 220,
+  return chart(
+    'exec-static-dynamic',
+    'Static against dynamic exec',
+    'Median µs of fork+_exit, and of fork+exec of a static and of a dynamic target, with 95 % intervals.',
+    values,
+    {
+      width: 320,
+      height: 220,
       layer: [
         { mark: { type: 'bar' }, encoding: { x, y: { field: 'median', type: 'quantitative', title: 'median µs' }, color: { field: 'series', type: 'nominal', legend: null } } },
         { mark: { type: 'rule', strokeWidth: 1.5 }, encoding: { x, y: { field: 'ciLow', type: 'quantitative' }, y2: { field: 'ciHigh' } } },
       ],
-    });
+    },
+  );
 }
 
 function pagetablesChart(doc: RunDocument): ChartDef | null {
-  const values = phaseRecords(doc).flatMap((r) =>
-    PHASE_METRICS.filter((m) => r[m] !== null).map((m) => ({ layout: r.layout, phase: r.phase, metric: m, kB: r[m] })),
-  );
-  return chart('pagetables-phases', 'Page-table memory by phase',
-    'Page-table memory in kB by phase: VmPTE of parent and child, and PageTables of /proc/meminfo, one panel per layout.', values, {
+  const values = phaseRecords(doc).flatMap((r) => PHASE_METRICS.filter((m) => r[m] !== null).map((m) => ({ layout: r.layout, phase: r.phase, metric: m, kB: r[m] })));
+  return chart(
+    'pagetables-phases',
+    'Page-table memory by phase',
+    'Page-table memory in kB by phase: VmPTE of parent and child, and PageTables of /proc/meminfo, one panel per layout.',
+    values,
+    {
       facet: { column: { field: 'layout', type: 'nominal', title: 'layout', sort: present(values, 'layout') } },
       spec: {
-        width: 260, height: 220, mark: { type: 'bar' },
+        width: 260,
+        height: 220,
+        mark: { type: 'bar' },
         encoding: {
           x: { field: 'phase', type: 'nominal', sort: present(values, 'phase'), title: 'phase', axis: { labelAngle: -30 } },
           xOffset: { field: 'metric', type: 'nominal', sort: [...PHASE_METRICS] },
@@ -186,7 +202,8 @@ function pagetablesChart(doc: RunDocument): ChartDef | null {
           color: { field: 'metric', type: 'nominal', sort: [...PHASE_METRICS], title: 'reading' },
         },
       },
-    });
+    },
+  );
 }
 
 function vmaChart(groups: Group[]): ChartDef | null {
@@ -194,9 +211,13 @@ function vmaChart(groups: Group[]): ChartDef | null {
   const x = { field: 'vmas', type: 'quantitative', scale: { type: 'log' }, title: 'VMAs in the parent (log scale)' };
   const y = { field: 'median', type: 'quantitative', scale: LOG_Y, title: 'median µs' };
   const color = { field: 'method', type: 'nominal', scale: { domain: present(values, 'method', orderOf('vma', 'method')) }, title: 'method' };
-  return chart('vma-fork', 'Fork time against VMA count',
+  return chart(
+    'vma-fork',
+    'Fork time against VMA count',
     'Median µs per spawn (log scale) with its 95 % interval, against the number of mappings in the parent (log scale).',
-    values, { width: 360, height: 240, layer: pointsWithCi(x, y, color, true) });
+    values,
+    { width: 360, height: 240, layer: pointsWithCi(x, y, color, true) },
+  );
 }
 
 function genericChart(doc: RunDocument, groups: Group[]): ChartDef | null {
@@ -204,9 +225,13 @@ function genericChart(doc: RunDocument, groups: Group[]): ChartDef | null {
   const x = { field: 'series', type: 'nominal', sort: present(values, 'series'), title: 'series', axis: { labelAngle: -30 } };
   const y = { field: 'median', type: 'quantitative', scale: autoScale(values), title: 'median µs' };
   const layer = pointsWithCi(x, y, { field: 'series', type: 'nominal', legend: null }, false, { tooltip: { field: 'label' } });
-  return chart(`${doc.experiment}-medians`, `${doc.experiment}: medians per series`,
+  return chart(
+    `${doc.experiment}-medians`,
+    `${doc.experiment}: medians per series`,
     'The median µs of every configuration with its 95 % interval, by series (one point per configuration).',
-    values, { width: { step: 60 }, height: 220, layer });
+    values,
+    { width: { step: 60 }, height: 220, layer },
+  );
 }
 
 /** Quartiles of sorted samples (linear interpolation between order statistics). */
@@ -255,7 +280,9 @@ export function distributionChart(doc: RunDocument): ChartDef | null {
   const y = { field: 'label', type: 'nominal', sort: boxes.map((b) => b.label), title: null, axis: { labelLimit: 320 } };
   const only = (kind: string) => ({ transform: [{ filter: `datum.kind === '${kind}'` }] });
   const x = (field: string) => ({ field, type: 'quantitative', scale, axis: { format: ',~r' }, title });
-  return chart(`${doc.experiment}-distribution`, 'Distribution of the raw samples per configuration',
+  return chart(
+    `${doc.experiment}-distribution`,
+    'Distribution of the raw samples per configuration',
     `Every configuration's raw samples, repeats pooled: the box spans the first to the third quartile with the median as a tick, the whiskers reach the furthest sample within 1.5 × the interquartile range, and the points beyond are the outliers (at most ${MAX_OUTLIERS} per configuration are drawn).`,
     [...boxes, ...outliers],
     {
@@ -267,7 +294,8 @@ export function distributionChart(doc: RunDocument): ChartDef | null {
         { ...only('box'), mark: { type: 'tick', color: '#1f2328', thickness: 2, size: 14 }, encoding: { y, x: x('median') } },
         { ...only('outlier'), mark: { type: 'point', size: 12, opacity: 0.5, color: '#cf222e' }, encoding: { y, x: x('value') } },
       ],
-    });
+    },
+  );
 }
 
 /** The charts of one run, by experiment; unknown experiments get a chart of medians per series. */
@@ -275,48 +303,64 @@ export function chartsFor(doc: RunDocument): ChartDef[] {
   const groups = groupsOf(doc);
   const charts: (ChartDef | null)[] = (() => {
     switch (doc.experiment) {
-      case 'spawn': return [spawnChart(groups)];
-      case 'cow': return [cowChart(groups)];
-      case 'create': return [createChart(groups)];
-      case 'exec': return [execChart(groups)];
-      case 'pagetables': return [pagetablesChart(doc)];
-      case 'vma': return [vmaChart(groups)];
-      case 'deadlock': return [];
-      default: return [genericChart(doc, groups)];
+      case 'spawn':
+        return [spawnChart(groups)];
+      case 'cow':
+        return [cowChart(groups)];
+      case 'create':
+        return [createChart(groups)];
+      case 'exec':
+        return [execChart(groups)];
+      case 'pagetables':
+        return [pagetablesChart(doc)];
+      case 'vma':
+        return [vmaChart(groups)];
+      case 'deadlock':
+        return [];
+      default:
+        return [genericChart(doc, groups)];
     }
   })();
   return [...charts, distributionChart(doc)].filter((c): c is ChartDef => c !== null);
 }
 
-
 /** Both runs' medians per configuration in one chart, the run as colour. */
 export function compareChart(a: RunDocument, b: RunDocument, labels: [string, string]): ChartDef | null {
   const unit = timeUnit(a.experiment);
-  const values = [
-    ...timeValues(groupsOf(a), unit.perNs).map((v) => ({ ...v, run: labels[0] })),
-    ...timeValues(groupsOf(b), unit.perNs).map((v) => ({ ...v, run: labels[1] })),
-  ];
+  const values = [...timeValues(groupsOf(a), unit.perNs).map((v) => ({ ...v, run: labels[0] })), ...timeValues(groupsOf(b), unit.perNs).map((v) => ({ ...v, run: labels[1] }))];
   const x = { field: 'label', type: 'nominal', sort: present(values, 'label'), title: 'configuration', axis: { labelAngle: -40, labelLimit: 0 } };
   const y = { field: 'median', type: 'quantitative', scale: autoScale(values), title: `median ${unit.label}` };
   const color = { field: 'run', type: 'nominal', scale: { domain: labels }, title: 'run' };
   const layer = pointsWithCi(x, y, color, false, { xOffset: { field: 'run', type: 'nominal', scale: { domain: labels } } });
-  return chart('compare-runs', 'Both runs, configuration by configuration',
-    `Median ${unit.label} of every configuration in both runs, with 95 % intervals.`, values, { width: { step: 36 }, height: 240, layer });
+  return chart('compare-runs', 'Both runs, configuration by configuration', `Median ${unit.label} of every configuration in both runs, with 95 % intervals.`, values, {
+    width: { step: 36 },
+    height: 240,
+    layer,
+  });
 }
 
 /** This machine beside the published figures: one chart per unit, the source as colour. */
 export function publishedCharts(comparisons: readonly PublishedComparison[]): ChartDef[] {
   const units = [...new Set(comparisons.map((c) => c.unit))];
   return units.flatMap((unit, i) => {
-    const values = comparisons.filter((c) => c.unit === unit).flatMap((c) => [
-      { label: c.label, source: c.article ? `article ${c.article}` : 'published', value: c.publishedValue },
-      { label: c.label, source: 'this machine', value: c.measuredValue },
-    ]).filter((v) => v.value > 0);
+    const values = comparisons
+      .filter((c) => c.unit === unit)
+      .flatMap((c) => [
+        { label: c.label, source: c.article ? `article ${c.article}` : 'published', value: c.publishedValue },
+        { label: c.label, source: 'this machine', value: c.measuredValue },
+      ])
+      .filter((v) => v.value > 0);
     const u = unit.replace(/^us\b/, 'µs');
     const source = { field: 'source', type: 'nominal', scale: { domain: present(values, 'source') } };
-    const c = chart(`published-${i}`, `This machine beside the published figures (${u})`,
-      `Each published figure and the same statistic measured here, in ${u} (log scale).`, values, {
-        width: { step: 34 }, height: 240, mark: { type: 'point', filled: true, size: 70 },
+    const c = chart(
+      `published-${i}`,
+      `This machine beside the published figures (${u})`,
+      `Each published figure and the same statistic measured here, in ${u} (log scale).`,
+      values,
+      {
+        width: { step: 34 },
+        height: 240,
+        mark: { type: 'point', filled: true, size: 70 },
         encoding: {
           x: { field: 'label', type: 'nominal', sort: present(values, 'label'), title: null, axis: { labelAngle: -40, labelLimit: 0 } },
           xOffset: source,
@@ -324,7 +368,8 @@ export function publishedCharts(comparisons: readonly PublishedComparison[]): Ch
           color: { ...source, title: null },
           shape: { ...source, title: null },
         },
-      });
+      },
+    );
     return c ? [c] : [];
   });
 }

@@ -28,9 +28,6 @@ export interface Group {
   stats: GroupStats | null;
 }
 
-
-
-
 /** The article an experiment reproduces ("000"...), from the registry; undefined for an unknown experiment. */
 export const articleOf = (experiment: string): string | undefined => findExperiment(experiment)?.article;
 
@@ -55,8 +52,7 @@ function statsOf(c: Record<string, unknown>): GroupStats | null {
   return { n, minNs, medianNs, meanNs, ciLowNs: num(s.ciLowNs) ?? medianNs, ciHighNs: num(s.ciHighNs) ?? medianNs };
 }
 
-const samplesOf = (c: Record<string, unknown>): number[] =>
-  Array.isArray(c.samplesNs) ? c.samplesNs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x)) : [];
+const samplesOf = (c: Record<string, unknown>): number[] => (Array.isArray(c.samplesNs) ? c.samplesNs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x)) : []);
 
 const isOk = (c: Record<string, unknown>) => c.state !== 'failed' && statsOf(c) !== null;
 

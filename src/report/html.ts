@@ -149,7 +149,15 @@ function publishedHtml(comparisons: readonly PublishedComparison[]): string {
   return tableHtml({
     header: ['figure', 'statistic', 'article', 'published', 'this machine', 'this ÷ published', 'note'],
     rows: comparisons.map((c) => {
-      return [c.label, c.statistic ?? '', c.article ?? '', fmtValue(c.publishedValue, c.unit), fmtValue(c.measuredValue, c.unit), `${fmtNumber(c.measuredValue / c.publishedValue)}×`, c.note ?? ''];
+      return [
+        c.label,
+        c.statistic ?? '',
+        c.article ?? '',
+        fmtValue(c.publishedValue, c.unit),
+        fmtValue(c.measuredValue, c.unit),
+        `${fmtNumber(c.measuredValue / c.publishedValue)}×`,
+        c.note ?? '',
+      ];
     }),
     leftAlign: [0, 1, 2, 6],
   });
@@ -158,7 +166,10 @@ function publishedHtml(comparisons: readonly PublishedComparison[]): string {
 function verdictsHtml(verdicts: readonly ClaimVerdict[]): string {
   const label = { holds: 'holds', differs: 'differs', inconclusive: 'inconclusive', 'not-measurable': 'not measurable' };
   const rows = verdicts
-    .map((v) => `<tr><td><code>${esc(v.claimId)}</code></td><td>${esc(v.statement)}</td><td><span class="badge ${v.verdict}">${label[v.verdict]}</span></td><td>${esc(v.detail)}</td></tr>`)
+    .map(
+      (v) =>
+        `<tr><td><code>${esc(v.claimId)}</code></td><td>${esc(v.statement)}</td><td><span class="badge ${v.verdict}">${label[v.verdict]}</span></td><td>${esc(v.detail)}</td></tr>`,
+    )
     .join('\n');
   return `<div class="scroll"><table>\n<thead><tr><th>claim</th><th>statement</th><th>verdict</th><th>detail</th></tr></thead>\n<tbody>\n${rows}\n</tbody>\n</table></div>`;
 }
@@ -176,7 +187,9 @@ export async function renderHtml(input: HtmlReportInput): Promise<string> {
 async function renderSingle(input: HtmlReportInput): Promise<string> {
   const { doc } = input;
   const sections: string[] = [];
-  sections.push(`<section id="machine"><h2>Machine and run</h2>\n<div class="side"><div>${dl(machineEntries(doc.machine, true))}</div><div>${dl(runEntries(doc))}</div></div></section>`);
+  sections.push(
+    `<section id="machine"><h2>Machine and run</h2>\n<div class="side"><div>${dl(machineEntries(doc.machine, true))}</div><div>${dl(runEntries(doc))}</div></div></section>`,
+  );
   sections.push(`<section id="warnings"><h2>Warnings</h2>\n${warningsHtml(doc)}</section>`);
   const results: string[] = [blocksHtml(resultsOf(doc))];
   for (const c of chartsFor(doc)) results.push(await figureHtml(c));
@@ -192,13 +205,18 @@ async function renderSingle(input: HtmlReportInput): Promise<string> {
   }
   sections.push(`<section id="published"><h2>This machine beside the published figures</h2>\n${published.join('\n')}</section>`);
   const verdicts = input.verdicts ?? [];
-  sections.push(
-    `<section id="claims"><h2>Claims</h2>\n${verdicts.length ? verdictsHtml(verdicts) : '<p class="note">No claim was judged for this report.</p>'}</section>`,
-  );
+  sections.push(`<section id="claims"><h2>Claims</h2>\n${verdicts.length ? verdictsHtml(verdicts) : '<p class="note">No claim was judged for this report.</p>'}</section>`);
   sections.push(`<section id="raw"><h2>Raw data</h2>\n<p>${withCode(RAW_DATA_NOTE)}</p></section>`);
   const title = `forklab ${esc(doc.experiment)} on ${esc(doc.machine.hostname)}`;
   const sub = `${esc(doc.startedAt)} · ${esc(doc.machine.kernel)} · ${doc.complete ? 'complete' : 'incomplete'}`;
-  const nav: [string, string][] = [['machine', 'Machine'], ['warnings', `Warnings (${doc.warnings.length})`], ['results', 'Results'], ['published', 'Published'], ['claims', 'Claims'], ['raw', 'Raw data']];
+  const nav: [string, string][] = [
+    ['machine', 'Machine'],
+    ['warnings', `Warnings (${doc.warnings.length})`],
+    ['results', 'Results'],
+    ['published', 'Published'],
+    ['claims', 'Claims'],
+    ['raw', 'Raw data'],
+  ];
   return page(title, sub, nav, sections, footer(input));
 }
 
@@ -226,15 +244,24 @@ async function renderCompare(input: HtmlReportInput, b: RunDocument): Promise<st
   } else {
     results.push(`<p class="note">The runs are of different experiments (${esc(a.experiment)}, ${esc(b.experiment)}): their tables follow side by side.</p>`);
   }
-  results.push(
-    `<div class="side"><div><h3>${esc(labels[0])}</h3>${blocksHtml(resultsOf(a))}</div>` +
-      `<div><h3>${esc(labels[1])}</h3>${blocksHtml(resultsOf(b))}</div></div>`,
-  );
+  results.push(`<div class="side"><div><h3>${esc(labels[0])}</h3>${blocksHtml(resultsOf(a))}</div>` + `<div><h3>${esc(labels[1])}</h3>${blocksHtml(resultsOf(b))}</div></div>`);
   sections.push(`<section id="results"><h2>Results</h2>\n${results.join('\n')}</section>`);
-  sections.push(`<section id="raw"><h2>Raw data</h2>\n<p>${withCode(RAW_DATA_NOTE)}</p><p class="note">For the published figures and the claim verdicts, report each run alone.</p></section>`);
-  const title = a.experiment === b.experiment
-    ? `forklab ${esc(a.experiment)}: ${esc(labels[0])} against ${esc(labels[1])}`
-    : `forklab: ${esc(labels[0])} against ${esc(labels[1])}`;
+  sections.push(
+    `<section id="raw"><h2>Raw data</h2>\n<p>${withCode(RAW_DATA_NOTE)}</p><p class="note">For the published figures and the claim verdicts, report each run alone.</p></section>`,
+  );
+  const title =
+    a.experiment === b.experiment ? `forklab ${esc(a.experiment)}: ${esc(labels[0])} against ${esc(labels[1])}` : `forklab: ${esc(labels[0])} against ${esc(labels[1])}`;
   const sub = `${esc(a.machine.hostname)} (${esc(a.startedAt)}) · ${esc(b.machine.hostname)} (${esc(b.startedAt)})`;
-  return page(title, sub, [['machine', 'Machines'], ['warnings', 'Warnings'], ['results', 'Results'], ['raw', 'Raw data']], sections, footer(input));
+  return page(
+    title,
+    sub,
+    [
+      ['machine', 'Machines'],
+      ['warnings', 'Warnings'],
+      ['results', 'Results'],
+      ['raw', 'Raw data'],
+    ],
+    sections,
+    footer(input),
+  );
 }

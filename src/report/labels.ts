@@ -11,7 +11,10 @@ export function fmtNumber(x: number): string {
   if (a >= 1000) return Math.round(x).toLocaleString('en-US');
   if (a === 0) return '0';
   const decimals = Math.min(20, Math.max(0, 2 - Math.floor(Math.log10(a))));
-  return x.toFixed(decimals).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+  return x
+    .toFixed(decimals)
+    .replace(/(\.\d*?)0+$/, '$1')
+    .replace(/\.$/, '');
 }
 
 const MACHINE_LABELS: Record<string, string> = {

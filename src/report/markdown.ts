@@ -27,8 +27,7 @@ export interface ReportTable {
 
 export { fmtMedianCi };
 
-const text = (v: unknown): string =>
-  v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+const text = (v: unknown): string => (v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
 /** Both runs side by side, configuration by configuration, with B ÷ A. */
 /**
@@ -48,7 +47,14 @@ export function compareTable(a: RunDocument, b: RunDocument, labels: [string, st
     const x = stats(ga, f);
     const y = stats(gb, f);
     const ratio = f.ratio === null ? '—' : `${fmtRatio(f.ratio)}${f.ratioLow !== null && f.ratioHigh !== null ? ` [${fmtRatio(f.ratioLow)}–${fmtRatio(f.ratioHigh)}]` : ''}`;
-    return [configLabel(f.series, f.identity as Record<string, Cell>), x ? fmtMedianCi(x, unit.perNs) : fmtNumber(f.a.medianNs / unit.perNs), y ? fmtMedianCi(y, unit.perNs) : fmtNumber(f.b.medianNs / unit.perNs), ratio, f.pValue < 0.001 ? '<0.001' : f.pValue.toFixed(3), mark(f.verdict)];
+    return [
+      configLabel(f.series, f.identity as Record<string, Cell>),
+      x ? fmtMedianCi(x, unit.perNs) : fmtNumber(f.a.medianNs / unit.perNs),
+      y ? fmtMedianCi(y, unit.perNs) : fmtNumber(f.b.medianNs / unit.perNs),
+      ratio,
+      f.pValue < 0.001 ? '<0.001' : f.pValue.toFixed(3),
+      mark(f.verdict),
+    ];
   });
   for (const l of cmp.onlyInA) rows.push([l, '—', `only in ${labels[0]}`, '—', '—', '—']);
   for (const l of cmp.onlyInB) rows.push([l, `only in ${labels[1]}`, '—', '—', '—', '—']);
@@ -90,8 +96,27 @@ export function machineEntries(m: MachineRecord, full: boolean): [string, string
     ['load average', m.loadAverage.join(' ')],
   ];
   if (!full) return out;
-  const shown = new Set(['hostname', 'kernel', 'kernelVersion', 'cpuModel', 'cpuCount', 'cpusAllowed', 'arch', 'memTotalKb', 'memAvailableKb',
-    'swapTotalKb', 'thpEnabled', 'thpDefrag', 'hugePageSizeKb', 'virtualization', 'glibcVersion', 'compilerVersion', 'nodeVersion', 'pinnedCpu', 'loadAverage']);
+  const shown = new Set([
+    'hostname',
+    'kernel',
+    'kernelVersion',
+    'cpuModel',
+    'cpuCount',
+    'cpusAllowed',
+    'arch',
+    'memTotalKb',
+    'memAvailableKb',
+    'swapTotalKb',
+    'thpEnabled',
+    'thpDefrag',
+    'hugePageSizeKb',
+    'virtualization',
+    'glibcVersion',
+    'compilerVersion',
+    'nodeVersion',
+    'pinnedCpu',
+    'loadAverage',
+  ]);
   for (const [k, v] of Object.entries(m)) {
     if (shown.has(k)) continue;
     out.push([machineLabel(k), fieldText(k, v)]);
@@ -159,29 +184,55 @@ function runLine(doc: RunDocument): string {
     `started ${mdText(doc.startedAt)}`,
     `${(doc.durationMs / 1000).toFixed(1)} s`,
     doc.complete ? 'complete' : '**incomplete** (cancelled or a probe failed)',
-  ].filter(Boolean).join(' · ');
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 export function renderMarkdown(doc: RunDocument, opts: MarkdownOptions = {}): string {
   const out: string[] = [`## forklab ${mdText(doc.experiment)} on ${mdText(doc.machine.hostname)}`, '', runLine(doc), ''];
   out.push('### Machine', '', mdTable({ header: ['machine', 'value'], rows: machineEntries(doc.machine, false), leftAlign: [0, 1] }), '');
-  out.push(`Parameters: ${paramFlags(doc).map(([f, v]) => mdCode(`${f} ${v}`)).join(' ')}`, '');
+  out.push(
+    `Parameters: ${paramFlags(doc)
+      .map(([f, v]) => mdCode(`${f} ${v}`))
+      .join(' ')}`,
+    '',
+  );
   out.push(`Noise during the run: ${mdLine(witnessText(doc))}`, '');
   out.push('### Warnings', '', ...mdWarnings(doc), '');
   out.push('### Results', '', ...blocksMarkdown(resultsOf(doc), opts.asciiChart !== false));
   if (opts.comparisons?.length) {
     out.push('### This machine beside the published figures', '');
-    out.push(mdTable({
-      header: ['figure', 'statistic', 'published', 'this machine', 'this ÷ published', 'note'],
-      rows: opts.comparisons.map((c) => {
-        return [c.label, c.statistic ?? '', fmtValue(c.publishedValue, c.unit), fmtValue(c.measuredValue, c.unit), `${fmtNumber(c.measuredValue / c.publishedValue)}×`, c.note ?? ''];
+    out.push(
+      mdTable({
+        header: ['figure', 'statistic', 'published', 'this machine', 'this ÷ published', 'note'],
+        rows: opts.comparisons.map((c) => {
+          return [
+            c.label,
+            c.statistic ?? '',
+            fmtValue(c.publishedValue, c.unit),
+            fmtValue(c.measuredValue, c.unit),
+            `${fmtNumber(c.measuredValue / c.publishedValue)}×`,
+            c.note ?? '',
+          ];
+        }),
+        leftAlign: [0, 1, 5],
       }),
-      leftAlign: [0, 1, 5],
-    }), '');
+      '',
+    );
   }
   if (opts.verdicts?.length) {
     const mark = { holds: '✅ holds', differs: '❌ differs', inconclusive: '❔ inconclusive', 'not-measurable': '➖ not measurable' };
-    out.push('### Claims', '', mdTable({ header: ['claim', 'statement', 'verdict', 'detail'], rows: opts.verdicts.map((v) => [v.claimId, v.statement, mark[v.verdict], v.detail]), leftAlign: [0, 1, 2, 3] }), '');
+    out.push(
+      '### Claims',
+      '',
+      mdTable({
+        header: ['claim', 'statement', 'verdict', 'detail'],
+        rows: opts.verdicts.map((v) => [v.claimId, v.statement, mark[v.verdict], v.detail]),
+        leftAlign: [0, 1, 2, 3],
+      }),
+      '',
+    );
   }
   out.push('### Raw data', '', RAW_DATA_NOTE, '');
   return out.join('\n');
@@ -193,7 +244,11 @@ export function renderCompareMarkdown(a: RunDocument, b: RunDocument, labels: [s
   const out = [`## forklab ${mdText(a.experiment)}: ${mdText(labels[0])} against ${mdText(labels[1])}`, ''];
   out.push(`- **${mdText(labels[0])}**: ${runLine(a)}`, `- **${mdText(labels[1])}**: ${runLine(b)}`, '');
   out.push('### Machines', '', mdTable({ header: ['machine', labels[0], labels[1]], rows: ma.map(([k, v]) => [k, v, mb.get(k) ?? '—']), leftAlign: [0, 1, 2] }), '');
-  for (const [d, l] of [[a, labels[0]], [b, labels[1]]] as const) out.push(`### Warnings (${mdText(l)})`, '', ...mdWarnings(d), '');
+  for (const [d, l] of [
+    [a, labels[0]],
+    [b, labels[1]],
+  ] as const)
+    out.push(`### Warnings (${mdText(l)})`, '', ...mdWarnings(d), '');
   if (a.experiment === b.experiment) out.push('### Results', '', mdTable(compareTable(a, b, labels)), '');
   else out.push(`The runs are of different experiments (${mdText(a.experiment)}, ${mdText(b.experiment)}); report each alone.`, '');
   out.push('### Raw data', '', RAW_DATA_NOTE, '');

@@ -81,7 +81,9 @@ function runLine(doc: ReproduceDocument, runs: readonly RunDocument[]): string {
     Number.isFinite(secs) ? `${secs.toFixed(0)} s` : null,
     `seed ${doc.seed}`,
     `forklab ${doc.forklabVersion}`,
-  ].filter(Boolean).join(' · ');
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 // ------------------------------------------------------------------------------------------------- HTML
@@ -95,9 +97,7 @@ const tableHtml = (header: readonly string[], rows: readonly string[][]) =>
 
 function verdictsHtml(vs: readonly Verdict[]): string {
   const rows = vs.map(
-    (v) =>
-      `<tr><td><span class="badge ${v.verdict}">${esc(verdictLabel(v))}</span></td><td>${esc(v.kind)}</td><td>${esc(v.statement)}</td>` +
-      `<td>${esc(detailOf(v))}</td></tr>`,
+    (v) => `<tr><td><span class="badge ${v.verdict}">${esc(verdictLabel(v))}</span></td><td>${esc(v.kind)}</td><td>${esc(v.statement)}</td>` + `<td>${esc(detailOf(v))}</td></tr>`,
   );
   const notes = notesOf(vs);
   return (
@@ -147,7 +147,11 @@ export function reproductionMarkdown(doc: ReproduceDocument, runs: readonly RunD
     if (v.headline.length) out.push(mdTable({ header: FIGURE_HEADER, rows: figureRows(v.headline), leftAlign: [0, 1, 5] }), '');
     if (v.verdicts.length)
       out.push(
-        mdTable({ header: ['verdict', 'kind', 'claim', 'measured, with its 95 % interval, against the band'], rows: v.verdicts.map((x) => [verdictLabel(x), x.kind, x.statement, detailOf(x)]), leftAlign: [0, 1, 2, 3] }),
+        mdTable({
+          header: ['verdict', 'kind', 'claim', 'measured, with its 95 % interval, against the band'],
+          rows: v.verdicts.map((x) => [verdictLabel(x), x.kind, x.statement, detailOf(x)]),
+          leftAlign: [0, 1, 2, 3],
+        }),
         '',
         ...notesOf(v.verdicts).map((n) => `- ${mdText(n)}`),
         '',

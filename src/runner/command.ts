@@ -3,14 +3,12 @@
 import { spawn } from 'node:child_process';
 import { forgetGroup, installExitCleanup, killGroup, registerGroup } from './processes.js';
 
-export type CommandResult =
-  | { state: 'ok'; stdout: string; stderr: string }
-  | { state: 'failed'; why: string; stdout: string; stderr: string };
+export type CommandResult = { state: 'ok'; stdout: string; stderr: string } | { state: 'failed'; why: string; stdout: string; stderr: string };
 
 export function runCommand(
   file: string,
   args: string[],
-  opts: { timeoutMs: number; signal?: AbortSignal; env?: NodeJS.ProcessEnv; /** Written to its stdin, then closed; unset: no stdin. */ input?: string },
+  opts: { timeoutMs: number; signal?: AbortSignal; env?: NodeJS.ProcessEnv /** Written to its stdin, then closed; unset: no stdin. */; input?: string },
 ): Promise<CommandResult> {
   installExitCleanup();
   return new Promise((resolve) => {

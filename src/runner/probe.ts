@@ -67,9 +67,7 @@ export function describeFailure(r: FailureReason): string {
     case 'exit':
       return `probe exited with status ${r.code} without finishing`;
     case 'signal':
-      return r.signal === 'SIGKILL'
-        ? 'probe was killed by SIGKILL (the OOM killer, or someone else)'
-        : `probe was killed by ${r.signal}`;
+      return r.signal === 'SIGKILL' ? 'probe was killed by SIGKILL (the OOM killer, or someone else)' : `probe was killed by ${r.signal}`;
     case 'timeout':
       return `probe did not finish within ${r.timeoutMs} ms and was killed`;
     case 'protocol':

@@ -85,8 +85,7 @@ export function parseLine(line: string): ParseResult {
       const fields: Record<string, InfoValue> = {};
       for (const [k, x] of Object.entries(v)) {
         if (k === 'type') continue;
-        if (x !== null && typeof x !== 'string' && typeof x !== 'number' && typeof x !== 'boolean')
-          return fail(`info field "${k}" is not a scalar`);
+        if (x !== null && typeof x !== 'string' && typeof x !== 'number' && typeof x !== 'boolean') return fail(`info field "${k}" is not a scalar`);
         fields[k] = x;
       }
       return { ok: true, message: { type: 'info', fields } };

@@ -35,7 +35,8 @@ export function resolveTarget(program: string, args: readonly string[] = [], env
     const state = executableFile(path);
     if (state === 'missing') throw new UsageError('--target', `${program}: no such file`);
     if (state === 'not-a-file') throw new UsageError('--target', `${program} is not a regular file`);
-    if (state === 'not-executable') throw new UsageError('--target', `${program} is not executable`, `chmod +x ${program}, or give the program that runs it (--target /bin/sh -- ${program})`);
+    if (state === 'not-executable')
+      throw new UsageError('--target', `${program} is not executable`, `chmod +x ${program}, or give the program that runs it (--target /bin/sh -- ${program})`);
     return { path, args: [...args] };
   }
   const dirs = (env.PATH ?? '').split(delimiter).filter((d) => d !== '');
@@ -49,7 +50,7 @@ export function resolveTarget(program: string, args: readonly string[] = [], env
   throw new UsageError(
     '--target',
     found === 'not-executable' ? `${program} was found in PATH but is not executable` : `${program}: not found in PATH`,
-    'give the program\'s path (--target ./build/mytool), or check PATH',
+    "give the program's path (--target ./build/mytool), or check PATH",
   );
 }
 
@@ -58,6 +59,10 @@ export function targetFromOptions(raw: Record<string, unknown>): UserTarget | nu
   const args = Array.isArray(raw.targetArgs) ? (raw.targetArgs as string[]) : [];
   if (typeof raw.target === 'string') return resolveTarget(raw.target, args);
   if (args.length)
-    throw new UsageError('--target', `${args.map((a) => JSON.stringify(a)).join(' ')}: arguments only go with --target PROGRAM`, 'forklab spawn --target PROGRAM -- ARGS…, or leave the arguments out');
+    throw new UsageError(
+      '--target',
+      `${args.map((a) => JSON.stringify(a)).join(' ')}: arguments only go with --target PROGRAM`,
+      'forklab spawn --target PROGRAM -- ARGS…, or leave the arguments out',
+    );
   return null;
 }

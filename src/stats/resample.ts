@@ -111,8 +111,7 @@ function checkBlock(b: Block, where: string): void {
   const shape = b.series[0]!.map((rep) => rep.length);
   if (shape.length === 0 || shape.some((n) => n === 0)) throw new RangeError(`${where}: a series has no repeats, or an empty repeat`);
   for (const s of b.series) {
-    if (s.length !== shape.length || s.some((rep, r) => rep.length !== shape[r]))
-      throw new RangeError(`${where}: paired series must have the same repeats and samples per repeat`);
+    if (s.length !== shape.length || s.some((rep, r) => rep.length !== shape[r])) throw new RangeError(`${where}: paired series must have the same repeats and samples per repeat`);
     for (const rep of s) for (const x of rep) if (!Number.isFinite(x)) throw new RangeError(`${where}: sample ${x} is not finite`);
   }
 }

@@ -153,15 +153,15 @@ export function compareRuns(a: RunDocument, b: RunDocument, opts: { seed?: numbe
     const emptyA = x.samplesNs.length === 0;
     const emptyB = y.samplesNs.length === 0;
     if (!emptyA && !emptyB) figures.push(figure(x, y, seed));
-    else if (emptyA && emptyB && x.failedRepeats + y.failedRepeats === 0) continue; // fields only, no figure
+    else if (emptyA && emptyB && x.failedRepeats + y.failedRepeats === 0)
+      continue; // fields only, no figure
     else noSamples.push({ label: x.label, side: emptyA && emptyB ? 'both' : emptyA ? 'A' : 'B' });
   }
   const keysA = new Set(ga.map((g) => g.key));
   const onlyInB = [...gb.values()].filter((g) => !keysA.has(g.key)).map((g) => g.label);
 
   const machineDifferences: Difference[] = [];
-  for (const f of COMPARED_MACHINE_FIELDS)
-    if (!same(a.machine[f], b.machine[f])) machineDifferences.push({ name: f, a: a.machine[f], b: b.machine[f] });
+  for (const f of COMPARED_MACHINE_FIELDS) if (!same(a.machine[f], b.machine[f])) machineDifferences.push({ name: f, a: a.machine[f], b: b.machine[f] });
   const paramDifferences: Difference[] = [];
   for (const k of new Set([...Object.keys(a.params), ...Object.keys(b.params)]))
     if (!same(a.params[k], b.params[k])) paramDifferences.push({ name: k, a: a.params[k], b: b.params[k] });

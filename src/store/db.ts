@@ -42,19 +42,24 @@ export class Store {
         checkSchema(db, path);
       });
     if (opts.requireWritable) checkWritable(path, existsSync(path));
-    return Store.withConnection(path, false, (db) => {
-      db.pragma(busy);
-      checkSchema(db, path); // again: the file may have been created meanwhile
-      Store.retryBusy(() => {
-        if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
-      });
-      db.pragma('foreign_keys = ON');
-      db.pragma('synchronous = NORMAL');
-      migrate(db);
-      const store = new Store(path, db);
-      store.markStale();
-      return store;
-    }, true);
+    return Store.withConnection(
+      path,
+      false,
+      (db) => {
+        db.pragma(busy);
+        checkSchema(db, path); // again: the file may have been created meanwhile
+        Store.retryBusy(() => {
+          if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
+        });
+        db.pragma('foreign_keys = ON');
+        db.pragma('synchronous = NORMAL');
+        migrate(db);
+        const store = new Store(path, db);
+        store.markStale();
+        return store;
+      },
+      true,
+    );
   }
 
   /** Opens a connection, runs fn; closes it afterwards (or only on error, when `keep`). Errors → StoreError. */
@@ -147,9 +152,19 @@ export class Store {
       for (const [k, v] of Object.entries(c)) if (!(CONFIGURATION_KEYS as readonly string[]).includes(k)) fields[k] = v;
       const samples = c.samplesNs as number[];
       insert.run(
-        runId, seq++, c.series as string, JSON.stringify(fields), c.repeat as number, c.state as string,
-        typeof c.failure === 'string' ? c.failure : null, JSON.stringify(c.info), samples.length, encodeSamples(samples),
-        'columns' in c ? JSON.stringify(c.columns) : null, c.stats === null ? null : JSON.stringify(c.stats), addedAt,
+        runId,
+        seq++,
+        c.series as string,
+        JSON.stringify(fields),
+        c.repeat as number,
+        c.state as string,
+        typeof c.failure === 'string' ? c.failure : null,
+        JSON.stringify(c.info),
+        samples.length,
+        encodeSamples(samples),
+        'columns' in c ? JSON.stringify(c.columns) : null,
+        c.stats === null ? null : JSON.stringify(c.stats),
+        addedAt,
       );
     }
   }
@@ -169,31 +184,33 @@ export class Store {
       }
       return c;
     });
-    this.db.transaction(() => {
-      this.requireRunning(runId, 'add measurements');
-      this.insertMeasurements(runId, configs, new Date().toISOString());
-    }).immediate();
+    this.db
+      .transaction(() => {
+        this.requireRunning(runId, 'add measurements');
+        this.insertMeasurements(runId, configs, new Date().toISOString());
+      })
+      .immediate();
   }
 
   /** Ends a running run: 'complete' or 'incomplete', with its summary, warnings and final load sample. */
   finishRun(runId: number, end: RunFinish): void {
-    this.db.transaction(() => {
-      const r = this.record(runId);
-      if (r.status !== 'running') throw new StoreError(`run ${runId} is ${r.status}: cannot finish it again`);
-      this.db
-        .prepare(
-          `UPDATE runs SET status = ?, finished_at = ?, duration_ms = ?, summary = ?, warnings = ?, load_after = ? WHERE id = ?`,
-        )
-        .run(
-          end.complete ? 'complete' : 'incomplete',
-          end.finishedAt.toISOString(),
-          end.finishedAt.getTime() - Date.parse(r.started_at),
-          JSON.stringify(end.summary ?? null),
-          JSON.stringify(end.warnings),
-          JSON.stringify(end.loadAfter),
-          runId,
-        );
-    }).immediate();
+    this.db
+      .transaction(() => {
+        const r = this.record(runId);
+        if (r.status !== 'running') throw new StoreError(`run ${runId} is ${r.status}: cannot finish it again`);
+        this.db
+          .prepare(`UPDATE runs SET status = ?, finished_at = ?, duration_ms = ?, summary = ?, warnings = ?, load_after = ? WHERE id = ?`)
+          .run(
+            end.complete ? 'complete' : 'incomplete',
+            end.finishedAt.toISOString(),
+            end.finishedAt.getTime() - Date.parse(r.started_at),
+            JSON.stringify(end.summary ?? null),
+            JSON.stringify(end.warnings),
+            JSON.stringify(end.loadAfter),
+            runId,
+          );
+      })
+      .immediate();
   }
 
   /** The run's uuid (the document's runId). */
@@ -221,21 +238,21 @@ export class Store {
     const stale = running.filter((r) => this.isStale(r));
     if (stale.length === 0) return 0;
     let marked = 0;
-    this.db.transaction(() => {
-      const last = this.db.prepare('SELECT max(added_at) AS t FROM measurements WHERE run_id = ?');
-      const update = this.db.prepare(
-        "UPDATE runs SET status = 'incomplete', finished_at = ?, duration_ms = ?, warnings = ? WHERE id = ? AND status = 'running'",
-      );
-      for (const r of stale) {
-        const end = (last.get(r.id) as { t: string | null }).t ?? r.started_at;
-        const warnings = JSON.parse(r.warnings) as Warning[];
-        warnings.push({
-          code: 'run-killed',
-          message: `the process that recorded this run (pid ${r.pid}) ended without finishing it (killed or crashed); the measurements it stored are kept, the summary is missing. Rerun the experiment for a complete run.`,
-        });
-        marked += update.run(end, Date.parse(end) - Date.parse(r.started_at), JSON.stringify(warnings), r.id).changes;
-      }
-    }).immediate();
+    this.db
+      .transaction(() => {
+        const last = this.db.prepare('SELECT max(added_at) AS t FROM measurements WHERE run_id = ?');
+        const update = this.db.prepare("UPDATE runs SET status = 'incomplete', finished_at = ?, duration_ms = ?, warnings = ? WHERE id = ? AND status = 'running'");
+        for (const r of stale) {
+          const end = (last.get(r.id) as { t: string | null }).t ?? r.started_at;
+          const warnings = JSON.parse(r.warnings) as Warning[];
+          warnings.push({
+            code: 'run-killed',
+            message: `the process that recorded this run (pid ${r.pid}) ended without finishing it (killed or crashed); the measurements it stored are kept, the summary is missing. Rerun the experiment for a complete run.`,
+          });
+          marked += update.run(end, Date.parse(end) - Date.parse(r.started_at), JSON.stringify(warnings), r.id).changes;
+        }
+      })
+      .immediate();
     return marked;
   }
 
@@ -274,18 +291,20 @@ export class Store {
    * Returns how many measurements went with them.
    */
   removeRuns(runIds: readonly number[]): { runs: number; measurements: number } {
-    return this.db.transaction(() => {
-      let measurements = 0;
-      for (const id of runIds) {
-        const r = this.record(id);
-        if (r.status === 'running' && !this.isStale(r))
-          throw new StoreError(`run ${id} is still being recorded (pid ${r.pid} on ${r.hostname}); nothing was removed. Stop that run first.`);
-        measurements += this.db.prepare('DELETE FROM measurements WHERE run_id = ?').run(id).changes;
-      }
-      let runs = 0;
-      for (const id of runIds) runs += this.db.prepare('DELETE FROM runs WHERE id = ?').run(id).changes;
-      return { runs, measurements };
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        let measurements = 0;
+        for (const id of runIds) {
+          const r = this.record(id);
+          if (r.status === 'running' && !this.isStale(r))
+            throw new StoreError(`run ${id} is still being recorded (pid ${r.pid} on ${r.hostname}); nothing was removed. Stop that run first.`);
+          measurements += this.db.prepare('DELETE FROM measurements WHERE run_id = ?').run(id).changes;
+        }
+        let runs = 0;
+        for (const id of runIds) runs += this.db.prepare('DELETE FROM runs WHERE id = ?').run(id).changes;
+        return { runs, measurements };
+      })
+      .immediate();
   }
 
   /**
@@ -306,12 +325,14 @@ export class Store {
       if (r) return r.id;
       if (s.length < 4) throw new StoreError(`no run ${s} in ${this.path} (forklab history lists them)`);
     }
-    if (!/^[0-9a-f-]+$/.test(s))
-      throw new StoreError(`"${ref}" is not a run: give a run id (forklab history lists them), a uuid or its first characters, latest or latest~N`);
+    if (!/^[0-9a-f-]+$/.test(s)) throw new StoreError(`"${ref}" is not a run: give a run id (forklab history lists them), a uuid or its first characters, latest or latest~N`);
     const hits = this.db.prepare("SELECT id, uuid FROM runs WHERE uuid LIKE ? || '%' ORDER BY id LIMIT 6").all(s) as { id: number; uuid: string }[];
     if (hits.length === 1) return hits[0]!.id;
     if (hits.length === 0) throw new StoreError(`no run ${ref.trim()} in ${this.path} (forklab history lists them)`);
-    const list = hits.slice(0, 5).map((h) => `${h.id} (${h.uuid.slice(0, 13)})`).join(', ');
+    const list = hits
+      .slice(0, 5)
+      .map((h) => `${h.id} (${h.uuid.slice(0, 13)})`)
+      .join(', ');
     throw new StoreError(`"${ref.trim()}" matches several runs: ${list}${hits.length > 5 ? ', ...' : ''}; give more characters of the uuid, or the run id`);
   }
 
@@ -346,7 +367,6 @@ export class Store {
     return documentOf(this.record(runId), rows);
   }
 
-
   /**
    * Inserts a document (checked first) as a new run, in one transaction, keeping its uuid; a document
    * without one (written by --json outside the history) gets a uuid derived from its content. The same
@@ -355,24 +375,38 @@ export class Store {
   importDocument(doc: RunDocument): number {
     validateRunDocument(doc);
     const uuid = doc.runId ?? contentUuid(doc);
-    return this.db.transaction(() => {
-      const had = this.db.prepare('SELECT id FROM runs WHERE uuid = ?').get(uuid) as { id: number } | undefined;
-      if (had) throw new StoreError(`run ${uuid} is already in ${this.path} as run ${had.id}; nothing was imported`);
-      const info = this.db
-        .prepare(
-          `INSERT INTO runs (uuid, experiment, status, started_at, finished_at, duration_ms, forklab_version, params, machine,
+    return this.db
+      .transaction(() => {
+        const had = this.db.prepare('SELECT id FROM runs WHERE uuid = ?').get(uuid) as { id: number } | undefined;
+        if (had) throw new StoreError(`run ${uuid} is already in ${this.path} as run ${had.id}; nothing was imported`);
+        const info = this.db
+          .prepare(
+            `INSERT INTO runs (uuid, experiment, status, started_at, finished_at, duration_ms, forklab_version, params, machine,
              load_before, load_after, warnings, summary, hostname, imported_at, note)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          uuid, doc.experiment, doc.complete ? 'complete' : 'incomplete', doc.startedAt, doc.finishedAt, doc.durationMs,
-          doc.forklabVersion, JSON.stringify(doc.params), JSON.stringify(doc.machine), JSON.stringify(doc.load.before),
-          doc.load.after === null ? null : JSON.stringify(doc.load.after), JSON.stringify(doc.warnings),
-          JSON.stringify(doc.summary ?? null), doc.machine.hostname, new Date().toISOString(), doc.label ?? null,
-        );
-      const id = Number(info.lastInsertRowid);
-      this.insertMeasurements(id, doc.configurations, doc.finishedAt);
-      return id;
-    }).immediate();
+          )
+          .run(
+            uuid,
+            doc.experiment,
+            doc.complete ? 'complete' : 'incomplete',
+            doc.startedAt,
+            doc.finishedAt,
+            doc.durationMs,
+            doc.forklabVersion,
+            JSON.stringify(doc.params),
+            JSON.stringify(doc.machine),
+            JSON.stringify(doc.load.before),
+            doc.load.after === null ? null : JSON.stringify(doc.load.after),
+            JSON.stringify(doc.warnings),
+            JSON.stringify(doc.summary ?? null),
+            doc.machine.hostname,
+            new Date().toISOString(),
+            doc.label ?? null,
+          );
+        const id = Number(info.lastInsertRowid);
+        this.insertMeasurements(id, doc.configurations, doc.finishedAt);
+        return id;
+      })
+      .immediate();
   }
 }

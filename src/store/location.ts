@@ -9,11 +9,7 @@ export const DB_FILE_NAME = 'forklab.db';
  * The database path to use. `explicit` is the --db option (wins when given). Relative paths are resolved
  * against the current directory. An empty or relative XDG_DATA_HOME is ignored, as the XDG spec asks.
  */
-export function resolveDbPath(
-  explicit?: string,
-  env: NodeJS.ProcessEnv = process.env,
-  home: string = homedir(),
-): string {
+export function resolveDbPath(explicit?: string, env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
   return resolveDbLocation(explicit, env, home).path;
 }
 
@@ -24,11 +20,7 @@ export type DbSource = 'flag' | 'env' | 'default';
  * The database path and where it came from. Only the default location's directory is ever created by forklab;
  * a path the user gave must be in a directory that exists. (An empty --db is refused by the command line.)
  */
-export function resolveDbLocation(
-  explicit?: string,
-  env: NodeJS.ProcessEnv = process.env,
-  home: string = homedir(),
-): { path: string; source: DbSource } {
+export function resolveDbLocation(explicit?: string, env: NodeJS.ProcessEnv = process.env, home: string = homedir()): { path: string; source: DbSource } {
   if (explicit !== undefined && explicit !== '') return { path: resolve(explicit), source: 'flag' };
   const fromEnv = env.FORKLAB_DB;
   if (fromEnv !== undefined && fromEnv !== '') return { path: resolve(fromEnv), source: 'env' };

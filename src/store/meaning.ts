@@ -20,8 +20,7 @@ function close(a: number, b: number): boolean {
  * names), a sample beyond MAX_SAMPLE_NS, or stored statistics that the samples do not give.
  */
 export function checkDocumentMeaning(doc: RunDocument, known: readonly string[]): void {
-  if (!known.includes(doc.experiment))
-    throw new DocumentError(`experiment ${JSON.stringify(doc.experiment)} is not one this forklab knows (${known.join(', ')})`);
+  if (!known.includes(doc.experiment)) throw new DocumentError(`experiment ${JSON.stringify(doc.experiment)} is not one this forklab knows (${known.join(', ')})`);
   doc.configurations.forEach((c, i) => {
     const where = `configurations[${i}]`;
     const samples = c.samplesNs as number[];

@@ -253,8 +253,7 @@ export function checkFile(path: string, create: boolean, createDirectory = true)
   } catch (e) {
     throw new StoreError(`cannot read ${path}: ${(e as Error).message}`);
   }
-  if (got < 16 || head.toString('latin1') !== SQLITE_HEADER)
-    throw new StoreError(`${path} is not a SQLite database, so not a forklab history; give another path with --db`);
+  if (got < 16 || head.toString('latin1') !== SQLITE_HEADER) throw new StoreError(`${path} is not a SQLite database, so not a forklab history; give another path with --db`);
   return true;
 }
 
@@ -276,4 +275,3 @@ export function checkSchema(db: BetterSqlite3.Database, path: string): void {
   if (version > LATEST_SCHEMA)
     throw new StoreError(`${path} was created by a newer forklab (schema ${version}); this one knows up to ${LATEST_SCHEMA}. Upgrade forklab to use it; it was left untouched.`);
 }
-

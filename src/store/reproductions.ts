@@ -44,20 +44,31 @@ export interface NewReproduction {
 }
 
 export function addReproduction(db: Database.Database, r: NewReproduction): number {
-  return db.transaction(() => {
-    const info = db
-      .prepare('INSERT INTO reproductions (uuid, started_at, finished_at, preset, label, hostname, document) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(randomUUID(), r.startedAt, r.finishedAt, r.preset, r.label, r.hostname, JSON.stringify(r.document));
-    const id = Number(info.lastInsertRowid);
-    const link = db.prepare('INSERT OR IGNORE INTO reproduction_runs (reproduction_id, run_uuid) VALUES (?, ?)');
-    for (const u of r.runUuids) link.run(id, u);
-    return id;
-  }).immediate();
+  return db
+    .transaction(() => {
+      const info = db
+        .prepare('INSERT INTO reproductions (uuid, started_at, finished_at, preset, label, hostname, document) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(randomUUID(), r.startedAt, r.finishedAt, r.preset, r.label, r.hostname, JSON.stringify(r.document));
+      const id = Number(info.lastInsertRowid);
+      const link = db.prepare('INSERT OR IGNORE INTO reproduction_runs (reproduction_id, run_uuid) VALUES (?, ?)');
+      for (const u of r.runUuids) link.run(id, u);
+      return id;
+    })
+    .immediate();
 }
 
 function row(db: Database.Database, r: Record): ReproductionRow {
   const uuids = db.prepare('SELECT run_uuid FROM reproduction_runs WHERE reproduction_id = ? ORDER BY rowid').all(r.id) as { run_uuid: string }[];
-  return { id: r.id, uuid: r.uuid, startedAt: r.started_at, finishedAt: r.finished_at, preset: r.preset, label: r.label, hostname: r.hostname, runUuids: uuids.map((u) => u.run_uuid) };
+  return {
+    id: r.id,
+    uuid: r.uuid,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    preset: r.preset,
+    label: r.label,
+    hostname: r.hostname,
+    runUuids: uuids.map((u) => u.run_uuid),
+  };
 }
 
 export function listReproductions(db: Database.Database): ReproductionRow[] {
@@ -77,9 +88,11 @@ export const isReproductionRef = (ref: string): boolean => /^r(\d+|latest)?$/i.t
 export function resolveReproduction(db: Database.Database, ref: string, path: string): number {
   const m = /^r(\d+|latest)?$/i.exec(ref.trim());
   if (!m) throw new StoreError(`"${ref}" is not a reproduction: give R and its number (forklab history lists them), or Rlatest`);
-  const r = (m[1] === undefined || m[1].toLowerCase() === 'latest'
-    ? db.prepare('SELECT id FROM reproductions ORDER BY started_at DESC, id DESC LIMIT 1').get()
-    : db.prepare('SELECT id FROM reproductions WHERE id = ?').get(Number(m[1]))) as { id: number } | undefined;
+  const r = (
+    m[1] === undefined || m[1].toLowerCase() === 'latest'
+      ? db.prepare('SELECT id FROM reproductions ORDER BY started_at DESC, id DESC LIMIT 1').get()
+      : db.prepare('SELECT id FROM reproductions WHERE id = ?').get(Number(m[1]))
+  ) as { id: number } | undefined;
   if (!r) throw new StoreError(`no reproduction ${ref.trim()} in ${path} (forklab history lists them)`);
   return r.id;
 }

@@ -165,14 +165,30 @@ function machine(v: unknown, path: string): void {
   for (const [key, type] of Object.entries(MACHINE_FIELDS)) {
     const p = join(path, key);
     switch (type) {
-      case 'string': string(o, key, path); break;
-      case 'string?': stringOrNull(o, key, path); break;
-      case 'number': number(o, key, path); break;
-      case 'number?': numberOrNull(o, key, path); break;
-      case 'numbers?': if (present(o, key, path) !== null) numberArray(o[key], p, anyFinite); break;
-      case 'object?': pressure(present(o, key, path), p); break;
-      case 'triple': triple(present(o, key, path), p); break;
-      case 'strings': for (const [i, s] of array(present(o, key, path), p).entries()) if (typeof s !== 'string') fail(`${p}[${i}]`, 'is not a string', s); break;
+      case 'string':
+        string(o, key, path);
+        break;
+      case 'string?':
+        stringOrNull(o, key, path);
+        break;
+      case 'number':
+        number(o, key, path);
+        break;
+      case 'number?':
+        numberOrNull(o, key, path);
+        break;
+      case 'numbers?':
+        if (present(o, key, path) !== null) numberArray(o[key], p, anyFinite);
+        break;
+      case 'object?':
+        pressure(present(o, key, path), p);
+        break;
+      case 'triple':
+        triple(present(o, key, path), p);
+        break;
+      case 'strings':
+        for (const [i, s] of array(present(o, key, path), p).entries()) if (typeof s !== 'string') fail(`${p}[${i}]`, 'is not a string', s);
+        break;
     }
   }
 }

@@ -16,6 +16,10 @@ export function renderTable(header: string[], rows: string[][], opts: TableOptio
     const fill = ' '.repeat(Math.max(0, widths[i]! - width(s)));
     return left.has(i) ? s + fill : fill + s;
   };
-  const line = (cells: string[]) => cells.map((c, i) => pad(c, i)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => pad(c, i))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
