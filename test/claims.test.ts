@@ -218,7 +218,10 @@ describe('not measurable', () => {
   });
 
   test('failed configurations are ignored; only failed ones → not measurable', () => {
-    const failed = edit('create', {}, (c) => void ((c['state'] = 'failed'), (c['samplesNs'] = [])));
+    const failed = edit('create', {}, (c) => {
+      c['state'] = 'failed';
+      c['samplesNs'] = [];
+    });
     const v = verdictOf('002.fork-1.8x-thread', docs(failed));
     assert.equal(v.verdict, 'not-measurable');
     assert.match(v.detail, /no configuration succeeded/);

@@ -143,7 +143,7 @@ test('history, show, compare, export, import and report: every flag through the 
 test('a missing probe: exit 1, the problem, then a hint of what to do; no stack trace', () => {
   const r = runCli(box, ['spawn', '--rss', '0', '--iterations', '5'], { env: { FORKLAB_NATIVE_DIR: join(box.dir, 'home') } });
   assert.equal(r.code, 1, r.stderr);
-  assert.match(r.stderr, /^forklab spawn: the C probe is not built \(.*forklab-probe is missing\)\n  hint: run `npm rebuild forklab`/);
+  assert.match(r.stderr, /^forklab spawn: the C probe is not built \(.*forklab-probe is missing\)\n {2}hint: run `npm rebuild forklab`/);
   assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
   assert.equal(r.stdout, '');
 });

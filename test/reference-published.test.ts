@@ -160,7 +160,10 @@ describe('published figures and claims', () => {
       checkMetric(f.id, f.experiment, f.metric);
     }
     const walk = (id: string, experiment: string, o: unknown): void => {
-      if (Array.isArray(o)) return o.forEach((x) => walk(id, experiment, x));
+      if (Array.isArray(o)) {
+        for (const x of o) walk(id, experiment, x);
+        return;
+      }
       if (typeof o !== 'object' || o === null) return;
       for (const [k, v] of Object.entries(o as Record<string, unknown>)) {
         if (['series', 'minus'].includes(k) || (k === 'of' && typeof v === 'object') || (['numerator', 'denominator'].includes(k) && !('series' in (v as object))))

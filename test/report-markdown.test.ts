@@ -182,6 +182,7 @@ test('asciiChart: fits the width, one symbol per method, legend, axes in µs and
   assert.ok(plot.slice(-2).some((l) => l.includes('*')));
   const coloured = asciiChart(cells, { width: 60, height: 13, color: true });
   assert.ok(coloured.includes('\x1b['));
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour escapes start with ESC
   assert.equal(coloured.replace(/\x1b\[[0-9;]*m/g, ''), plain, 'colour changes nothing but the escapes');
   assert.equal(asciiChart([], { width: 60, height: 10, color: false }), '(no data to chart)');
 });

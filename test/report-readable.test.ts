@@ -91,6 +91,7 @@ test('the report of every experiment opens in Chromium without a console error',
       page.on('pageerror', (e) => errors.push(e.message));
       await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
       assert.deepEqual(errors, [], name);
+      // biome-ignore lint/performance/useDomNodeTextContent: the text as a reader sees it (innerText leaves out what CSS hides)
       const text = await page.locator('body').innerText();
       assert.doesNotMatch(text, E_NOTATION, `${name}: no exponent on the page`);
       await page.close();

@@ -35,7 +35,7 @@ test('reproduce stores the reproduction with its runs, and writes it as HTML and
   // Summary first, then the article; every verdict is on the page with its badge.
   assert.ok(page.indexOf('id="summary"') > 0 && page.indexOf('id="summary"') < page.indexOf('id="article-004"'));
   assert.equal((page.match(/<span class="badge /g) ?? []).length, doc.verdicts.length);
-  for (const v of doc.verdicts) assert.ok(page.includes(escape(v.statement)), v.claimId);
+  for (const v of doc.verdicts) assert.ok(page.includes(escapeHtml(v.statement)), v.claimId);
   assert.ok(page.includes('<figure class="chart"'), 'the run’s charts');
   assert.ok(text.indexOf('### Summary') < text.indexOf('### Article 004'));
   assert.match(text, /\| all articles \| \d+ \|/);
@@ -90,6 +90,6 @@ test('the reproduction report opens in Chromium: no console error, no request', 
   }
 });
 
-function escape(s: string): string {
+function escapeHtml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }

@@ -166,7 +166,7 @@ test('a database from a newer forklab is refused and left untouched', () => {
   const before = snapshot(path);
   assert.throws(
     () => Store.open(path),
-    (e: Error) => e instanceof StoreError && e.message.includes(path) && e.message.includes('created by a newer forklab (schema 99); this one knows up to ' + LATEST_SCHEMA),
+    (e: Error) => e instanceof StoreError && e.message.includes(path) && e.message.includes(`created by a newer forklab (schema 99); this one knows up to ${LATEST_SCHEMA}`),
   );
   assert.deepEqual(snapshot(path), before);
   assert.equal(existsSync(`${path}-wal`), false, 'not switched to WAL');

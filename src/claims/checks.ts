@@ -65,7 +65,8 @@ export function judgeGreater(c: GreaterCheck, ctx: JudgeContext): Judgement {
   let lowest = Infinity;
   let minRepeats = Infinity;
   for (const r of pairs) {
-    let g, l;
+    let g: ReturnType<typeof operandGroups>;
+    let l: ReturnType<typeof operandGroups>;
     try {
       g = operandGroups(data, c.greater, stat, r);
       l = operandGroups(data, c.lesser, stat, r);

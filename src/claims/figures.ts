@@ -36,7 +36,7 @@ function unitScale(f: PublishedFigure): number {
   return 1;
 }
 
-function valueOf(data: ExperimentData, sel: Series, metric: string | undefined, stat: CheckStatistic): number {
+function statisticOf(data: ExperimentData, sel: Series, metric: string | undefined, stat: CheckStatistic): number {
   return statistic(pooledValues(data, select(data, sel), metric, sel), stat);
 }
 
@@ -48,15 +48,15 @@ function direct(data: ExperimentData, f: PublishedFigure, claimStat: CheckStatis
     case 'mean':
     case 'median':
     case 'min':
-      return { value: valueOf(data, sel, f.metric, f.statistic) * scale, how: `${f.statistic} of ${what}` };
+      return { value: statisticOf(data, sel, f.metric, f.statistic) * scale, how: `${f.statistic} of ${what}` };
     case 'unspecified':
-      return { value: valueOf(data, sel, f.metric, 'median') * scale, how: `median of ${what} (the article does not name its statistic)` };
+      return { value: statisticOf(data, sel, f.metric, 'median') * scale, how: `median of ${what} (the article does not name its statistic)` };
     case 'reading':
     case 'size':
-      return { value: valueOf(data, sel, f.metric, 'median') * scale, how: `${what}` };
+      return { value: statisticOf(data, sel, f.metric, 'median') * scale, how: `${what}` };
     case 'difference': {
       if (!f.minus) return null;
-      const v = valueOf(data, sel, f.metric, 'median') - valueOf(data, f.minus, f.metric, 'median');
+      const v = statisticOf(data, sel, f.metric, 'median') - statisticOf(data, f.minus, f.metric, 'median');
       return { value: v * scale, how: `median of ${what} − median of ${describeSeries(f.minus)}` };
     }
     case 'slope': {
@@ -64,7 +64,7 @@ function direct(data: ExperimentData, f: PublishedFigure, claimStat: CheckStatis
       const configs = select(data, sel);
       const xs = [...new Set(configs.map((c) => c[f.over!]).filter((x): x is number => typeof x === 'number'))].sort((a, b) => a - b);
       if (xs.length < 2) throw new NotMeasurable(`${what} was measured at fewer than two values of ${f.over}`);
-      const ys = xs.map((x) => valueOf(data, { ...sel, [f.over!]: x }, f.metric, claimStat));
+      const ys = xs.map((x) => statisticOf(data, { ...sel, [f.over!]: x }, f.metric, claimStat));
       return { value: linearFit(xs, ys).slope * scale, how: `least-squares slope over ${f.over} of the ${claimStat} of ${what}` };
     }
     default:

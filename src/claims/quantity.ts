@@ -55,7 +55,7 @@ function blocksOf(q: Quantity, paired: boolean): { blocks: Block[]; slot: number
   let n = 0;
   for (const b of byKey.values()) {
     blocks.push({ series: b.series });
-    b.at.forEach((i) => (slot[i] = n++));
+    for (const i of b.at) slot[i] = n++;
   }
   return { blocks, slot };
 }
@@ -73,7 +73,10 @@ export function measureQuantity(q: Quantity, ctx: MeasureContext): Measured {
 export function combined(parts: readonly OperandGroups[], stat: CheckStatistic, f: (values: number[]) => number): Quantity {
   const offsets: number[] = [];
   let n = 0;
-  for (const p of parts) offsets.push(n), (n += p.groups.length);
+  for (const p of parts) {
+    offsets.push(n);
+    n += p.groups.length;
+  }
   return {
     groups: parts.flatMap((p) => p.groups),
     keys: parts.flatMap((p) => p.keys),

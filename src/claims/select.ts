@@ -153,7 +153,7 @@ export function pairedDifferences(data: ExperimentData, configs: readonly Config
     if (!b) missing ??= minusMetric;
     if (!a || !b) continue;
     const r = byRepeat.get(repeatOf(c)) ?? [];
-    if (a.length === b.length) a.forEach((x, i) => r.push(x - b[i]!));
+    if (a.length === b.length) for (const [i, x] of a.entries()) r.push(x - b[i]!);
     else r.push(median(a) - median(b));
     byRepeat.set(repeatOf(c), r);
   }
@@ -168,7 +168,7 @@ export function statistic(values: readonly number[], stat: CheckStatistic): numb
     case 'median':
       return median(values);
     case 'min':
-      return values.reduce((a, b) => (b < a ? b : a), Infinity);
+      return values.reduce((a, b) => Math.min(b, a), Infinity);
   }
 }
 

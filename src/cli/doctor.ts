@@ -123,7 +123,7 @@ function runApply(checks: DoctorCheck[], savedPath: string, io: ApplyIo): number
   if (r.made.length === 0 && r.failed.length === 0) process.stdout.write('nothing to change\n');
   if (saved.length) {
     mkdirSync(dirname(savedPath), { recursive: true });
-    writeFileSync(savedPath, JSON.stringify({ savedAt: new Date().toISOString(), changes: saved }, null, 1) + '\n');
+    writeFileSync(savedPath, `${JSON.stringify({ savedAt: new Date().toISOString(), changes: saved }, null, 1)}\n`);
     process.stdout.write(`previous values saved in ${savedPath}; forklab doctor --reset puts them back\n`);
   }
   return r.failed.length ? 1 : 0;
@@ -174,8 +174,8 @@ export function registerDoctor(program: Command): void {
         return;
       }
       const checks = runDoctorChecks(await readDoctorFacts());
-      if (o.json) process.stdout.write(JSON.stringify({ summary: doctorSummary(checks), checks }, null, 1) + '\n');
-      else process.stdout.write(renderChecks(checks, o.color !== false && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR) + '\n');
+      if (o.json) process.stdout.write(`${JSON.stringify({ summary: doctorSummary(checks), checks }, null, 1)}\n`);
+      else process.stdout.write(`${renderChecks(checks, o.color !== false && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR)}\n`);
       if (o.apply) process.exitCode = runApply(checks, savedPath, realIo());
     });
 }

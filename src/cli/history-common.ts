@@ -23,7 +23,7 @@ export interface Colors {
 export const plain: Colors = { bold: (s) => s, dim: (s) => s, red: (s) => s, green: (s) => s, yellow: (s) => s, cyan: (s) => s };
 
 export function colors(o: { color?: boolean }): Colors {
-  return o.color !== false && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR ? pc : plain;
+  return o.color !== false && process.stdout.isTTY && !process.env.NO_COLOR ? pc : plain;
 }
 
 /** Writes a line to stdout now: a closed pipe ends quietly (141), a full disk is an error (src/cli/output.ts). */

@@ -7,7 +7,7 @@ import { ForklabError } from '../errors.js';
 import type { Command } from 'commander';
 import { judgeDocuments, verdictsDocument } from '../claims/judge.js';
 import type { RunDocument } from '../report/document.js';
-import { Store } from '../store/db.js';
+import type { Store } from '../store/db.js';
 import { openDatabase } from './database.js';
 import { DocumentError, parseRunDocument, validateRunDocument } from '../store/validate.js';
 import { FORKLAB_VERSION } from '../version.js';

@@ -150,7 +150,7 @@ async function reproductionFor(run: string | undefined, o: ReportOptions, deps: 
   if (run !== undefined && isReproductionRef(run)) {
     if (o.compare || o.input) usage('a reproduction (R…) is reported alone: leave out --compare and --input');
     if (!deps.loadReproduction) usage('reproductions cannot be read here');
-    let got;
+    let got: Awaited<ReturnType<NonNullable<typeof deps.loadReproduction>>>;
     try {
       got = await deps.loadReproduction(run, o.db);
     } catch (e) {

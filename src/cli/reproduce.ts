@@ -246,7 +246,7 @@ function writeOne(flag: string, target: OutputTarget, text: string, doc: Reprodu
 /** --json, --html FILE and --markdown FILE: the document, and the reproduction as a report, summary first. */
 async function writeOutputs(p: Prepared, doc: ReproduceDocument, runs: readonly RunDocument[], stored: number | null): Promise<void> {
   const { json, html, markdown } = p.outputs;
-  if (json) writeOne('--json', json, JSON.stringify(doc, null, 1) + '\n', doc, stored);
+  if (json) writeOne('--json', json, `${JSON.stringify(doc, null, 1)}\n`, doc, stored);
   if (!html && !markdown) return;
   const { reproductionHtml, reproductionMarkdown } = await import('../report/reproduction.js');
   if (html) writeOne('--html', html, await reproductionHtml(doc, runs), doc, stored);

@@ -50,6 +50,7 @@ export function parseLabel(label: string | undefined): string | undefined {
   if (t === '') throw new UsageError('--label', 'is empty; give a short text (--label baseline), or leave --label out');
   if (t.length > 200) throw new UsageError('--label', `is ${t.length} characters long; at most 200`);
   // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what a label may not hold
   if (/[\u0000-\u001f\u007f]/.test(t)) throw new UsageError('--label', 'contains a line break or another control character');
   return t;
 }
@@ -278,7 +279,7 @@ export async function runExperimentCommand<P, S>(exp: Experiment<P, S>, raw: Com
   tableTo.write(`${renderView(exp.view(run), { color: tableTo === process.stdout && color })}\n`);
   for (const w of run.warnings) if (!preWarnings.includes(w)) process.stderr.write(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}\n`);
   const stored = doc.runId && history ? { id: doc.runId.slice(0, 8), location: history.location } : null;
-  if (json) writeRunJson(exp.name, json, JSON.stringify(doc, null, 1) + '\n', stored);
+  if (json) writeRunJson(exp.name, json, `${JSON.stringify(doc, null, 1)}\n`, stored);
   if (stored)
     process.stderr.write(
       `forklab: stored as run ${stored.id} in ${stored.location.path} (forklab show ${stored.id}${dbArgument(stored.location)}; forklab report --html report.html)\n`,

@@ -135,7 +135,7 @@ export function selfcheckPairs(p: SelfcheckParams): Pair[] {
         figure: (s, info) => {
           const pass = s.columns.firstWriteNs;
           const pages = typeof info.pages === 'number' ? info.pages : null;
-          return pass && pass.length && pages ? mean(pass) / pages : null;
+          return pass?.length && pages ? mean(pass) / pages : null;
         },
       }),
       loop: (n, it) => ['cow', String(COW_MB), 'off', String(it), n.targetStatic],
@@ -197,7 +197,7 @@ export function selfcheckAdvice(out: readonly Cell[], failed: readonly Cell[], w
   for (const c of failed) lines.push(`${c.pair.label}: ${c.failures[0]}`);
   if (out.length === 0) return lines;
   const names = out.map((c) => c.pair.label).join(', ');
-  if (witness && witness.contention.length) {
+  if (witness?.contention.length) {
     lines.push(
       `not passed: ${names} outside ±${TOLERANCE * 100} %, while the machine was busy (${witness.contention.join('; ')}). ` +
         `Both sides are slowed by other work in bursts, so this deviation is not established. Rerun when \`forklab doctor\` shows no load to look at, ` +
@@ -235,7 +235,7 @@ export function renderSelfcheck(cells: readonly Cell[], p: SelfcheckParams, witn
     ...selfcheckAdvice(out, failed, witness, p),
     pass ? 'passed' : '',
   ].filter((l) => l !== '');
-  return { text: text.join('\n') + '\n', pass, worst };
+  return { text: `${text.join('\n')}\n`, pass, worst };
 }
 
 export function registerSelfcheck(program: Command): void {

@@ -156,7 +156,10 @@ function cpuLimit(f: DoctorFacts): { cpus: number; file: string } | null {
     if (v2) {
       const t = trim(f.files[`${dir}/cpu.max`]);
       const [q, p] = (t ?? '').split(/\s+/);
-      if (q && q !== 'max') (quota = Number(q)), (period = Number(p));
+      if (q && q !== 'max') {
+        quota = Number(q);
+        period = Number(p);
+      }
     } else {
       quota = parseIntFile(f.files[`${dir}/cpu.cfs_quota_us`] ?? '');
       period = parseIntFile(f.files[`${dir}/cpu.cfs_period_us`] ?? '');

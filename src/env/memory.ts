@@ -82,9 +82,9 @@ export function locateMemoryCgroup(read: ReadText = readTextOrNull): MemoryCgrou
   let rel: string | null;
   const root = mount.root.replace(/\/+$/, '');
   if (root === '') rel = path;
-  else if (path === root || path.startsWith(root + '/')) rel = path.slice(root.length);
+  else if (path === root || path.startsWith(`${root}/`)) rel = path.slice(root.length);
   else rel = null;
-  if (rel !== null && rel.split('/').includes('..')) rel = null; // cgroup outside our namespace
+  if (rel?.split('/').includes('..')) rel = null; // cgroup outside our namespace
 
   if (rel === null) {
     return {

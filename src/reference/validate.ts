@@ -163,7 +163,7 @@ const CHECKS: Record<CheckType, (c: Obj, where: string) => void> = {
   'approx-equal'(c, where) {
     const ops = c['operands'];
     if (!Array.isArray(ops) || ops.length < 2) fail(where, 'operands must be an array of at least 2 operands');
-    ops.forEach((o, i) => operand(o, `${where}.operands[${i}]`));
+    for (const [i, o] of ops.entries()) operand(o, `${where}.operands[${i}]`);
     const f = num(c, 'maxFactor', where);
     if (f === undefined || f < 1) fail(where, 'maxFactor must be ≥ 1');
   },

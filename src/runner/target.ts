@@ -12,7 +12,7 @@ export interface UserTarget {
 }
 
 function executableFile(path: string): 'ok' | 'missing' | 'not-a-file' | 'not-executable' {
-  let st;
+  let st: ReturnType<typeof statSync>;
   try {
     st = statSync(path);
   } catch {

@@ -65,7 +65,7 @@ export interface QuantityInterval {
 /** Returns the statistic of the pooled samples of one series. */
 export function statisticOf(values: readonly number[], stat: ResampleStatistic): number {
   if (values.length === 0) throw new RangeError('statisticOf: no samples');
-  if (stat === 'min') return values.reduce((a, b) => (b < a ? b : a), Infinity);
+  if (stat === 'min') return values.reduce((a, b) => Math.min(b, a), Infinity);
   if (stat === 'mean') return values.reduce((a, b) => a + b, 0) / values.length;
   const s = Float64Array.from(values).sort();
   return quantileUnchecked(s, 0.5);
@@ -84,11 +84,18 @@ interface Prepared {
 
 function prepare(series: Repeats): Prepared {
   const flat: { v: number; r: number; i: number }[] = [];
-  series.forEach((rep, r) => rep.forEach((v, i) => flat.push({ v, r, i })));
+  series.forEach((rep, r) => {
+    rep.forEach((v, i) => {
+      flat.push({ v, r, i });
+    });
+  });
   flat.sort((a, b) => a.v - b.v);
   const sorted = new Float64Array(flat.length);
   const ranks = series.map((rep) => new Uint32Array(rep.length));
-  flat.forEach((x, k) => ((sorted[k] = x.v), (ranks[x.r]![x.i] = k)));
+  flat.forEach((x, k) => {
+    sorted[k] = x.v;
+    ranks[x.r]![x.i] = k;
+  });
   return { sorted, ranks, counts: new Uint32Array(flat.length) };
 }
 
@@ -159,7 +166,9 @@ export function bootstrapQuantity(q: Quantity, opts: ResampleOptions): QuantityI
   const confidence = opts.confidence ?? 0.95;
   if (!(confidence > 0 && confidence < 1)) throw new RangeError(`bootstrapQuantity: confidence must be in (0, 1), got ${confidence}`);
   if (!Number.isInteger(opts.seed)) throw new RangeError(`bootstrapQuantity: seed must be an integer, got ${opts.seed}`);
-  q.blocks.forEach((b, i) => checkBlock(b, `bootstrapQuantity (block ${i})`));
+  q.blocks.forEach((b, i) => {
+    checkBlock(b, `bootstrapQuantity (block ${i})`);
+  });
   // An unpaired series' order within a repeat carries no information: sorted, the result depends only on
   // each repeat's multiset of values.
   const blocks = q.blocks.map((b) => (b.series.length === 1 ? { series: [b.series[0]!.map((rep) => Array.from(Float64Array.from(rep).sort()))] } : b));

@@ -90,7 +90,8 @@ export class Store {
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
-        return fn();
+        fn();
+        return;
       } catch (e) {
         if (!sqliteCode(e)?.startsWith('SQLITE_BUSY') || Date.now() > deadline) throw e;
         sleepMs(20);
@@ -260,9 +261,18 @@ export class Store {
   listRuns(filter: RunFilter = {}): RunRow[] {
     const where: string[] = [];
     const args: (string | number)[] = [];
-    if (filter.experiment !== undefined) where.push('r.experiment = ?'), args.push(filter.experiment);
-    if (filter.label !== undefined) where.push('r.note = ?'), args.push(filter.label);
-    if (filter.since !== undefined) where.push('r.started_at >= ?'), args.push(filter.since.toISOString());
+    if (filter.experiment !== undefined) {
+      where.push('r.experiment = ?');
+      args.push(filter.experiment);
+    }
+    if (filter.label !== undefined) {
+      where.push('r.note = ?');
+      args.push(filter.label);
+    }
+    if (filter.since !== undefined) {
+      where.push('r.started_at >= ?');
+      args.push(filter.since.toISOString());
+    }
     const limit = filter.limit === undefined ? '' : `ORDER BY r.started_at DESC, r.id DESC LIMIT ${Math.max(0, Math.floor(filter.limit))}`;
     const rows = this.db
       .prepare(`SELECT * FROM (SELECT r.*, json_extract(r.machine, '$.hostname') AS machine_host,

@@ -224,7 +224,7 @@ export function checkFile(path: string, create: boolean, createDirectory = true)
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new StoreError(`cannot read ${path}: ${(e as Error).message}`);
     if (!create) throw new StoreError(`no forklab database at ${path} (nothing recorded there yet)`, 'missing');
     if (!createDirectory) {
-      let dir;
+      let dir: ReturnType<typeof statSync>;
       try {
         dir = statSync(dirname(path));
       } catch {

@@ -269,7 +269,7 @@ export function validateRunDocument(value: unknown): RunDocument {
     string(o, 'message', `warnings[${i}]`);
   });
   const configs = array(present(d, 'configurations', ''), 'configurations');
-  configs.forEach((c, i) => validateConfiguration(c, `configurations[${i}]`));
+  for (const [i, c] of configs.entries()) validateConfiguration(c, `configurations[${i}]`);
   // summary may be absent (undefined is not written to JSON): read as null.
   return d as unknown as RunDocument;
 }
