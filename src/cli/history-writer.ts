@@ -1,8 +1,8 @@
 // Saves a run to the history database as it happens: a 'running' row at the start, each probe's
 // measurements as they come, 'complete' or 'incomplete' at the end. A database problem never throws a
 // measured run away: it becomes a warning, and the run goes on without the store.
-import { StoreError, asStoreError, type Store } from '../store/db.js';
-import type { LoadSample, MachineRecord } from '../env/machine.js';
+import { StoreError, asStoreError, type RunStart, type Store } from '../store/db.js';
+import type { LoadSample } from '../env/machine.js';
 import type { Measurement, Warning } from '../experiments/types.js';
 
 export class HistoryWriter {
@@ -27,15 +27,7 @@ export class HistoryWriter {
     }
   }
 
-  start(meta: {
-    experiment: string;
-    params: Record<string, unknown>;
-    machine: MachineRecord;
-    loadBefore: LoadSample;
-    forklabVersion: string;
-    startedAt: Date;
-    label?: string | null;
-  }): void {
+  start(meta: RunStart): void {
     this.guard('started', (s) => {
       this.runId = s.startRun(meta);
       this.uuid = s.uuidOf(this.runId);

@@ -3,10 +3,9 @@
 // $XDG_DATA_HOME/forklab/forklab.db or ~/.local/share/forklab/forklab.db). Errors are thrown and printed by
 // src/cli/errors.ts (exit code 2).
 import type { Command } from 'commander';
-import { readBounded } from './input.js';
+import { readInputFile } from './input.js';
 import { checkDocumentMeaning } from '../store/meaning.js';
 import { EXPERIMENTS } from '../experiments/index.js';
-import { ForklabError } from '../errors.js';
 import { StoreError, type RunFilter, type RunRow, type Store } from '../store/db.js';
 import { dbLocation } from './database.js';
 import { writeStdout } from './output.js';
@@ -88,13 +87,7 @@ function describeRun(id: number, doc: RunDocument, c: Colors): string {
 }
 
 function readDocumentFile(file: string): RunDocument {
-  let text: string;
-  try {
-    text = readBounded(file);
-  } catch (e) {
-    if (e instanceof ForklabError) throw new CliError(e.message, 2, e.hint);
-    throw e;
-  }
+  const text = readInputFile(file);
   try {
     const doc = parseRunDocument(text);
     checkDocumentMeaning(

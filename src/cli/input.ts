@@ -3,6 +3,7 @@
 // that never ends, the wrong file).
 import { closeSync, openSync, readSync } from 'node:fs';
 import { ForklabError } from '../errors.js';
+import { CliError } from './errors.js';
 import { errnoText } from './output.js';
 
 /** The most forklab reads of one input file: 256 MiB, far above any run document. */
@@ -43,4 +44,14 @@ export function readBounded(file: string, maxBytes = MAX_INPUT_BYTES): string {
     if (fd !== 0) closeSync(fd);
   }
   return Buffer.concat(chunks, total).toString('utf8');
+}
+
+/** readBounded for a file a command reads (import, judge): a file that cannot be read is a usage error (exit 2) with its hint. */
+export function readInputFile(file: string): string {
+  try {
+    return readBounded(file);
+  } catch (e) {
+    if (e instanceof ForklabError) throw new CliError(e.message, 2, e.hint);
+    throw e;
+  }
 }

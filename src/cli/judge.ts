@@ -2,8 +2,7 @@
 // cover, without measuring: stored runs (id, uuid, latest~N) or run documents exported from any machine
 // (`forklab export`, `--json`), or a `forklab reproduce --json` file. Prints the same summary as reproduce.
 import { existsSync } from 'node:fs';
-import { readBounded } from './input.js';
-import { ForklabError } from '../errors.js';
+import { readInputFile } from './input.js';
 import type { Command } from 'commander';
 import { judgeDocuments, verdictsDocument } from '../claims/judge.js';
 import type { RunDocument } from '../report/document.js';
@@ -27,13 +26,7 @@ export interface JudgeCliOptions {
 
 /** A file's run documents: one run document, or the documents a `forklab reproduce --json` file embeds. */
 function documentsInFile(file: string, store: () => Store): RunDocument[] {
-  let text: string;
-  try {
-    text = readBounded(file);
-  } catch (e) {
-    if (e instanceof ForklabError) throw new CliError(e.message, 2, e.hint);
-    throw e;
-  }
+  const text = readInputFile(file);
   try {
     const raw = JSON.parse(text) as Record<string, unknown>;
     if (raw && raw['schema'] === 'forklab.reproduce' && Array.isArray(raw['runs']))
