@@ -3,7 +3,8 @@
 import { renderView } from '../src/report/terminal.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execExperiment, pairedExecBootstrap } from '../src/experiments/exec.js';
+import { execExperiment } from '../src/experiments/exec.js';
+import { pairedExecBootstrap } from '../src/stats/paired.js';
 import { tscCyclesPerUs } from '../src/experiments/ldstats.js';
 import { measurementToJson } from '../src/report/document.js';
 import { UsageError } from '../src/experiments/types.js';

@@ -12,7 +12,20 @@ import { CONFIGURATION_KEYS, DocumentError, validateConfiguration, validateRunDo
 
 export { StoreError, asStoreError, type RunStatus } from './migrations.js';
 export type { OpenOptions, RunFilter, RunFinish, RunRow, RunStart } from './records.js';
-import { contentUuid, documentOf, encodeSamples, type OpenOptions, type RunFilter, type RunFinish, type RunRow, type RunStart } from './records.js';
+import {
+  contentUuid,
+  documentOf,
+  encodeSamples,
+  resolveRunRef,
+  runFilterSql,
+  runRowOf,
+  type ListedRunRecord,
+  type OpenOptions,
+  type RunFilter,
+  type RunFinish,
+  type RunRow,
+  type RunStart,
+} from './records.js';
 export { isReproductionRef, type ReproductionRow, type StoredReproduction, type NewReproduction } from './reproductions.js';
 import { addReproduction, getReproduction, listReproductions, resolveReproduction, type NewReproduction, type ReproductionRow, type StoredReproduction } from './reproductions.js';
 
@@ -259,40 +272,13 @@ export class Store {
 
   /** The runs the filter selects (every run without one), oldest id first; with limit, the most recent N of them. */
   listRuns(filter: RunFilter = {}): RunRow[] {
-    const where: string[] = [];
-    const args: (string | number)[] = [];
-    if (filter.experiment !== undefined) {
-      where.push('r.experiment = ?');
-      args.push(filter.experiment);
-    }
-    if (filter.label !== undefined) {
-      where.push('r.note = ?');
-      args.push(filter.label);
-    }
-    if (filter.since !== undefined) {
-      where.push('r.started_at >= ?');
-      args.push(filter.since.toISOString());
-    }
-    const limit = filter.limit === undefined ? '' : `ORDER BY r.started_at DESC, r.id DESC LIMIT ${Math.max(0, Math.floor(filter.limit))}`;
+    const { where, args, limit } = runFilterSql(filter);
     const rows = this.db
       .prepare(`SELECT * FROM (SELECT r.*, json_extract(r.machine, '$.hostname') AS machine_host,
            (SELECT count(*) FROM measurements m WHERE m.run_id = r.id) AS n
-         FROM runs r ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ${limit}) ORDER BY id`)
-      .all(...args) as (RunRecord & { n: number; machine_host: string | null })[];
-    return rows.map((r) => ({
-      id: r.id,
-      uuid: r.uuid,
-      experiment: r.experiment,
-      status: r.status,
-      startedAt: r.started_at,
-      finishedAt: r.finished_at,
-      durationMs: r.duration_ms,
-      hostname: r.machine_host ?? r.hostname, // the machine record's; the same as the recorder's unless imported
-      forklabVersion: r.forklab_version,
-      measurements: r.n,
-      imported: r.imported_at !== null,
-      label: r.note,
-    }));
+         FROM runs r ${where} ${limit}) ORDER BY id`)
+      .all(...args) as ListedRunRecord[];
+    return rows.map(runRowOf);
   }
 
   /**
@@ -322,28 +308,7 @@ export class Store {
    * (the most recently started) or 'latest~N' (N runs before it).
    */
   resolveRun(ref: string): number {
-    const s = ref.trim().toLowerCase();
-    const latest = /^latest(?:~(\d+))?$/.exec(s);
-    if (latest) {
-      const back = Number(latest[1] ?? 0);
-      const r = this.db.prepare('SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1 OFFSET ?').get(back) as { id: number } | undefined;
-      if (!r) throw new StoreError(`no run ${ref.trim()} in ${this.path} (forklab history lists them)`);
-      return r.id;
-    }
-    if (/^\d+$/.test(s) && Number.isSafeInteger(Number(s))) {
-      const r = this.db.prepare('SELECT id FROM runs WHERE id = ?').get(Number(s)) as { id: number } | undefined;
-      if (r) return r.id;
-      if (s.length < 4) throw new StoreError(`no run ${s} in ${this.path} (forklab history lists them)`);
-    }
-    if (!/^[0-9a-f-]+$/.test(s)) throw new StoreError(`"${ref}" is not a run: give a run id (forklab history lists them), a uuid or its first characters, latest or latest~N`);
-    const hits = this.db.prepare("SELECT id, uuid FROM runs WHERE uuid LIKE ? || '%' ORDER BY id LIMIT 6").all(s) as { id: number; uuid: string }[];
-    if (hits.length === 1) return hits[0]!.id;
-    if (hits.length === 0) throw new StoreError(`no run ${ref.trim()} in ${this.path} (forklab history lists them)`);
-    const list = hits
-      .slice(0, 5)
-      .map((h) => `${h.id} (${h.uuid.slice(0, 13)})`)
-      .join(', ');
-    throw new StoreError(`"${ref.trim()}" matches several runs: ${list}${hits.length > 5 ? ', ...' : ''}; give more characters of the uuid, or the run id`);
+    return resolveRunRef(this.db, this.path, ref);
   }
 
   /** Stores what a reproduction concluded and the uuids of its runs; returns its id (shown as R<id>). */

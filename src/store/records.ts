@@ -1,5 +1,6 @@
 // What the history database hands in and out (a run's row, its start and finish, the filters and open options)
 // and how samples and documents are encoded for it. The database itself: db.ts.
+import type Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import type { LoadSample, MachineRecord } from '../env/machine.js';
 import type { Warning } from '../experiments/types.js';
@@ -113,4 +114,63 @@ export function documentOf(r: RunRecord, rows: readonly MeasurementRecord[]): Ru
     configurations,
     summary: r.summary === null ? null : JSON.parse(r.summary),
   };
+}
+
+/** The WHERE clause, its arguments and the LIMIT clause of a run filter (runs r). */
+export function runFilterSql(filter: RunFilter): { where: string; args: (string | number)[]; limit: string } {
+  const conds: [string, string | number][] = [];
+  if (filter.experiment !== undefined) conds.push(['r.experiment = ?', filter.experiment]);
+  if (filter.label !== undefined) conds.push(['r.note = ?', filter.label]);
+  if (filter.since !== undefined) conds.push(['r.started_at >= ?', filter.since.toISOString()]);
+  return {
+    where: conds.length ? `WHERE ${conds.map(([c]) => c).join(' AND ')}` : '',
+    args: conds.map(([, a]) => a),
+    limit: filter.limit === undefined ? '' : `ORDER BY r.started_at DESC, r.id DESC LIMIT ${Math.max(0, Math.floor(filter.limit))}`,
+  };
+}
+
+/** A runs row as listRuns selects it: with its measurement count and the machine record's hostname. */
+export type ListedRunRecord = RunRecord & { n: number; machine_host: string | null };
+
+export function runRowOf(r: ListedRunRecord): RunRow {
+  return {
+    id: r.id,
+    uuid: r.uuid,
+    experiment: r.experiment,
+    status: r.status,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    durationMs: r.duration_ms,
+    hostname: r.machine_host ?? r.hostname, // the machine record's; the same as the recorder's unless imported
+    forklabVersion: r.forklab_version,
+    measurements: r.n,
+    imported: r.imported_at !== null,
+    label: r.note,
+  };
+}
+
+/** A run id from what a user typed: an id, a uuid or its first characters, latest or latest~N. */
+export function resolveRunRef(db: Database.Database, path: string, ref: string): number {
+  const s = ref.trim().toLowerCase();
+  const latest = /^latest(?:~(\d+))?$/.exec(s);
+  if (latest) {
+    const back = Number(latest[1] ?? 0);
+    const r = db.prepare('SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1 OFFSET ?').get(back) as { id: number } | undefined;
+    if (!r) throw new StoreError(`no run ${ref.trim()} in ${path} (forklab history lists them)`);
+    return r.id;
+  }
+  if (/^\d+$/.test(s) && Number.isSafeInteger(Number(s))) {
+    const r = db.prepare('SELECT id FROM runs WHERE id = ?').get(Number(s)) as { id: number } | undefined;
+    if (r) return r.id;
+    if (s.length < 4) throw new StoreError(`no run ${s} in ${path} (forklab history lists them)`);
+  }
+  if (!/^[0-9a-f-]+$/.test(s)) throw new StoreError(`"${ref}" is not a run: give a run id (forklab history lists them), a uuid or its first characters, latest or latest~N`);
+  const hits = db.prepare("SELECT id, uuid FROM runs WHERE uuid LIKE ? || '%' ORDER BY id LIMIT 6").all(s) as { id: number; uuid: string }[];
+  if (hits.length === 1) return hits[0]!.id;
+  if (hits.length === 0) throw new StoreError(`no run ${ref.trim()} in ${path} (forklab history lists them)`);
+  const list = hits
+    .slice(0, 5)
+    .map((h) => `${h.id} (${h.uuid.slice(0, 13)})`)
+    .join(', ');
+  throw new StoreError(`"${ref.trim()}" matches several runs: ${list}${hits.length > 5 ? ', ...' : ''}; give more characters of the uuid, or the run id`);
 }
