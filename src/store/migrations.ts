@@ -261,9 +261,13 @@ export function checkFile(path: string, create: boolean, createDirectory = true)
 export function checkSchema(db: BetterSqlite3.Database, path: string): void {
   let version: number, appId: number, tables: number;
   try {
-    version = userVersion(db);
-    appId = applicationId(db);
-    tables = (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get() as { n: number }).n;
+    // One read transaction: another process creating the database at this moment commits its tables, version
+    // and application id at once, so the three are read from one snapshot (all before or all after it).
+    [version, appId, tables] = db.transaction((): [number, number, number] => [
+      userVersion(db),
+      applicationId(db),
+      (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get() as { n: number }).n,
+    ])();
   } catch (e) {
     const code = sqliteCode(e);
     if (code === 'SQLITE_NOTADB') throw new StoreError(`${path} is not a SQLite database, so not a forklab history; give another path with --db`);
