@@ -85,6 +85,16 @@ test('slope and verdict: flat, grows and unclear are told apart by the interval'
   const noisy = [0, 1024].map((heapMb) => ({ heapMb, repeats: [Array(20).fill(1000), Array(20).fill(heapMb ? 5000 : 1000)] }));
   assert.equal(growthVerdict(heapSlope(noisy, { seed: 1 })!, 1024), 'unclear');
   assert.equal(heapSlope([{ heapMb: 0, repeats: [[1, 2, 3]] }], { seed: 1 }), null, 'one heap size gives no slope');
+  // Faster than linear (a fork at 0, 256, 1024 MB: 1.9, 8.3, 48 ms): the fitted line starts below zero, but the
+  // cost clearly grows against the measured 1.9 ms at the smallest heap.
+  const convex = [
+    [0, 1935],
+    [256, 8341],
+    [1024, 48145],
+  ].map(([heapMb, us]) => ({ heapMb: heapMb!, repeats: [Array.from({ length: 30 }, (_, j) => us! + (j % 5) * 10)] }));
+  const c = heapSlope(convex, { seed: 1 })!;
+  assert.ok(c.fromUs < 0, 'the fitted line starts below zero');
+  assert.equal(growthVerdict(c, 1024), 'grows');
 });
 
 test('the plan leaves out a variant its runtime cannot run, and says why', () => {

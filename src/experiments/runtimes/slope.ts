@@ -19,6 +19,8 @@ export interface SlopeEstimate {
   /** Fitted µs at the smallest and largest heap. */
   fromUs: number;
   toUs: number;
+  /** The measured median at the smallest heap: the cost growth is judged against. */
+  smallestHeapUs: number;
 }
 
 function medianOf(xs: Float64Array | number[]): number {
@@ -41,10 +43,8 @@ export function heapSlope(groups: readonly HeapGroup[], opts: { seed: number; re
   const gs = groups.filter((g) => g.repeats.some((r) => r.length > 0)).map((g) => ({ ...g, repeats: g.repeats.filter((r) => r.length > 0) }));
   if (new Set(gs.map((g) => g.heapMb)).size < 2) return null;
   const xs = gs.map((g) => g.heapMb);
-  const point = linearFit(
-    xs,
-    gs.map((g) => medianOf(g.repeats.flat())),
-  );
+  const medians = gs.map((g) => medianOf(g.repeats.flat()));
+  const point = linearFit(xs, medians);
   const rng = mulberry32(opts.seed);
   const slopes: number[] = [];
   const resamplable = gs.some((g) => g.repeats.flat().length > 1);
@@ -66,6 +66,7 @@ export function heapSlope(groups: readonly HeapGroup[], opts: { seed: number; re
     highUsPerMb: slopes.length ? at(0.975) : null,
     fromUs: point.intercept + point.slope * lo,
     toUs: point.intercept + point.slope * hi,
+    smallestHeapUs: medians[xs.indexOf(lo)]!,
   };
 }
 
@@ -77,12 +78,14 @@ export const FLAT_LIMIT = 0.25;
 /**
  * Judged with the interval: grows when even its low end adds more than FLAT_LIMIT of the cost at the
  * smallest heap over the range measured; flat (does not grow) when even its high end adds no more than
- * that; unclear when the interval reaches both sides of the limit.
+ * that; unclear when the interval reaches both sides of the limit. The cost at the smallest heap is the measured
+ * median there, not the fitted line's start: growth that is faster than linear (a fork copying page tables)
+ * gives a line that starts below zero.
  */
 export function growthVerdict(s: SlopeEstimate, heapRangeMb: number): GrowthVerdict {
-  if (s.lowUsPerMb === null || s.highUsPerMb === null || s.fromUs <= 0 || heapRangeMb <= 0) return 'unclear';
-  const low = (s.lowUsPerMb * heapRangeMb) / s.fromUs;
-  const high = (s.highUsPerMb * heapRangeMb) / s.fromUs;
+  if (s.lowUsPerMb === null || s.highUsPerMb === null || s.smallestHeapUs <= 0 || heapRangeMb <= 0) return 'unclear';
+  const low = (s.lowUsPerMb * heapRangeMb) / s.smallestHeapUs;
+  const high = (s.highUsPerMb * heapRangeMb) / s.smallestHeapUs;
   if (low > FLAT_LIMIT) return 'grows';
   if (high <= FLAT_LIMIT) return 'flat';
   return 'unclear';
