@@ -6,7 +6,7 @@
 // An incomplete run, failed configurations and the experiment's warnings reach every verdict's notes.
 import type { RunDocument } from '../document/run.js';
 import type { Check, Claim, Expectation } from '../reference/published.js';
-import { settleAdvice, type Range } from './bands.js';
+import { settleAdvice } from './bands.js';
 import { judgeApproxEqual, judgeBoolean, judgeCountPer, judgeGreater, judgeOperandExpectation, judgeSpread } from './checks.js';
 import type { JudgeContext, Judgement } from './judgement.js';
 import { judgeFlat, judgeGrowsLinearly, judgePerEntry, judgeSlopeRatio } from './lines.js';
@@ -15,23 +15,14 @@ import { NotMeasurable, dataFor, type ExperimentData } from './select.js';
 export type VerdictValue = 'holds' | 'differs' | 'inconclusive' | 'not-measurable';
 export const VERDICT_VALUES: readonly VerdictValue[] = ['holds', 'differs', 'inconclusive', 'not-measurable'];
 
-export interface Verdict {
+/** A claim's verdict: the figures of its judgement (for not-measurable, the reason as its detail) and what to read with them. */
+export interface Verdict extends Pick<Judgement, 'measured' | 'published' | 'factor' | 'interval' | 'detail' | 'plain'> {
   claimId: string;
   article: string;
   experiment: string;
   kind: 'shape' | 'magnitude';
   statement: string;
   verdict: VerdictValue;
-  measured: number | null;
-  published: number | null;
-  /** measured ÷ published where the check has a published value. */
-  factor: number | null;
-  /** The measured quantity's 95 % bootstrap interval, where there is one. */
-  interval?: Range;
-  /** One line: what was compared, with the numbers (for not-measurable: the reason). */
-  detail: string;
-  /** The detail in plain words where the check has them (no formula); otherwise the detail is shown. */
-  plain?: string;
   /** What the reader must also know: an incomplete run, the experiment's warnings, data left out. */
   notes: string[];
   /** Inconclusive only: what would settle it. */

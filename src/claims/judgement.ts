@@ -13,7 +13,9 @@ export interface Judgement {
   published: number | null;
   /** measured ÷ published where the check has a published value. */
   factor: number | null;
+  /** The measured quantity's 95 % bootstrap interval, where there is one. */
   interval?: Range;
+  /** One line: what was compared, with the numbers. */
   detail: string;
   /** The same in plain words, without the formula (what `reproduce` prints unless --verbose). */
   plain?: string;
