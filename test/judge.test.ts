@@ -88,3 +88,18 @@ test('judge prints each claim in plain words; --verbose adds its id, kind and fo
   assert.match(verbose.stdout, /\[magnitude\] 002\.[a-z-]+/, 'kind and claim id');
   assert.match(verbose.stdout, /median\(method=fork-waitpid\) ÷ median\(method=pthread-create-join\) = /, 'the formula');
 });
+
+test('every verdict the fixtures give has a plain line: the article-side words, no formula, no selector, no camelCase key', () => {
+  const names = ['spawn', 'cow', 'create', 'deadlock', 'exec', 'pagetables', 'vma'];
+  const { verdicts } = judgeDocuments(
+    names.map((n) => doc(n)),
+    { seed: 1 },
+  );
+  const judged = verdicts.filter((v) => v.verdict !== 'not-measurable');
+  assert.ok(judged.length > 40, `${judged.length} verdicts judged`);
+  for (const v of judged) {
+    assert.ok(v.plain, `${v.claimId}: no plain line`);
+    assert.match(v.plain, /^this machine: /, v.claimId);
+    assert.doesNotMatch(v.plain, /\w=\w|median\(|mean\(|[a-z][A-Z][a-z]|✗/, `${v.claimId}: ${v.plain}`);
+  }
+});

@@ -8,6 +8,8 @@ import { fmtFactor, fmtMetric, fmtNum, fmtPercent } from './format.js';
 import { eachOf, finite, judgeExpectation, scaled, statOf, where, withInterval, type JudgeContext, type Judgement } from './judgement.js';
 import { combined } from './quantity.js';
 import { pooledStatistic } from '../stats/resample.js';
+import { plainMark, plainPair, plainSeries, plainWhere } from './plain.js';
+import { baseWords } from '../text/words.js';
 import { NotMeasurable, configValues, describeRestriction, describeSeries, keyOf, narrow, nsTo, operandGroups, select, type Config, type Restriction } from './select.js';
 
 function tryEachOf(data: JudgeContext['data'], sel: Series, keys: readonly string[]): Restriction[] {
@@ -60,6 +62,7 @@ export function judgeGreater(c: GreaterCheck, ctx: JudgeContext): Judgement {
   // Pairs from both sides, so that a combination measured for one side only is seen (and said), not skipped.
   const pairs = c.pairBy?.length ? unionOf([...eachOf(data, c.greater.series, c.pairBy), ...tryEachOf(data, c.lesser.series, c.pairBy)]) : [{}];
   const parts: string[] = [];
+  const plainParts: string[] = [];
   const notes: string[] = [];
   const outcomes: Outcome[] = [];
   let lowest = Infinity;
@@ -82,7 +85,10 @@ export function judgeGreater(c: GreaterCheck, ctx: JudgeContext): Judgement {
     const o = against(iv, [need, Infinity]);
     outcomes.push(o);
     lowest = Math.min(lowest, m.point);
-    if (o !== 'holds' || pairs.length <= 3) parts.push(`${where(r)}${withInterval(m.point, m.interval, fmtFactor)}${mark(o)}`);
+    if (o !== 'holds' || pairs.length <= 3) {
+      parts.push(`${where(r)}${withInterval(m.point, m.interval, fmtFactor)}${mark(o)}`);
+      plainParts.push(`${plainWhere(r)}${withInterval(m.point, m.interval, fmtFactor)}${plainMark(o)}`);
+    }
   }
   if (outcomes.length === 0) throw new NotMeasurable(`${data.experiment}: no ${c.pairBy?.join(',')} combination was measured on both sides`);
   const g0 = operandGroups(data, c.greater, stat);
@@ -90,7 +96,8 @@ export function judgeGreater(c: GreaterCheck, ctx: JudgeContext): Judgement {
   const head = `${g0.label} ÷ ${l0.label} > ${fmtNum(need)}${c.pairBy?.length ? ` for each ${c.pairBy.join(',')}` : ''} (whole interval above)`;
   const outcome = allOf(outcomes);
   const tail = outcome === 'holds' && pairs.length > 3 ? `; all ${outcomes.length} pairs hold, lowest ratio ${fmtFactor(lowest)}` : `; ${parts.join('; ')}`;
-  const plain = `this machine: ${outcome === 'holds' && pairs.length > 3 ? `all ${outcomes.length} ratios above ${fmtFactor(need)}, the lowest ${fmtFactor(lowest)}` : `${parts.join('; ')}`} (the claim needs the whole interval of the ratio above ${fmtFactor(need)})`;
+  const ratio = `${plainSeries(c.greater.series)} ÷ ${plainSeries(c.lesser.series)}`;
+  const plain = `this machine: ${outcome === 'holds' && pairs.length > 3 ? `all ${outcomes.length} ratios above ${fmtFactor(need)}, the lowest ${fmtFactor(lowest)}` : plainParts.join('; ')} (${ratio}; the claim needs the whole interval above ${fmtFactor(need)})`;
   return { outcome, measured: lowest, published: null, factor: null, detail: `${head}${tail}`, plain, notes, minRepeats };
 }
 
@@ -100,7 +107,12 @@ export function judgeApproxEqual(c: ApproxEqualCheck, ctx: JudgeContext): Judgem
   const q = combined(ops, stat, (v) => (Math.min(...v) > 0 ? Math.max(...v) / Math.min(...v) : NaN));
   const m = scaled(q, 1, ctx, 'max ÷ min');
   const iv = m.interval ?? { low: m.point, high: m.point };
-  const values = ops.map((o, i) => `${o.label} = ${fmtMetric(o.combine(o.groups.map((g) => pooledStatistic(g, stat))), c.operands[i]!.metric)}`);
+  const operandValue = (o: (typeof ops)[number], i: number) => fmtMetric(o.combine(o.groups.map((g) => pooledStatistic(g, stat))), c.operands[i]!.metric);
+  const values = ops.map((o, i) => `${o.label} = ${operandValue(o, i)}`);
+  const plainValues = ops.map((o, i) => {
+    const op = c.operands[i]!;
+    return `${plainSeries(op.series)}${op.metric ? ` (${baseWords(op.metric)})` : ''} ${operandValue(o, i)}`;
+  });
   return {
     outcome: against(iv, [1, c.maxFactor]),
     measured: m.point,
@@ -108,6 +120,7 @@ export function judgeApproxEqual(c: ApproxEqualCheck, ctx: JudgeContext): Judgem
     factor: null,
     ...finite(m.interval),
     detail: `${values.join(', ')}: max ÷ min = ${withInterval(m.point, m.interval, fmtFactor)} (limit ${c.maxFactor}×: ${placement(iv, [1, c.maxFactor], fmtFactor)})`,
+    plain: `this machine: ${plainValues.join(', ')}; the largest is ${withInterval(m.point, m.interval, fmtFactor)} the smallest (about equal: the whole interval at most ${fmtFactor(c.maxFactor)})`,
     minRepeats: m.minRepeats,
   };
 }
@@ -138,6 +151,7 @@ export function judgeCountPer(c: CountPerCheck, ctx: JudgeContext): Judgement {
     factor: null,
     ...finite(m.interval),
     detail: `mean ${c.field} per page of ${describeSeries(c.series)} = ${withInterval(m.point, m.interval, fmt)} over ${groups.flat().length} passes (expected ${c.expected} ± ${c.maxAbsDeviation}: ${placement(iv, b, fmt)})`,
+    plain: `this machine: ${withInterval(m.point, m.interval, fmt)} ${baseWords(c.field)} per page of ${plainSeries(c.series)}, on average over ${groups.flat().length} passes (the claim: ${c.expected} ± ${c.maxAbsDeviation}; ${placement(iv, b, fmt)})`,
     minRepeats: groups.length,
   };
 }
@@ -171,6 +185,10 @@ export function judgeSpread(c: SpreadCheck, ctx: JudgeContext): Judgement {
     detail:
       `(max − min) ÷ mean of the per-repeat ${stat}, each with its interval: ${count('holds')} of ${outcomes.length} configurations within ${fmtPercent(c.maxRelativeSpread)}, ` +
       `${count('differs')} beyond, ${count('inconclusive')} undecided; worst ${worst.text} at ${describeRestriction(worst.r) || 'all'} (${worst.n} repeats)`,
+    plain:
+      `this machine: the repeats of ${count('holds')} of ${outcomes.length} configurations agree within ${fmtPercent(c.maxRelativeSpread)}` +
+      `${count('differs') ? `, ${count('differs')} differ by more` : ''}${count('inconclusive') ? `, ${count('inconclusive')} undecided` : ''}; ` +
+      `the widest spread ${worst.text}, at ${plainSeries(worst.r)} (${worst.n} repeats)`,
     minRepeats: worst.n,
   };
 }
@@ -212,6 +230,7 @@ export function judgeBoolean(c: BooleanCheck, ctx: JudgeContext): Judgement {
     published: c.expected ? 1 : 0,
     factor: null,
     detail: `${c.field} was ${c.expected} in ${matching} of ${counted.length} ${c.variant ? `repeats of ${c.variant}` : `probes of ${what}`} that count (expected in all)`,
+    plain: `this machine: as the article says in ${matching} of ${counted.length} ${c.variant ? `repeats of ${plainPair('variant', c.variant)}` : `probes${c.series && Object.keys(c.series).length ? ` of ${plainSeries(c.series)}` : ''}`} that count (the claim needs every one)`,
     notes: why.map((w) => `left out of ${what}: ${w}`),
     minRepeats: counted.length,
   };

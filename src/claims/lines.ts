@@ -7,6 +7,7 @@ import { pooledStatistic } from '../stats/resample.js';
 import { allOf, against, placement, type Outcome } from './bands.js';
 import { fmtFactor, fmtMetric, fmtPercent, fmtSlope } from './format.js';
 import { eachOf, judgeExpectation, scaled, statOf, where, withInterval, type JudgeContext, type Judgement } from './judgement.js';
+import { plainMark, plainPair, plainSeries, plainSpan, plainWhere } from './plain.js';
 import type { Quantity } from './quantity.js';
 import { NotMeasurable, describeSeries, keyOf, narrow, repeatValues, select, type Config, type ExperimentData } from './select.js';
 
@@ -47,6 +48,7 @@ export function judgeFlat(c: FlatCheck, ctx: JudgeContext): Judgement {
   const { data } = ctx;
   const stat = statOf(c);
   const parts: string[] = [];
+  const plainParts: string[] = [];
   const outcomes: Outcome[] = [];
   let worst = 0;
   let minRepeats = Infinity;
@@ -61,6 +63,7 @@ export function judgeFlat(c: FlatCheck, ctx: JudgeContext): Judgement {
     let o = against(iv, [0, c.maxRelativeChange]);
     worst = Math.max(worst, m.point);
     let text = `${where(r)}fitted change ${withInterval(m.point, m.interval, fmtPercent)} over ${c.over} ${p.xs[0]}–${p.xs[p.xs.length - 1]}`;
+    let plainText = `${plainWhere(r)}changes by ${withInterval(m.point, m.interval, fmtPercent)} over ${plainSpan(c.over, p.xs[0]!, p.xs[p.xs.length - 1]!)}`;
     if (c.maxSlopeFraction) {
       const of = points(data, narrow(c.maxSlopeFraction.of, r, data), c.over, c.metric, 2);
       const share = scaled(
@@ -72,12 +75,23 @@ export function judgeFlat(c: FlatCheck, ctx: JudgeContext): Judgement {
       const siv = share.interval ?? { low: share.point, high: share.point };
       o = allOf([o, against(siv, [0, c.maxSlopeFraction.fraction])]);
       text += `, slope ${withInterval(share.point, share.interval, fmtPercent)} of ${describeSeries(c.maxSlopeFraction.of)}'s`;
+      plainText += `, rising ${withInterval(share.point, share.interval, fmtPercent)} as steeply as ${plainSeries(c.maxSlopeFraction.of)}`;
     }
     outcomes.push(o);
     parts.push(`${text}${o === 'holds' ? '' : o === 'differs' ? ' ✗' : ' ?'}`);
+    plainParts.push(`${plainText}${plainMark(o)}`);
   }
+  const plainLimits = `flat: the whole interval of the change at most ${fmtPercent(c.maxRelativeChange)}${c.maxSlopeFraction ? `, and of the slope at most ${fmtPercent(c.maxSlopeFraction.fraction)} of ${plainSeries(c.maxSlopeFraction.of)}'s` : ''}`;
   const limits = `limits: change ≤ ${fmtPercent(c.maxRelativeChange)}${c.maxSlopeFraction ? `, slope ≤ ${fmtPercent(c.maxSlopeFraction.fraction)} of ${describeSeries(c.maxSlopeFraction.of)}'s` : ''}, whole interval inside`;
-  return { outcome: allOf(outcomes), measured: worst, published: null, factor: null, detail: `${stat} per configuration; ${parts.join('; ')} (${limits})`, minRepeats };
+  return {
+    outcome: allOf(outcomes),
+    measured: worst,
+    published: null,
+    factor: null,
+    detail: `${stat} per configuration; ${parts.join('; ')} (${limits})`,
+    plain: `this machine: ${plainParts.join('; ')} (${plainLimits})`,
+    minRepeats,
+  };
 }
 
 /** ys of a line, minus another series' statistic at the same x where the check subtracts one. */
@@ -100,6 +114,7 @@ export function judgeGrowsLinearly(c: GrowsLinearlyCheck, ctx: JudgeContext): Ju
   const stat = statOf(c);
   const minGrowth = c.minGrowthFactor ?? 1;
   const parts: string[] = [];
+  const plainParts: string[] = [];
   const outcomes: Outcome[] = [];
   let lowest: number | null = null;
   let minRepeats = Infinity;
@@ -123,7 +138,7 @@ export function judgeGrowsLinearly(c: GrowsLinearlyCheck, ctx: JudgeContext): Ju
     const point = ends(q.groups.map((g) => pooledStatistic(g, stat)));
     const fit = scaled({ groups: q.groups, keys: q.keys, stat, combine: (s) => ends(s).r2 }, 1, ctx, 'R²');
     const riv = fit.interval ?? { low: fit.point, high: fit.point };
-    let trend: { o: Outcome; text: string; value: number; repeats: number };
+    let trend: { o: Outcome; text: string; plain: string; value: number; repeats: number };
     if (c.minGrowthFactor !== undefined) {
       // A growth factor means something only from a positive start: the fitted line's value at the smallest x, judged
       // with its interval like everything else (entirely ≤ 0: not measurable; reaching 0: undecided).
@@ -144,6 +159,7 @@ export function judgeGrowsLinearly(c: GrowsLinearlyCheck, ctx: JudgeContext): Ju
         value: g.point,
         repeats: g.minRepeats,
         text: `growth ${x1} ÷ ${x0} ${withInterval(g.point, g.interval, fmtFactor)}: ${placement(giv, b, fmtFactor)}${startText}`,
+        plain: `${withInterval(g.point, g.interval, fmtFactor)} as much at ${plainPair(c.over, x1)} as at ${plainPair(c.over, x0)}${startsAbove === 'holds' ? '' : ', and the fitted line may start at 0 or below'}`,
       };
     } else {
       const sl = scaled({ groups: q.groups, keys: q.keys, stat, combine: (s) => ends(s).slope }, 1, ctx, 'the slope');
@@ -155,6 +171,7 @@ export function judgeGrowsLinearly(c: GrowsLinearlyCheck, ctx: JudgeContext): Ju
         value: sl.point,
         repeats: sl.minRepeats,
         text: `slope ${withInterval(sl.point, sl.interval, fmt)}: ${siv.low > 0 ? 'the whole interval above 0' : siv.high <= 0 ? 'not above 0' : 'the interval reaches 0'}`,
+        plain: `rising ${withInterval(sl.point, sl.interval, fmt)}`,
       };
     }
     minRepeats = Math.min(minRepeats, trend.repeats);
@@ -165,9 +182,22 @@ export function judgeGrowsLinearly(c: GrowsLinearlyCheck, ctx: JudgeContext): Ju
       `${where(r)}R² ${withInterval(fit.point, fit.interval, (x) => x.toFixed(3))}, fitted ${fmtMetric(point.y0, c.metric)} at ${x0} → ${fmtMetric(point.y1, c.metric)} at ${x1}` +
         ` (${trend.text})${o === 'holds' ? '' : o === 'differs' ? ' ✗' : ' ?'}`,
     );
+    plainParts.push(
+      `${plainWhere(r)}from ${fmtMetric(point.y0, c.metric)} to ${fmtMetric(point.y1, c.metric)} over ${plainSpan(c.over, x0, x1)}, ${trend.plain}; ` +
+        `a straight line explains ${withInterval(fit.point, fit.interval, (x) => x.toFixed(3))} of it (R²)${plainMark(o)}`,
+    );
   }
+  const plainLimits = `the claim needs R² at least ${c.minR2} and ${c.minGrowthFactor !== undefined ? `growth at least ${fmtFactor(minGrowth)}` : 'a slope above 0'}, whole intervals`;
   const limits = `limits: R² ≥ ${c.minR2}, ${c.minGrowthFactor !== undefined ? `growth ≥ ${minGrowth}×` : 'slope > 0'}, whole intervals; ≥ 3 values of ${c.over}`;
-  return { outcome: allOf(outcomes), measured: lowest, published: null, factor: null, detail: `${stat} per configuration; ${parts.join('; ')} (${limits})`, minRepeats };
+  return {
+    outcome: allOf(outcomes),
+    measured: lowest,
+    published: null,
+    factor: null,
+    detail: `${stat} per configuration; ${parts.join('; ')} (${limits})`,
+    plain: `this machine: ${plainParts.join('; ')} (${plainLimits})`,
+    minRepeats,
+  };
 }
 
 export function judgeSlopeRatio(c: SlopeRatioCheck, ctx: JudgeContext): Judgement {

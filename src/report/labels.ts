@@ -3,6 +3,7 @@
 // separators (1,110 µs, not 1.11e+3 µs).
 import type { RunDocument } from './document.js';
 import { findExperiment } from '../experiments/index.js';
+import { words } from '../text/words.js';
 
 /** A number for a reader: 3 significant digits below 1000, whole numbers with separators above, never an exponent. */
 export function fmtNumber(x: number): string {
@@ -28,15 +29,6 @@ const MACHINE_LABELS: Record<string, string> = {
   collectedAt: 'recorded at',
   notes: 'notes',
 };
-
-/** camelCase → words, with a unit suffix made a unit: "slabGrowthKb" → "slab growth (kB)". */
-export function words(key: string): string {
-  const unit = /(Kb|Mb|Bytes|Ns|Ms)$/.exec(key)?.[1];
-  const base = unit ? key.slice(0, -unit.length) : key;
-  const text = base.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
-  const u = unit ? { Kb: 'kB', Mb: 'MB', Bytes: 'bytes', Ns: 'ns', Ms: 'ms' }[unit] : null;
-  return u ? `${text} (${u})` : text;
-}
 
 /** A machine record field's label for a reader. */
 export const machineLabel = (key: string): string => MACHINE_LABELS[key] ?? words(key);
