@@ -47,6 +47,17 @@ describe('published figures and claims', () => {
     assert.ok(p.claims.length > 30);
   });
 
+  test('every figure has words for a reader, unique within its article and not its id', () => {
+    for (const f of p.figures) {
+      assert.ok(f.label.length > 5 && f.label !== f.id, `figure ${f.id}: label ${f.label}`);
+      assert.doesNotMatch(f.label, /[a-z][A-Z][a-z]|=/, `figure ${f.id}: label ${f.label} reads as a key`);
+    }
+    for (const a of p.articles) {
+      const labels = p.figures.filter((f) => f.article === a.id).map((f) => f.label);
+      assert.equal(new Set(labels).size, labels.length, `article ${a.id}: two figures share a label`);
+    }
+  });
+
   test('ids are unique and prefixed by their article', () => {
     const all = [...p.figures.map((f) => f.id), ...p.claims.map((c) => c.id)];
     assert.equal(new Set(p.figures.map((f) => f.id)).size, p.figures.length, 'figure ids unique');

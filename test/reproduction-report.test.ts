@@ -37,6 +37,14 @@ test('reproduce stores the reproduction with its runs, and writes it as HTML and
   assert.equal((page.match(/<span class="badge /g) ?? []).length, doc.verdicts.length);
   for (const v of doc.verdicts) assert.ok(page.includes(escapeHtml(v.statement)), v.claimId);
   assert.ok(page.includes('<figure class="chart"'), 'the run’s charts');
+  // Headline figures are named in words, not by id; verdicts in plain words, not by formula.
+  const headline = (doc.figures as { figureId: string; label: string; headline: boolean }[]).filter((f) => f.headline);
+  assert.ok(headline.length > 0);
+  for (const f of headline) {
+    assert.ok(page.includes(`<td>${escapeHtml(f.label)}</td>`), `${f.figureId} is shown as "${f.label}"`);
+    assert.ok(!page.includes(`<td>${f.figureId.slice(4)}</td>`), `${f.figureId} is not shown by its id`);
+  }
+  assert.doesNotMatch(page, /median\(method=/, 'no formula on the page');
   assert.ok(text.indexOf('### Summary') < text.indexOf('### Article 004'));
   assert.match(text, /\| all articles \| \d+ \|/);
   const history = cli('history');

@@ -111,7 +111,7 @@ export function judgeApproxEqual(c: ApproxEqualCheck, ctx: JudgeContext): Judgem
   const values = ops.map((o, i) => `${o.label} = ${operandValue(o, i)}`);
   const plainValues = ops.map((o, i) => {
     const op = c.operands[i]!;
-    return `${plainSeries(op.series)}${op.metric ? ` (${baseWords(op.metric)})` : ''} ${operandValue(o, i)}`;
+    return `${plainSeries(op.series)}${op.metric ? ` (${baseWords(op.metric)})` : ''}: ${operandValue(o, i)}`;
   });
   return {
     outcome: against(iv, [1, c.maxFactor]),
@@ -120,7 +120,7 @@ export function judgeApproxEqual(c: ApproxEqualCheck, ctx: JudgeContext): Judgem
     factor: null,
     ...finite(m.interval),
     detail: `${values.join(', ')}: max ÷ min = ${withInterval(m.point, m.interval, fmtFactor)} (limit ${c.maxFactor}×: ${placement(iv, [1, c.maxFactor], fmtFactor)})`,
-    plain: `this machine: ${plainValues.join(', ')}; the largest is ${withInterval(m.point, m.interval, fmtFactor)} the smallest (about equal: the whole interval at most ${fmtFactor(c.maxFactor)})`,
+    plain: `this machine: ${plainValues.join('; ')}; the largest is ${withInterval(m.point, m.interval, fmtFactor)} the smallest (about equal: the whole interval at most ${fmtFactor(c.maxFactor)})`,
     minRepeats: m.minRepeats,
   };
 }

@@ -9,6 +9,8 @@ import { NotMeasurable, dataFor, describeSeries, nsTo, pooledValues, select, sta
 
 export interface FigureComparison {
   figureId: string;
+  /** The figure in words (absent from reproductions stored before figures had one: show the id then). */
+  label?: string;
   article: string;
   experiment: string;
   headline: boolean;
@@ -86,7 +88,16 @@ export function compareFigures(docs: readonly RunDocument[], figures: readonly P
   const claims = opts.claims ?? [];
   const verdictOf = (c: Claim) => opts.verdicts?.find((v) => v.claimId === c.id) ?? evaluateClaim(docs, c, opts);
   return figures.map((f) => {
-    const base = { figureId: f.id, article: f.article, experiment: f.experiment, headline: f.headline === true, statistic: f.statistic, unit: f.unit, published: f.value };
+    const base = {
+      figureId: f.id,
+      label: f.label,
+      article: f.article,
+      experiment: f.experiment,
+      headline: f.headline === true,
+      statistic: f.statistic,
+      unit: f.unit,
+      published: f.value,
+    };
     const none = (detail: string): FigureComparison => ({ ...base, measured: null, ratio: null, detail });
     if (f.cited) return none('quoted by the article from another article, not measured there');
     const derived = claimFor(f, claims);

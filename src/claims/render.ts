@@ -34,8 +34,10 @@ function paintVerdict(v: Verdict, c: Paints): string {
   return v.verdict === 'holds' ? c.green(l) : v.verdict === 'differs' ? c.red(l) : v.verdict === 'inconclusive' ? c.yellow(l) : c.dim(l);
 }
 
-function figureLabel(f: FigureComparison): string {
-  return f.figureId.slice(f.article.length + 1);
+/** The figure in words; its id where a stored reproduction predates the words (and with --verbose). */
+export function figureLabel(f: FigureComparison, verbose = false): string {
+  const id = f.figureId.slice(f.article.length + 1);
+  return f.label ? (verbose ? `${f.label} [${id}]` : f.label) : id;
 }
 
 function statLabel(f: FigureComparison): string {
@@ -57,7 +59,7 @@ export function renderArticle(
   const head = figures.filter((f) => f.headline);
   if (head.length) {
     const rows = head.map((f) => [
-      figureLabel(f),
+      figureLabel(f, verbose),
       statLabel(f),
       fmtInUnit(f.published, f.unit),
       f.measured === null ? '—' : fmtInUnit(f.measured, f.unit),

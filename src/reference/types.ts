@@ -46,6 +46,8 @@ export interface Article {
 
 export interface PublishedFigure {
   id: string;
+  /** What the figure is, in words a reader of a report understands ("fork()+exec() from a 1024 MB parent, huge pages off"). */
+  label: string;
   article: string;
   /** Which table or block of the article the number comes from. */
   table: string;

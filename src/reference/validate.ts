@@ -260,6 +260,7 @@ function validateFigures(figures: unknown[], experimentsOf: Map<string, Experime
     num(o, 'value', where);
     oneOf(o, 'unit', UNITS, where);
     str(o, 'quote', where);
+    str(o, 'label', where);
     for (const k of ['cited', 'phaseInferred', 'headline']) bool(o, k, where, true);
   });
   return figureIds;

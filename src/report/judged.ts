@@ -27,7 +27,7 @@ export function runConclusions(doc: RunDocument, published: Published, seed = 1)
       claimId: v.claimId,
       statement: v.statement,
       verdict: v.verdict,
-      detail: [v.detail, ...v.notes, ...(v.settle ? [`to settle it: ${v.settle}`] : [])].join(' '),
+      detail: [v.plain ?? v.detail, ...v.notes, ...(v.settle ? [`to settle it: ${v.settle}`] : [])].join(' '),
     }));
   const comparisons: PublishedComparison[] = [];
   for (const f of j.figures) {

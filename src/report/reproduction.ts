@@ -5,7 +5,7 @@ import type { RunDocument } from './document.js';
 import type { ReproduceDocument } from '../claims/reproduction.js';
 import type { Verdict } from '../claims/evaluate.js';
 import type { FigureComparison } from '../claims/figures.js';
-import { verdictLabel } from '../claims/render.js';
+import { figureLabel, verdictLabel } from '../claims/render.js';
 import { fmtFactor, fmtInUnit } from '../claims/format.js';
 import { loadPublished, type Article } from '../reference/published.js';
 import { chartsFor } from './charts.js';
@@ -48,9 +48,9 @@ function summaryRows(views: readonly ArticleView[], all: readonly Verdict[]): st
 }
 const SUMMARY_HEADER = ['article', 'claims', ...VERDICTS.map((k) => VERDICT_WORDS[k])];
 
-/** The verdict's detail (its numbers, interval and band) and what would settle an inconclusive one. */
+/** The verdict in plain words (its numbers, interval and band; the formula is in `judge --verbose`) and what would settle an inconclusive one. */
 function detailOf(v: Verdict): string {
-  return [v.detail, ...(v.settle ? [`To settle it: ${v.settle}`] : [])].join(' ');
+  return [v.plain ?? v.detail, ...(v.settle ? [`To settle it: ${v.settle}`] : [])].join(' ');
 }
 
 /** The notes of an article's verdicts, each once (a run's warning is a note on every claim that uses the run). */
@@ -60,7 +60,7 @@ function notesOf(vs: readonly Verdict[]): string[] {
 
 function figureRows(fs: readonly FigureComparison[]): string[][] {
   return fs.map((f) => [
-    f.figureId.slice(f.article.length + 1),
+    figureLabel(f),
     f.statistic === 'unspecified' ? 'not named (median here)' : f.statistic,
     fmtInUnit(f.published, f.unit),
     f.measured === null ? '—' : fmtInUnit(f.measured, f.unit),
