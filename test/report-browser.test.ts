@@ -82,7 +82,8 @@ test('the HTML report renders offline in Chromium: charts with their series, no 
       assert.ok(c.marks > 0, `${c.id} has marks`);
     }
     const spawn = charts.find((c) => c.id === 'spawn-latency')!;
-    assert.deepEqual(spawn.legend, ['fork-exec', 'vfork-exec', 'posix-spawn']);
+    // The methods by colour; this machine's medians and the article's values by shape, on the same chart.
+    assert.deepEqual(spawn.legend, ['fork-exec', 'vfork-exec', 'posix-spawn', 'this machine (median)', 'article 000 (mean)']);
     // Points and interval rules for 3 methods × 2 RSS × 2 THP modes, lines for 3 methods × 2 THP modes.
     assert.ok(spawn.marks >= 12 + 6, `spawn chart marks: ${spawn.marks}`);
     const published = charts.find((c) => c.id === 'published-0')!;

@@ -220,3 +220,41 @@ test('registerReportCommand: `report --input A B --markdown FILE` compares two d
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("the article's values are drawn on the run's own chart, at the run's configurations, and only there", () => {
+  const published = loadPublished();
+  const valuesOf = (c: { spec: unknown }) => (c.spec as { data: { values: Record<string, unknown>[] } }).data.values;
+  for (const [name, chartId, unit] of [
+    ['spawn', 'spawn-latency', 'us'],
+    ['cow', 'cow-passes', 'ns/page'],
+    ['create', 'create-thread-vs-process', 'us'],
+    ['exec', 'exec-static-dynamic', 'us'],
+  ] as const) {
+    const doc = fixture(name);
+    const { comparisons } = runConclusions(doc, published);
+    const plain = chartsFor(doc).find((c) => c.id === chartId)!;
+    assert.equal(valuesOf(plain).filter((v) => v.kind === 'published').length, 0, `${name}: without comparisons, no published mark`);
+    const drawn = chartsFor(doc, comparisons).find((c) => c.id === chartId)!;
+    const marks = valuesOf(drawn).filter((v) => v.kind === 'published');
+    assert.ok(marks.length > 0, `${name}: published values on ${chartId}`);
+    assert.match(JSON.stringify(drawn.spec), /datum\.kind === 'published'/, `${name}: a layer draws them`);
+    const groups = groupsOf(doc);
+    for (const m of marks) {
+      // Each mark is one published figure's value, at a configuration this run measured.
+      const figure = published.figures.find((f) => f.unit === unit && f.value === m.published && f.article === articleOfExperiment(name));
+      assert.ok(figure, `${name}: ${JSON.stringify(m)} is a published ${unit} value`);
+      assert.ok(
+        groups.some((g) => g.series === m.series && Object.entries(g.fields).every(([k, v]) => m[k] === v)),
+        `${name}: ${JSON.stringify(m)} sits at a measured configuration`,
+      );
+    }
+  }
+  // A run measured at sizes the article did not use gets no mark there.
+  const spawn = fixture('spawn');
+  const sizes = new Set(groupsOf(spawn).map((g) => g.fields.rssMb));
+  const { comparisons } = runConclusions(spawn, published);
+  const marks = valuesOf(chartsFor(spawn, comparisons).find((c) => c.id === 'spawn-latency')!).filter((v) => v.kind === 'published');
+  for (const m of marks) assert.ok(sizes.has(m.rssMb as number), `mark at rss ${String(m.rssMb)} MB, measured: ${[...sizes].join(', ')}`);
+});
+
+const articleOfExperiment = (name: string): string => ({ spawn: '000', cow: '001', create: '002', exec: '004' })[name]!;

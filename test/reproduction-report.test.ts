@@ -45,6 +45,7 @@ test('reproduce stores the reproduction with its runs, and writes it as HTML and
     assert.ok(!page.includes(`<td>${f.figureId.slice(4)}</td>`), `${f.figureId} is not shown by its id`);
   }
   assert.doesNotMatch(page, /median\(method=/, 'no formula on the page');
+  assert.ok(page.includes('article 004 (statistic not named)'), 'the article’s values are drawn on the run’s chart, with a legend');
   assert.ok(text.indexOf('### Summary') < text.indexOf('### Article 004'));
   assert.match(text, /\| all articles \| \d+ \|/);
   const history = cli('history');

@@ -33,10 +33,17 @@ export const present = (values: Record<string, unknown>[], field: string, order:
   return [...order.filter((x) => seen.includes(x)), ...seen.filter((x) => !order.includes(x))];
 };
 
-/** Point, line and 95 % interval rule layers over x; y, ciLow and ciHigh fields in the plotted unit. */
-export function pointsWithCi(x: Record<string, unknown>, y: Record<string, unknown>, color: Record<string, unknown>, line: boolean, extra: Record<string, unknown> = {}) {
+/** Point, line and 95 % interval rule layers over x; y, ciLow and ciHigh fields in the plotted unit (`pointOnly`: encodings a rule cannot take, such as shape). */
+export function pointsWithCi(
+  x: Record<string, unknown>,
+  y: Record<string, unknown>,
+  color: Record<string, unknown>,
+  line: boolean,
+  extra: Record<string, unknown> = {},
+  pointOnly: Record<string, unknown> = {},
+) {
   return [
-    { mark: line ? { type: 'line', point: { filled: true, size: 50 } } : { type: 'point', filled: true, size: 60 }, encoding: { x, y, color, ...extra } },
+    { mark: line ? { type: 'line', point: { filled: true, size: 50 } } : { type: 'point', filled: true, size: 60 }, encoding: { x, y, color, ...extra, ...pointOnly } },
     { mark: { type: 'rule', strokeWidth: 1.5 }, encoding: { x, y: { ...y, field: 'ciLow' }, y2: { field: 'ciHigh' }, color, ...extra } },
   ];
 }

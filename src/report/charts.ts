@@ -3,7 +3,8 @@
 import type { RunDocument } from '../document/run.js';
 import { autoScale, byThp, chart, LOG_Y, pointsWithCi, present, timeValues, type ChartDef, type TimeValue } from './chart-spec.js';
 import { distributionChart } from './distribution.js';
-import { groupsOf, orderOf, phaseRecords, PHASE_METRICS, timeUnit, type Group } from './groups.js';
+import { groupsOf, orderOf, phaseRecords, PHASE_METRICS, timeUnit, type Cell, type Group } from './groups.js';
+import { publishedMarks, type PublishedMark } from './published-marks.js';
 
 export type { ChartDef };
 
@@ -18,6 +19,8 @@ export interface PublishedComparison {
   statistic?: string;
   /** The article's own condition when forklab reproduces it with an equivalent one (e.g. THP default under "always"). */
   note?: string;
+  /** The configuration the figure is at, in the run's identity fields (series, method, rssMb, thp…): where a chart draws it. */
+  series?: Record<string, Cell>;
 }
 
 export interface ClaimVerdict {
@@ -46,71 +49,121 @@ function fittedLines(values: TimeValue[]): Record<string, unknown>[] {
   return out;
 }
 
-function spawnChart(groups: Group[]): ChartDef | null {
-  const values = timeValues(groups, 1000);
+/** The marks' shape: the run's medians as dots, the article's values as hollow diamonds (a legend only when there are both). */
+function sourceShape(marks: readonly PublishedMark[], own: string): Record<string, unknown> {
+  if (marks.length === 0) return {};
+  const domain = [own, ...new Set(marks.map((m) => m.source))];
+  return {
+    shape: {
+      field: 'source',
+      type: 'nominal',
+      title: null,
+      legend: { labelLimit: 240 },
+      scale: { domain, range: ['circle', 'diamond', 'square', 'triangle'].slice(0, domain.length) },
+    },
+  };
+}
+
+/** The layer of the article's values: hollow diamonds at the same x, in the colour of the series they belong to. */
+function publishedLayer(x: Record<string, unknown>, y: Record<string, unknown>, encoding: Record<string, unknown>) {
+  return {
+    transform: [{ filter: "datum.kind === 'published'" }],
+    mark: { type: 'point', filled: false, size: 120, strokeWidth: 1.8 },
+    encoding: { x, y: { ...y, field: 'published' }, ...encoding },
+  };
+}
+
+function spawnChart(groups: Group[], published: readonly PublishedMark[]): ChartDef | null {
+  const own = 'this machine (median)';
+  const values = timeValues(groups, 1000).map((v): TimeValue => ({ ...v, source: own }));
   const fits = fittedLines(values);
-  const rss = [...new Set(values.map((v) => Number(v.rssMb)))].sort((a, b) => a - b);
+  const marks = published.filter((m) => values.some((v) => v.thp === m.thp));
+  const rss = [...new Set([...values, ...marks].map((v) => Number(v.rssMb)))].sort((a, b) => a - b);
   // Linear axes: the article's claim is linear growth with RSS, and on linear axes linear growth looks linear.
   const x = { field: 'rssMb', type: 'quantitative', scale: { type: 'linear', nice: false }, axis: { values: rss, labelOverlap: false, format: ',d' }, title: 'parent RSS (MB)' };
   const y = { field: 'median', type: 'quantitative', scale: { type: 'linear', zero: true }, axis: { format: ',~r' }, title: 'median µs per spawn+wait' };
   const color = { field: 'method', type: 'nominal', scale: { domain: present(values, 'method', orderOf('spawn', 'method')) }, title: 'method' };
   const only = (kind: string) => ({ transform: [{ filter: `datum.kind === '${kind}'` }] });
+  const shape = sourceShape(marks, own);
   const layers = [
-    ...pointsWithCi(x, y, color, false).map((l) => ({ ...only('median'), ...l })),
+    ...pointsWithCi(x, y, color, false, {}, shape).map((l) => ({ ...only('median'), ...l })),
     { ...only('fit'), mark: { type: 'line', strokeDash: [5, 4], strokeWidth: 1.2, opacity: 0.8 }, encoding: { x, y: { ...y, field: 'fit' }, color } },
+    ...(marks.length ? [publishedLayer(x, y, { color, ...shape })] : []),
   ];
   return chart(
     'spawn-latency',
     'Spawn latency against parent RSS',
-    'Median µs per spawn+wait with its 95 % interval (vertical bars) against parent RSS, on linear axes; the dashed lines are the least-squares fit of the medians of each method, so growth that is linear looks straight. One panel per THP mode.',
-    [...values.map((v) => ({ ...v, kind: 'median' })), ...fits.map((f) => ({ ...f, kind: 'fit' }))],
+    'Median µs per spawn+wait with its 95 % interval (vertical bars) against parent RSS, on linear axes; the dashed lines are the least-squares fit of the medians of each method, so growth that is linear looks straight. One panel per THP mode.' +
+      (marks.length ? ' Hollow diamonds: the article’s published values at the same configuration (article 000 gives means).' : ''),
+    [...values.map((v) => ({ ...v, kind: 'median' })), ...fits.map((f) => ({ ...f, kind: 'fit' })), ...marks],
     { facet: byThp(values, 'spawn'), spec: { width: 280, height: 230, layer: layers } },
   );
 }
 
-function cowChart(groups: Group[]): ChartDef | null {
-  const values = timeValues(groups, 1);
+/** The article's values in a chart whose own marks are bars: one diamond per source in the legend. */
+const ARTICLE_SHAPE = { field: 'source', type: 'nominal', title: null, legend: { labelLimit: 240 }, scale: { range: ['diamond'] } };
+
+/** Only the rows of one kind (the run's own, or the article's). */
+const ownRows = { transform: [{ filter: "datum.kind !== 'published'" }] };
+
+function cowChart(groups: Group[], published: readonly PublishedMark[]): ChartDef | null {
+  const own = 'this machine (median)';
+  const values = timeValues(groups, 1).map((v): TimeValue => ({ ...v, source: own }));
+  const marks = published.filter((m) => values.some((v) => v.thp === m.thp && v.series === m.series));
   const x = { field: 'series', type: 'ordinal', sort: present(values, 'series', orderOf('cow', 'series')), title: 'pass', axis: { labelAngle: -30 } };
   const y = { field: 'median', type: 'quantitative', scale: LOG_Y, title: 'median ns per page' };
-  const layer = pointsWithCi(x, y, { field: 'sizeMb', type: 'nominal', title: 'region MB' }, false, { xOffset: { field: 'sizeMb', type: 'nominal' } });
-  return chart('cow-passes', 'Copy-on-write: ns per page by pass', 'Median ns per page for each pass (log scale) with its 95 % interval, one panel per THP mode.', values, {
+  const shape = sourceShape(marks, own);
+  const layer = [
+    ...pointsWithCi(x, y, { field: 'sizeMb', type: 'nominal', title: 'region MB' }, false, { xOffset: { field: 'sizeMb', type: 'nominal' } }, shape).map((l) => ({
+      ...ownRows,
+      ...l,
+    })),
+    ...(marks.length ? [publishedLayer(x, y, { color: { value: '#1f2328' }, ...shape })] : []),
+  ];
+  const caption = `Median ns per page for each pass (log scale) with its 95 % interval, one panel per THP mode.${marks.length ? ' Hollow diamonds: article 001’s published per-page means.' : ''}`;
+  return chart('cow-passes', 'Copy-on-write: ns per page by pass', caption, [...values, ...marks], {
     facet: byThp(values, 'cow'),
     spec: { width: 220, height: 220, layer },
   });
 }
 
-function createChart(groups: Group[]): ChartDef | null {
+function createChart(groups: Group[], published: readonly PublishedMark[]): ChartDef | null {
   const values = timeValues(groups, 1000).flatMap((v) => [
     { series: v.series, statistic: 'median', us: v.median },
     { series: v.series, statistic: 'min', us: v.min },
   ]);
-  return chart('create-thread-vs-process', 'Thread against process creation', 'Median and minimum µs to create and join a thread, and to fork and reap a process.', values, {
+  const marks = published.filter((m) => values.some((v) => v.series === m.series && v.statistic === m.statistic));
+  const x = { field: 'series', type: 'nominal', sort: present(values, 'series', orderOf('create', 'series')), title: null, axis: { labelAngle: 0 } };
+  const xOffset = { field: 'statistic', type: 'nominal', sort: ['min', 'median'] };
+  const y = { field: 'us', type: 'quantitative', title: 'µs' };
+  const caption = `Median and minimum µs to create and join a thread, and to fork and reap a process.${marks.length ? ' Hollow diamonds: article 002’s published minimum and median.' : ''}`;
+  return chart('create-thread-vs-process', 'Thread against process creation', caption, [...values, ...marks], {
     width: 320,
     height: 220,
-    mark: { type: 'bar' },
-    encoding: {
-      x: { field: 'series', type: 'nominal', sort: present(values, 'series', orderOf('create', 'series')), title: null, axis: { labelAngle: 0 } },
-      xOffset: { field: 'statistic', type: 'nominal', sort: ['min', 'median'] },
-      y: { field: 'us', type: 'quantitative', title: 'µs' },
-      color: { field: 'statistic', type: 'nominal', sort: ['min', 'median'], title: 'statistic' },
-    },
+    layer: [
+      { ...ownRows, mark: { type: 'bar' }, encoding: { x, xOffset, y, color: { field: 'statistic', type: 'nominal', sort: ['min', 'median'], title: 'statistic' } } },
+      ...(marks.length ? [publishedLayer(x, y, { xOffset, color: { value: '#1f2328' }, shape: ARTICLE_SHAPE })] : []),
+    ],
   });
 }
 
-function execChart(groups: Group[]): ChartDef | null {
+function execChart(groups: Group[], published: readonly PublishedMark[]): ChartDef | null {
   const values = timeValues(groups, 1000);
+  const marks = published.filter((m) => values.some((v) => v.series === m.series));
   const x = { field: 'series', type: 'nominal', sort: present(values, 'series', orderOf('exec', 'series')), title: null, axis: { labelAngle: 0 } };
+  const y = { field: 'median', type: 'quantitative', title: 'median µs' };
   return chart(
     'exec-static-dynamic',
     'Static against dynamic exec',
-    'Median µs of fork+_exit, and of fork+exec of a static and of a dynamic target, with 95 % intervals.',
-    values,
+    `Median µs of fork+_exit, and of fork+exec of a static and of a dynamic target, with 95 % intervals.${marks.length ? ' Hollow diamonds: article 004’s published times (the article does not name its statistic).' : ''}`,
+    [...values, ...marks],
     {
-      width: 320,
+      width: 420,
       height: 220,
       layer: [
-        { mark: { type: 'bar' }, encoding: { x, y: { field: 'median', type: 'quantitative', title: 'median µs' }, color: { field: 'series', type: 'nominal', legend: null } } },
-        { mark: { type: 'rule', strokeWidth: 1.5 }, encoding: { x, y: { field: 'ciLow', type: 'quantitative' }, y2: { field: 'ciHigh' } } },
+        { ...ownRows, mark: { type: 'bar' }, encoding: { x, y, color: { field: 'series', type: 'nominal', legend: null } } },
+        { ...ownRows, mark: { type: 'rule', strokeWidth: 1.5 }, encoding: { x, y: { field: 'ciLow', type: 'quantitative' }, y2: { field: 'ciHigh' } } },
+        ...(marks.length ? [publishedLayer(x, y, { color: { value: '#1f2328' }, shape: ARTICLE_SHAPE })] : []),
       ],
     },
   );
@@ -169,18 +222,19 @@ function genericChart(doc: RunDocument, groups: Group[]): ChartDef | null {
 }
 
 /** The charts of one run, by experiment; unknown experiments get a chart of medians per series. */
-export function chartsFor(doc: RunDocument): ChartDef[] {
+export function chartsFor(doc: RunDocument, comparisons: readonly PublishedComparison[] = []): ChartDef[] {
   const groups = groupsOf(doc);
+  const marks = (unit: string) => publishedMarks(groups, comparisons, unit);
   const charts: (ChartDef | null)[] = (() => {
     switch (doc.experiment) {
       case 'spawn':
-        return [spawnChart(groups)];
+        return [spawnChart(groups, marks('us'))];
       case 'cow':
-        return [cowChart(groups)];
+        return [cowChart(groups, marks('ns/page'))];
       case 'create':
-        return [createChart(groups)];
+        return [createChart(groups, marks('us'))];
       case 'exec':
-        return [execChart(groups)];
+        return [execChart(groups, marks('us'))];
       case 'pagetables':
         return [pagetablesChart(doc)];
       case 'vma':

@@ -192,7 +192,7 @@ async function renderSingle(input: HtmlReportInput): Promise<string> {
   );
   sections.push(`<section id="warnings"><h2>Warnings</h2>\n${warningsHtml(doc)}</section>`);
   const results: string[] = [blocksHtml(resultsOf(doc))];
-  for (const c of chartsFor(doc)) results.push(await figureHtml(c));
+  for (const c of chartsFor(doc, input.comparisons ?? [])) results.push(await figureHtml(c));
   sections.push(`<section id="results"><h2>Results</h2>\n${results.join('\n')}</section>`);
 
   const comparisons = input.comparisons ?? [];

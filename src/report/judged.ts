@@ -4,6 +4,7 @@
 import type { RunDocument } from './document.js';
 import type { Published } from '../reference/published.js';
 import { judgeDocuments } from '../claims/judge.js';
+import type { FigureComparison } from '../claims/figures.js';
 import type { ClaimVerdict, PublishedComparison } from './charts.js';
 import { articleOf, configLabel, type Cell } from './groups.js';
 
@@ -29,9 +30,15 @@ export function runConclusions(doc: RunDocument, published: Published, seed = 1)
       verdict: v.verdict,
       detail: [v.plain ?? v.detail, ...v.notes, ...(v.settle ? [`to settle it: ${v.settle}`] : [])].join(' '),
     }));
+  const comparisons = publishedComparisons(j.figures, published, doc.experiment);
+  return { verdicts, comparisons, note: verdicts.length ? null : `no claim of article ${article} is about ${doc.experiment} alone` };
+}
+
+/** This machine beside each published figure of one experiment that it measured (a reproduction's figures, or one run's). */
+export function publishedComparisons(figures: readonly FigureComparison[], published: Published, experiment: string): PublishedComparison[] {
   const comparisons: PublishedComparison[] = [];
-  for (const f of j.figures) {
-    if (f.experiment !== doc.experiment || f.measured === null) continue;
+  for (const f of figures) {
+    if (f.experiment !== experiment || f.measured === null) continue;
     const figure = published.figures.find((x) => x.id === f.figureId);
     if (!figure) continue;
     const where = Object.fromEntries(Object.entries(figure.equivalentSeries ?? figure.series).filter(([k]) => k !== 'thpSystem')) as Record<string, Cell>;
@@ -43,6 +50,7 @@ export function runConclusions(doc: RunDocument, published: Published, seed = 1)
       article: f.article,
       figureId: f.figureId,
       statistic: f.statistic,
+      series: where,
       note: f.detail.startsWith('as computed by claim')
         ? f.detail.split(':')[0]!
         : figure.equivalentSeries
@@ -50,5 +58,5 @@ export function runConclusions(doc: RunDocument, published: Published, seed = 1)
           : '',
     });
   }
-  return { verdicts, comparisons, note: verdicts.length ? null : `no claim of article ${article} is about ${doc.experiment} alone` };
+  return comparisons;
 }

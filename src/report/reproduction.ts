@@ -9,6 +9,7 @@ import { figureLabel, verdictLabel } from '../claims/render.js';
 import { fmtFactor, fmtInUnit } from '../claims/format.js';
 import { loadPublished, type Article } from '../reference/published.js';
 import { chartsFor } from './charts.js';
+import { publishedComparisons } from './judged.js';
 import { escapeHtml, figureHtml, page } from './html.js';
 import { mdTable } from './markdown.js';
 import { mdText } from './escape.js';
@@ -21,6 +22,8 @@ interface ArticleView {
   statuses: ReproduceDocument['experiments'];
   verdicts: Verdict[];
   headline: FigureComparison[];
+  /** Every figure of the article this reproduction compared (the charts draw the published values at the run's configurations). */
+  figures: FigureComparison[];
   runs: RunDocument[];
 }
 
@@ -34,6 +37,7 @@ function articlesOf(doc: ReproduceDocument, runs: readonly RunDocument[]): Artic
         statuses: doc.experiments.filter((s) => mine.includes(s.experiment)),
         verdicts: doc.verdicts.filter((v) => v.article === a.id),
         headline: doc.figures.filter((f) => f.article === a.id && f.headline),
+        figures: doc.figures.filter((f) => f.article === a.id),
         runs: runs.filter((r) => mine.includes(r.experiment)),
       };
     });
@@ -111,7 +115,8 @@ async function articleHtml(v: ArticleView): Promise<string> {
   parts.push(`<p class="note">${esc(`${v.article.title} (${v.article.language}). ${v.statuses.map((s) => `${s.experiment}: ${s.state}`).join('; ')}`)}</p>`);
   if (v.headline.length) parts.push('<h3>Headline figures beside this machine’s</h3>', tableHtml(FIGURE_HEADER, figureRows(v.headline)));
   parts.push('<h3>Verdicts</h3>', v.verdicts.length ? verdictsHtml(v.verdicts) : '<p class="note">No claim of this article was judged.</p>');
-  const charts = v.runs.flatMap((r) => chartsFor(r));
+  const published = loadPublished();
+  const charts = v.runs.flatMap((r) => chartsFor(r, publishedComparisons(v.figures, published, r.experiment)));
   if (charts.length) {
     parts.push('<h3>Charts</h3>');
     for (const c of charts) parts.push(await figureHtml(c));
