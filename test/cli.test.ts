@@ -270,8 +270,19 @@ test('the CLI helper keeps every run away from the home directory it was started
 test('--iterations 1: the run says an interval needs more samples instead of showing one as if it were', () => {
   const r = cli('spawn', '--methods', 'fork-exit', '--rss', '0', '--thp', 'off', '--repeats', '1', '--iterations', '1', '--ci-target', '0', '--no-store');
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /warning: 1 configuration has fewer than 6 samples \(as few as 1\): a 95 % interval of a median needs at least 6/);
+  assert.match(r.stderr, /warning: 1 configuration has fewer than 6 samples \(fork-exit; as few as 1\): a 95 % interval of a median needs at least 6/);
   assert.match(r.stderr, /Rerun with --iterations 6 or more/);
   const enough = cli('spawn', '--methods', 'fork-exit', '--rss', '0', '--thp', 'off', '--repeats', '1', '--iterations', '6', '--ci-target', '0', '--no-store');
   assert.doesNotMatch(enough.stderr, /fewer than 6 samples/);
+});
+
+test('too few samples in a series another flag sets: the advice names that flag (exec --ld-runs), and the defaults do not warn', () => {
+  const few = cli('exec', '--iterations', '20', '--warmup', '2', '--repeats', '1', '--ld-runs', '3', '--no-store');
+  assert.equal(few.code, 0, few.stderr);
+  assert.match(few.stderr, /fewer than 6 samples \(ld-startup; as few as 3\)/);
+  assert.match(few.stderr, /Rerun with --ld-runs 6 or more\./);
+  assert.doesNotMatch(few.stderr, /--iterations 6/);
+  const defaults = cli('exec', '--iterations', '20', '--warmup', '2', '--repeats', '1', '--no-store');
+  assert.equal(defaults.code, 0, defaults.stderr);
+  assert.doesNotMatch(defaults.stderr, /fewer than 6 samples/);
 });

@@ -27,7 +27,7 @@ test('bad input names the flag', () => {
       (e: unknown) => e instanceof UsageError && e.flag === flag,
       JSON.stringify(raw),
     );
-  assert.deepEqual(execExperiment.parse({}), { iterations: 2000, warmup: 20, repeats: 2, ldRuns: 5 });
+  assert.deepEqual(execExperiment.parse({}), { iterations: 2000, warmup: 20, repeats: 2, ldRuns: 10 });
 });
 
 test('samples that cannot fit in memory are refused before any work', () => {

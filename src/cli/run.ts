@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { buildDocument, type RunDocument } from '../report/document.js';
 import { UsageError, type Experiment, type ExperimentRun, type CommandOptions, type Warning } from '../experiments/types.js';
 import { parseCpu, parseInteger } from '../experiments/parse.js';
+import { findExperiment } from '../experiments/index.js';
 import { createProgress } from './progress.js';
 import type { Store } from '../store/db.js';
 import { HistoryWriter } from './history-writer.js';
@@ -81,21 +82,25 @@ export const MIN_SAMPLES_FOR_INTERVAL = 6;
 
 /** A warning when a timed configuration (its repeats pooled) has too few samples for its interval to mean anything. */
 export function fewSamplesWarnings(run: ExperimentRun): Warning[] {
-  const counts = new Map<string, number>();
+  const counts = new Map<string, { series: string; n: number }>();
   for (const m of run.measurements) {
     if (m.state !== 'ok' || m.samplesNs.length === 0) continue;
     const key = JSON.stringify([m.series, m.identity]);
-    counts.set(key, (counts.get(key) ?? 0) + m.samplesNs.length);
+    counts.set(key, { series: m.series, n: (counts.get(key)?.n ?? 0) + m.samplesNs.length });
   }
-  const few = [...counts.values()].filter((n) => n < MIN_SAMPLES_FOR_INTERVAL);
+  const few = [...counts.values()].filter((c) => c.n < MIN_SAMPLES_FOR_INTERVAL);
   if (few.length === 0) return [];
+  // The flag that gives those series more samples: --iterations, or the experiment's own for a series it sets otherwise.
+  const own = findExperiment(run.experiment)?.samplesFlag ?? {};
+  const flags = [...new Set(few.map((c) => own[c.series] ?? '--iterations'))];
+  const series = [...new Set(few.map((c) => c.series))];
   return [
     {
       code: 'too-few-samples',
       message:
-        `${few.length} configuration${few.length === 1 ? ' has' : 's have'} fewer than ${MIN_SAMPLES_FOR_INTERVAL} samples (as few as ${Math.min(...few)}): ` +
+        `${few.length} configuration${few.length === 1 ? ' has' : 's have'} fewer than ${MIN_SAMPLES_FOR_INTERVAL} samples (${series.join(', ')}; as few as ${Math.min(...few.map((c) => c.n))}): ` +
         `a 95 % interval of a median needs at least ${MIN_SAMPLES_FOR_INTERVAL}, so the intervals shown for them are not 95 % intervals. ` +
-        `Rerun with --iterations ${MIN_SAMPLES_FOR_INTERVAL} or more (or more --repeats).`,
+        `Rerun with ${flags.map((f) => `${f} ${MIN_SAMPLES_FOR_INTERVAL}`).join(' and ')} or more${flags.includes('--iterations') ? ' (or more --repeats)' : ''}.`,
     },
   ];
 }

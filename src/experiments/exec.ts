@@ -83,7 +83,7 @@ export function article004() {
   };
 }
 
-const DEFAULTS = { iterations: '2000', warmup: '20', repeats: '2', ldRuns: '5' };
+const DEFAULTS = { iterations: '2000', warmup: '20', repeats: '2', ldRuns: '10' };
 
 /** execve alone of `middle` and of the static target (each minus fork-exit), and middle ÷ static, with paired intervals. */
 function execveAloneOf(ms: readonly Measurement[], middle: string, base: SeriesSummary | null, mid: SeriesSummary | null, stat: SeriesSummary | null, seed: number) {
@@ -196,10 +196,12 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
   valueOrder: {},
   unit: MICROSECONDS_PER_CALL,
   figures: 'timings',
+  samplesFlag: { 'ld-startup': '--ld-runs' },
   presets: {
-    // 004: fork+exec+wait of `return 0`, dynamic and static, against fork+_exit.
-    full: { iterations: '2000', warmup: '20', repeats: '2', ldRuns: '5' },
-    quick: { iterations: '300', warmup: '10', repeats: '2', ldRuns: '3' },
+    // 004: fork+exec+wait of `return 0`, dynamic and static, against fork+_exit. ld.so's statistics: at least 6
+    // runs, the fewest whose median has a 95 % interval.
+    full: { iterations: '2000', warmup: '20', repeats: '2', ldRuns: '10' },
+    quick: { iterations: '300', warmup: '10', repeats: '2', ldRuns: '6' },
     note: 'article 004: fork+exec+wait of a `return 0` program, dynamic and static, and fork+_exit',
   },
   options: [

@@ -134,6 +134,8 @@ export interface Experiment<P, S> {
    * e.g. whether a child got a lock: `show` and `compare` print its view instead of medians).
    */
   figures: 'timings' | 'outcomes';
+  /** The flag that sets how many samples a series gets, for series where that is not --iterations (exec's ld-startup: --ld-runs). */
+  samplesFlag?: Readonly<Record<string, string>>;
   /** Its settings for `forklab reproduce`. */
   presets: Presets;
   options: OptionSpec[];
