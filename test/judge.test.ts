@@ -103,3 +103,16 @@ test('every verdict the fixtures give has a plain line: the article-side words, 
     assert.doesNotMatch(v.plain, /\w=\w|median\(|mean\(|[a-z][A-Z][a-z]|✗/, `${v.claimId}: ${v.plain}`);
   }
 });
+
+test('what would settle an inconclusive verdict fits the run: --pin 0 only for runs that were not pinned', () => {
+  const unpinned = doc('spawn');
+  const pinned = { ...doc('spawn'), machine: { ...unpinned.machine, pinnedCpu: 0 } };
+  const settle = (d: RunDocument) => judgeDocuments([d], { seed: 1 }).verdicts.find((v) => v.claimId === '000.posix-spawn-near-vfork')!;
+  const a = settle({ ...unpinned, machine: { ...unpinned.machine, pinnedCpu: null } });
+  const b = settle(pinned);
+  assert.equal(a.verdict, 'inconclusive');
+  assert.equal(b.verdict, 'inconclusive');
+  assert.match(a.settle!, /--pin 0/);
+  assert.doesNotMatch(b.settle!, /--pin/);
+  assert.match(b.settle!, /more repeats/);
+});

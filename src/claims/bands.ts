@@ -72,9 +72,9 @@ export function placement(iv: Range, [lo, hi]: readonly [number, number], fmt: (
   return `the interval straddles the band's edge at ${edges.join(' and ')}`;
 }
 
-/** What would settle an inconclusive verdict, given how many repeats the data have. */
-export function settleAdvice(minRepeats: number | null): string {
+/** What would settle an inconclusive verdict, given how many repeats the data have and whether their probes were already pinned. */
+export function settleAdvice(minRepeats: number | null, pinned = false): string {
   if (minRepeats !== null && minRepeats < 2)
-    return 'one repeat only, so the interval cannot show run-to-run swings: rerun with --repeats 3 or more (reproduce without --quick), on a quieter machine or with --pin 0';
-  return 'more repeats (reproduce without --quick, or the experiment with more --repeats), a quieter machine, or --pin 0 would narrow the interval';
+    return `one repeat only, so the interval cannot show run-to-run swings: rerun with --repeats 3 or more (reproduce without --quick)${pinned ? ' or on a quieter machine' : ', on a quieter machine or with --pin 0'}`;
+  return `more repeats (reproduce without --quick, or the experiment with more --repeats)${pinned ? ' or a quieter machine' : ', a quieter machine, or --pin 0'} would narrow the interval`;
 }

@@ -84,7 +84,7 @@ export function evaluateClaim(docs: readonly RunDocument[], claim: Claim, opts: 
     const v: Verdict = { ...base, verdict: j.outcome, measured: j.measured, published: j.published, factor: j.factor, detail: j.detail, notes };
     if (j.interval) v.interval = j.interval;
     if (j.plain) v.plain = j.plain;
-    if (j.outcome === 'inconclusive') v.settle = settleAdvice(j.minRepeats ?? null);
+    if (j.outcome === 'inconclusive') v.settle = settleAdvice(j.minRepeats ?? null, data.pinned === true);
     return v;
   } catch (e) {
     // NotMeasurable: data missing or a condition not met; RangeError: the statistics could not be computed.

@@ -27,6 +27,8 @@ export interface ExperimentData {
   notes: string[];
   /** Its series are timed in the same iterations of one probe process (resampled together when shapes match). */
   paired: boolean;
+  /** Every run behind these data had its probes pinned to a CPU (--pin): advice never asks for what was done. */
+  pinned?: boolean;
 }
 
 /** Experiments whose series are timed in the same iterations of one probe process (create, exec; cow's passes follow one fork). */
@@ -44,7 +46,8 @@ export function dataFor(docs: readonly RunDocument[], experiment: string, absent
   const failed = all.length - configs.length;
   if (failed > 0) notes.push(`${failed} of ${all.length} ${experiment} configurations failed and are left out`);
   for (const w of new Set(mine.flatMap((d) => (d.warnings ?? []).map((x) => `${x.code}: ${x.message}`)))) notes.push(`warning ${w}`);
-  return { experiment, configs, notes, paired: PAIRED_EXPERIMENTS.has(experiment) };
+  const pinned = mine.every((d) => typeof d.machine?.pinnedCpu === 'number');
+  return { experiment, configs, notes, paired: PAIRED_EXPERIMENTS.has(experiment), pinned };
 }
 
 export function matches(c: Config, sel: Series): boolean {
