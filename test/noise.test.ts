@@ -85,8 +85,8 @@ test('noiseFigures pools repeats by series and keys; fields outside the keys do 
   assert.deepEqual(
     figs.map((f) => [f.label, f.n]),
     [
-      ['fork-exec (rssMb 0)', 400],
-      ['fork-exec (rssMb 512)', 40],
+      ['fork-exec (rss 0 MB)', 400],
+      ['fork-exec (rss 512 MB)', 40],
     ],
   );
   assert.ok(figs[0]!.halfWidthFraction < 0.1);

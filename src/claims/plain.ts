@@ -1,7 +1,7 @@
 // Series, restrictions and keys as a verdict's plain line says them ("fork-exec, thp off, rss 1024 MB"), where the
 // formula of --verbose writes "method=fork-exec,thp=off,rssMb=1024".
 import type { Series } from '../reference/published.js';
-import { baseWords, splitUnit } from '../text/words.js';
+import { baseWords, keyValueWords, splitUnit } from '../text/words.js';
 import { CONTEXT_KEYS, type Restriction } from './select.js';
 
 /** Keys whose values name themselves (a method, a series, a variant): the value alone. */
@@ -9,9 +9,7 @@ const SELF_NAMED: ReadonlySet<string> = new Set(['method', 'series', 'variant'])
 
 /** One key and value: "fork-exec", "thp off", "rss 1024 MB". */
 export function plainPair(key: string, value: unknown): string {
-  if (SELF_NAMED.has(key)) return String(value);
-  const { unit } = splitUnit(key);
-  return `${baseWords(key)} ${String(value)}${unit ? ` ${unit}` : ''}`;
+  return SELF_NAMED.has(key) ? String(value) : keyValueWords(key, value);
 }
 
 /** A selector or restriction: "fork-exec, thp off"; an empty one is every configuration. */

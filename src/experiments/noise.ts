@@ -3,6 +3,7 @@
 // and gives advice that fits the run (no --pin to a pinned run, no --repeats where there is none).
 import { medianRankInterval } from '../stats/ranks.js';
 import { formatWitness, type NoiseWitness } from '../env/witness.js';
+import { keyValueWords } from '../text/words.js';
 import type { Measurement, Warning } from './types.js';
 
 /** A figure is judged wide when its interval reaches further than this fraction from its median. */
@@ -21,7 +22,7 @@ export interface NoiseFigure {
 }
 
 function labelOf(m: Measurement, keys: readonly string[]): string {
-  const parts = keys.filter((k) => m.identity[k] !== undefined && m.identity[k] !== m.series).map((k) => `${k} ${String(m.identity[k])}`);
+  const parts = keys.filter((k) => m.identity[k] !== undefined && m.identity[k] !== m.series).map((k) => keyValueWords(k, m.identity[k]));
   return parts.length ? `${m.series} (${parts.join(', ')})` : m.series;
 }
 

@@ -21,3 +21,9 @@ export function words(key: string): string {
   const { unit } = splitUnit(key);
   return unit ? `${baseWords(key)} (${unit})` : baseWords(key);
 }
+
+/** A key and its value as a reader says them: "rssMb", 1024 → "rss 1024 MB"; "thp", "off" → "thp off". */
+export function keyValueWords(key: string, value: unknown): string {
+  const { unit } = splitUnit(key);
+  return `${baseWords(key)} ${String(value)}${unit ? ` ${unit}` : ''}`;
+}
