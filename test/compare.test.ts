@@ -104,11 +104,11 @@ test('configurations only in one run, without samples, and machine and parameter
   );
   assert.deepEqual(
     cmp.figures.map((f) => f.label),
-    ['fork-exec rssMb=0 thp=off'],
+    ['fork-exec (rss 0 MB, thp off)'],
   );
-  assert.deepEqual(cmp.onlyInA, ['posix-spawn rssMb=0 thp=off']);
-  assert.deepEqual(cmp.onlyInB, ['fork-exec rssMb=512 thp=off']);
-  assert.deepEqual(cmp.noSamples, [{ label: 'vfork-exec rssMb=0 thp=off', side: 'A' }], 'a configuration of fields only is no figure and no gap');
+  assert.deepEqual(cmp.onlyInA, ['posix-spawn (rss 0 MB, thp off)']);
+  assert.deepEqual(cmp.onlyInB, ['fork-exec (rss 512 MB, thp off)']);
+  assert.deepEqual(cmp.noSamples, [{ label: 'vfork-exec (rss 0 MB, thp off)', side: 'A' }], 'a configuration of fields only is no figure and no gap');
   assert.deepEqual(cmp.machineDifferences, [
     { name: 'kernel', a: '6.1.0-test', b: '6.5.0' },
     { name: 'thpEnabled', a: 'madvise', b: 'always' },
@@ -135,7 +135,7 @@ test('configurations only in one run, without samples, and machine and parameter
   const v = groupConfigurations(fakeDocument(vmaRuns, { experiment: 'vma' }));
   assert.deepEqual(
     v.map((g) => g.label),
-    ['fork-exit vmas=1000'],
+    ['fork-exit (vmas 1000)'],
   );
 });
 
@@ -153,8 +153,8 @@ test('forklab compare: per-figure table, only real differences marked, machines-
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^A: run 1 .* host testhost$/m);
   assert.match(r.stdout, /^machines differ: hostname testhost → otherhost$/m);
-  assert.match(r.stdout, /^fork-exec rssMb=0 thp=off .* same$/m);
-  assert.match(r.stdout, /^fork-exec rssMb=512 thp=off .* 2\.0\d\d \[\d\.\d+–\d\.\d+\] +<0\.001 +▲ slower$/m);
+  assert.match(r.stdout, /^fork-exec \(rss 0 MB, thp off\) .* same$/m);
+  assert.match(r.stdout, /^fork-exec \(rss 512 MB, thp off\) .* 2\.0\d\d \[\d\.\d+–\d\.\d+\] +<0\.001 +▲ slower$/m);
   assert.equal((r.stdout.match(/▲ slower/g) ?? []).length, 2);
   const json = runCli(box, ['compare', '1', 'latest', '--db', db, '--json']);
   assert.equal(JSON.parse(json.stdout).figures.length, 4);

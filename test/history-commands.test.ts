@@ -159,7 +159,7 @@ test('export --markdown: a row per configuration with units in the header', () =
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^\*\*spawn\*\* \(patched\)/);
   assert.match(r.stdout, /\| configuration \| repeats \| samples \| median µs \[95 % CI\] \| mean ± σ µs \| min µs \| max µs \| median ÷ fastest \|/);
-  assert.match(r.stdout, /\| fork-exec rssMb=512 thp=off \| 2 \| 100 \| \d+ \[\d+–\d+\] \|/);
+  assert.match(r.stdout, /\| fork-exec \(rss 512 MB, thp off\) \| 2 \| 100 \| \d+ \[\d+–\d+\] \|/);
   assert.equal(cli(db, 'export', '2', '--markdown', '--csv').code, 2);
 });
 
@@ -167,8 +167,8 @@ test('compare --fail-above: exit 1 naming the figures when a significant differe
   const db = fixtureDb();
   const worse = cli(db, 'compare', '1', '2', '--fail-above', '10');
   assert.equal(worse.code, 1, worse.stderr);
-  assert.match(worse.stderr, /1 figure differ by more than 10 % \(--fail-above\):\n {2}fork-exec rssMb=512 thp=off: B is \d+\.\d % slower/);
-  assert.doesNotMatch(worse.stderr, /rssMb=0/, 'the unchanged figure is not named');
+  assert.match(worse.stderr, /1 figure differ by more than 10 % \(--fail-above\):\n {2}fork-exec \(rss 512 MB, thp off\): B is \d+\.\d % slower/);
+  assert.doesNotMatch(worse.stderr, /rss 0 MB/, 'the unchanged figure is not named');
   const loose = cli(db, 'compare', '1', '2', '--fail-above', '500');
   assert.equal(loose.code, 0, loose.stderr);
   assert.match(loose.stderr, /no marked difference is larger than 500 %/);

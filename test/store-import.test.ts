@@ -169,9 +169,9 @@ test('forklab export | import, history, show: exit codes and messages', () => {
   const shown = cli('show', '1', '--db', b);
   assert.equal(shown.code, 0, shown.stderr);
   assert.match(shown.stdout, /machine: testhost, kernel 6\.1\.0-test/);
-  assert.match(shown.stdout, /fork-exec rssMb=1024 thp=off +0 +0 +— +1/, 'a failed configuration is shown as such');
+  assert.match(shown.stdout, /fork-exec \(rss 1024 MB, thp off\) +0 +0 +— +1/, 'a failed configuration is shown as such');
   // The run is a spawn run: its identity is method, rssMb and thp, so the cow-like sizeMb and pages are observed.
-  assert.match(shown.stdout, /first-write thp=on +1 +3 /);
+  assert.match(shown.stdout, /first-write \(thp on\) +1 +3 /);
   assert.deepEqual(JSON.parse(cli('show', '1', '--db', b, '--json').stdout), JSON.parse(exp.stdout));
 
   const missing = cli('show', '42', '--db', b);

@@ -20,10 +20,11 @@ import { resultsOf } from '../report/results.js';
 import { renderView } from '../report/terminal.js';
 import { findExperiment } from '../experiments/index.js';
 import { witnessText } from '../report/markdown.js';
+import { paramFlags } from '../report/labels.js';
 import { fmtDuration } from './progress.js';
 import { CliError } from './run.js';
 import { DB_HELP } from './options.js';
-import { colors, guarded, localTime, out, RUN_HELP, show, statusText, withStore, type Colors, type Opts, plain } from './history-common.js';
+import { colors, guarded, localTime, out, RUN_HELP, statusText, withStore, type Colors, type Opts, plain } from './history-common.js';
 import { registerCompareCommand } from './compare-command.js';
 import { registerRmCommand } from './rm.js';
 
@@ -75,9 +76,11 @@ function describeRun(id: number, doc: RunDocument, c: Colors): string {
     `machine: ${m.hostname}, kernel ${m.kernel} (${m.arch}), ${m.cpuModel ?? 'unknown CPU'} × ${m.cpuCount}, ` +
       `THP enabled ${m.thpEnabled ?? '?'} defrag ${m.thpDefrag ?? '?'}, ${m.virtualization ?? 'virtualization unknown'}, ` +
       `${m.pinnedCpu === null ? 'not pinned' : `pinned to CPU ${m.pinnedCpu}`}`,
-    `params: ${Object.entries(doc.params)
-      .map(([k, v]) => `${k}=${show(v)}`)
-      .join(' ')}`,
+    `params: ${
+      paramFlags(doc)
+        .map(([flag, value]) => `${flag} ${value}`)
+        .join(' ') || 'none'
+    }`,
     `noise during the run: ${witnessText(doc)}`,
     '',
   ];

@@ -3,6 +3,7 @@
 // statistics (pooled medians, intervals, the test and VERDICT_RULE: a difference is marked only when it is both
 // statistically clear and large enough to matter, docs/history.md) are src/stats/compare.ts's.
 import { compareSeries, VERDICT_RULE, type ComparisonVerdict } from '../stats/compare.js';
+import { keyValueWords } from '../text/words.js';
 import { poolRepeats } from '../stats/pool.js';
 import { splitConfiguration, type RunDocument } from '../document/run.js';
 import type { Scalar } from '../experiments/types.js';
@@ -79,11 +80,12 @@ export interface Comparison {
 
 export const COMPARED_MACHINE_FIELDS = ['hostname', 'kernel', 'cpuModel', 'cpuCount', 'thpEnabled', 'pinnedCpu'] as const;
 
+/** "fork-exec (rss 512 MB, thp off)": the series and its identity in words, as a reader says them. */
 function labelOf(series: string, identity: Record<string, Scalar>): string {
   const parts = Object.entries(identity)
     .filter(([, v]) => v !== series)
-    .map(([k, v]) => `${k}=${v === null ? 'null' : String(v)}`);
-  return [series, ...parts].join(' ');
+    .map(([k, v]) => keyValueWords(k, v === null ? 'none' : v));
+  return parts.length ? `${series} (${parts.join(', ')})` : series;
 }
 
 /** Groups a document's configurations by identity, pooling repeats; sorted by label, numbers by value. */
