@@ -1,7 +1,7 @@
 // Conditions a configuration's label promises, verified before its data are used: a configuration labelled
 // THP on counts only when AnonHugePages covered at least THP_ON_MIN of its region, THP off only when at most
 // THP_OFF_MAX did. Otherwise every claim (and figure) that uses it is not measurable, with the numbers.
-import { NotMeasurable, type Config, type ExperimentData } from './select.js';
+import { NotMeasurable, type Config, type ExperimentData } from './data.js';
 
 /** Share of the region that must be in huge pages for "THP on" data to count. */
 export const THP_ON_MIN = 0.9;

@@ -5,31 +5,12 @@ import type { RunDocument } from '../document/run.js';
 import type { CheckStatistic, Operand, Series, SeriesValue } from '../reference/published.js';
 import { mean, median } from '../stats/descriptive.js';
 import { verifyConditions } from './conditions.js';
+import { NotMeasurable, type Config, type ExperimentData } from './data.js';
 
-/** A configuration object of a run document (series, identifying fields at top level, samples, columns, info). */
-export type Config = Record<string, unknown>;
-
-export class NotMeasurable extends Error {
-  constructor(reason: string) {
-    super(reason);
-    this.name = 'NotMeasurable';
-  }
-}
+export { NotMeasurable, type Config, type ExperimentData };
 
 /** Keys of a published series that describe the article's machine, not forklab data: not matched. */
 export const CONTEXT_KEYS: readonly string[] = ['thpSystem'];
-
-/** The data of one experiment: the ok configurations of every document of it. */
-export interface ExperimentData {
-  experiment: string;
-  configs: Config[];
-  /** What every verdict on these data must say: an incomplete run, failed configurations, the run's warnings. */
-  notes: string[];
-  /** Its series are timed in the same iterations of one probe process (resampled together when shapes match). */
-  paired: boolean;
-  /** Every run behind these data had its probes pinned to a CPU (--pin): advice never asks for what was done. */
-  pinned?: boolean;
-}
 
 /** Experiments whose series are timed in the same iterations of one probe process (create, exec; cow's passes follow one fork). */
 export const PAIRED_EXPERIMENTS: ReadonlySet<string> = new Set(['create', 'exec', 'cow']);

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { readBounded } from './input.js';
 import { basename } from 'node:path';
 import { DOCUMENT_SCHEMA, type RunDocument } from '../report/document.js';
-import type { ClaimVerdict, PublishedComparison } from '../report/charts.js';
+import type { ClaimVerdict, PublishedComparison } from '../report/judged.js';
 import type { RunConclusions } from '../report/judged.js';
 import type { Published } from '../reference/published.js';
 import { REPRODUCE_SCHEMA, asReproduceDocument, type ReproduceDocument } from '../claims/reproduction.js';

@@ -1,34 +1,14 @@
-// The vega-lite specifications of every chart of a report (rendered to SVG by svg.ts), and the types of what a
-// report shows beside the run (published figures, claim verdicts). No rendering here; the grouping is groups.ts's.
+// The vega-lite specifications of every chart of a report (rendered to SVG by svg.ts): each experiment's own, with
+// the articles' values drawn where they sit (published-marks.ts), and the charts beside the published figures. No
+// rendering here; the grouping is groups.ts's, the building blocks chart-spec.ts's.
 import type { RunDocument } from '../document/run.js';
 import { autoScale, byThp, chart, LOG_Y, pointsWithCi, present, timeValues, type ChartDef, type TimeValue } from './chart-spec.js';
 import { distributionChart } from './distribution.js';
-import { groupsOf, orderOf, phaseRecords, PHASE_METRICS, timeUnit, type Cell, type Group } from './groups.js';
+import { groupsOf, orderOf, phaseRecords, PHASE_METRICS, timeUnit, type Group } from './groups.js';
 import { publishedMarks, type PublishedMark } from './published-marks.js';
+import type { PublishedComparison } from './judged.js';
 
 export type { ChartDef };
-
-/** This machine beside one published figure, both in `unit`. */
-export interface PublishedComparison {
-  label: string;
-  publishedValue: number;
-  measuredValue: number;
-  unit: string;
-  article?: string;
-  figureId?: string;
-  statistic?: string;
-  /** The article's own condition when forklab reproduces it with an equivalent one (e.g. THP default under "always"). */
-  note?: string;
-  /** The configuration the figure is at, in the run's identity fields (series, method, rssMb, thp…): where a chart draws it. */
-  series?: Record<string, Cell>;
-}
-
-export interface ClaimVerdict {
-  claimId: string;
-  statement: string;
-  verdict: 'holds' | 'differs' | 'inconclusive' | 'not-measurable';
-  detail: string;
-}
 
 // ---------------------------------------------------------------------------------------------- chart specs
 

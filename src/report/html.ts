@@ -2,7 +2,8 @@
 // Every string that comes from the run (machine record, parameters, warnings, series names) is escaped.
 import type { RunDocument } from './document.js';
 import { renderSvg } from './svg.js';
-import { chartsFor, compareChart, publishedCharts, type ChartDef, type ClaimVerdict, type PublishedComparison } from './charts.js';
+import { chartsFor, compareChart, publishedCharts, type ChartDef } from './charts.js';
+import type { ClaimVerdict, PublishedComparison } from './judged.js';
 import { articleOf } from './groups.js';
 import { RAW_DATA_NOTE, compareTable, machineEntries, witnessText, type ReportTable } from './markdown.js';
 import { resultsOf } from './results.js';

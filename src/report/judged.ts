@@ -5,8 +5,29 @@ import type { RunDocument } from './document.js';
 import type { Published } from '../reference/published.js';
 import { judgeDocuments } from '../claims/judge.js';
 import type { FigureComparison } from '../claims/figures.js';
-import type { ClaimVerdict, PublishedComparison } from './charts.js';
 import { articleOf, configLabel, type Cell } from './groups.js';
+
+/** This machine beside one published figure, both in `unit`. */
+export interface PublishedComparison {
+  label: string;
+  publishedValue: number;
+  measuredValue: number;
+  unit: string;
+  article?: string;
+  figureId?: string;
+  statistic?: string;
+  /** The article's own condition when forklab reproduces it with an equivalent one (e.g. THP default under "always"). */
+  note?: string;
+  /** The configuration the figure is at, in the run's identity fields (series, method, rssMb, thp…): where a chart draws it. */
+  series?: Record<string, Cell>;
+}
+
+export interface ClaimVerdict {
+  claimId: string;
+  statement: string;
+  verdict: 'holds' | 'differs' | 'inconclusive' | 'not-measurable';
+  detail: string;
+}
 
 export interface RunConclusions {
   verdicts: ClaimVerdict[];

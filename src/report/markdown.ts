@@ -5,7 +5,7 @@ import { documentWitness, type RunDocument } from './document.js';
 import { formatWitness } from '../env/witness.js';
 import type { MachineRecord } from '../env/machine.js';
 import { fmtRatio } from './table.js';
-import type { ClaimVerdict, PublishedComparison } from './charts.js';
+import type { ClaimVerdict, PublishedComparison } from './judged.js';
 import { articleOf, configLabel, groupsOf, timeUnit, type Cell, type Group } from './groups.js';
 import { compareRuns } from '../store/compare.js';
 import { fmtMedianCi, resultsOf } from './results.js';

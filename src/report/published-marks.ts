@@ -1,7 +1,7 @@
 // The articles' values drawn on a run's own charts: each published figure that sits at one of the run's
 // configurations (same series and identity fields) and is a plain statistic of it (mean, median, min, or one the
 // article does not name), in the chart's unit. Ratios, slopes, differences and totals stay in the table beside.
-import type { PublishedComparison } from './charts.js';
+import type { PublishedComparison } from './judged.js';
 import type { Cell, Group } from './groups.js';
 
 /** One published value at one configuration of the run. */

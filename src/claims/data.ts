@@ -1,0 +1,24 @@
+// What the claims engine judges: one experiment's configurations from its run documents, and the error every
+// judge throws when the data cannot answer (its message becomes the verdict's reason).
+
+/** A configuration object of a run document (series, identifying fields at top level, samples, columns, info). */
+export type Config = Record<string, unknown>;
+
+export class NotMeasurable extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'NotMeasurable';
+  }
+}
+
+/** The data of one experiment: the ok configurations of every document of it. */
+export interface ExperimentData {
+  experiment: string;
+  configs: Config[];
+  /** What every verdict on these data must say: an incomplete run, failed configurations, the run's warnings. */
+  notes: string[];
+  /** Its series are timed in the same iterations of one probe process (resampled together when shapes match). */
+  paired: boolean;
+  /** Every run behind these data had its probes pinned to a CPU (--pin): advice never asks for what was done. */
+  pinned?: boolean;
+}
