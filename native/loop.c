@@ -1,7 +1,9 @@
 /* The fidelity reference: the articles' own method, outside forklab's harness. It maps and touches a
  * region like the probe, then runs a tight loop of N launches and prints the mean per call in ns:
- *   forklab-loop METHOD RSS_MB THP N TARGET [WARMUP]  ->  {"meanNs":...,"iterations":N}
- * WARMUP launches (default 0) run first, untimed, as the probe's warm-up does.
+ *   forklab-loop METHOD RSS_MB THP N TARGET [WARMUP [BLOCK]]  ->  {"meanNs":...,"iterations":N,"blockMeansNs":[...]}
+ * WARMUP launches (default 0) run first, untimed, as the probe's warm-up does. The clock is also read after every
+ * BLOCK launches (default 10), and each block's mean per call is printed too: a preemption of the VM then spoils
+ * one block, not the whole figure.
  * METHOD is a launch method of the spawn case, "thread" (pthread_create+join of an empty thread), or "cow":
  * fork, the child times one write to every page of the region (the copy-on-write faults) and sends the time
  * through a pipe; meanNs is then per page, the parent writes every page again (untimed) before the next fork. 
@@ -96,8 +98,8 @@ static void launch_once(int m, const char *method) {
 
 int main(int argc, char **argv) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (argc != 6 && argc != 7) {
-        fprintf(stderr, "usage: forklab-loop METHOD RSS_MB THP N TARGET [WARMUP]\n");
+    if (argc < 6 || argc > 8) {
+        fprintf(stderr, "usage: forklab-loop METHOD RSS_MB THP N TARGET [WARMUP [BLOCK]]\n");
         return 2;
     }
     const char *method = argv[1];
@@ -118,15 +120,35 @@ int main(int argc, char **argv) {
     if (m == 6) {
         if (region.bytes == 0) { fprintf(stderr, "forklab-loop: cow needs RSS_MB > 0\n"); return 2; }
         for (long i = 0; i < warmup; i++) cow_once();
-        double total = 0;
-        for (long i = 0; i < n; i++) total += cow_once();
-        printf("{\"meanNs\":%.3f,\"iterations\":%ld,\"perPage\":true}\n", total / ((double)n * (double)(region.bytes / 4096)), n);
+        double pages = (double)(region.bytes / 4096), total = 0;
+        printf("{\"perPage\":true,\"blockMeansNs\":[");
+        for (long i = 0; i < n; i++) {
+            double ns = cow_once();
+            total += ns;
+            printf("%s%.3f", i ? "," : "", ns / pages); /* one block per pass over the region */
+        }
+        printf("],\"meanNs\":%.3f,\"iterations\":%ld}\n", total / ((double)n * pages), n);
         return 0;
     }
+    long block = argc >= 8 ? atol(argv[7]) : 10;
+    if (block < 1) block = 1;
+    double *blocks = malloc(sizeof(double) * (size_t)(n / block + 1));
+    if (!blocks) die("malloc");
+    long nblocks = 0;
     for (long i = 0; i < warmup; i++) launch_once(m, method);
-    double t0 = now_ns();
-    for (long i = 0; i < n; i++) launch_once(m, method);
+    double t0 = now_ns(), tb = t0;
+    for (long i = 0; i < n; i++) {
+        launch_once(m, method);
+        if ((i + 1) % block == 0) {
+            double t = now_ns();
+            blocks[nblocks++] = (t - tb) / (double)block;
+            tb = t;
+        }
+    }
     double t1 = now_ns();
-    printf("{\"meanNs\":%.1f,\"iterations\":%ld}\n", (t1 - t0) / n, n);
+    printf("{\"meanNs\":%.1f,\"iterations\":%ld,\"blockMeansNs\":[", (t1 - t0) / n, n);
+    for (long k = 0; k < nblocks; k++) printf("%s%.1f", k ? "," : "", blocks[k]);
+    printf("]}\n");
+    free(blocks);
     return 0;
 }

@@ -11,7 +11,8 @@ import { fixedPlan } from '../runner/plans.js';
 import { runCommand } from '../runner/command.js';
 import { interleave } from '../runner/schedule.js';
 import { killAllGroups } from '../runner/processes.js';
-import { mean } from '../stats/descriptive.js';
+import { mean, median } from '../stats/descriptive.js';
+import { ratioOfMedians } from '../stats/pool.js';
 import { readMemoryBudget } from '../env/memory.js';
 import { sampleLoad } from '../env/machine.js';
 import { addProbeUsage, emptyUsageTotals, formatWitness, witnessOfLoad, type NoiseWitness, type ProbeUsageTotals } from '../env/witness.js';
@@ -25,6 +26,20 @@ import { doctorSummaryLine } from './doctor.js';
 export const TOLERANCE = 0.1;
 /** Untimed launches before the timed ones, the same on both sides. */
 const WARMUP = 5;
+/**
+ * Calls per block. Each side's figure is the median of its blocks' means per call over all rounds: still a mean per
+ * call, as the articles measure, but a VM preemption or a page-fault storm spoils one block instead of a round.
+ */
+export const BLOCK = 10;
+/** Seed of the intervals (the same rounds give the same verdict). */
+const SEED = 1;
+
+/** Means of consecutive blocks of `block` samples (a trailing partial block is left out unless it is the only one). */
+export function blockMeans(samples: readonly number[], block: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i + block <= samples.length; i += block) out.push(mean(samples.slice(i, i + block)));
+  return out.length ? out : samples.length ? [mean(samples)] : [];
+}
 export const SUITES = ['spawn', 'create', 'exec', 'cow'] as const;
 /** The region of the cow pair, in MB. */
 const COW_MB = 64;
@@ -41,13 +56,13 @@ export interface SelfcheckParams {
   pinCpu: number | null;
 }
 
-/** The probe side of a pair: which series, and (by default) the mean of its samples per call. */
+/** The probe side of a pair: which series, and (by default) its samples' means per block of BLOCK calls. */
 export interface ProbeSide {
   caseName: string;
   args: Record<string, string | number>;
   series: string;
-  /** The figure of one probe process when it is not the mean of the series' samples. */
-  figure?(s: SeriesData, info: Record<string, InfoValue>): number | null;
+  /** The blocks of one probe process when they are not the series' samples in blocks of BLOCK. */
+  blocks?(s: SeriesData, info: Record<string, InfoValue>): number[] | null;
 }
 
 /** One comparison: a probe series against a bare loop of the same operation. */
@@ -131,11 +146,12 @@ export function selfcheckPairs(p: SelfcheckParams): Pair[] {
         caseName: 'cow',
         args: { 'size-mb': COW_MB, thp: 'off' },
         series: 'fork',
-        // The child's first write pass over the region, per page (the probe's read pass comes before it).
-        figure: (s, info) => {
+        // The child's first write pass over the region, per page (the probe's read pass comes before it); each
+        // pass is a block of its own, as each loop iteration is.
+        blocks: (s, info) => {
           const pass = s.columns.firstWriteNs;
           const pages = typeof info.pages === 'number' ? info.pages : null;
-          return pass?.length && pages ? mean(pass) / pages : null;
+          return pass?.length && pages ? pass.map((ns) => ns / pages) : null;
         },
       }),
       loop: (n, it) => ['cow', String(COW_MB), 'off', String(it), n.targetStatic],
@@ -145,8 +161,9 @@ export function selfcheckPairs(p: SelfcheckParams): Pair[] {
 
 export interface Cell {
   pair: Pair;
-  probeMeansNs: number[];
-  loopMeansNs: number[];
+  /** Each round's blocks per side: means per call (per page for cow) in ns, one array per fresh process. */
+  probeRoundsNs: number[][];
+  loopRoundsNs: number[][];
   failures: string[];
 }
 
@@ -158,22 +175,25 @@ async function runSide(side: 'probe' | 'loop', c: Cell, p: SelfcheckParams, nati
     const r = await runProbe({ probePath: native.probe, caseName: job.caseName, args, plan: fixedPlan(WARMUP, calls), timeoutMs: 120_000 + c.pair.rssMb * 100, signal });
     addProbeUsage(usage, r.usage, r.durationMs);
     const s = r.series.find((x) => x.series === job.series);
-    const figure = s ? (job.figure ? job.figure(s, r.info) : mean(s.samplesNs)) : null;
-    if (r.state === 'failed' || figure === null) c.failures.push(`probe: ${r.state === 'failed' ? describeFailure(r.reason) : `no ${job.series} figure`}`);
-    else c.probeMeansNs.push(figure);
+    const blocks = s ? (job.blocks ? job.blocks(s, r.info) : blockMeans(s.samplesNs, BLOCK)) : null;
+    if (r.state === 'failed' || !blocks?.length) c.failures.push(`probe: ${r.state === 'failed' ? describeFailure(r.reason) : `no ${job.series} figure`}`);
+    else c.probeRoundsNs.push(blocks);
     return;
   }
-  const argv = [...c.pair.loop(native, calls), String(WARMUP)];
+  const argv = [...c.pair.loop(native, calls), String(WARMUP), String(BLOCK)];
   const file = p.pinCpu === null ? native.loop : 'taskset';
   const args = p.pinCpu === null ? argv : ['-c', String(p.pinCpu), native.loop, ...argv];
   const r = await runCommand(file, args, { timeoutMs: 120_000 + c.pair.rssMb * 100, signal });
   if (r.state === 'failed') c.failures.push(`loop: ${r.why}`);
-  else c.loopMeansNs.push((JSON.parse(r.stdout) as { meanNs: number }).meanNs);
+  else {
+    const out = JSON.parse(r.stdout) as { meanNs: number; blockMeansNs?: number[] };
+    c.loopRoundsNs.push(out.blockMeansNs?.length ? out.blockMeansNs : [out.meanNs]);
+  }
 }
 
 /** Rounds × pairs in a seeded interleaved order; in each item probe and loop run back to back, alternating which goes first. */
 export async function runSelfcheck(p: SelfcheckParams, native: NativePaths, signal: AbortSignal, usage: ProbeUsageTotals): Promise<Cell[]> {
-  const cells: Cell[] = selfcheckPairs(p).map((pair) => ({ pair, probeMeansNs: [], loopMeansNs: [], failures: [] }));
+  const cells: Cell[] = selfcheckPairs(p).map((pair) => ({ pair, probeRoundsNs: [], loopRoundsNs: [], failures: [] }));
   const order = interleave(cells, p.rounds, 7);
   for (const [i, { config: c, repeat }] of order.entries()) {
     if (signal.aborted) break;
@@ -185,28 +205,71 @@ export async function runSelfcheck(p: SelfcheckParams, native: NativePaths, sign
   return cells;
 }
 
-/** The figure of each side: the least disturbed round, i.e. the smallest mean per call (as timeit advises). */
-export function cellRatio(c: Cell): number | null {
-  if (!c.probeMeansNs.length || !c.loopMeansNs.length) return null;
-  return Math.min(...c.probeMeansNs) / Math.min(...c.loopMeansNs);
+export type PairVerdict = 'ok' | 'out' | 'undecided';
+
+export interface PairResult {
+  probeNs: number;
+  loopNs: number;
+  /** forklab ÷ loop, with its 95 % interval from resampling rounds, then blocks within each round (paired by round). */
+  ratio: number;
+  low: number;
+  high: number;
+  /** ok: the whole interval within ±TOLERANCE; out: entirely outside; undecided: across an edge. */
+  verdict: PairVerdict;
+  /** How far apart the rounds of one side are (max ÷ min of their medians − 1), the larger of the two sides. */
+  roundSwing: number;
 }
 
-/** Why it did not pass, and what to change: from the out-of-tolerance pairs and the witness. */
-export function selfcheckAdvice(out: readonly Cell[], failed: readonly Cell[], witness: NoiseWitness | null, p: SelfcheckParams): string[] {
+/**
+ * Each side's figure is the median of its blocks over every round; the ratio's interval resamples rounds (the
+ * probe's and the loop's of one round together: they ran back to back), then blocks, so that swings between fresh
+ * processes widen it instead of deciding the verdict by chance.
+ */
+export function pairResult(c: Cell): PairResult | null {
+  if (!c.probeRoundsNs.length || !c.loopRoundsNs.length) return null;
+  const probeNs = median(c.probeRoundsNs.flat());
+  const loopNs = median(c.loopRoundsNs.flat());
+  if (!(loopNs > 0)) return null;
+  const ci = ratioOfMedians(c.loopRoundsNs, c.probeRoundsNs, SEED, { paired: true });
+  const ratio = probeNs / loopNs;
+  const low = ci?.low ?? ratio;
+  const high = ci?.high ?? ratio;
+  const verdict: PairVerdict = low >= 1 - TOLERANCE && high <= 1 + TOLERANCE ? 'ok' : high < 1 - TOLERANCE || low > 1 + TOLERANCE ? 'out' : 'undecided';
+  const swing = (rounds: number[][]) => {
+    const m = rounds.filter((r) => r.length).map((r) => median(r));
+    return m.length > 1 ? Math.max(...m) / Math.min(...m) - 1 : 0;
+  };
+  return { probeNs, loopNs, ratio, low, high, verdict, roundSwing: Math.max(swing(c.probeRoundsNs), swing(c.loopRoundsNs)) };
+}
+
+const pct = (f: number) => `${(f * 100).toFixed(0)} %`;
+
+/** Why it did not pass, and what to change: from the pairs outside or undecided, the rounds' swing and the witness. */
+export function selfcheckAdvice(results: readonly { cell: Cell; r: PairResult }[], failed: readonly Cell[], witness: NoiseWitness | null, p: SelfcheckParams): string[] {
   const lines: string[] = [];
   for (const c of failed) lines.push(`${c.pair.label}: ${c.failures[0]}`);
-  if (out.length === 0) return lines;
-  const names = out.map((c) => c.pair.label).join(', ');
-  if (witness?.contention.length) {
+  const names = (v: PairVerdict) =>
+    results
+      .filter((x) => x.r.verdict === v)
+      .map((x) => x.cell.pair.label)
+      .join(', ');
+  const busy = witness?.contention.length ? `, while the machine was busy (${witness.contention.join('; ')})` : '';
+  if (names('out')) {
     lines.push(
-      `not passed: ${names} outside ±${TOLERANCE * 100} %, while the machine was busy (${witness.contention.join('; ')}). ` +
-        `Both sides are slowed by other work in bursts, so this deviation is not established. Rerun when \`forklab doctor\` shows no load to look at, ` +
-        `or with more --rounds (now ${p.rounds}) so that each side gets an undisturbed round.`,
+      `not passed: ${names('out')}: the whole 95 % interval of forklab ÷ loop lies outside ±${TOLERANCE * 100} %${busy}. ` +
+        (busy
+          ? `Rerun when \`forklab doctor\` shows no load to look at; if it stays, report it with the output above and \`forklab doctor --json\`.`
+          : `forklab's harness changes this figure: report it with the output above and \`forklab doctor --json\`.`),
     );
-  } else {
+  }
+  const undecided = results.filter((x) => x.r.verdict === 'undecided');
+  if (undecided.length) {
+    const swing = Math.max(...undecided.map((x) => x.r.roundSwing));
+    const pin = p.pinCpu === null ? ', or with --pin CPU' : '';
     lines.push(
-      `not passed: ${names} outside ±${TOLERANCE * 100} % with no contention seen: forklab's harness changes this figure. ` +
-        `Rerun with --rounds ${p.rounds * 2} to confirm; if it stays, report it with the output above and \`forklab doctor --json\`.`,
+      `undecided: ${names('undecided')}: the interval reaches past ±${TOLERANCE * 100} %${busy}. Fresh processes of the same side differ by up to ${pct(swing)} ` +
+        `here (the machine's swing, which both harnesses see), too much to decide ±${TOLERANCE * 100} % from ${p.rounds} rounds. ` +
+        `Rerun with --rounds ${p.rounds * 4} (the interval narrows about as 1/√rounds), when \`forklab doctor\` shows nothing to look at${pin}.`,
     );
   }
   return lines;
@@ -214,25 +277,25 @@ export function selfcheckAdvice(out: readonly Cell[], failed: readonly Cell[], w
 
 export function renderSelfcheck(cells: readonly Cell[], p: SelfcheckParams, witness: NoiseWitness | null): { text: string; pass: boolean; worst: number } {
   let worst = 0;
-  const out: Cell[] = [];
+  const results: { cell: Cell; r: PairResult }[] = [];
+  const mark: Record<PairVerdict, string> = { ok: 'ok', out: 'OUT', undecided: '?' };
   const rows = cells.map((c) => {
-    const ratio = cellRatio(c);
-    if (ratio === null) return [c.pair.label, '—', '—', '—', 'no data'];
-    worst = Math.max(worst, Math.abs(ratio - 1));
-    const ok = Math.abs(ratio - 1) <= TOLERANCE;
-    if (!ok) out.push(c);
-    return [c.pair.label, fmtUs(Math.min(...c.probeMeansNs)), fmtUs(Math.min(...c.loopMeansNs)), ratio.toFixed(3), ok ? 'ok' : 'OUT'];
+    const r = pairResult(c);
+    if (r === null) return [c.pair.label, '—', '—', '—', 'no data'];
+    results.push({ cell: c, r });
+    worst = Math.max(worst, Math.abs(r.ratio - 1));
+    return [c.pair.label, fmtUs(r.probeNs), fmtUs(r.loopNs), `${r.ratio.toFixed(3)} [${r.low.toFixed(3)}–${r.high.toFixed(3)}]`, mark[r.verdict]];
   });
-  const failed = cells.filter((c) => cellRatio(c) === null);
-  const pass = out.length === 0 && failed.length === 0 && cells.length > 0;
+  const failed = cells.filter((c) => pairResult(c) === null);
+  const pass = failed.length === 0 && cells.length > 0 && results.every((x) => x.r.verdict === 'ok');
   const text = [
-    `forklab selfcheck: ${p.iterations} calls × ${p.rounds} rounds per side; each side's figure is its least disturbed round (smallest mean per call)`,
-    renderTable(['pair', 'forklab µs', 'C loop µs', 'ratio', `±${TOLERANCE * 100} %`], rows, { leftAlign: [0] }),
+    `forklab selfcheck: ${p.iterations} calls × ${p.rounds} rounds per side, fresh processes, interleaved; each side's figure is the median of its ${BLOCK}-call blocks' means per call`,
+    renderTable(['pair', 'forklab µs', 'C loop µs', 'ratio [95 % CI]', `±${TOLERANCE * 100} %`], rows, { leftAlign: [0] }),
     '',
-    `worst deviation: ${(worst * 100).toFixed(1)} %`,
+    `worst deviation: ${(worst * 100).toFixed(1)} % (ok: the whole interval within ±${TOLERANCE * 100} %; OUT: entirely outside; ?: across an edge)`,
     `witness: ${witness ? formatWitness(witness) : 'not recorded'}`,
     ...(p.suites.length < SUITES.length ? [`not checked: ${SUITES.filter((s) => !p.suites.includes(s)).join(', ')} (--suites)`] : []),
-    ...selfcheckAdvice(out, failed, witness, p),
+    ...selfcheckAdvice(results, failed, witness, p),
     pass ? 'passed' : '',
   ].filter((l) => l !== '');
   return { text: `${text.join('\n')}\n`, pass, worst };
