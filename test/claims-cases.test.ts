@@ -100,7 +100,7 @@ describe('how verdicts are judged', () => {
     const v = verdictOf('000.vfork-fastest', docs({ spawn: d }));
     assert.equal(v.verdict, 'holds');
     assert.ok(
-      v.notes.some((n) => /rssMb=1024,thp=(on|off) measured on one side only, left out/.test(n)),
+      v.notes.some((n) => /rss 1024 MB, thp (on|off) measured on one side only, left out/.test(n)),
       v.notes.join(' | '),
     );
   });

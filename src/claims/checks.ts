@@ -75,7 +75,7 @@ export function judgeGreater(c: GreaterCheck, ctx: JudgeContext): Judgement {
       l = operandGroups(data, c.lesser, stat, r);
     } catch (e) {
       if (!(e instanceof NotMeasurable) || pairs.length === 1) throw e;
-      notes.push(`${describeRestriction(r)} measured on one side only, left out (${e.message})`);
+      notes.push(`${plainSeries(r)} measured on one side only, left out (${e.message})`);
       continue;
     }
     const q = combined([g, l], stat, ([a, b]) => (b! > 0 ? a! / b! : NaN));
