@@ -156,8 +156,16 @@ async function worker(kind, sizeMb, rounds) {
   const pr = startProbe(sizeMb);
   await pr.ready();
   const methods = {
-    child_process: async (n) => { const r = []; for (let i = 0; i < n; i++) r.push(await timeSpawn(cpSpawn)); return r; },
-    forklab: async (n) => { const r = []; for (let i = 0; i < n; i++) r.push(await timeSpawn(forklabSpawn)); return r; },
+    child_process: async (n) => {
+      const r = [];
+      for (let i = 0; i < n; i++) r.push(await timeSpawn(cpSpawn));
+      return r;
+    },
+    forklab: async (n) => {
+      const r = [];
+      for (let i = 0; i < n; i++) r.push(await timeSpawn(forklabSpawn));
+      return r;
+    },
     floor: async (n, warm) => (await pr.run(n, warm)).map((ns) => ({ totalNs: ns, callNs: null })),
   };
   const samples = { child_process: [], forklab: [], floor: [] };
@@ -169,7 +177,7 @@ async function worker(kind, sizeMb, rounds) {
   await pr.stop();
   const gap = { child_process: await loopBlocking(cpSpawn, 100), forklab: await loopBlocking(forklabSpawn, 100) };
   gap.idle = await loopBlocking(null, 0);
-  keep.length = keep.length; // held to here
+  void keep.length; // the heap is held to here
   const out = { kind, sizeMb, rssMb: Math.round(rssMb), n: rounds * PER_ROUND, medianUs: {}, callMedianUs: {}, maxGapMs: gap };
   for (const [m, s] of Object.entries(samples)) {
     out.medianUs[m] = median(s.map((x) => x.totalNs)) / 1000;
@@ -204,7 +212,9 @@ async function main() {
   if (!existsSync(join(here, '..', 'dist', 'index.js'))) fail('@forklab/spawn is not built: run `npm run build`');
   const results = [];
   const pressureBefore = cpuPressure();
-  console.log('kind     MB  | child_process µs | forklab µs | C floor µs | cp/forklab | forklab/floor | max gap cp ms | max gap forklab ms | max gap idle ms | call cp µs | call forklab µs');
+  console.log(
+    'kind     MB  | child_process µs | forklab µs | C floor µs | cp/forklab | forklab/floor | max gap cp ms | max gap forklab ms | max gap idle ms | call cp µs | call forklab µs',
+  );
   for (const kind of o.kinds) {
     for (const sizeMb of o.sizes) {
       // the Node parent (a V8 heap needs about twice its live size) plus the probe holding the same

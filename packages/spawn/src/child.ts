@@ -34,9 +34,7 @@ export class ChildProcess extends EventEmitter {
   start(n: Normalized): void {
     this.spawnfile = n.file;
     this.spawnargs = n.argv;
-    const [err, pid, handle, ...fds] = native().spawn(n.file, n.argv, n.envp, n.cwd, n.stdio, n.detached, (status, sig) =>
-      this.onExit(status, sig),
-    );
+    const [err, pid, handle, ...fds] = native().spawn(n.file, n.argv, n.envp, n.cwd, n.stdio, n.detached, (status, sig) => this.onExit(status, sig));
     if (err !== 0 && !EMITTED.has(err)) {
       for (const fd of fds) if (fd >= 0) closeSync(fd);
       throw errnoError(err, 'spawn');

@@ -35,7 +35,10 @@ export class AbortError extends Error {
 /** An option that needs code in the child between fork and exec, which posix_spawn cannot run. */
 export class UnsupportedOptionError extends Error {
   readonly code = 'ERR_FORKLAB_SPAWN_UNSUPPORTED';
-  constructor(readonly option: string, why: string) {
+  constructor(
+    readonly option: string,
+    why: string,
+  ) {
     super(`forklab/spawn does not support ${option}: ${why}. Use node:child_process for this call.`);
     this.name = 'UnsupportedOptionError';
   }

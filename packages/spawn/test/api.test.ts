@@ -56,7 +56,10 @@ test('options that need code between fork and exec throw, naming node:child_proc
   ];
   for (const [options, reason] of cases) {
     assert.equal(unsupportedReason(options), reason);
-    assert.throws(() => spawn('true', [], options), (e: Error) => e instanceof UnsupportedOptionError && /node:child_process/.test(e.message));
+    assert.throws(
+      () => spawn('true', [], options),
+      (e: Error) => e instanceof UnsupportedOptionError && /node:child_process/.test(e.message),
+    );
   }
   assert.equal(unsupportedReason({ cwd: '/', env: {}, detached: true, stdio: ['ignore', 1, process.stderr] }), null);
 });

@@ -67,7 +67,7 @@ test('a child that reads stdin to its end; 50 MB through cat both ways', async (
   assert.deepEqual(d.events, c.events);
 });
 
-test('cwd, env, argv0 and PATH looked up in the child\'s environment', async () => {
+test("cwd, env, argv0 and PATH looked up in the child's environment", async () => {
   let [a, b] = await both('pwd', [], { cwd: tmp });
   same(a, b, 'cwd');
   assert.equal(b.stdout.toString(), `${tmp}\n`);
@@ -94,6 +94,7 @@ test('without options.env the child sees process.env as it is now (also set and 
   process.env.FORKLAB_SPAWN_GONE = 'x';
   delete process.env.FORKLAB_SPAWN_GONE;
   try {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell's parameter expansion, not a template
     const [a, b] = await both('sh', ['-c', 'echo "$FORKLAB_SPAWN_SET|${FORKLAB_SPAWN_GONE-unset}"']);
     same(a, b, 'process.env');
     assert.equal(b.stdout.toString(), 'set now|unset\n');
@@ -132,7 +133,11 @@ test('failures to start: missing program, a directory, a non-executable file, a 
 });
 
 test('errors thrown at the call: a path through a file (ENOTDIR), bad arguments', () => {
-  for (const [file, args] of [['/etc/passwd/x', []], ['', []], ['sh', 'not-an-array']] as [string, unknown][]) {
+  for (const [file, args] of [
+    ['/etc/passwd/x', []],
+    ['', []],
+    ['sh', 'not-an-array'],
+  ] as [string, unknown][]) {
     const shapes = impls.map(([, fn]) => {
       try {
         fn(file, args as string[]);
@@ -146,7 +151,7 @@ test('errors thrown at the call: a path through a file (ENOTDIR), bad arguments'
   }
 });
 
-test('detached: a new session and process group; otherwise the parent\'s group', async () => {
+test("detached: a new session and process group; otherwise the parent's group", async () => {
   const script = 'cut -d" " -f5,6 /proc/$$/stat';
   for (const detached of [true, false]) {
     for (const [name, fn] of impls) {
@@ -180,7 +185,7 @@ test('stdio: ignore, inherit, a descriptor, extra pipes', async () => {
   same(c, d, 'fd 3');
 });
 
-test('stdio entries that name each other\'s targets (stdio: [ignore, 2, 1]) are not overwritten', () => {
+test("stdio entries that name each other's targets (stdio: [ignore, 2, 1]) are not overwritten", () => {
   const index = new URL('../src/index.ts', import.meta.url).href;
   const code = `const { spawn } = await import(${JSON.stringify(index)});
 spawn('sh', ['-c', 'echo to-1; echo to-2 >&2'], { stdio: ['ignore', 2, 1] }).on('close', (c) => process.exit(c));`;

@@ -93,10 +93,7 @@ console.log(JSON.stringify({ codes, esm: viaEsm instanceof ChildProcess, cjs: vi
 
 test('--import forklab/spawn/register and NODE_OPTIONS route spawn through forklab; fallbacks are observable', () => {
   writeFileSync(join(project, 'app.mjs'), APP);
-  const runs = [
-    node(['--import', 'forklab/spawn/register', 'app.mjs']),
-    node(['app.mjs'], { NODE_OPTIONS: '--import forklab/spawn/register', FORKLAB_SPAWN_LOG: '1' }),
-  ];
+  const runs = [node(['--import', 'forklab/spawn/register', 'app.mjs']), node(['app.mjs'], { NODE_OPTIONS: '--import forklab/spawn/register', FORKLAB_SPAWN_LOG: '1' })];
   for (const [i, r] of runs.entries()) {
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);

@@ -56,7 +56,7 @@ test(`${CONCURRENT} concurrent spawns: each exit status to its own child`, async
   const fdsBefore = openFds();
   const children = Array.from({ length: CONCURRENT }, (_, i) => spawn('sh', ['-c', `exit ${i % 256}`]));
   const results = await Promise.all(children.map(finished));
-  results.forEach(([code], i) => assert.equal(code, i % 256));
+  for (const [i, [code]] of results.entries()) assert.equal(code, i % 256);
   await settle();
   assert.deepEqual(childrenOf(process.pid), tsxHelpers());
   assert.equal(openFds(), fdsBefore);
@@ -68,8 +68,8 @@ test('children of node:child_process and of forklab/spawn at once: each reaped b
   const sync = childProcess.spawnSync('sh', ['-c', 'exit 42'], { timeout: LIMIT_MS });
   const [a, b] = await Promise.all([Promise.all(ours.map(finished)), Promise.all(theirs.map(finished))]);
   assert.equal(sync.status, 42);
-  a.forEach(([code], i) => assert.equal(code, i + 1, `forklab child ${i}`));
-  b.forEach(([code], i) => assert.equal(code, i + 101, `child_process child ${i}`));
+  for (const [i, [code]] of a.entries()) assert.equal(code, i + 1, `forklab child ${i}`);
+  for (const [i, [code]] of b.entries()) assert.equal(code, i + 101, `child_process child ${i}`);
   await settle();
   assert.deepEqual(childrenOf(process.pid), tsxHelpers());
 });
