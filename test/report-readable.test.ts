@@ -37,6 +37,13 @@ test('parameters are shown as the flags that give them', () => {
   assert.equal(flags['--rss'], (spawn.params.rssMb as number[]).join(','));
   assert.equal(flags['--ci-target'], fmtNumber((spawn.params.ciTarget as number) * 100), 'a percentage flag, not the stored fraction');
   assert.ok(!('rssMb' in flags) && !('--rssMb' in flags));
+  // A flag whose parameter has another name: --repeats-ci sets repeatsCiTarget, a fraction.
+  const adaptive = Object.fromEntries(paramFlags({ ...spawn, params: { ...spawn.params, maxRepeats: 6, repeatsCiTarget: 0.05, repeatsBudgetS: 20 } }));
+  assert.equal(adaptive['--repeats-ci'], '5');
+  assert.equal(adaptive['--max-repeats'], '6');
+  assert.ok(!Object.keys(adaptive).some((k) => /repeats ci|repeatsCi/.test(k)), Object.keys(adaptive).join(' '));
+  // Every parameter a real spawn run stores is shown as a flag.
+  for (const key of Object.keys(adaptive)) assert.match(key, /^--/, `${key} is not shown as a flag`);
   const target = { ...spawn, params: { ...spawn.params, target: '/usr/bin/git', targetArgs: ['--version'] } };
   assert.equal(Object.fromEntries(paramFlags(target))['--target'], '/usr/bin/git -- --version');
 });

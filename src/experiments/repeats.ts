@@ -31,6 +31,7 @@ export function repeatOptions(d: RepeatDefaults): OptionSpec[] {
       description: "the target for --max-repeats: every figure's 95 % interval within ±percent of its median",
       defaultValue: d.repeatsCi,
       unit: '%',
+      param: 'repeatsCiTarget',
     },
     { flags: '--repeats-budget-s <s>', description: 'time budget in seconds for the repeats beyond --repeats', defaultValue: d.repeatsBudgetS, unit: 's' },
   ];

@@ -83,6 +83,8 @@ export interface OptionSpec {
   defaultValue?: string;
   /** Unit of the value (MB, ms, %, iterations), shown with the default in --help: "(default: 400 ms)". */
   unit?: string;
+  /** The key of the run's params this flag sets, where it is not the flag in camelCase (with a unit suffix): --repeats-ci sets repeatsCiTarget. */
+  param?: string;
 }
 
 /** The unit an experiment's timings are shown in: µs per call (perNs 1000) or ns per page (perNs 1). */

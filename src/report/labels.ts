@@ -46,13 +46,15 @@ export function paramFlags(doc: RunDocument): [string, string][] {
   const options = findExperiment(doc.experiment)?.options ?? [];
   const out: [string, string][] = [];
   for (const [key, value] of Object.entries(doc.params)) {
-    if (key === 'targetArgs') continue;
+    // Not given (a filter left open, an empty list): nothing to show.
+    if (key === 'targetArgs' || value === null || (Array.isArray(value) && value.length === 0)) continue;
     if (key === 'target') {
       const args = Array.isArray(doc.params.targetArgs) ? (doc.params.targetArgs as string[]) : [];
       out.push(['--target', `${String(value)}${args.length ? ` -- ${args.join(' ')}` : ''}`]);
       continue;
     }
     const opt = options.find((o) => {
+      if (o.param !== undefined) return o.param === key;
       const name = camel(o.flags.split(/[ ,]/)[0]!);
       return name === key || (key.startsWith(name) && /^(Mb|Kb|Ms|Ns|Bytes)$/.test(key.slice(name.length)));
     });
