@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CommanderError } from 'commander';
 import { buildProgram } from '../src/cli/main.js';
+import { fewSamplesWarnings } from '../src/cli/run.js';
 import { ForklabError } from '../src/errors.js';
 import { EXPERIMENTS } from '../src/experiments/index.js';
 import { runCli, sandbox } from './helpers/cli.js';
@@ -285,4 +286,13 @@ test('too few samples in a series another flag sets: the advice names that flag 
   const defaults = cli('exec', '--iterations', '20', '--warmup', '2', '--repeats', '1', '--no-store');
   assert.equal(defaults.code, 0, defaults.stderr);
   assert.doesNotMatch(defaults.stderr, /fewer than 6 samples/);
+});
+
+test('too few samples: no warning for an experiment whose figures are outcomes (deadlock shows no interval)', () => {
+  const m = (series: string) => ({ series, identity: { variant: series }, observed: {}, repeat: 1, state: 'ok' as const, failure: null, samplesNs: [5e8], columns: {}, info: {} });
+  const run = (experiment: string) => ({ experiment, params: {}, measurements: [m('without-atfork'), m('with-atfork')], summary: null, warnings: [], complete: true });
+  assert.deepEqual(fewSamplesWarnings(run('deadlock') as never), []);
+  const timed = fewSamplesWarnings(run('create') as never);
+  assert.equal(timed.length, 1, 'a timed experiment with one sample per configuration is warned');
+  assert.match(timed[0]!.message, /2 configurations have fewer than 6 samples \(without-atfork, with-atfork; as few as 1\)/);
 });

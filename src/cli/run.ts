@@ -82,6 +82,8 @@ export const MIN_SAMPLES_FOR_INTERVAL = 6;
 
 /** A warning when a timed configuration (its repeats pooled) has too few samples for its interval to mean anything. */
 export function fewSamplesWarnings(run: ExperimentRun): Warning[] {
+  // An experiment whose figures are outcomes (deadlock: whether the child got the lock) shows no interval to warn about.
+  if (findExperiment(run.experiment)?.figures === 'outcomes') return [];
   const counts = new Map<string, { series: string; n: number }>();
   for (const m of run.measurements) {
     if (m.state !== 'ok' || m.samplesNs.length === 0) continue;
