@@ -1,7 +1,7 @@
 // Series, restrictions and keys as a verdict's plain line says them ("fork-exec, thp off, rss 1024 MB"), where the
 // formula of --verbose writes "method=fork-exec,thp=off,rssMb=1024".
 import type { Series } from '../reference/published.js';
-import { baseWords, keyValueWords, splitUnit } from '../text/words.js';
+import { keyValueWords } from '../text/words.js';
 import { CONTEXT_KEYS, type Restriction } from './select.js';
 
 /** Keys whose values name themselves (a method, a series, a variant): the value alone. */
@@ -24,10 +24,7 @@ export function plainSeries(sel: Series | Restriction): string {
 export const plainWhere = (r: Restriction): string => (Object.keys(r).length ? `${plainSeries(r)}: ` : '');
 
 /** A key's range: "rss 0–1024 MB". */
-export function plainSpan(key: string, from: number, to: number): string {
-  const { unit } = splitUnit(key);
-  return `${baseWords(key)} ${from}–${to}${unit ? ` ${unit}` : ''}`;
-}
+export const plainSpan = (key: string, from: number, to: number): string => keyValueWords(key, `${from}–${to}`);
 
 /** The mark after a figure whose own part does not hold. */
 export const plainMark = (o: 'holds' | 'differs' | 'inconclusive'): string => (o === 'holds' ? '' : o === 'differs' ? ' (does not hold)' : ' (undecided)');

@@ -278,15 +278,18 @@ export function selfcheckAdvice(results: readonly { cell: Cell; r: PairResult }[
 export function renderSelfcheck(cells: readonly Cell[], p: SelfcheckParams, witness: NoiseWitness | null): { text: string; pass: boolean; worst: number } {
   let worst = 0;
   const results: { cell: Cell; r: PairResult }[] = [];
+  const failed: Cell[] = [];
   const mark: Record<PairVerdict, string> = { ok: 'ok', out: 'OUT', undecided: '?' };
   const rows = cells.map((c) => {
     const r = pairResult(c);
-    if (r === null) return [c.pair.label, '—', '—', '—', 'no data'];
+    if (r === null) {
+      failed.push(c);
+      return [c.pair.label, '—', '—', '—', 'no data'];
+    }
     results.push({ cell: c, r });
     worst = Math.max(worst, Math.abs(r.ratio - 1));
     return [c.pair.label, fmtUs(r.probeNs), fmtUs(r.loopNs), `${r.ratio.toFixed(3)} [${r.low.toFixed(3)}–${r.high.toFixed(3)}]`, mark[r.verdict]];
   });
-  const failed = cells.filter((c) => pairResult(c) === null);
   const pass = failed.length === 0 && cells.length > 0 && results.every((x) => x.r.verdict === 'ok');
   const text = [
     `forklab selfcheck: ${p.iterations} calls × ${p.rounds} rounds per side, fresh processes, interleaved; each side's figure is the median of its ${BLOCK}-call blocks' means per call`,

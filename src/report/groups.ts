@@ -1,6 +1,7 @@
 // A run document's configurations grouped over their repeats (by the identity the experiment declares), with
 // the vocabulary the reports take from the registry: article, value order, unit, labels.
 import { fieldsOf, identityKeys, type RunDocument } from '../document/run.js';
+import { keyValueWords } from '../text/words.js';
 import { findExperiment } from '../experiments/index.js';
 import { MICROSECONDS_PER_CALL, type TimeUnit } from '../experiments/types.js';
 import { describe } from '../stats/descriptive.js';
@@ -155,7 +156,7 @@ export function configLabel(series: string, fields: Record<string, Cell>): strin
     else if (k === 'thp') parts.push(`THP ${v}`);
     else if (k === 'vmas') parts.push(`${v} VMAs`);
     else if (k === 'thpSystem') parts.push(`system THP ${v}`);
-    else parts.push(`${k}=${v}`);
+    else parts.push(keyValueWords(k, v));
   }
   return parts.join(' · ');
 }
