@@ -29,10 +29,13 @@ function fittedLines(values: TimeValue[]): Record<string, unknown>[] {
   return out;
 }
 
+/** What a legend calls the run's own points beside the article's. */
+const OWN = 'this machine (median)';
+
 /** The marks' shape: the run's medians as dots, the article's values as hollow diamonds (a legend only when there are both). */
-function sourceShape(marks: readonly PublishedMark[], own: string): Record<string, unknown> {
+function sourceShape(marks: readonly PublishedMark[]): Record<string, unknown> {
   if (marks.length === 0) return {};
-  const domain = [own, ...new Set(marks.map((m) => m.source))];
+  const domain = [OWN, ...new Set(marks.map((m) => m.source))];
   return {
     shape: {
       field: 'source',
@@ -54,8 +57,7 @@ function publishedLayer(x: Record<string, unknown>, y: Record<string, unknown>, 
 }
 
 function spawnChart(groups: Group[], published: readonly PublishedMark[]): ChartDef | null {
-  const own = 'this machine (median)';
-  const values = timeValues(groups, 1000).map((v): TimeValue => ({ ...v, source: own }));
+  const values = timeValues(groups, 1000).map((v): TimeValue => ({ ...v, source: OWN }));
   const fits = fittedLines(values);
   const marks = published.filter((m) => values.some((v) => v.thp === m.thp));
   const rss = [...new Set([...values, ...marks].map((v) => Number(v.rssMb)))].sort((a, b) => a - b);
@@ -64,7 +66,7 @@ function spawnChart(groups: Group[], published: readonly PublishedMark[]): Chart
   const y = { field: 'median', type: 'quantitative', scale: { type: 'linear', zero: true }, axis: { format: ',~r' }, title: 'median µs per spawn+wait' };
   const color = { field: 'method', type: 'nominal', scale: { domain: present(values, 'method', orderOf('spawn', 'method')) }, title: 'method' };
   const only = (kind: string) => ({ transform: [{ filter: `datum.kind === '${kind}'` }] });
-  const shape = sourceShape(marks, own);
+  const shape = sourceShape(marks);
   const layers = [
     ...pointsWithCi(x, y, color, false, {}, shape).map((l) => ({ ...only('median'), ...l })),
     { ...only('fit'), mark: { type: 'line', strokeDash: [5, 4], strokeWidth: 1.2, opacity: 0.8 }, encoding: { x, y: { ...y, field: 'fit' }, color } },
@@ -83,16 +85,15 @@ function spawnChart(groups: Group[], published: readonly PublishedMark[]): Chart
 /** The article's values in a chart whose own marks are bars: one diamond per source in the legend. */
 const ARTICLE_SHAPE = { field: 'source', type: 'nominal', title: null, legend: { labelLimit: 240 }, scale: { range: ['diamond'] } };
 
-/** Only the rows of one kind (the run's own, or the article's). */
+/** Only the run's own rows (not the article's values). */
 const ownRows = { transform: [{ filter: "datum.kind !== 'published'" }] };
 
 function cowChart(groups: Group[], published: readonly PublishedMark[]): ChartDef | null {
-  const own = 'this machine (median)';
-  const values = timeValues(groups, 1).map((v): TimeValue => ({ ...v, source: own }));
+  const values = timeValues(groups, 1).map((v): TimeValue => ({ ...v, source: OWN }));
   const marks = published.filter((m) => values.some((v) => v.thp === m.thp && v.series === m.series));
   const x = { field: 'series', type: 'ordinal', sort: present(values, 'series', orderOf('cow', 'series')), title: 'pass', axis: { labelAngle: -30 } };
   const y = { field: 'median', type: 'quantitative', scale: LOG_Y, title: 'median ns per page' };
-  const shape = sourceShape(marks, own);
+  const shape = sourceShape(marks);
   const layer = [
     ...pointsWithCi(x, y, { field: 'sizeMb', type: 'nominal', title: 'region MB' }, false, { xOffset: { field: 'sizeMb', type: 'nominal' } }, shape).map((l) => ({
       ...ownRows,
