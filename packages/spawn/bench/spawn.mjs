@@ -183,7 +183,7 @@ async function worker(kind, sizeMb, rounds) {
     out.medianUs[m] = median(s.map((x) => x.totalNs)) / 1000;
     if (m !== 'floor') out.callMedianUs[m] = median(s.map((x) => x.callNs)) / 1000;
   }
-  process.stdout.write(JSON.stringify(out) + '\n');
+  process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 
 // ---------------------------------------------------------------- orchestrator

@@ -27,7 +27,7 @@ function findNodeGyp() {
 }
 
 if (process.platform !== 'linux') {
-  console.error('@forklab/spawn: Linux only (posix_spawn + pidfd); nothing built on ' + process.platform + '.');
+  console.error(`@forklab/spawn: Linux only (posix_spawn + pidfd); nothing built on ${process.platform}.`);
   process.exit(0);
 }
 const gyp = findNodeGyp();

@@ -89,7 +89,7 @@ export class ChildProcess extends EventEmitter {
   /** Unread output would keep the pipes (and so 'close') open forever: let it flow, as child_process does. */
   private flushStdio(): void {
     for (const s of this.stdio) {
-      if (!s || !s.readable || s.readableFlowing !== null || s.listenerCount('readable') > 0) continue;
+      if (!s?.readable || s.readableFlowing !== null || s.listenerCount('readable') > 0) continue;
       s.resume();
     }
   }
