@@ -2,7 +2,7 @@
 // no network request. Skips when /usr/bin/chromium is absent (CI installs it before the tests).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,17 +11,15 @@ import { renderHtml } from '../src/report/html.js';
 import { chartsFor, publishedCharts } from '../src/report/charts.js';
 import { runConclusions } from '../src/report/judged.js';
 import { loadPublished } from '../src/reference/published.js';
+import { chromiumSkip, launchChromium } from './helpers/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'];
 const ARTIFACTS = new URL('../test-artifacts/', import.meta.url);
 
 const fixture = (name: string): RunDocument => JSON.parse(readFileSync(new URL(`./fixtures/report/${name}.json`, import.meta.url), 'utf8')) as RunDocument;
 
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install it (apt-get install -y chromium) to run the browser test`;
+const skip = chromiumSkip;
 
 test('the HTML report renders offline in Chromium: charts with their series, no error, no request', { skip, timeout: 60_000 }, async () => {
-  const { chromium } = await import('playwright-core');
   const doc = fixture('spawn');
   const { comparisons, verdicts } = runConclusions(doc, loadPublished());
   const expected = [...chartsFor(doc), ...publishedCharts(comparisons)].map((c) => c.id);
@@ -35,7 +33,7 @@ test('the HTML report renders offline in Chromium: charts with their series, no 
   writeFileSync(file, html);
   const pageUrl = pathToFileURL(file).href;
 
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  const browser = await launchChromium();
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.setOffline(true);

@@ -3,7 +3,7 @@
 // number with an exponent, and opens in Chromium without a console error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,10 +13,10 @@ import { renderMarkdown } from '../src/report/markdown.js';
 import { runConclusions } from '../src/report/judged.js';
 import { fmtNumber, paramFlags } from '../src/report/labels.js';
 import { loadPublished } from '../src/reference/published.js';
+import { chromiumSkip, launchChromium } from './helpers/browser.js';
 
 const EXPERIMENTS = ['spawn', 'cow', 'create', 'exec', 'pagetables', 'vma', 'deadlock'];
 const fixture = (name: string): RunDocument => JSON.parse(readFileSync(new URL(`./fixtures/report/${name}.json`, import.meta.url), 'utf8')) as RunDocument;
-const CHROMIUM = '/usr/bin/chromium';
 const E_NOTATION = /\b\d+(?:\.\d+)?e[+-]?\d+\b/i;
 
 /** The text a reader sees: tags and the SVG charts' markup removed (their labels are checked in the browser). */
@@ -78,13 +78,9 @@ test('spawn: every conclusion line of the terminal is in the Markdown and the HT
   assert.match(visible(html), /fork-exec slope, THP off ÷ THP on: [\d.]+×/);
 });
 
-test('the report of every experiment opens in Chromium without a console error', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing`, timeout: 180_000 }, async () => {
-  const { chromium } = await import('playwright-core');
+test('the report of every experiment opens in Chromium without a console error', { skip: chromiumSkip, timeout: 180_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'forklab-readable-'));
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-  });
+  const browser = await launchChromium();
   try {
     const context = await browser.newContext();
     await context.setOffline(true);

@@ -3,15 +3,15 @@
 // Chromium without a console error.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runCli, sandbox } from './helpers/cli.js';
+import { chromiumSkip, launchChromium } from './helpers/browser.js';
 
 const box = sandbox();
 const tmp = box.dir;
 after(() => rmSync(tmp, { recursive: true, force: true }));
-const CHROMIUM = '/usr/bin/chromium';
 
 const cli = (...args: string[]) => runCli(box, args, { limitMs: 300_000 });
 
@@ -70,13 +70,9 @@ test('report R1 and report --input FILE make the same report from the history an
   assert.match(none.stderr, /no reproduction R9/);
 });
 
-test('the reproduction report opens in Chromium: no console error, no request', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing`, timeout: 120_000 }, async () => {
+test('the reproduction report opens in Chromium: no console error, no request', { skip: chromiumSkip, timeout: 120_000 }, async () => {
   reproduceOnce();
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-  });
+  const browser = await launchChromium();
   try {
     const context = await browser.newContext();
     await context.setOffline(true);
