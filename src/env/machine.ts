@@ -18,11 +18,13 @@ import {
   type CpuPressure,
 } from './parse.js';
 
+import { readIsolation, sampleCgroupCpu, type CgroupCpuSample, type IsolationFields } from './isolation.js';
 import { parseProcStatCpu, type CpuTicks, type ProbeUsageTotals } from './witness.js';
 
 export type { CpuPressure } from './parse.js';
 
-export interface MachineRecord {
+/** The isolation fields (seccomp, container, user namespace, CPU quota) are absent in records made before them. */
+export interface MachineRecord extends Partial<IsolationFields> {
   hostname: string;
   /** uname -r (os.release()). */
   kernel: string;
@@ -74,6 +76,8 @@ export interface LoadSample {
   cpuPressure: CpuPressure | null;
   /** The "cpu" line of /proc/stat (steal, iowait) for the noise witness; absent in runs recorded before it existed. */
   cpuTicks?: CpuTicks | null;
+  /** The process's own cgroup: its cpu.pressure and cpu.stat throttling (absent in runs recorded before they were read). */
+  cgroupCpu?: CgroupCpuSample | null;
   /** In the sample taken after a run: the probes' scheduling counters summed over the run. */
   probes?: ProbeUsageTotals;
 }
@@ -100,6 +104,8 @@ export interface HostSources {
   };
   nodeVersion: string;
   now(): Date;
+  /** The environment (container markers such as KUBERNETES_SERVICE_HOST); none when absent. */
+  env?: Record<string, string | undefined>;
 }
 
 const COMMAND_TIMEOUT_MS = 2000;
@@ -140,6 +146,7 @@ export const realSources: HostSources = {
   },
   nodeVersion: process.version,
   now: () => new Date(),
+  env: process.env,
 };
 
 /** Stdout of a command that exited 0, or null. */
@@ -171,6 +178,7 @@ export function sampleLoad(src: HostSources = realSources): LoadSample {
     loadAverage: loadTriple(src),
     cpuPressure: readPressure(src),
     cpuTicks: stat === null ? null : parseProcStatCpu(stat),
+    cgroupCpu: sampleCgroupCpu(src.readFile),
   };
 }
 
@@ -306,6 +314,7 @@ export function buildMachineRecord(src: HostSources, opts: { pinCpu: number | nu
     cpuGovernor: trimmedOrNull(read('/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor')),
     collectedAt: src.now().toISOString(),
     notes,
+    ...readIsolation(read, src.env ?? {}),
   };
 }
 

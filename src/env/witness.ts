@@ -1,7 +1,10 @@
 // The noise witness: what the machine did *during* a run, from counters read before and after it
 // (CPU pressure stall time, steal and iowait ticks) and from the probes' own scheduling counters
 // (involuntary context switches, CPU migrations). Pure functions over read values; the reading is in
-// machine.ts (sampleLoad) and the runner (each probe's "usage" line).
+// machine.ts (sampleLoad) and the runner (each probe's "usage" line). Inside a container /proc/pressure describes
+// the host; the cgroup's own cpu.pressure and cpu.stat (throttling by a CPU quota) describe this workload.
+
+import type { CgroupCpuSample } from './isolation.js';
 
 /** A probe's "usage" line (runner/protocol.ts ProbeUsage), structurally. */
 interface ProbeUsage {
@@ -75,6 +78,9 @@ export function witnessOfLoad(load: { before: LoadCounters; after: LoadCounters 
     ticksAfter: a.cpuTicks ?? null,
     probes: a.probes ?? null,
     pinnedCpu,
+    cgroupBefore: load.before.cgroupCpu ?? null,
+    // Undefined for a run recorded before the cgroup was read: then the witness has no cgroup fields.
+    cgroupAfter: a.cgroupCpu,
   });
 }
 
@@ -83,6 +89,7 @@ export interface LoadCounters {
   cpuPressure: { someTotalUs: number } | null;
   cpuTicks?: CpuTicks | null;
   probes?: ProbeUsageTotals;
+  cgroupCpu?: CgroupCpuSample | null;
 }
 
 /** What the witness saw over one run. Percentages are of the run's wall time (pressure) or of all CPU time (steal, iowait). */
@@ -101,6 +108,11 @@ export interface NoiseWitness {
   /** CPU migrations of the probes (only meaningful when pinned: then it should be 0). */
   migrations: number | null;
   pinnedCpu: number | null;
+  /** The cgroup's own cpu.pressure "some" stall, % of wall time (absent for runs recorded before it was read). */
+  cgroupPressurePercent?: number | null;
+  /** Enforcement periods in which the cgroup's CPU quota ran out during the run, and the time it was throttled. */
+  throttledPeriods?: number | null;
+  throttledMs?: number | null;
   /** Why the run counts as contended; empty when it does not. */
   contention: string[];
 }
@@ -123,6 +135,8 @@ export interface WitnessInput {
   ticksAfter: CpuTicks | null;
   probes: ProbeUsageTotals | null;
   pinnedCpu: number | null;
+  cgroupBefore?: CgroupCpuSample | null;
+  cgroupAfter?: CgroupCpuSample | null;
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
@@ -147,6 +161,11 @@ export function computeWitness(i: WitnessInput): NoiseWitness {
   if (stealPercent !== null && stealPercent >= CONTENTION.stealPercent) contention.push(`the hypervisor took ${stealPercent} % of CPU time (steal)`);
   if (perS !== null && perS >= CONTENTION.probeInvoluntaryPerS) contention.push(`the probe was preempted ${perS} times a second`);
   if (i.pinnedCpu !== null && reported && p.migrations !== null && p.migrations > 0) contention.push(`the pinned probe migrated ${p.migrations} times`);
+  const cg = cgroupDelta(i.cgroupBefore ?? null, i.cgroupAfter ?? null, i.wallMs);
+  if (cg.cgroupPressurePercent !== null && cg.cgroupPressurePercent >= CONTENTION.cpuPressurePercent)
+    contention.push(`tasks of this cgroup waited for a CPU ${cg.cgroupPressurePercent} % of the time`);
+  if (cg.throttledPeriods !== null && cg.throttledPeriods > 0)
+    contention.push(`the cgroup's CPU quota throttled it in ${cg.throttledPeriods} periods (${cg.throttledMs ?? '?'} ms)`);
   return {
     wallMs: Math.round(i.wallMs),
     cpuPressureStallMs: stallUs === null ? null : Math.round(stallUs / 1000),
@@ -158,7 +177,24 @@ export function computeWitness(i: WitnessInput): NoiseWitness {
     probeInvoluntaryPerS: perS,
     migrations: reported ? p.migrations : null,
     pinnedCpu: i.pinnedCpu,
+    ...(i.cgroupAfter !== undefined ? cg : {}),
     contention,
+  };
+}
+
+/** The cgroup's pressure and throttling over a run, from its counters before and after. */
+function cgroupDelta(b: CgroupCpuSample | null, a: CgroupCpuSample | null, wallMs: number) {
+  const diff = (k: keyof CgroupCpuSample): number | null => {
+    const x = b?.[k];
+    const y = a?.[k];
+    return x === null || x === undefined || y === null || y === undefined ? null : Math.max(0, y - x);
+  };
+  const stallUs = diff('pressureSomeTotalUs');
+  const throttledUs = diff('throttledUs');
+  return {
+    cgroupPressurePercent: stallUs !== null && wallMs > 0 ? round1((100 * stallUs) / 1000 / wallMs) : null,
+    throttledPeriods: diff('nrThrottled'),
+    throttledMs: throttledUs === null ? null : Math.round(throttledUs / 1000),
   };
 }
 
@@ -171,5 +207,7 @@ export function formatWitness(w: NoiseWitness): string {
   if (w.probeInvoluntarySwitches !== null)
     parts.push(`probes preempted ${w.probeInvoluntarySwitches} times (${w.probeInvoluntaryPerS ?? '?'}/s over ${w.probes} probe${w.probes === 1 ? '' : 's'})`);
   if (w.pinnedCpu !== null && w.migrations !== null) parts.push(`${w.migrations} migrations off CPU ${w.pinnedCpu}`);
+  if (w.cgroupPressurePercent !== null && w.cgroupPressurePercent !== undefined) parts.push(`cgroup CPU pressure ${w.cgroupPressurePercent} %`);
+  if (w.throttledPeriods !== null && w.throttledPeriods !== undefined) parts.push(`throttled in ${w.throttledPeriods} periods (${w.throttledMs ?? '?'} ms)`);
   return parts.join(', ');
 }
