@@ -52,6 +52,34 @@ public class ForklabDriver {
         return -1;
     }
 
+    /** A counter of /proc/thread-self/FILE (the thread that spawns), or -1 where it cannot be read. */
+    static long threadCounter(String file, String key) {
+        try {
+            for (String l : Files.readAllLines(Path.of("/proc/thread-self/" + file)))
+                if (l.startsWith(key)) return Long.parseLong(l.substring(l.indexOf(':') + 1).trim());
+        } catch (Exception e) {
+            return -1;
+        }
+        return -1;
+    }
+
+    static long[] counters() {
+        return new long[] {
+            threadCounter("status", "nonvoluntary_ctxt_switches"),
+            threadCounter("status", "voluntary_ctxt_switches"),
+            threadCounter("sched", "se.nr_migrations"),
+        };
+    }
+
+    /** The usage line: the spawning thread's switches and migrations since ready; Java cannot read its children's. */
+    static void usage(long[] atReady) {
+        long[] now = counters();
+        if (now[0] < 0 || now[1] < 0 || atReady[0] < 0 || atReady[1] < 0) return;
+        String migrations = now[2] >= 0 && atReady[2] >= 0 ? String.valueOf(now[2] - atReady[2]) : "null";
+        line("{\"type\":\"usage\",\"nivcsw\":" + (now[0] - atReady[0]) + ",\"nvcsw\":" + (now[1] - atReady[1])
+                + ",\"childNivcsw\":null,\"migrations\":" + migrations + "}");
+    }
+
     static long once(ProcessBuilder pb) throws Exception {
         long t0 = System.nanoTime();
         Process p = pb.start();
@@ -112,6 +140,7 @@ public class ForklabDriver {
                 + ",\"launchMechanism\":" + (mechanism == null ? "null" : json(mechanism))
                 + ",\"heapKind\":\"byte-arrays\",\"heapMb\":" + heapMb + ",\"rssKb\":" + rssKb() + "}");
         line("{\"type\":\"ready\"}");
+        long[] atReady = counters();
 
         ProcessBuilder pb = new ProcessBuilder(target);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -138,6 +167,7 @@ public class ForklabDriver {
             line("{\"type\":\"samples\",\"series\":" + json(caseName) + ",\"warmup\":" + w + ",\"ns\":[" + ns + "]}");
             line("{\"type\":\"end\",\"warmup\":" + w + "}");
         }
+        usage(atReady);
         line("{\"type\":\"done\"}");
         System.exit(0);
     }

@@ -43,6 +43,28 @@ sub rss_kb {
     return -1;
 }
 
+# A counter of /proc/thread-self/FILE, or undef where it cannot be read.
+sub thread_counter {
+    my ($file, $key) = @_;
+    open(my $f, '<', "/proc/thread-self/$file") or return undef;
+    while (<$f>) { return $1 + 0 if /^\Q$key\E\s*:\s*(\d+)/ }
+    return undef;
+}
+
+sub counters {
+    return [thread_counter('status', 'nonvoluntary_ctxt_switches'), thread_counter('status', 'voluntary_ctxt_switches'),
+        thread_counter('sched', 'se.nr_migrations')];
+}
+
+# The usage line: the driver's switches and migrations since ready; core Perl cannot read its children's.
+sub usage_line {
+    my ($at) = @_;
+    my $now = counters();
+    return if grep { !defined } @$now[0, 1], @$at[0, 1];
+    my $moved = defined $now->[2] && defined $at->[2] ? $now->[2] - $at->[2] : 'null';
+    print '{"type":"usage","nivcsw":', $now->[0] - $at->[0], ',"nvcsw":', $now->[1] - $at->[1], ',"childNivcsw":null,"migrations":', $moved, "}\n";
+}
+
 my $case = $ARGV[0];
 print '{"type":"hello","protocol":1,"probe":', json_str($DRIVER), ',"case":', (defined $case ? json_str($case) : 'null'), ',"pid":', $$, "}\n";
 fail('usage', 'unknown case: ' . ($case // '')) unless defined $case && $CASES{$case};
@@ -71,6 +93,7 @@ my $version = sprintf('%vd', $^V);
 print '{"type":"info","runtime":"perl","runtimeVersion":', json_str($version), ',"heapKind":"string","heapMb":', $heap_mb + 0,
     ',"rssKb":', rss_kb(), "}\n";
 print qq({"type":"ready"}\n);
+my $at_ready = counters();
 
 while (my $line = <STDIN>) {
     last if $line =~ /^stop/;
@@ -88,5 +111,6 @@ while (my $line = <STDIN>) {
     print '{"type":"samples","series":', json_str($case), ',"warmup":', $warmup, ',"ns":[', join(',', @ns), "]}\n";
     print qq({"type":"end","warmup":$warmup}\n);
 }
+usage_line($at_ready);
 print qq({"type":"done"}\n);
 exit 0;

@@ -5,6 +5,7 @@
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import time
@@ -86,6 +87,31 @@ def rss_kb():
     return -1
 
 
+def migrations():
+    """se.nr_migrations of the thread that spawns, or None where the kernel does not show it."""
+    try:
+        with open("/proc/thread-self/sched") as f:
+            for line in f:
+                if line.startswith("se.nr_migrations"):
+                    return int(line.split(":")[1])
+    except OSError:
+        pass
+    return None
+
+
+def counters():
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (me.ru_nivcsw, me.ru_nvcsw, kids.ru_nivcsw, migrations())
+
+
+def usage(at_ready):
+    """The usage line, as the C probe sends it: getrusage of the driver and of its reaped children since ready."""
+    now = counters()
+    moved = now[3] - at_ready[3] if now[3] is not None and at_ready[3] is not None else None
+    out({"type": "usage", "nivcsw": now[0] - at_ready[0], "nvcsw": now[1] - at_ready[1], "childNivcsw": now[2] - at_ready[2], "migrations": moved})
+
+
 def batch(once, case, n, warmup):
     ns = []
     for _ in range(n):
@@ -120,6 +146,7 @@ def main():
         "subprocessUseVfork": bool(getattr(subprocess, "_USE_VFORK", False)),
     })
     out({"type": "ready"})
+    at_ready = counters()
     once = runner(case, target)
     for line in sys.stdin:
         if line.startswith("stop"):
@@ -131,6 +158,7 @@ def main():
         if n < 1 or n > 10000000:
             fail("usage", "iteration count out of range: " + line.strip())
         batch(once, case, n, parts[0] == "warmup")
+    usage(at_ready)
     out({"type": "done"})
     del heap
 

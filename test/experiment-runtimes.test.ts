@@ -111,7 +111,7 @@ test('the plan leaves out a variant its runtime cannot run, and says why', () =>
   );
   assert.deepEqual(
     all.runs[0]!.variants.map((v) => v.id),
-    ['node/spawn', 'node/spawnSync'],
+    ['node/spawn', 'node/spawnSync', 'node/execFile'],
   );
   assert.deepEqual(all.runs[0]!.heapKinds, ['buffers', 'objects']);
   assert.deepEqual(all.absent, [{ runtime: 'node20', variant: 'node/forklab-spawn', why: 'not importable' }]);
@@ -125,4 +125,32 @@ test('the plan leaves out a variant its runtime cannot run, and says why', () =>
     ['runtime-not-found'],
   );
   assert.deepEqual(plan(entries, parseRuntimes({ heapKinds: 'bytearray' })).runs, [], 'no heap kind of Node was asked for');
+});
+
+test('--node picks one Node per release line asked for, and names the flag that fetches a missing one', () => {
+  const node = (name: string, version: string, selected: boolean): RuntimeEntry => ({
+    state: 'found',
+    name,
+    family: 'node',
+    path: `/x/${name}`,
+    version,
+    selected,
+    origin: 'cache',
+    unavailable: {},
+  });
+  const entries: RuntimeEntry[] = [
+    node('node20', '20.20.2', true),
+    node('node22', '22.23.5', true),
+    node('node24-2', '24.1.0', false),
+    node('node24', '24.22.3', true),
+    { state: 'found', name: 'perl5.36', family: 'perl', path: '/x/perl', version: '5.36.0', selected: true, origin: 'path', unavailable: {} },
+  ];
+  const r = plan(entries, parseRuntimes({ node: '24,26,20' }));
+  assert.deepEqual(
+    r.runs.map((x) => x.runtime.name),
+    ['perl5.36', 'node20', 'node24'],
+    'other families still run; Node only on the lines asked for',
+  );
+  assert.equal(r.warnings.length, 1);
+  assert.match(r.warnings[0]!.message, /--node 26: .*--fetch node@26/);
 });

@@ -10,7 +10,7 @@ import type { CgroupCpuSample } from './isolation.js';
 interface ProbeUsage {
   nivcsw: number;
   nvcsw: number;
-  childNivcsw: number;
+  childNivcsw: number | null;
   migrations: number | null;
 }
 
@@ -62,7 +62,7 @@ export function addProbeUsage(t: ProbeUsageTotals, usage: ProbeUsage | undefined
   t.probeMs += durationMs;
   t.involuntarySwitches += usage.nivcsw;
   t.voluntarySwitches += usage.nvcsw;
-  t.childInvoluntarySwitches += usage.childNivcsw;
+  if (usage.childNivcsw !== null) t.childInvoluntarySwitches += usage.childNivcsw;
   if (usage.migrations !== null) t.migrations = (t.migrations ?? 0) + usage.migrations;
 }
 

@@ -7,6 +7,8 @@ import { sweep } from './sweep.js';
 import { measurementsFrom } from './measure.js';
 import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type RunContext, type Warning } from './types.js';
 import { discoverRuntimes, which, type FoundRuntime, type RuntimeEntry } from './runtimes/discover.js';
+import { fetchRuntime } from './runtimes/fetch.js';
+import { runtimeCacheDir } from './runtimes/locations.js';
 import { ALL_VARIANTS, DRIVER_FILES, FAMILIES, familySpec, type Variant } from './runtimes/registry.js';
 import { traceMechanism } from './runtimes/mechanism.js';
 import { mechanismEntry, summarizeCells, summarizeLines, type AbsentVariant, type RuntimesSummary, type VariantMechanism } from './runtimes/summary.js';
@@ -32,7 +34,22 @@ export function plan(
 ): { runs: { runtime: FoundRuntime; variants: Variant[]; heapKinds: string[] }[]; absent: AbsentVariant[]; warnings: Warning[] } {
   const warnings: Warning[] = [];
   const found = entries.filter((e): e is FoundRuntime => e.state === 'found');
-  const chosen = p.only ? found.filter((r) => p.only!.includes(r.name) || p.only!.includes(r.family) || r.origin === 'flag') : found.filter((r) => r.selected);
+  let chosen = p.only ? found.filter((r) => p.only!.includes(r.name) || p.only!.includes(r.family) || r.origin === 'flag') : found.filter((r) => r.selected);
+  if (p.nodeLines) {
+    // --node 20,24: one Node per line asked for (the one selected by discovery, else the newest), the rest of Node left out.
+    const major = (r: FoundRuntime) => Number(r.version.split('.')[0]);
+    const nodes = p.nodeLines.flatMap((line) => {
+      const mine = found.filter((r) => r.family === 'node' && major(r) === line);
+      const pick = mine.find((r) => r.origin === 'flag') ?? mine.find((r) => r.selected) ?? mine[mine.length - 1];
+      if (!pick)
+        warnings.push({
+          code: 'runtime-not-found',
+          message: `--node ${line}: no Node ${line} was found here (PATH, nvm, fnm, volta, asdf, n, forklab's cache); forklab runtimes --fetch node@${line} installs it from the npm registry`,
+        });
+      return pick ? [pick] : [];
+    });
+    chosen = [...chosen.filter((r) => r.family !== 'node'), ...nodes];
+  }
   for (const name of p.only ?? [])
     if (!found.some((r) => r.name === name || r.family === name))
       warnings.push({ code: 'runtime-not-found', message: `--runtimes ${name}: no runtime of that name or family was found here; add it with --runtime ${name}=PATH` });
@@ -65,7 +82,7 @@ async function observeMechanisms(runs: ReturnType<typeof plan>['runs'], ctx: Run
     const config: Config = { ...c, heapMb: 0 };
     const result = await traceMechanism({
       strace,
-      command: familySpec(c.runtime.family).driver!(c.runtime.path, c.variant, 0, true),
+      command: familySpec(c.runtime.family).driver!(c.runtime, c.variant, 0, true),
       caseName: c.variant.caseName,
       args: driverArgs(config, ctx.native.targetStatic),
       target: ctx.native.targetStatic,
@@ -92,7 +109,7 @@ function warningsFor(run: ExperimentRun<RuntimesSummary>): Warning[] {
 export const runtimesExperiment: Experiment<RuntimesParams, RuntimesSummary> = {
   name: 'runtimes',
   article: '000',
-  summaryLine: 'what starting a child costs from Node, Python, Java and Perl, against the heap, and which system call each makes',
+  summaryLine: 'what starting a child costs from every Node line, Bun, Deno, Python, Java, Perl, Go, Ruby and Rust, against the heap, and which system call each makes',
   cases: [],
   drivers: DRIVER_FILES,
   identity: ['runtime', 'variant', 'heapKind', 'heapMb'],
@@ -129,9 +146,19 @@ export const runtimesExperiment: Experiment<RuntimesParams, RuntimesSummary> = {
   }),
 
   async run(p, ctx) {
+    const cacheDir = runtimeCacheDir(process.env);
+    const fetchWarnings: Warning[] = [];
+    for (const spec of p.fetch) {
+      if (ctx.signal.aborted) break;
+      const r = cacheDir
+        ? await fetchRuntime(spec, cacheDir, { note: (m) => ctx.progress.note(m), signal: ctx.signal })
+        : ({ state: 'failed', spec, why: 'no cache folder: neither XDG_CACHE_HOME nor HOME is set' } as const);
+      if (r.state === 'failed') fetchWarnings.push({ code: 'fetch-failed', message: `--fetch ${spec.label}: ${r.why}` });
+    }
     ctx.progress.note('looking for runtimes');
-    const entries = await discoverRuntimes({ extra: p.extra, signal: ctx.signal });
-    const { runs, absent, warnings } = plan(entries, p);
+    const entries = await discoverRuntimes({ extra: p.extra, signal: ctx.signal, cacheDir });
+    const { runs, absent, warnings: planWarnings } = plan(entries, p);
+    const warnings = [...fetchWarnings, ...planWarnings];
     const strace = p.strace ? which('strace', process.env) : null;
     const mechanisms = strace ? await observeMechanisms(runs, ctx, strace) : [];
     const mechanismsSkipped = !p.strace ? 'not traced (--no-strace)' : strace ? null : 'unknown (install strace)';
@@ -144,7 +171,7 @@ export const runtimesExperiment: Experiment<RuntimesParams, RuntimesSummary> = {
       ctx,
       label: (c) => `${c.runtime.name} ${c.variant.id} ${c.heapKind} heap=${c.heapMb} MB`,
       job: (c) => ({
-        command: familySpec(c.runtime.family).driver!(c.runtime.path, c.variant, c.heapMb),
+        command: familySpec(c.runtime.family).driver!(c.runtime, c.variant, c.heapMb),
         caseName: c.variant.caseName,
         args: driverArgs(c, ctx.native.targetStatic),
         plan: adaptivePlan({

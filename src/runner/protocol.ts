@@ -32,8 +32,8 @@ export interface ProbeUsage {
   nivcsw: number;
   /** Voluntary context switches (blocked, e.g. in waitpid). */
   nvcsw: number;
-  /** Involuntary context switches of the probe's reaped children. */
-  childNivcsw: number;
+  /** Involuntary context switches of the probe's reaped children; null from a runtime driver that cannot read them. */
+  childNivcsw: number | null;
   /** CPU migrations of the probe's main thread (se.nr_migrations); null where the kernel does not show it. */
   migrations: number | null;
 }
@@ -112,7 +112,8 @@ export function parseLine(line: string): ParseResult {
       return { ok: true, message: { type: 'samples', series: v.series, warmup: v.warmup, ns, columns } };
     }
     case 'usage': {
-      if (!isCount(v.nivcsw) || !isCount(v.nvcsw) || !isCount(v.childNivcsw)) return fail('usage without integer "nivcsw", "nvcsw", "childNivcsw"');
+      if (!isCount(v.nivcsw) || !isCount(v.nvcsw)) return fail('usage without integer "nivcsw", "nvcsw"');
+      if (v.childNivcsw !== null && !isCount(v.childNivcsw)) return fail('usage with a bad "childNivcsw"');
       if (v.migrations !== null && !isCount(v.migrations)) return fail('usage with a bad "migrations"');
       return { ok: true, message: { type: 'usage', usage: { nivcsw: v.nivcsw, nvcsw: v.nvcsw, childNivcsw: v.childNivcsw, migrations: v.migrations } } };
     }

@@ -1,24 +1,26 @@
-// Finds the runtimes on this machine: on PATH, in pyenv's versions, in /usr/lib/jvm, and those given with
-// --runtime NAME=PATH; reads each one's version by running it. Absent runtimes are listed with the command
-// that adds them, never an error.
+// Finds the runtimes on this machine (where: locations.ts) and those given with --runtime NAME=PATH, and reads
+// each one's version by running it. Absent runtimes are listed with the command that adds them, never an error.
 import { setMaxListeners } from 'node:events';
-import { accessSync, constants, readdirSync, realpathSync, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import { runCommand } from '../../runner/command.js';
 import { parseLine } from '../../runner/protocol.js';
-import { DRIVERS_DIR, FAMILIES, familySpec, type Family } from './registry.js';
+import { type Candidate, jsRuntimeCandidates, listDir, nodeCandidates, type Origin, runtimeCacheDir, toolCandidates, which, isExecutable } from './locations.js';
+import { FAMILIES, familySpec, type Family } from './registry.js';
+
+export { isExecutable, which } from './locations.js';
 
 export interface FoundRuntime {
   state: 'found';
-  /** Unique short name: node20, python3.13, java25, perl5.36, or the name given with --runtime. */
+  /** Unique short name: node20, python3.13, java25, perl5.36, go1.19, or the name given with --runtime. */
   name: string;
   family: Family;
-  /** The real executable (symlinks and pyenv shims resolved). */
+  /** The real executable (symlinks and pyenv shims resolved); for Go and Rust, the compiler. */
   path: string;
   version: string;
   /** Run by default (or asked for); the others are listed with the flag that adds them. */
   selected: boolean;
-  origin: 'this-node' | 'path' | 'pyenv' | 'jvm-dir' | 'flag';
+  origin: Origin;
   /** Cases its driver cannot run here, with why (forklab/spawn not importable, say). */
   unavailable: Record<string, string>;
 }
@@ -34,43 +36,20 @@ export interface DiscoverOptions {
   extra?: { name: string; family: Family; path: string }[];
   /** Where JDKs are installed side by side. */
   jvmDir?: string;
+  /** forklab's runtime cache (default: runtimeCacheDir(env)). */
+  cacheDir?: string | null;
+  /** Where node_modules/.bin is looked for (default: the working directory). */
+  cwd?: string;
   signal?: AbortSignal;
 }
 
 const VERSION_TIMEOUT_MS = 30_000;
-
-export function isExecutable(p: string): boolean {
-  try {
-    accessSync(p, constants.X_OK);
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
-
-/** The first executable called `cmd` on PATH, or null. */
-export function which(cmd: string, env: NodeJS.ProcessEnv): string | null {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const p = join(dir, cmd);
-    if (isExecutable(p)) return p;
-  }
-  return null;
-}
 
 function real(p: string): string {
   try {
     return realpathSync(p);
   } catch {
     return p;
-  }
-}
-
-function listDir(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
   }
 }
 
@@ -87,9 +66,30 @@ export function compareVersions(a: string, b: string): number {
 
 type Probe = { path: string; version: string; unavailable: Record<string, string> } | { why: string };
 
+/** The version and unavailable cases a JavaScript driver prints when run without a case. */
+function readDriverList(stdout: string, exe: string): Probe {
+  let version = '';
+  const unavailable: Record<string, string> = {};
+  for (const line of stdout.split('\n')) {
+    const p = parseLine(line);
+    if (!p.ok || p.message.type !== 'info') continue;
+    for (const [k, x] of Object.entries(p.message.fields)) {
+      if (k === 'runtimeVersion') version = String(x);
+      else if (k.startsWith('absent.')) unavailable[k.slice('absent.'.length)] = String(x);
+    }
+  }
+  return version ? { path: real(exe), version, unavailable } : { why: 'its driver printed no version' };
+}
+
 /** Runs the executable to learn its version (and, for Python, the interpreter a shim stands for). */
 export async function probeRuntime(family: Family, exe: string, signal?: AbortSignal): Promise<Probe> {
   const run = (args: string[]) => runCommand(exe, args, { timeoutMs: VERSION_TIMEOUT_MS, ...(signal ? { signal } : {}) });
+  const versionFrom = async (args: string[], re: RegExp): Promise<Probe> => {
+    const r = await run(args);
+    if (r.state === 'failed') return { why: r.why };
+    const m = re.exec(r.stdout + r.stderr);
+    return m ? { path: real(exe), version: m[1]!, unavailable: {} } : { why: 'printed no version' };
+  };
   switch (family) {
     case 'python': {
       const r = await run(['-c', 'import sys, platform; print(sys.executable); print(platform.python_version())']);
@@ -97,50 +97,41 @@ export async function probeRuntime(family: Family, exe: string, signal?: AbortSi
       const [path, version] = r.stdout.trim().split('\n');
       return path && version ? { path: real(path), version, unavailable: {} } : { why: 'printed no version' };
     }
-    case 'java': {
-      const r = await run(['-version']);
+    case 'java':
+      return versionFrom(['-version'], /version "([^"]+)"/);
+    case 'perl':
+      return versionFrom(['-e', 'printf "%vd\\n", $^V'], /^(\d[\d.]*)/);
+    case 'go':
+      return versionFrom(['version'], /go version go(\d[\w.]*)/);
+    case 'ruby':
+      return versionFrom(['-e', 'print RUBY_VERSION'], /^(\d[\d.]*)/);
+    case 'rust':
+      return versionFrom(['--version'], /^rustc (\d[\w.-]*)/);
+    default: {
+      // Node, Bun, Deno: the driver without a case says which cases this runtime can run, and its version.
+      const spec = familySpec(family);
+      if (!spec.driver) return { why: 'no driver' };
+      const [file, ...args] = spec.driver({ path: exe }, spec.variants[0]!, 0, true);
+      const r = await runCommand(file!, args, { timeoutMs: VERSION_TIMEOUT_MS, ...(signal ? { signal } : {}) });
       if (r.state === 'failed') return { why: r.why };
-      const m = /version "([^"]+)"/.exec(r.stderr + r.stdout);
-      return m ? { path: real(exe), version: m[1]!, unavailable: {} } : { why: 'printed no version' };
+      return readDriverList(r.stdout, exe);
     }
-    case 'perl': {
-      const r = await run(['-e', 'printf "%vd\\n", $^V']);
-      if (r.state === 'failed') return { why: r.why };
-      return { path: real(exe), version: r.stdout.trim(), unavailable: {} };
-    }
-    case 'node': {
-      // The driver without a case says which cases this Node can run (forklab/spawn only when importable).
-      const r = await run([join(DRIVERS_DIR, 'node.mjs')]);
-      if (r.state === 'failed') return { why: r.why };
-      let version = '';
-      const unavailable: Record<string, string> = {};
-      for (const line of r.stdout.split('\n')) {
-        const p = parseLine(line);
-        if (!p.ok || p.message.type !== 'info') continue;
-        for (const [k, x] of Object.entries(p.message.fields)) {
-          if (k === 'runtimeVersion') version = String(x);
-          else if (k.startsWith('absent.')) unavailable[k.slice('absent.'.length)] = String(x);
-        }
-      }
-      return version ? { path: real(exe), version, unavailable } : { why: 'its driver printed no version' };
-    }
-    default:
-      return { why: 'no driver' };
   }
 }
 
-function shortName(family: Family, version: string): string {
+/** node20, python3.13, go1.19, bun1: the part of the version a user names a release line by. */
+export function shortName(family: Family, version: string): string {
   const parts = version.split('.');
-  if (family === 'python' || family === 'perl') return `${family}${parts.slice(0, 2).join('.')}`;
+  if (family === 'python' || family === 'perl' || family === 'go' || family === 'ruby' || family === 'rust') return `${family}${parts.slice(0, 2).join('.')}`;
   return `${family}${parts[0]}`;
 }
 
 /** Python candidates: python3 and python3.N on PATH, and every pyenv version (shims of inactive versions fail to run). */
-function pythonCandidates(env: NodeJS.ProcessEnv): { path: string; origin: FoundRuntime['origin']; preferred: boolean }[] {
-  const out: { path: string; origin: FoundRuntime['origin']; preferred: boolean }[] = [];
+function pythonCandidates(env: NodeJS.ProcessEnv): Candidate[] {
+  const out: Candidate[] = [];
   const first = which('python3', env);
   if (first) out.push({ path: first, origin: 'path', preferred: true });
-  for (const dir of (env.PATH ?? '').split(delimiter))
+  for (const dir of (env.PATH ?? '').split(':'))
     for (const f of listDir(dir)) if (/^python3\.\d+$/.test(f) && isExecutable(join(dir, f))) out.push({ path: join(dir, f), origin: 'path', preferred: false });
   const root = env.PYENV_ROOT || (env.HOME ? join(env.HOME, '.pyenv') : null);
   if (root)
@@ -150,8 +141,8 @@ function pythonCandidates(env: NodeJS.ProcessEnv): { path: string; origin: Found
   return out;
 }
 
-function javaCandidates(env: NodeJS.ProcessEnv, jvmDir: string): { path: string; origin: FoundRuntime['origin']; preferred: boolean }[] {
-  const out: { path: string; origin: FoundRuntime['origin']; preferred: boolean }[] = [];
+function javaCandidates(env: NodeJS.ProcessEnv, jvmDir: string): Candidate[] {
+  const out: Candidate[] = [];
   const first = which('java', env);
   if (first) out.push({ path: first, origin: 'path', preferred: true });
   if (env.JAVA_HOME) out.push({ path: join(env.JAVA_HOME, 'bin', 'java'), origin: 'jvm-dir', preferred: false });
@@ -160,14 +151,20 @@ function javaCandidates(env: NodeJS.ProcessEnv, jvmDir: string): { path: string;
 }
 
 /**
- * One family's interpreters: the one a user gets by typing its name (selected) and the newest version
- * found (selected too when it differs); the others listed, not run.
+ * One family's executables, each run once. Selected by default: the one a user gets by typing its name and
+ * the newest found — or, for Node, one per release line (the preferred one where it is of that line, else
+ * the newest). The others are listed, not run.
  */
-async function discoverMany(family: Family, cands: ReturnType<typeof pythonCandidates>, signal?: AbortSignal): Promise<RuntimeEntry[]> {
+async function discoverMany(family: Family, cands: readonly Candidate[], signal?: AbortSignal): Promise<RuntimeEntry[]> {
   const probed = await Promise.all(cands.map(async (c) => ({ c, p: await probeRuntime(family, c.path, signal) })));
   const byPath = new Map<string, FoundRuntime & { preferred: boolean }>();
+  const broken: RuntimeEntry[] = [];
   for (const { c, p } of probed) {
-    if ('why' in p) continue;
+    if ('why' in p) {
+      // A version manager's or the cache's copy that does not run is worth saying; PATH's shims of inactive versions are not.
+      if (c.origin === 'cache' || c.origin === 'this-node') broken.push({ state: 'broken', name: family, family, path: c.path, why: p.why });
+      continue;
+    }
     const prev = byPath.get(p.path);
     if (prev) prev.preferred ||= c.preferred;
     else
@@ -184,11 +181,18 @@ async function discoverMany(family: Family, cands: ReturnType<typeof pythonCandi
       });
   }
   const found = [...byPath.values()].sort((a, b) => compareVersions(a.version, b.version) || (a.preferred ? -1 : 1));
-  if (found.length === 0) return [{ state: 'absent', family, install: familySpec(family).install }];
-  const preferred = found.find((f) => f.preferred);
-  if (preferred) preferred.selected = true;
-  found[found.length - 1]!.selected = true;
-  // Selected interpreters get the plain names; a second 3.11 elsewhere becomes python3.11-2.
+  if (found.length === 0) return broken.length ? broken : [{ state: 'absent', family, install: familySpec(family).install }];
+  if (family === 'node') {
+    for (const line of new Set(found.map((f) => shortName(family, f.version)))) {
+      const mine = found.filter((f) => shortName(family, f.version) === line);
+      (mine.find((f) => f.preferred) ?? mine[mine.length - 1]!).selected = true;
+    }
+  } else {
+    const preferred = found.find((f) => f.preferred);
+    if (preferred) preferred.selected = true;
+    found[found.length - 1]!.selected = true;
+  }
+  // Selected runtimes get the plain names; a second 3.11 elsewhere becomes python3.11-2.
   const names = new Set<string>();
   for (const f of [...found.filter((x) => x.selected), ...found.filter((x) => !x.selected)]) {
     let n = shortName(family, f.version);
@@ -196,14 +200,7 @@ async function discoverMany(family: Family, cands: ReturnType<typeof pythonCandi
     names.add(n);
     f.name = n;
   }
-  return found.map(({ preferred: _, ...f }) => f);
-}
-
-async function discoverOne(family: Family, exe: string | null, origin: FoundRuntime['origin'], signal?: AbortSignal): Promise<RuntimeEntry> {
-  if (!exe) return { state: 'absent', family, install: familySpec(family).install };
-  const p = await probeRuntime(family, exe, signal);
-  if ('why' in p) return { state: 'broken', name: family, family, path: exe, why: p.why };
-  return { state: 'found', name: shortName(family, p.version), family, path: p.path, version: p.version, selected: true, origin, unavailable: p.unavailable };
+  return [...found.map(({ preferred: _, ...f }) => f), ...broken];
 }
 
 export async function discoverRuntimes(o: DiscoverOptions = {}): Promise<RuntimeEntry[]> {
@@ -221,23 +218,36 @@ export async function discoverRuntimes(o: DiscoverOptions = {}): Promise<Runtime
   }
 }
 
+function candidatesOf(family: Family, o: DiscoverOptions, env: NodeJS.ProcessEnv): Candidate[] {
+  const cacheDir = o.cacheDir === undefined ? runtimeCacheDir(env) : o.cacheDir;
+  switch (family) {
+    case 'node':
+      return nodeCandidates(env, cacheDir, process.execPath);
+    case 'python':
+      return pythonCandidates(env);
+    case 'java':
+      return javaCandidates(env, o.jvmDir ?? '/usr/lib/jvm');
+    case 'perl': {
+      const p = which('perl', env);
+      return p ? [{ path: p, origin: 'path', preferred: true }] : [];
+    }
+    case 'bun':
+    case 'deno':
+      return jsRuntimeCandidates(family, env, cacheDir, o.cwd ?? process.cwd());
+    default:
+      return toolCandidates(family, env);
+  }
+}
+
 async function discoverAll(o: DiscoverOptions, env: NodeJS.ProcessEnv): Promise<RuntimeEntry[]> {
   const groups = await Promise.all(
     FAMILIES.map(async (spec): Promise<RuntimeEntry[]> => {
-      switch (spec.family) {
-        case 'node':
-          return [await discoverOne('node', process.execPath, 'this-node', o.signal)];
-        case 'python':
-          return discoverMany('python', pythonCandidates(env), o.signal);
-        case 'java':
-          return discoverMany('java', javaCandidates(env, o.jvmDir ?? '/usr/lib/jvm'), o.signal);
-        case 'perl':
-          return [await discoverOne('perl', which('perl', env), 'path', o.signal)];
-        default: {
-          const exe = spec.commands.map((c) => which(c, env)).find((p) => p !== null) ?? null;
-          return [exe ? { state: 'no-driver', family: spec.family, path: exe } : { state: 'absent', family: spec.family, install: spec.install }];
-        }
+      const cands = candidatesOf(spec.family, o, env);
+      if (spec.variants.length === 0) {
+        const first = cands[0];
+        return [first ? { state: 'no-driver', family: spec.family, path: first.path } : { state: 'absent', family: spec.family, install: spec.install }];
       }
+      return discoverMany(spec.family, cands, o.signal);
     }),
   );
   const entries = groups.flat();

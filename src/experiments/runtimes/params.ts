@@ -1,5 +1,6 @@
 // The options of `forklab runtimes`, parsed before any work: every problem names its flag.
-import { isExecutable } from './discover.js';
+import { isExecutable } from './locations.js';
+import { parseFetchSpecs, type FetchSpec } from './fetch.js';
 import { ALL_VARIANTS, FAMILIES, familyOfName, type Family } from './registry.js';
 import { parseInteger, parseIntegerList, str } from '../parse.js';
 import { UsageError, type OptionSpec, type Presets } from '../types.js';
@@ -14,6 +15,12 @@ export interface RuntimesParams {
   heapKinds: string[] | null;
   /** --runtime NAME=PATH: added to what is found, or replacing the runtime of that name. */
   extra: { name: string; family: Family; path: string }[];
+  /** --node 20,22: the Node release lines (majors) to run; null: every line found. */
+  nodeLines: number[] | null;
+  /** --fetch node@24,bun,deno: runtimes to install from the npm registry into forklab's cache first. */
+  fetch: FetchSpec[];
+  /** --offline: never reach the network (refuses --fetch). */
+  offline: boolean;
   iterations: number;
   warmup: number;
   repeats: number;
@@ -37,12 +44,21 @@ export const RUNTIMES_PRESETS: Presets = {
   note: "no article: every runtime found, each of its ways of starting a child, article 000's claim per variant",
 };
 
+const NAMED_FAMILIES = 'node, python, java, perl, bun, deno, go, ruby or rust';
+
 export const RUNTIMES_OPTIONS: OptionSpec[] = [
   { flags: '--heap-mb <list>', description: `the parent's heap in MB (MiB), comma-separated (default ${DEFAULTS.heapMb}; --quick ${QUICK.heapMb})` },
   {
     flags: '--runtime <NAME=PATH,...>',
-    description: 'add a runtime, or replace the one of that name: NAME begins with node, python, java or perl (e.g. python3.9=/opt/py39/bin/python3.9)',
+    description: `add a runtime, or replace the one of that name: NAME begins with ${NAMED_FAMILIES} (e.g. node24=/opt/node24/bin/node)`,
   },
+  { flags: '--node <lines>', description: 'run these Node release lines (majors), comma-separated, e.g. 20,22,24,26 (default: every line found)' },
+  {
+    flags: '--fetch <list>',
+    description:
+      "first install these from the npm registry (npm pack) into forklab's cache, $XDG_CACHE_HOME/forklab/runtimes: node@MAJOR or node@VERSION, bun, deno (printed as it happens)",
+  },
+  { flags: '--offline', description: 'never reach the network: --fetch is refused, and a missing runtime is only named' },
   { flags: '--runtimes <list>', description: 'run only these runtimes: names as listed (python3.13, java25) or families (node, python, java, perl)', param: 'only' },
   { flags: '--variants <list>', description: `run only these variants: ${ALL_VARIANTS.map((v) => v.id).join(', ')} (or the part after the slash)` },
   { flags: '--heap-kinds <list>', description: `build only these heap kinds: ${[...new Set(FAMILIES.flatMap((f) => f.heapKinds))].join(', ')}` },
@@ -58,6 +74,13 @@ export const RUNTIMES_OPTIONS: OptionSpec[] = [
   { flags: '--no-strace', description: 'do not trace one spawn per variant to observe its system call' },
   { flags: '--quick', description: `a run under a minute: --heap-mb ${QUICK.heapMb}, --repeats ${QUICK.repeats}, --budget-ms ${QUICK.budgetMs}` },
 ];
+
+function parseNodeLines(raw: string | boolean | undefined): number[] | null {
+  if (typeof raw !== 'string') return null;
+  const lines = parseIntegerList('--node', raw.replace(/\bnode@?/g, ''), 0, 1000);
+  if (lines.length === 0) throw new UsageError('--node', 'expected release lines such as 20,22,24,26');
+  return [...new Set(lines)].sort((a, b) => a - b);
+}
 
 function list(raw: Record<string, string | boolean | undefined>, key: string): string[] | null {
   const v = raw[key];
@@ -82,7 +105,7 @@ function parseExtra(raw: string | undefined): RuntimesParams['extra'] {
     const path = part.slice(eq + 1);
     if (!/^[A-Za-z][A-Za-z0-9._-]*$/.test(name)) throw new UsageError('--runtime', `${JSON.stringify(name)} is not a name (letters, digits, . _ -)`);
     const family = familyOfName(name);
-    if (!family) throw new UsageError('--runtime', `cannot tell which runtime ${JSON.stringify(name)} is: begin its name with node, python, java or perl`);
+    if (!family) throw new UsageError('--runtime', `cannot tell which runtime ${JSON.stringify(name)} is: begin its name with ${NAMED_FAMILIES}`);
     if (!isExecutable(path)) throw new UsageError('--runtime', `${name}: ${path} is not an executable file`);
     if (out.some((x) => x.name === name)) throw new UsageError('--runtime', `${name} is given twice`);
     out.push({ name, family, path });
@@ -100,6 +123,10 @@ export function parseRuntimes(raw: Record<string, string | boolean | undefined>)
   for (const v of variants ?? [])
     if (!ALL_VARIANTS.some((x) => x.id === v || x.caseName === v))
       throw new UsageError('--variants', `unknown variant ${JSON.stringify(v)}; expected one of ${ALL_VARIANTS.map((x) => x.id).join(', ')}`);
+  const offline = raw.offline === true;
+  const fetch = parseFetchSpecs(typeof raw.fetch === 'string' ? raw.fetch : undefined);
+  if (offline && fetch.length)
+    throw new UsageError('--fetch', `${fetch.map((f) => f.label).join(', ')} would be downloaded from the npm registry, and --offline forbids the network; leave one of them out`);
   const kinds = list(raw, 'heapKinds');
   const allKinds = new Set(FAMILIES.flatMap((f) => f.heapKinds));
   for (const k of kinds ?? []) if (!allKinds.has(k)) throw new UsageError('--heap-kinds', `unknown heap kind ${JSON.stringify(k)}; expected one of ${[...allKinds].join(', ')}`);
@@ -109,6 +136,9 @@ export function parseRuntimes(raw: Record<string, string | boolean | undefined>)
     variants,
     heapKinds: kinds,
     extra: parseExtra(typeof raw.runtime === 'string' ? raw.runtime : undefined),
+    nodeLines: parseNodeLines(raw.node),
+    fetch,
+    offline,
     iterations: parseInteger('--iterations', str(raw, 'iterations', d.iterations), 1, 100_000),
     warmup: parseInteger('--warmup', str(raw, 'warmup', d.warmup), 0, 10_000),
     repeats: parseInteger('--repeats', str(raw, 'repeats', d.repeats), 1, 100),

@@ -5,7 +5,13 @@ import { PACKAGE_ROOT } from '../../runner/paths.js';
 
 export const DRIVERS_DIR = join(PACKAGE_ROOT, 'drivers');
 
-export type Family = 'node' | 'python' | 'java' | 'perl' | 'go' | 'ruby' | 'bun' | 'deno';
+export type Family = 'node' | 'python' | 'java' | 'perl' | 'go' | 'ruby' | 'rust' | 'bun' | 'deno';
+
+/** What a driver command is made from: the runtime's executable and, for compiled drivers (Go, Rust), the built driver. */
+export interface DriverTarget {
+  path: string;
+  built?: string;
+}
 
 export interface Variant {
   /** Stable id, "family/case", e.g. "python/run-preexec". */
@@ -32,7 +38,7 @@ export interface FamilySpec {
    * The driver command for one variant: executable, then arguments before the case name. `untimed`: a run
    * whose times are not recorded (the strace run), which may start faster.
    */
-  driver?(exe: string, v: Variant, heapMb: number, untimed?: boolean): string[];
+  driver?(rt: DriverTarget, v: Variant, heapMb: number, untimed?: boolean): string[];
 }
 
 const v = (family: Family, caseName: string, label: string, extra: Partial<Variant> = {}): Variant => ({
@@ -54,10 +60,11 @@ export const FAMILIES: readonly FamilySpec[] = [
     variants: [
       v('node', 'spawn', "child_process.spawn(target), timed to 'exit'"),
       v('node', 'spawnSync', 'child_process.spawnSync(target)'),
-      v('node', 'forklab-spawn', "forklab/spawn spawn(target), timed to 'exit'"),
+      v('node', 'execFile', 'child_process.execFile(target, callback), timed to the callback'),
+      v('node', 'forklab-spawn', "@forklab/spawn spawn(target), timed to 'exit'"),
     ],
     // Room for a V8 heap of heapMb (objects carry their headers) without a GC-driven abort.
-    driver: (exe, _v, heapMb) => [exe, `--max-old-space-size=${Math.max(512, heapMb * 2 + 256)}`, join(DRIVERS_DIR, 'node.mjs')],
+    driver: (rt, _v, heapMb) => [rt.path, `--max-old-space-size=${Math.max(512, heapMb * 2 + 256)}`, join(DRIVERS_DIR, 'node.mjs')],
   },
   {
     family: 'python',
@@ -69,7 +76,7 @@ export const FAMILIES: readonly FamilySpec[] = [
       v('python', 'run-keep-fds', 'subprocess.run([target], close_fds=False)'),
       v('python', 'run-preexec', 'subprocess.run([target], preexec_fn=f)'),
     ],
-    driver: (exe) => [exe, join(DRIVERS_DIR, 'python.py')],
+    driver: (rt) => [rt.path, join(DRIVERS_DIR, 'python.py')],
   },
   {
     family: 'java',
@@ -82,8 +89,8 @@ export const FAMILIES: readonly FamilySpec[] = [
       v('java', 'fork', `ProcessBuilder with -D${MECHANISM}=FORK`, { jvmProperties: { [MECHANISM]: 'FORK' } }),
     ],
     // Source-file mode: the launcher compiles the driver in memory at start-up (before "ready", not timed).
-    driver: (exe, variant, heapMb, untimed) => [
-      exe,
+    driver: (rt, variant, heapMb, untimed) => [
+      rt.path,
       `-Xmx${heapMb + 256}m`,
       // Compiling the source with C1 alone halves a JVM's start-up; only where nothing is timed.
       ...(untimed ? ['-XX:TieredStopAtLevel=1'] : []),
@@ -97,12 +104,13 @@ export const FAMILIES: readonly FamilySpec[] = [
     install: 'apt-get install perl',
     heapKinds: ['string'],
     variants: [v('perl', 'system', 'system { $target } $target')],
-    driver: (exe) => [exe, join(DRIVERS_DIR, 'perl.pl')],
+    driver: (rt) => [rt.path, join(DRIVERS_DIR, 'perl.pl')],
   },
   { family: 'go', commands: ['go'], install: 'apt-get install golang-go', heapKinds: [], variants: [] },
   { family: 'ruby', commands: ['ruby'], install: 'apt-get install ruby', heapKinds: [], variants: [] },
-  { family: 'bun', commands: ['bun'], install: 'npm install -g bun', heapKinds: [], variants: [] },
-  { family: 'deno', commands: ['deno'], install: 'npm install -g deno', heapKinds: [], variants: [] },
+  { family: 'rust', commands: ['rustc'], install: 'apt-get install rustc (or https://rustup.rs)', heapKinds: [], variants: [] },
+  { family: 'bun', commands: ['bun'], install: 'forklab runtimes --fetch bun (or: npm install -g bun)', heapKinds: [], variants: [] },
+  { family: 'deno', commands: ['deno'], install: 'forklab runtimes --fetch deno (or: npm install -g deno)', heapKinds: [], variants: [] },
 ];
 
 export function familySpec(f: Family): FamilySpec {
@@ -112,7 +120,7 @@ export function familySpec(f: Family): FamilySpec {
 export const ALL_VARIANTS: readonly Variant[] = FAMILIES.flatMap((f) => f.variants);
 
 /** The driver files in drivers/, one per runtime that has one. */
-export const DRIVER_FILES: readonly string[] = ['node.mjs', 'python.py', 'ForklabDriver.java', 'perl.pl'];
+export const DRIVER_FILES: readonly string[] = ['js-common.mjs', 'node.mjs', 'python.py', 'ForklabDriver.java', 'perl.pl'];
 
 /** The family a --runtime name stands for, from how it begins ("python3.12" → python), or null. */
 export function familyOfName(name: string): Family | null {
@@ -121,5 +129,10 @@ export function familyOfName(name: string): Family | null {
   if (n.startsWith('python') || n.startsWith('py')) return 'python';
   if (n.startsWith('java') || n.startsWith('jdk') || n.startsWith('jre') || n.startsWith('temurin')) return 'java';
   if (n.startsWith('perl')) return 'perl';
+  if (n.startsWith('bun')) return 'bun';
+  if (n.startsWith('deno')) return 'deno';
+  if (n.startsWith('go')) return 'go';
+  if (n.startsWith('ruby')) return 'ruby';
+  if (n.startsWith('rust')) return 'rust';
   return null;
 }
