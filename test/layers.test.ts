@@ -23,6 +23,7 @@ export const RANKS: Readonly<Record<string, number>> = {
   store: 5,
   claims: 6,
   report: 7,
+  fleet: 7.5,
   cli: 8,
 };
 

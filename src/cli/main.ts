@@ -12,6 +12,7 @@ import { registerHistoryCommands } from './history.js';
 import { registerReportCommand } from './report.js';
 import { registerReproduceCommand } from './reproduce.js';
 import { registerJudgeCommand } from './judge.js';
+import { registerFleetCommand } from './fleet.js';
 import { openDatabase } from './database.js';
 import type { RunDocument } from '../document/run.js';
 
@@ -87,6 +88,7 @@ export function buildProgram(): Command {
   registerReportCommand(program, { loadRun: loadStoredRun, loadReproduction: loadStoredReproduction });
   registerReproduceCommand(program);
   registerJudgeCommand(program);
+  registerFleetCommand(program);
   return program;
 }
 

@@ -23,8 +23,25 @@ import { parseProcStatCpu, type CpuTicks, type ProbeUsageTotals } from './witnes
 
 export type { CpuPressure } from './parse.js';
 
+/**
+ * Where a fleet run ran, as its engine tells it (a pod cannot see its node's labels): added by `forklab fleet
+ * collect`, never by the run itself.
+ */
+export interface Placement {
+  engine: 'kubernetes' | 'slurm' | 'logs';
+  /** The node's name (Kubernetes node, Slurm node, ssh host). */
+  node: string | null;
+  pool: string | null;
+  /** The node's labels, and what the engine knows of it besides (kernel, OS image, container runtime). */
+  labels: Record<string, string>;
+  /** The pod or the log file the document came from. */
+  source: string;
+}
+
 /** The isolation fields (seccomp, container, user namespace, CPU quota) are absent in records made before them. */
 export interface MachineRecord extends Partial<IsolationFields> {
+  /** Set by `forklab fleet collect`. */
+  placement?: Placement;
   hostname: string;
   /** uname -r (os.release()). */
   kernel: string;

@@ -1,0 +1,147 @@
+// `forklab fleet collect`: from logs (pods', Slurm tasks', ssh sessions') to verified run documents on disk,
+// one directory per machine, each document carrying where it ran (machine.placement). What could not be
+// verified is named per source and never written.
+
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunDocument } from '../document/run.js';
+import type { Placement } from '../env/machine.js';
+import { DocumentError, parseRunDocument } from '../store/validate.js';
+import { decodeStream, type FleetStatus } from './frame.js';
+import { CONTAINER_NAME, type KubeSource } from './kube.js';
+
+/** One log and what its engine says of where it ran. */
+export interface LogStream {
+  source: string;
+  engine: Placement['engine'];
+  node: string | null;
+  pool: string | null;
+  labels: Record<string, string>;
+  /** Kubernetes: the pod's phase and termination message; null elsewhere. */
+  phase: string | null;
+  terminationMessage: string | null;
+  text: string;
+  /** Why the log could not be read (it is then empty). */
+  logError?: string;
+}
+
+/** What became of one source. */
+export interface SourceOutcome {
+  source: string;
+  node: string | null;
+  pool: string | null;
+  /** complete: the status line says ok and every document it counts arrived intact. */
+  state: 'complete' | 'partial' | 'failed' | 'no-output';
+  documents: number;
+  written: string[];
+  duplicates: number;
+  /** Each document not taken, and why (truncated, corrupt, not a run document); the pod's own message. */
+  problems: string[];
+  status: FleetStatus | null;
+}
+
+export interface Collected {
+  outcomes: SourceOutcome[];
+  /** Every verified document, once, with its placement. */
+  documents: { doc: RunDocument; file: string }[];
+}
+
+/** A name safe as one path segment. */
+export const machineDir = (name: string): string => name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '_') || '_';
+
+/** Decodes, verifies, de-duplicates and writes every document of the streams into OUT/<machine>/. */
+export function collectStreams(streams: readonly LogStream[], outDir: string): Collected {
+  const seen = new Map<string, string>();
+  const documents: Collected['documents'] = [];
+  const outcomes: SourceOutcome[] = [];
+  for (const s of streams) {
+    const dec = decodeStream(s.text);
+    const problems = s.logError === undefined ? [...dec.problems] : [`the log could not be read: ${s.logError}`];
+    const written: string[] = [];
+    let duplicates = 0;
+    let taken = 0;
+    for (const d of dec.documents) {
+      if (d.state !== 'ok') {
+        problems.push(`document ${d.seq}${d.runId ? ` (run ${d.runId.slice(0, 8)})` : ''} ${d.state}: ${d.reason}`);
+        continue;
+      }
+      let doc: RunDocument;
+      try {
+        doc = parseRunDocument(d.json);
+      } catch (e) {
+        if (!(e instanceof DocumentError)) throw e;
+        problems.push(`document ${d.seq}: ${e.message}`);
+        continue;
+      }
+      const key = doc.runId ?? d.sha256;
+      const first = seen.get(key);
+      if (first !== undefined) {
+        duplicates++;
+        problems.push(`document ${d.seq}: run ${key.slice(0, 8)} again (first from ${first}); kept once`);
+        continue;
+      }
+      seen.set(key, s.source);
+      taken++;
+      const node = s.node ?? d.node ?? doc.machine.hostname;
+      doc.machine.placement = { engine: s.engine, node, pool: s.pool, labels: s.labels, source: s.source };
+      const dir = join(outDir, machineDir(node));
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `${doc.experiment}-${key.slice(0, 8)}.json`);
+      const tmp = `${file}.tmp-${process.pid}`;
+      writeFileSync(tmp, `${JSON.stringify(doc)}\n`);
+      renameSync(tmp, file);
+      written.push(file);
+      documents.push({ doc, file });
+    }
+    if (s.terminationMessage && (s.phase === 'Failed' || dec.status === null)) problems.push(`termination message: ${s.terminationMessage.trim().slice(0, 300)}`);
+    const st = dec.status;
+    const intact = dec.documents.every((d) => d.state === 'ok');
+    let state: SourceOutcome['state'];
+    if (s.phase === 'Failed' || st?.state === 'failed') state = 'failed';
+    else if (dec.documents.length === 0 && st === null) state = 'no-output';
+    else if (st?.state === 'ok' && intact && dec.documents.length === st.documents && problems.length === duplicates) state = 'complete';
+    else state = 'partial';
+    if (st === null && dec.documents.length > 0) problems.push('no status line: the log ends before the task finished (rotated, cut, or still running)');
+    else if (st !== null && st.documents !== dec.documents.length) problems.push(`the status line counts ${st.documents} documents, the log has ${dec.documents.length}`);
+    outcomes.push({ source: s.source, node: s.node ?? st?.node ?? null, pool: s.pool, state, documents: taken, written, duplicates, problems, status: st });
+  }
+  return { outcomes, documents };
+}
+
+/** The pods of a job, each with its log and its node's labels. */
+export async function kubernetesStreams(src: KubeSource, namespace: string, selector: string): Promise<LogStream[]> {
+  const pods = await src.pods(namespace, selector);
+  const nodes = new Map<string, Record<string, string>>();
+  const out: LogStream[] = [];
+  for (const p of pods) {
+    if (p.node !== null && !nodes.has(p.node)) nodes.set(p.node, (await src.node(p.node))?.labels ?? {});
+    let text = '';
+    let logError: string | undefined;
+    // A pod that never started has no log; that is its outcome, not an error of collect.
+    if (p.phase !== 'Pending')
+      text = await src.log(namespace, p.name, CONTAINER_NAME).catch((e: Error) => {
+        logError = e.message;
+        return '';
+      });
+    out.push({
+      ...(logError !== undefined ? { logError } : {}),
+      source: `pod/${p.name}`,
+      engine: 'kubernetes',
+      node: p.node,
+      pool: p.pool,
+      labels: p.node === null ? {} : (nodes.get(p.node) ?? {}),
+      phase: p.phase,
+      terminationMessage: p.terminationMessage,
+      text,
+    });
+  }
+  return out;
+}
+
+/** Log files of a directory (Slurm's --output files, ssh sessions' captured stdout): *.log, *.out, *.frames. */
+export function directoryStreams(dir: string, engine: Placement['engine'], pool: string | null): LogStream[] {
+  return readdirSync(dir)
+    .filter((f) => /\.(log|out|frames)$/.test(f) && statSync(join(dir, f)).isFile())
+    .sort()
+    .map((f) => ({ source: join(dir, f), engine, node: null, pool, labels: {}, phase: null, terminationMessage: null, text: readFileSync(join(dir, f), 'utf8') }));
+}
