@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../src/store/sqlite.js';
 import { Store } from '../src/store/db.js';
 import { parseSince } from '../src/cli/history.js';
 import { samplesCsv } from '../src/report/export.js';
@@ -81,7 +81,7 @@ test('--since takes a date, a date and time, or an age', () => {
 test('rm removes the runs named and their samples, and nothing else; without a terminal it needs --yes', () => {
   const db = fixtureDb();
   const count = (sql: string) => {
-    const d = new Database(db, { readonly: true });
+    const d = openSqlite(db, { readonly: true });
     try {
       return (d.prepare(sql).get() as { n: number }).n;
     } finally {

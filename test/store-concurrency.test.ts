@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../src/store/sqlite.js';
 import { Store } from '../src/store/db.js';
 
 const WRITER = fileURLToPath(new URL('./fixtures/store/writer.ts', import.meta.url));
@@ -66,8 +66,8 @@ async function twoWriters(path: string, note: (s: string) => void): Promise<void
   } finally {
     store.close();
   }
-  const db = new Database(path, { readonly: true });
-  assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+  const db = openSqlite(path, { readonly: true });
+  assert.equal(db.pragma('integrity_check'), 'ok');
   db.close();
 }
 

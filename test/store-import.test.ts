@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../src/store/sqlite.js';
 import { Store } from '../src/store/db.js';
 import { DocumentError, parseRunDocument } from '../src/store/validate.js';
 import { runCli, sandbox } from './helpers/cli.js';
@@ -38,7 +38,7 @@ function recordedRun(path: string): number {
 }
 
 function counts(path: string): { runs: number; measurements: number } {
-  const db = new Database(path, { readonly: true });
+  const db = openSqlite(path, { readonly: true });
   try {
     const runs = (db.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n;
     const measurements = (db.prepare('SELECT count(*) AS n FROM measurements').get() as { n: number }).n;

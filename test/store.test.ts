@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../src/store/sqlite.js';
 import { Store, StoreError } from '../src/store/db.js';
 import { FORKLAB_APPLICATION_ID, LATEST_SCHEMA, MIGRATIONS, migrate } from '../src/store/migrations.js';
 import { resolveDbPath } from '../src/store/location.js';
@@ -22,7 +22,7 @@ const spawned: number[] = [];
 const freshPath = () => join(tmp, `db${n++}`, 'forklab.db');
 
 function raw(path: string) {
-  return new Database(path);
+  return openSqlite(path);
 }
 
 test('a run round-trips: start, measurements in batches, finish → the same document, samples identical', () => {
@@ -126,9 +126,9 @@ test('migrations: an empty database made by hand, and every older schema, migrat
   db.close();
   Store.open(hand).close();
   const check = raw(hand);
-  assert.equal(check.pragma('user_version', { simple: true }), LATEST_SCHEMA);
-  assert.equal(check.pragma('application_id', { simple: true }), FORKLAB_APPLICATION_ID);
-  assert.equal(check.pragma('journal_mode', { simple: true }), 'wal');
+  assert.equal(check.pragma('user_version'), LATEST_SCHEMA);
+  assert.equal(check.pragma('application_id'), FORKLAB_APPLICATION_ID);
+  assert.equal(check.pragma('journal_mode'), 'wal');
   const tables = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[];
   assert.deepEqual(
     tables.map((t) => t.name),
@@ -144,7 +144,7 @@ test('migrations: an empty database made by hand, and every older schema, migrat
     old.close();
     Store.open(p).close();
     const again = raw(p);
-    assert.equal(again.pragma('user_version', { simple: true }), LATEST_SCHEMA, `from schema ${v}`);
+    assert.equal(again.pragma('user_version'), LATEST_SCHEMA, `from schema ${v}`);
     again.close();
   }
 });
@@ -267,7 +267,7 @@ test('markStale: a live recorder is left alone; a reused pid, another boot or an
   const gone = new Promise((resolve) => sleeper.on('exit', resolve));
   try {
     const db = raw(path);
-    db.prepare('UPDATE runs SET pid = ? WHERE id = ?').run(sleeper.pid, reused); // alive, but not the recorder
+    db.prepare('UPDATE runs SET pid = ? WHERE id = ?').run(sleeper.pid ?? null, reused); // alive, but not the recorder
     db.prepare("UPDATE runs SET boot_id = 'another-boot' WHERE id = ?").run(rebooted);
     db.prepare("UPDATE runs SET hostname = 'elsewhere', pid = 999999999 WHERE id = ?").run(elsewhere);
     db.close();
@@ -304,7 +304,7 @@ test('a run whose process is SIGKILLed keeps what it stored and reads back as in
   store.close();
   // The database is consistent after the kill.
   const db = raw(path);
-  assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+  assert.equal(db.pragma('integrity_check'), 'ok');
   db.close();
 });
 

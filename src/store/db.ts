@@ -1,6 +1,5 @@
 // The run history: one SQLite database (WAL, busy timeout, foreign keys) holding every run and its raw
 // measurements, written as each probe finishes so that an interrupted run keeps what it measured.
-import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -8,6 +7,7 @@ import { bootId, processIdentity } from '../env/process.js';
 import type { Measurement, Warning } from '../experiments/types.js';
 import { measurementToJson, type RunDocument } from '../document/run.js';
 import { StoreError, readOnlyText, checkFile, checkSchema, checkWritable, migrate, sqliteCode, type MeasurementRecord, type RunRecord } from './migrations.js';
+import { openSqlite, type SqlDatabase } from './sqlite.js';
 import { CONFIGURATION_KEYS, DocumentError, validateConfiguration, validateRunDocument } from './validate.js';
 
 export { StoreError, asStoreError, type RunStatus } from './migrations.js';
@@ -39,7 +39,7 @@ export class Store {
 
   private constructor(
     readonly path: string,
-    private readonly db: Database.Database,
+    private readonly db: SqlDatabase,
   ) {}
 
   /** Opens (creating when missing, unless told not to), checks, migrates, and marks stale runs. */
@@ -62,7 +62,7 @@ export class Store {
         db.pragma(busy);
         checkSchema(db, path); // again: the file may have been created meanwhile
         Store.retryBusy(() => {
-          if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
+          if (db.pragma('journal_mode') !== 'wal') db.pragma('journal_mode = WAL');
         });
         db.pragma('foreign_keys = ON');
         db.pragma('synchronous = NORMAL');
@@ -76,10 +76,10 @@ export class Store {
   }
 
   /** Opens a connection, runs fn; closes it afterwards (or only on error, when `keep`). Errors → StoreError. */
-  private static withConnection<T>(path: string, readonly: boolean, fn: (db: Database.Database) => T, keep = false): T {
-    let db: Database.Database;
+  private static withConnection<T>(path: string, readonly: boolean, fn: (db: SqlDatabase) => T, keep = false): T {
+    let db: SqlDatabase;
     try {
-      db = new Database(path, readonly ? { readonly: true, fileMustExist: true } : { fileMustExist: false });
+      db = openSqlite(path, { readonly });
     } catch (e) {
       throw new StoreError(`cannot open ${path}: ${(e as Error).message}`);
     }
@@ -113,7 +113,7 @@ export class Store {
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    this.db.close();
   }
 
   /** Records the start of a run (status 'running', this process's pid); returns its id. */
@@ -198,33 +198,29 @@ export class Store {
       }
       return c;
     });
-    this.db
-      .transaction(() => {
-        this.requireRunning(runId, 'add measurements');
-        this.insertMeasurements(runId, configs, new Date().toISOString());
-      })
-      .immediate();
+    this.db.transaction(() => {
+      this.requireRunning(runId, 'add measurements');
+      this.insertMeasurements(runId, configs, new Date().toISOString());
+    }, 'immediate');
   }
 
   /** Ends a running run: 'complete' or 'incomplete', with its summary, warnings and final load sample. */
   finishRun(runId: number, end: RunFinish): void {
-    this.db
-      .transaction(() => {
-        const r = this.record(runId);
-        if (r.status !== 'running') throw new StoreError(`run ${runId} is ${r.status}: cannot finish it again`);
-        this.db
-          .prepare(`UPDATE runs SET status = ?, finished_at = ?, duration_ms = ?, summary = ?, warnings = ?, load_after = ? WHERE id = ?`)
-          .run(
-            end.complete ? 'complete' : 'incomplete',
-            end.finishedAt.toISOString(),
-            end.finishedAt.getTime() - Date.parse(r.started_at),
-            JSON.stringify(end.summary ?? null),
-            JSON.stringify(end.warnings),
-            JSON.stringify(end.loadAfter),
-            runId,
-          );
-      })
-      .immediate();
+    this.db.transaction(() => {
+      const r = this.record(runId);
+      if (r.status !== 'running') throw new StoreError(`run ${runId} is ${r.status}: cannot finish it again`);
+      this.db
+        .prepare(`UPDATE runs SET status = ?, finished_at = ?, duration_ms = ?, summary = ?, warnings = ?, load_after = ? WHERE id = ?`)
+        .run(
+          end.complete ? 'complete' : 'incomplete',
+          end.finishedAt.toISOString(),
+          end.finishedAt.getTime() - Date.parse(r.started_at),
+          JSON.stringify(end.summary ?? null),
+          JSON.stringify(end.warnings),
+          JSON.stringify(end.loadAfter),
+          runId,
+        );
+    }, 'immediate');
   }
 
   /** The run's uuid (the document's runId). */
@@ -252,21 +248,19 @@ export class Store {
     const stale = running.filter((r) => this.isStale(r));
     if (stale.length === 0) return 0;
     let marked = 0;
-    this.db
-      .transaction(() => {
-        const last = this.db.prepare('SELECT max(added_at) AS t FROM measurements WHERE run_id = ?');
-        const update = this.db.prepare("UPDATE runs SET status = 'incomplete', finished_at = ?, duration_ms = ?, warnings = ? WHERE id = ? AND status = 'running'");
-        for (const r of stale) {
-          const end = (last.get(r.id) as { t: string | null }).t ?? r.started_at;
-          const warnings = JSON.parse(r.warnings) as Warning[];
-          warnings.push({
-            code: 'run-killed',
-            message: `the process that recorded this run (pid ${r.pid}) ended without finishing it (killed or crashed); the measurements it stored are kept, the summary is missing. Rerun the experiment for a complete run.`,
-          });
-          marked += update.run(end, Date.parse(end) - Date.parse(r.started_at), JSON.stringify(warnings), r.id).changes;
-        }
-      })
-      .immediate();
+    this.db.transaction(() => {
+      const last = this.db.prepare('SELECT max(added_at) AS t FROM measurements WHERE run_id = ?');
+      const update = this.db.prepare("UPDATE runs SET status = 'incomplete', finished_at = ?, duration_ms = ?, warnings = ? WHERE id = ? AND status = 'running'");
+      for (const r of stale) {
+        const end = (last.get(r.id) as { t: string | null }).t ?? r.started_at;
+        const warnings = JSON.parse(r.warnings) as Warning[];
+        warnings.push({
+          code: 'run-killed',
+          message: `the process that recorded this run (pid ${r.pid}) ended without finishing it (killed or crashed); the measurements it stored are kept, the summary is missing. Rerun the experiment for a complete run.`,
+        });
+        marked += update.run(end, Date.parse(end) - Date.parse(r.started_at), JSON.stringify(warnings), r.id).changes;
+      }
+    }, 'immediate');
     return marked;
   }
 
@@ -287,20 +281,18 @@ export class Store {
    * Returns how many measurements went with them.
    */
   removeRuns(runIds: readonly number[]): { runs: number; measurements: number } {
-    return this.db
-      .transaction(() => {
-        let measurements = 0;
-        for (const id of runIds) {
-          const r = this.record(id);
-          if (r.status === 'running' && !this.isStale(r))
-            throw new StoreError(`run ${id} is still being recorded (pid ${r.pid} on ${r.hostname}); nothing was removed. Stop that run first.`);
-          measurements += this.db.prepare('DELETE FROM measurements WHERE run_id = ?').run(id).changes;
-        }
-        let runs = 0;
-        for (const id of runIds) runs += this.db.prepare('DELETE FROM runs WHERE id = ?').run(id).changes;
-        return { runs, measurements };
-      })
-      .immediate();
+    return this.db.transaction(() => {
+      let measurements = 0;
+      for (const id of runIds) {
+        const r = this.record(id);
+        if (r.status === 'running' && !this.isStale(r))
+          throw new StoreError(`run ${id} is still being recorded (pid ${r.pid} on ${r.hostname}); nothing was removed. Stop that run first.`);
+        measurements += this.db.prepare('DELETE FROM measurements WHERE run_id = ?').run(id).changes;
+      }
+      let runs = 0;
+      for (const id of runIds) runs += this.db.prepare('DELETE FROM runs WHERE id = ?').run(id).changes;
+      return { runs, measurements };
+    }, 'immediate');
   }
 
   /**
@@ -350,38 +342,36 @@ export class Store {
   importDocument(doc: RunDocument): number {
     validateRunDocument(doc);
     const uuid = doc.runId ?? contentUuid(doc);
-    return this.db
-      .transaction(() => {
-        const had = this.db.prepare('SELECT id FROM runs WHERE uuid = ?').get(uuid) as { id: number } | undefined;
-        if (had) throw new StoreError(`run ${uuid} is already in ${this.path} as run ${had.id}; nothing was imported`);
-        const info = this.db
-          .prepare(
-            `INSERT INTO runs (uuid, experiment, status, started_at, finished_at, duration_ms, forklab_version, params, machine,
+    return this.db.transaction(() => {
+      const had = this.db.prepare('SELECT id FROM runs WHERE uuid = ?').get(uuid) as { id: number } | undefined;
+      if (had) throw new StoreError(`run ${uuid} is already in ${this.path} as run ${had.id}; nothing was imported`);
+      const info = this.db
+        .prepare(
+          `INSERT INTO runs (uuid, experiment, status, started_at, finished_at, duration_ms, forklab_version, params, machine,
              load_before, load_after, warnings, summary, hostname, imported_at, note)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            uuid,
-            doc.experiment,
-            doc.complete ? 'complete' : 'incomplete',
-            doc.startedAt,
-            doc.finishedAt,
-            doc.durationMs,
-            doc.forklabVersion,
-            JSON.stringify(doc.params),
-            JSON.stringify(doc.machine),
-            JSON.stringify(doc.load.before),
-            doc.load.after === null ? null : JSON.stringify(doc.load.after),
-            JSON.stringify(doc.warnings),
-            JSON.stringify(doc.summary ?? null),
-            doc.machine.hostname,
-            new Date().toISOString(),
-            doc.label ?? null,
-          );
-        const id = Number(info.lastInsertRowid);
-        this.insertMeasurements(id, doc.configurations, doc.finishedAt);
-        return id;
-      })
-      .immediate();
+        )
+        .run(
+          uuid,
+          doc.experiment,
+          doc.complete ? 'complete' : 'incomplete',
+          doc.startedAt,
+          doc.finishedAt,
+          doc.durationMs,
+          doc.forklabVersion,
+          JSON.stringify(doc.params),
+          JSON.stringify(doc.machine),
+          JSON.stringify(doc.load.before),
+          doc.load.after === null ? null : JSON.stringify(doc.load.after),
+          JSON.stringify(doc.warnings),
+          JSON.stringify(doc.summary ?? null),
+          doc.machine.hostname,
+          new Date().toISOString(),
+          doc.label ?? null,
+        );
+      const id = Number(info.lastInsertRowid);
+      this.insertMeasurements(id, doc.configurations, doc.finishedAt);
+      return id;
+    }, 'immediate');
   }
 }

@@ -3,10 +3,12 @@
 // is the number of migrations applied; each migration runs in its own IMMEDIATE transaction, so two
 // processes opening a fresh database at once apply it exactly once. Never edit a released migration:
 // append a new one.
-import BetterSqlite3 from 'better-sqlite3';
 import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ForklabError } from '../errors.js';
+import { type SqlDatabase, sqliteCode } from './sqlite.js';
+
+export { sqliteCode };
 
 /** PRAGMA application_id of a forklab database: "fklb". Tells a forklab database from other SQLite files. */
 export const FORKLAB_APPLICATION_ID = 0x666b6c62;
@@ -92,16 +94,16 @@ export const MIGRATIONS: readonly Migration[] = [
 
 export const LATEST_SCHEMA = MIGRATIONS.length;
 
-export function userVersion(db: BetterSqlite3.Database): number {
-  return Number(db.pragma('user_version', { simple: true }));
+export function userVersion(db: SqlDatabase): number {
+  return Number(db.pragma('user_version'));
 }
 
-export function applicationId(db: BetterSqlite3.Database): number {
-  return Number(db.pragma('application_id', { simple: true }));
+export function applicationId(db: SqlDatabase): number {
+  return Number(db.pragma('application_id'));
 }
 
 /** Applies the migrations above `user_version` (up to `target`), one transaction each. */
-export function migrate(db: BetterSqlite3.Database, target: number = LATEST_SCHEMA): void {
+export function migrate(db: SqlDatabase, target: number = LATEST_SCHEMA): void {
   for (const m of MIGRATIONS) {
     if (m.version > target) break;
     db.transaction(() => {
@@ -111,7 +113,7 @@ export function migrate(db: BetterSqlite3.Database, target: number = LATEST_SCHE
       if (current !== m.version - 1) throw new Error(`schema ${current} cannot take migration ${m.version} (${m.description})`);
       db.exec(m.sql);
       db.pragma(`user_version = ${m.version}`);
-    }).immediate();
+    }, 'immediate');
   }
 }
 
@@ -127,8 +129,6 @@ export class StoreError extends ForklabError {
     this.name = 'StoreError';
   }
 }
-
-export const sqliteCode = (e: unknown): string | null => (e instanceof BetterSqlite3.SqliteError ? e.code : null);
 
 /** "X is read-only (SQLITE_READONLY)", or that its directory is not writable, which SQLite needs for the WAL files. */
 export function readOnlyText(path: string, code: string): string {
@@ -149,7 +149,7 @@ export function asStoreError(e: unknown, path: string): unknown {
 
 export type RunStatus = 'running' | 'complete' | 'incomplete';
 
-/** Rows of the tables above, as better-sqlite3 returns them. */
+/** Rows of the tables above, as SQLite returns them. */
 export interface RunRecord {
   id: number;
   uuid: string;
@@ -183,7 +183,7 @@ export interface MeasurementRecord {
   failure: string | null;
   info: string;
   sample_count: number;
-  samples: Buffer;
+  samples: Uint8Array;
   columns: string | null;
   stats: string | null;
   added_at: string;
@@ -258,7 +258,7 @@ export function checkFile(path: string, create: boolean, createDirectory = true)
 }
 
 /** Reads only: a database this forklab must not touch (foreign, newer) is refused as it is. */
-export function checkSchema(db: BetterSqlite3.Database, path: string): void {
+export function checkSchema(db: SqlDatabase, path: string): void {
   let version: number, appId: number, tables: number;
   try {
     // One read transaction: another process creating the database at this moment commits its tables, version
@@ -267,7 +267,7 @@ export function checkSchema(db: BetterSqlite3.Database, path: string): void {
       userVersion(db),
       applicationId(db),
       (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get() as { n: number }).n,
-    ])();
+    ]);
   } catch (e) {
     const code = sqliteCode(e);
     if (code === 'SQLITE_NOTADB') throw new StoreError(`${path} is not a SQLite database, so not a forklab history; give another path with --db`);

@@ -1,6 +1,6 @@
 // What the history database hands in and out (a run's row, its start and finish, the filters and open options)
 // and how samples and documents are encoded for it. The database itself: db.ts.
-import type Database from 'better-sqlite3';
+import type { SqlDatabase } from './sqlite.js';
 import { createHash } from 'node:crypto';
 import type { LoadSample, MachineRecord } from '../env/machine.js';
 import type { Warning } from '../experiments/types.js';
@@ -68,7 +68,8 @@ export function encodeSamples(xs: readonly number[]): Buffer {
   return b;
 }
 
-export function decodeSamples(b: Buffer, n: number, where: string): number[] {
+export function decodeSamples(stored: Uint8Array, n: number, where: string): number[] {
+  const b = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
   if (b.length !== n * 8) throw new StoreError(`${where}: the stored samples are damaged (${b.length} bytes for ${n} samples)`);
   const out = new Array<number>(n);
   for (let i = 0; i < n; i++) out[i] = b.readDoubleLE(i * 8);
@@ -150,7 +151,7 @@ export function runRowOf(r: ListedRunRecord): RunRow {
 }
 
 /** A run id from what a user typed: an id, a uuid or its first characters, latest or latest~N. */
-export function resolveRunRef(db: Database.Database, path: string, ref: string): number {
+export function resolveRunRef(db: SqlDatabase, path: string, ref: string): number {
   const s = ref.trim().toLowerCase();
   const latest = /^latest(?:~(\d+))?$/.exec(s);
   if (latest) {

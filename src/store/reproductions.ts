@@ -2,7 +2,7 @@
 // and the uuids of the runs it rests on. The runs themselves are ordinary runs; removing one (forklab rm) keeps
 // the reproduction and its verdicts.
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import type { SqlDatabase } from './sqlite.js';
 import { StoreError } from './migrations.js';
 
 export interface ReproductionRow {
@@ -43,21 +43,19 @@ export interface NewReproduction {
   document: unknown;
 }
 
-export function addReproduction(db: Database.Database, r: NewReproduction): number {
-  return db
-    .transaction(() => {
-      const info = db
-        .prepare('INSERT INTO reproductions (uuid, started_at, finished_at, preset, label, hostname, document) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(randomUUID(), r.startedAt, r.finishedAt, r.preset, r.label, r.hostname, JSON.stringify(r.document));
-      const id = Number(info.lastInsertRowid);
-      const link = db.prepare('INSERT OR IGNORE INTO reproduction_runs (reproduction_id, run_uuid) VALUES (?, ?)');
-      for (const u of r.runUuids) link.run(id, u);
-      return id;
-    })
-    .immediate();
+export function addReproduction(db: SqlDatabase, r: NewReproduction): number {
+  return db.transaction(() => {
+    const info = db
+      .prepare('INSERT INTO reproductions (uuid, started_at, finished_at, preset, label, hostname, document) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(randomUUID(), r.startedAt, r.finishedAt, r.preset, r.label, r.hostname, JSON.stringify(r.document));
+    const id = Number(info.lastInsertRowid);
+    const link = db.prepare('INSERT OR IGNORE INTO reproduction_runs (reproduction_id, run_uuid) VALUES (?, ?)');
+    for (const u of r.runUuids) link.run(id, u);
+    return id;
+  }, 'immediate');
 }
 
-function row(db: Database.Database, r: Record): ReproductionRow {
+function row(db: SqlDatabase, r: Record): ReproductionRow {
   const uuids = db.prepare('SELECT run_uuid FROM reproduction_runs WHERE reproduction_id = ? ORDER BY rowid').all(r.id) as { run_uuid: string }[];
   return {
     id: r.id,
@@ -71,11 +69,11 @@ function row(db: Database.Database, r: Record): ReproductionRow {
   };
 }
 
-export function listReproductions(db: Database.Database): ReproductionRow[] {
+export function listReproductions(db: SqlDatabase): ReproductionRow[] {
   return (db.prepare('SELECT * FROM reproductions ORDER BY id').all() as Record[]).map((r) => row(db, r));
 }
 
-export function getReproduction(db: Database.Database, id: number, path: string): StoredReproduction {
+export function getReproduction(db: SqlDatabase, id: number, path: string): StoredReproduction {
   const r = db.prepare('SELECT * FROM reproductions WHERE id = ?').get(id) as Record | undefined;
   if (!r) throw new StoreError(`no reproduction R${id} in ${path} (forklab history lists them)`);
   return { ...row(db, r), document: JSON.parse(r.document) };
@@ -85,7 +83,7 @@ export function getReproduction(db: Database.Database, id: number, path: string)
 export const isReproductionRef = (ref: string): boolean => /^r(\d+|latest)?$/i.test(ref.trim());
 
 /** A reproduction id from R<n> or Rlatest (or R alone: the latest). */
-export function resolveReproduction(db: Database.Database, ref: string, path: string): number {
+export function resolveReproduction(db: SqlDatabase, ref: string, path: string): number {
   const m = /^r(\d+|latest)?$/i.exec(ref.trim());
   if (!m) throw new StoreError(`"${ref}" is not a reproduction: give R and its number (forklab history lists them), or Rlatest`);
   const r = (
