@@ -37,6 +37,17 @@ if (!gyp) {
 }
 const env = { ...process.env };
 if (env.npm_config_nodedir === '') delete env.npm_config_nodedir;
+// What the build needs, checked first: one line naming what is missing instead of node-gyp's output.
+const found = (cmd) => spawnSync(cmd, ['--version'], { stdio: 'ignore' }).status === 0;
+const lacking = [found(process.env.CC || 'cc') || found('gcc') ? null : 'gcc', found('make') ? null : 'make', found(process.env.PYTHON || 'python3') ? null : 'python3'].filter(
+  Boolean,
+);
+if (lacking.length > 0) {
+  console.error(
+    `@forklab/spawn: cannot build the addon: ${lacking.join(', ')} not found; install with \`sudo apt-get install ${lacking.join(' ')}\` (Debian/Ubuntu), then install again`,
+  );
+  process.exit(1);
+}
 const r = spawnSync(process.execPath, [gyp, ...args], { stdio: 'inherit', env, cwd: pkgDir });
 if (r.status !== 0) {
   console.error('@forklab/spawn: building the addon failed; it needs a C compiler (gcc), make and python3.');
