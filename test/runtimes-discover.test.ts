@@ -6,6 +6,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fetchRuntime, highestVersion, packageFor } from '../src/experiments/runtimes/fetch.js';
+import { jsRuntimeCandidates } from '../src/experiments/runtimes/locations.js';
 import { compareVersions, discoverRuntimes } from '../src/experiments/runtimes/discover.js';
 import { familyOfName } from '../src/experiments/runtimes/registry.js';
 import { parseRuntimes } from '../src/experiments/runtimes/params.js';
@@ -182,6 +183,42 @@ test('--fetch refuses cleanly when npm cannot be run, and leaves nothing in the 
     if (r.state === 'failed') assert.match(r.why, /npm view node-linux-\w+@24/);
     assert.match(notes.join('\n'), /npm registry/, 'what it does is printed');
     assert.equal(existsSync(join(d.dir, 'cache')), false);
+  } finally {
+    d.cleanup();
+  }
+});
+
+test('Bun and Deno are looked for on PATH, in ~/.bun/bin and ~/.deno/bin, node_modules/.bin and the cache', () => {
+  const d = emptyDirs();
+  try {
+    const place = (...parts: string[]) => {
+      const p = join(d.dir, ...parts);
+      mkdirSync(dirname(p), { recursive: true });
+      writeFileSync(p, '#!/bin/sh\n');
+      chmodSync(p, 0o755);
+      return p;
+    };
+    const bun = [place('bin', 'bun'), place('home', '.bun', 'bin', 'bun'), place('work', 'node_modules', '.bin', 'bun'), place('cache', 'bun-1.4.5', 'bin', 'bun')];
+    const deno = [place('custom-deno', 'bin', 'deno'), place('cache', 'deno-2.9.6', 'bin', 'deno')];
+    const env = { PATH: join(d.dir, 'bin'), HOME: join(d.dir, 'home'), DENO_INSTALL: join(d.dir, 'custom-deno') };
+    const b = jsRuntimeCandidates('bun', env, join(d.dir, 'cache'), join(d.dir, 'work'));
+    assert.deepEqual(
+      b.map((c) => [c.path, c.origin, c.preferred]),
+      [
+        [bun[0], 'path', true],
+        [bun[1], 'home', false],
+        [bun[2], 'node_modules', false],
+        [bun[3], 'cache', false],
+      ],
+    );
+    const n = jsRuntimeCandidates('deno', env, join(d.dir, 'cache'), join(d.dir, 'work'));
+    assert.deepEqual(
+      n.map((c) => [c.path, c.origin]),
+      [
+        [deno[0], 'home'],
+        [deno[1], 'cache'],
+      ],
+    );
   } finally {
     d.cleanup();
   }

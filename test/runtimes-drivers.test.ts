@@ -27,9 +27,9 @@ const missing = (family: Family) =>
   `${family} is not installed here (${familySpec(family).install}${testCache ? '' : '; FORKLAB_TEST_RUNTIMES is unset: .ci/fetch-runtimes.sh DIR fetches Node 22/24/26, Bun and Deno'})`;
 
 // Java compiles the driver from source at start-up: slow on a busy machine.
-const TIMEOUT_MS: Record<string, number> = { node: 60_000, python: 60_000, perl: 60_000, java: 240_000 };
+const TIMEOUT_MS: Record<string, number> = { node: 60_000, bun: 60_000, deno: 60_000, python: 60_000, perl: 60_000, java: 240_000 };
 
-for (const family of ['node', 'python', 'java', 'perl'] as const) {
+for (const family of ['node', 'bun', 'deno', 'python', 'java', 'perl'] as const) {
   const spec = familySpec(family);
   for (const variant of spec.variants) {
     for (const heapKind of spec.heapKinds) {
@@ -90,7 +90,7 @@ for (const family of ['node', 'python', 'java', 'perl'] as const) {
   });
 }
 
-for (const family of ['node', 'python', 'java', 'perl'] as const) {
+for (const family of ['node', 'bun', 'deno', 'python', 'java', 'perl'] as const) {
   test(`${family}: a target that cannot be started is an error line, not a hang or a fake sample`, { timeout: 2 * TIMEOUT_MS[family]! + 30_000 }, async (t) => {
     const rt = await runtimeOf(family);
     if (!rt) return t.skip(missing(family));

@@ -9,6 +9,16 @@ const fixture = (name: string) => readFileSync(new URL(`./fixtures/strace/${name
 const cases: [string, string, string, string[]][] = [
   // fixture, mechanism, system call, helper programs executed first
   ['node20-spawn', 'fork', 'clone', []],
+  ['node22-spawn', 'fork', 'clone', []],
+  ['node24-spawn', 'fork', 'clone', []],
+  ['node26-spawn', 'fork', 'clone', []],
+  ['node24-spawnSync', 'fork', 'clone', []],
+  ['node20-forklab-spawn', 'posix_spawn', 'clone3', []],
+  ['node26-forklab-spawn', 'posix_spawn', 'clone3', []],
+  ['bun1-spawn', 'vfork', 'vfork', []],
+  ['bun1-bun-spawn', 'vfork', 'vfork', []],
+  ['deno2-command', 'posix_spawn', 'clone3', []],
+  ['deno2-spawn', 'posix_spawn', 'clone3', []],
   ['perl-system', 'fork', 'clone', []],
   ['python3.11-run', 'vfork', 'vfork', []],
   ['python3.11-run-keep-fds', 'posix_spawn', 'clone3', []],

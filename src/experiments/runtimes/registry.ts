@@ -109,8 +109,23 @@ export const FAMILIES: readonly FamilySpec[] = [
   { family: 'go', commands: ['go'], install: 'apt-get install golang-go', heapKinds: [], variants: [] },
   { family: 'ruby', commands: ['ruby'], install: 'apt-get install ruby', heapKinds: [], variants: [] },
   { family: 'rust', commands: ['rustc'], install: 'apt-get install rustc (or https://rustup.rs)', heapKinds: [], variants: [] },
-  { family: 'bun', commands: ['bun'], install: 'forklab runtimes --fetch bun (or: npm install -g bun)', heapKinds: [], variants: [] },
-  { family: 'deno', commands: ['deno'], install: 'forklab runtimes --fetch deno (or: npm install -g deno)', heapKinds: [], variants: [] },
+  {
+    family: 'bun',
+    commands: ['bun'],
+    install: 'forklab runtimes --fetch bun (or: npm install -g bun)',
+    heapKinds: ['buffers', 'objects'],
+    variants: [v('bun', 'spawn', "node:child_process spawn(target), timed to 'exit'"), v('bun', 'bun-spawn', 'await Bun.spawn([target]).exited')],
+    driver: (rt) => [rt.path, join(DRIVERS_DIR, 'bun.mjs')],
+  },
+  {
+    family: 'deno',
+    commands: ['deno'],
+    install: 'forklab runtimes --fetch deno (or: npm install -g deno)',
+    heapKinds: ['buffers', 'objects'],
+    variants: [v('deno', 'command', 'await new Deno.Command(target).output()'), v('deno', 'spawn', "node:child_process spawn(target), timed to 'exit'")],
+    // --allow-all: the driver reads /proc/thread-self for its usage line, which Deno grants only to all access.
+    driver: (rt, _v, heapMb) => [rt.path, 'run', '--allow-all', '--no-prompt', `--v8-flags=--max-old-space-size=${Math.max(512, heapMb * 2 + 256)}`, join(DRIVERS_DIR, 'deno.mjs')],
+  },
 ];
 
 export function familySpec(f: Family): FamilySpec {
@@ -120,7 +135,7 @@ export function familySpec(f: Family): FamilySpec {
 export const ALL_VARIANTS: readonly Variant[] = FAMILIES.flatMap((f) => f.variants);
 
 /** The driver files in drivers/, one per runtime that has one. */
-export const DRIVER_FILES: readonly string[] = ['js-common.mjs', 'node.mjs', 'python.py', 'ForklabDriver.java', 'perl.pl'];
+export const DRIVER_FILES: readonly string[] = ['js-common.mjs', 'node.mjs', 'bun.mjs', 'deno.mjs', 'python.py', 'ForklabDriver.java', 'perl.pl'];
 
 /** The family a --runtime name stands for, from how it begins ("python3.12" → python), or null. */
 export function familyOfName(name: string): Family | null {
