@@ -13,6 +13,7 @@ import { registerReportCommand } from './report.js';
 import { registerReproduceCommand } from './reproduce.js';
 import { registerJudgeCommand } from './judge.js';
 import { registerFleetCommand } from './fleet.js';
+import { registerTraceCommand } from './trace.js';
 import { openDatabase } from './database.js';
 import type { RunDocument } from '../document/run.js';
 
@@ -89,6 +90,7 @@ export function buildProgram(): Command {
   registerReproduceCommand(program);
   registerJudgeCommand(program);
   registerFleetCommand(program);
+  registerTraceCommand(program);
   return program;
 }
 

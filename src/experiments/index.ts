@@ -10,6 +10,7 @@ import { pagetablesExperiment } from './pagetables.js';
 import { vmaExperiment } from './vma.js';
 import { deadlockExperiment } from './deadlock.js';
 import { runtimesExperiment } from './runtimes.js';
+import { traceExperiment } from './trace/index.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds experiments of every parameter and summary type
 export type AnyExperiment = Experiment<any, any>;
@@ -27,8 +28,14 @@ export const EXPERIMENTS: readonly AnyExperiment[] = [
 
 export const EXPERIMENT_NAMES: readonly string[] = EXPERIMENTS.map((e) => e.name);
 
+/**
+ * Kinds of run with a command of their own (not a sweep of probe configurations) that are stored, shown and
+ * reported like an experiment's: `forklab trace`. Not in EXPERIMENTS, so no experiment command or reproduce preset.
+ */
+export const RECORDED: readonly AnyExperiment[] = [traceExperiment];
+
 export function findExperiment(name: string): AnyExperiment | undefined {
-  return EXPERIMENTS.find((e) => e.name === name);
+  return EXPERIMENTS.find((e) => e.name === name) ?? RECORDED.find((e) => e.name === name);
 }
 
 /** The option values `forklab reproduce` runs an experiment with (a copy); null for an unknown experiment. */

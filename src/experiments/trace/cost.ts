@@ -1,0 +1,128 @@
+// The cost model: what a forking process would spend with a posix_spawn (vfork-style) start instead, from this
+// machine's own `spawn` measurements (fork+exec and posix_spawn against the parent's RSS), and the concrete
+// change for its runtime. Advice is given only where it applies: a process that forks.
+import { linearFit } from '../../stats/regression.js';
+import type { ProcessFigures } from './figures.js';
+import type { Runtime } from './model.js';
+
+/** One measured point: median ns per launch (spawn + exec + wait) from a parent of rssMb. */
+export interface ModelPoint {
+  method: 'fork-exec' | 'posix-spawn';
+  rssMb: number;
+  medianNs: number;
+}
+
+export interface SpawnModel {
+  /** Where the figures come from: a stored `spawn` run (its id), or a short run made for this trace. */
+  source: { kind: 'stored'; runId: string; startedAt: string } | { kind: 'measured' };
+  thp: string;
+  points: ModelPoint[];
+  fork: { interceptNs: number; nsPerMb: number };
+  spawn: { interceptNs: number; nsPerMb: number };
+}
+
+/** A model from measured points: a least-squares line per method (at least two RSS values each); null otherwise. */
+export function fitModel(source: SpawnModel['source'], thp: string, points: ModelPoint[]): SpawnModel | null {
+  const line = (method: ModelPoint['method']) => {
+    const ps = points.filter((p) => p.method === method);
+    if (new Set(ps.map((p) => p.rssMb)).size < 2) return null;
+    const f = linearFit(
+      ps.map((p) => p.rssMb),
+      ps.map((p) => p.medianNs),
+    );
+    return { interceptNs: f.intercept, nsPerMb: f.slope };
+  };
+  const fork = line('fork-exec');
+  const spawn = line('posix-spawn');
+  return fork && spawn ? { source, thp, points, fork, spawn } : null;
+}
+
+/**
+ * posix_spawn's cost over fork+exec's, as this machine measures both from a parent of rssMb (0–1: posix_spawn is
+ * never taken to cost more than the fork it replaces). Each line is kept at or above its smallest measured point.
+ */
+export function spawnShare(m: SpawnModel, rssMb: number): number {
+  const floor = (method: ModelPoint['method']) => Math.min(...m.points.filter((p) => p.method === method).map((p) => p.medianNs));
+  const fork = Math.max(floor('fork-exec'), m.fork.interceptNs + m.fork.nsPerMb * rssMb);
+  const spawn = Math.max(floor('posix-spawn'), m.spawn.interceptNs + m.spawn.nsPerMb * rssMb);
+  return fork > 0 ? Math.min(1, Math.max(0, spawn / fork)) : 1;
+}
+
+export interface Estimate {
+  forks: number;
+  /** Forks whose creator's RSS was sampled (the others are estimated at the process's median RSS). */
+  forksWithRss: number;
+  inForkNs: number;
+  /** The time in the forking calls, each scaled by posix_spawn ÷ fork+exec at its creator's RSS (spawnShare). */
+  withSpawnNs: number;
+  savingNs: number;
+  /** savingNs over the command's wall time (0–1); null without a wall time. */
+  shareOfWall: number | null;
+}
+
+/** The estimate for one process's forks; null when it did not fork or its RSS was never sampled. */
+export function estimate(p: ProcessFigures, m: SpawnModel, wallNs: number | null): Estimate | null {
+  const forks = p.calls.filter((c) => c.mechanism === 'fork');
+  if (!forks.length || !p.rssMb) return null;
+  let saving = 0;
+  let withSpawn = 0;
+  let inFork = 0;
+  for (const c of forks) {
+    const rssMb = c.rssKb === null ? p.rssMb.median : c.rssKb / 1024;
+    const d = c.durationNs ?? 0;
+    const share = spawnShare(m, rssMb);
+    inFork += d;
+    withSpawn += d * share;
+    saving += d * (1 - share);
+  }
+  return {
+    forks: forks.length,
+    forksWithRss: forks.filter((c) => c.rssKb !== null).length,
+    inForkNs: inFork,
+    withSpawnNs: withSpawn,
+    savingNs: saving,
+    shareOfWall: wallNs && wallNs > 0 ? saving / wallNs : null,
+  };
+}
+
+/** The change that makes this runtime start children without fork; null where none applies. */
+export interface Advice {
+  runtime: Runtime;
+  change: string;
+  why: string;
+}
+
+/** The concrete change for a process that forks, by runtime; null for one that does not fork. */
+export function adviceFor(p: ProcessFigures): Advice | null {
+  if (p.byMechanism.fork === 0) return null;
+  switch (p.runtime) {
+    case 'node':
+      return {
+        runtime: 'node',
+        change: 'node --import @forklab/spawn/register (or NODE_OPTIONS=--import=@forklab/spawn/register; or spawn/run from @forklab/spawn)',
+        why: "Node's child_process forks on Linux; @forklab/spawn starts children with posix_spawn",
+      };
+    case 'python':
+      return {
+        runtime: 'python',
+        change: 'drop preexec_fn (use start_new_session=, process_group=, user=/group= instead); keep close_fds at its default',
+        why: 'subprocess forks when preexec_fn is set (and always before Python 3.10); without it, it uses vfork or posix_spawn',
+      };
+    case 'java':
+      return {
+        runtime: 'java',
+        change: 'remove -Djdk.lang.Process.launchMechanism=FORK (the default POSIX_SPAWN, or VFORK, does not copy the heap)',
+        why: 'ProcessBuilder forks only when launchMechanism=FORK',
+      };
+    case 'perl':
+      return {
+        runtime: 'perl',
+        change: 'start children with POSIX::RT::Spawn or Proc::FastSpawn (posix_spawn) instead of fork/exec, system or backticks',
+        why: "perl's system, exec-after-fork and backticks fork",
+      };
+    case 'shell':
+      return { runtime: 'shell', change: 'nothing to change', why: 'a shell forks by design, and a shell is small: its forks stay cheap' };
+    default:
+      return null;
+  }
+}

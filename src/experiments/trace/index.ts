@@ -1,0 +1,40 @@
+// `trace` as the rest of forklab sees a stored run of it: identity, series, unit and view, so `show`, `report` and
+// `export` read a trace like any run. It measures nothing through the probe sweep: `forklab trace` (src/cli/trace.ts)
+// observes the user's own command, so its `run` refuses, naming that command.
+import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement } from '../types.js';
+import { note, type Block } from '../view.js';
+import { traceView } from './view.js';
+import { MECHANISMS } from './model.js';
+import { TRACE_SUMMARY_VERSION, type TraceSummary } from './summary.js';
+
+export type TraceParams = Record<string, unknown>;
+
+function isTraceSummary(s: unknown): s is TraceSummary {
+  return typeof s === 'object' && s !== null && (s as TraceSummary).traceVersion === TRACE_SUMMARY_VERSION;
+}
+
+export const traceExperiment: Experiment<TraceParams, TraceSummary | null> = {
+  name: 'trace',
+  article: '—',
+  summaryLine: 'which processes of a command fork, at what size, what it costs, and what to change (forklab trace -- COMMAND)',
+  cases: [],
+  identity: ['pid', 'program'],
+  series: [...MECHANISMS],
+  valueOrder: {},
+  unit: MICROSECONDS_PER_CALL,
+  figures: 'outcomes',
+  figureKeys: null,
+  presets: { full: {}, quick: {}, note: 'not part of a reproduction: it traces the user’s own command' },
+  options: [],
+  parse: (raw) => raw as TraceParams,
+  preflight: () => [],
+  run(): Promise<ExperimentRun<TraceSummary | null>> {
+    return Promise.reject(new UsageError('trace', 'runs through its own command: forklab trace -- COMMAND [ARGS…], or forklab trace --pid PID'));
+  },
+  /** A stored trace without its summary cannot be rebuilt from its measurements alone (the /proc samples and model are gone). */
+  summarize: (_ms: readonly Measurement[]) => null,
+  view(run: ExperimentRun<TraceSummary | null>): Block[] {
+    if (!isTraceSummary(run.summary)) return [note('this trace has no summary this forklab can read (traceVersion 1); forklab export shows its raw calls')];
+    return traceView(run.summary);
+  },
+};

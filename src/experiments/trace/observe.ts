@@ -1,0 +1,224 @@
+// Runs the user's command under strace (or attaches strace to a running process), writes strace's output to a
+// file of its own, and samples VmRSS and VmPTE of every traced process from /proc while it runs. The command
+// keeps forklab's standard input, output, error and environment; Ctrl-C and SIGTERM reach it; nothing it
+// started is left running when forklab ends, unless it was running before (--pid).
+import { spawn, spawnSync } from 'node:child_process';
+import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { ForklabError } from '../../errors.js';
+import type { ProcSample } from './figures.js';
+
+export const TRACED_CALLS = 'clone,clone3,fork,vfork,execve,exit_group';
+
+export interface Tracer {
+  name: 'strace';
+  path: string;
+  version: string | null;
+}
+
+/** strace from PATH; a ForklabError naming the package to install when there is none. */
+export function findTracer(env: NodeJS.ProcessEnv = process.env): Tracer {
+  for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    const path = join(dir, 'strace');
+    try {
+      accessSync(path, constants.X_OK);
+    } catch {
+      continue;
+    }
+    const v = spawnSync(path, ['-V'], { encoding: 'utf8', timeout: 5000 });
+    const version = /version\s+(\S+)/.exec(String(v.stdout ?? ''))?.[1] ?? null;
+    return { name: 'strace', path, version };
+  }
+  throw new ForklabError('usage', 'forklab trace: no tracer found: strace is not in PATH', {
+    hint: 'install it: apt-get install strace (Debian, Ubuntu), dnf install strace (Fedora), apk add strace (Alpine)',
+  });
+}
+
+/** The strace arguments for a trace: follow children, time each call, wall-clock times, output to outFile. */
+export function straceArgs(outFile: string, mode: { command: string[] } | { pid: number }): string[] {
+  const common = ['-f', '-T', '-ttt', '-q', '-s', '256', '-e', `trace=${TRACED_CALLS}`, '-e', 'signal=none', '-o', outFile];
+  // --seccomp-bpf stops the tracee only at the traced calls (far less overhead); strace allows it only for a command.
+  return 'pid' in mode ? [...common, '-p', String(mode.pid)] : ['--seccomp-bpf', ...common, '--', ...mode.command];
+}
+
+/** Every live descendant of pid (its children's children too), from /proc/PID/task/TID/children. */
+export function descendants(pid: number): number[] {
+  const out: number[] = [];
+  const queue = [pid];
+  const seen = new Set<number>([pid]);
+  while (queue.length) {
+    const p = queue.shift()!;
+    let tasks: string[];
+    try {
+      tasks = readdirSync(`/proc/${p}/task`);
+    } catch {
+      continue;
+    }
+    for (const t of tasks) {
+      let kids: string;
+      try {
+        kids = readFileSync(`/proc/${p}/task/${t}/children`, 'utf8');
+      } catch {
+        continue;
+      }
+      for (const k of kids.split(/\s+/).filter(Boolean).map(Number))
+        if (!seen.has(k)) {
+          seen.add(k);
+          out.push(k);
+          queue.push(k);
+        }
+    }
+  }
+  return out;
+}
+
+/** VmRSS and VmPTE of a process now; null when it is gone (or a kernel thread without them). */
+export function readProcSample(pid: number): ProcSample | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return null;
+  }
+  const kb = (key: string) => {
+    const m = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text);
+    return m ? Number(m[1]) : null;
+  };
+  const rssKb = kb('VmRSS');
+  const pteKb = kb('VmPTE');
+  if (rssKb === null || pteKb === null) return null;
+  return { pid, atS: Date.now() / 1000, rssKb, pteKb };
+}
+
+/** Whether this process is in the foreground of its terminal: then Ctrl-C reached the traced command too. */
+function inTerminalForeground(): boolean {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const pgrp = Number(f[2]);
+    const tpgid = Number(f[5]);
+    return tpgid > 0 && tpgid === pgrp;
+  } catch {
+    return false;
+  }
+}
+
+export type EndedBy = 'exit' | 'interrupt' | 'duration' | 'process-ended';
+
+export interface Observation {
+  tracer: Tracer;
+  tracerArgs: string[];
+  startedS: number;
+  endedS: number;
+  /** strace's end: with a command it is the command's (status, or the signal that killed it). */
+  exit: { code: number | null; signal: NodeJS.Signals | null };
+  endedBy: EndedBy;
+  /** The signal forklab received and passed on (Ctrl-C, SIGTERM), null when none. */
+  interrupt: NodeJS.Signals | null;
+  samples: ProcSample[];
+  /** What strace itself wrote to standard error (attach mode only; with a command it shares the command's). */
+  tracerStderr: string;
+}
+
+export interface ObserveOptions {
+  tracer: Tracer;
+  outFile: string;
+  sampleMs: number;
+  mode: { command: string[] } | { pid: number; durationMs: number | null };
+  /** Called once the tracer runs (the observer's pid, for tests and progress lines). */
+  onStart?(pid: number): void;
+}
+
+/** Runs the trace to its end; resolves with what was observed (never rejects for the command's own failure). */
+export function observe(o: ObserveOptions): Promise<Observation> {
+  const attach = 'pid' in o.mode;
+  const args = straceArgs(o.outFile, attach ? { pid: (o.mode as { pid: number }).pid } : (o.mode as { command: string[] }));
+  const samples: ProcSample[] = [];
+  const startedS = Date.now() / 1000;
+  const child = spawn(o.tracer.path, args, { stdio: attach ? ['ignore', 'ignore', 'pipe'] : 'inherit' });
+  let tracerStderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    tracerStderr += d.toString('utf8');
+  });
+  const root = attach ? (o.mode as { pid: number }).pid : null;
+  const traced = (): number[] => {
+    if (!child.pid) return [];
+    return root !== null ? [root, ...descendants(root)] : descendants(child.pid);
+  };
+  const sample = () => {
+    for (const pid of traced()) {
+      const s = readProcSample(pid);
+      if (s) samples.push(s);
+    }
+  };
+  sample();
+  const timer = setInterval(sample, o.sampleMs);
+  let endedBy: EndedBy | null = null;
+  let interrupt: NodeJS.Signals | null = null;
+  let interrupts = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    interrupt ??= sig;
+    interrupts++;
+    if (attach) {
+      endedBy ??= 'interrupt';
+      child.kill('SIGINT'); // strace detaches and leaves the process running
+      return;
+    }
+    endedBy ??= 'interrupt';
+    const kids = traced();
+    if (interrupts > 1) {
+      for (const p of kids) safeKill(p, 'SIGKILL');
+      child.kill('SIGKILL');
+      return;
+    }
+    // A Ctrl-C at a terminal reached the whole foreground group, the command included: do not send it twice.
+    if (sig === 'SIGINT' && inTerminalForeground()) return;
+    for (const p of kids) safeKill(p, sig);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let durationTimer: NodeJS.Timeout | null = null;
+  if (attach && (o.mode as { durationMs: number | null }).durationMs !== null)
+    durationTimer = setTimeout(
+      () => {
+        endedBy ??= 'duration';
+        child.kill('SIGINT');
+      },
+      (o.mode as { durationMs: number }).durationMs,
+    );
+  if (child.pid) o.onStart?.(child.pid);
+  return new Promise((resolve) => {
+    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+      clearInterval(timer);
+      if (durationTimer) clearTimeout(durationTimer);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      // Anything the command started that outlived the tracer (strace killed by a second Ctrl-C) goes too.
+      if (!attach) for (const p of child.pid ? descendants(child.pid) : []) safeKill(p, 'SIGKILL');
+      resolve({
+        tracer: o.tracer,
+        tracerArgs: args,
+        startedS,
+        endedS: Date.now() / 1000,
+        exit: { code, signal },
+        endedBy: endedBy ?? (attach ? 'process-ended' : 'exit'),
+        interrupt,
+        samples,
+        tracerStderr,
+      });
+    };
+    child.on('error', (e) => {
+      tracerStderr += `${e.message}\n`;
+      finish(127, null);
+    });
+    child.on('exit', finish);
+  });
+}
+
+function safeKill(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    /* already gone */
+  }
+}

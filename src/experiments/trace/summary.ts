@@ -1,0 +1,96 @@
+// A trace's summary (the document's `summary`, version TRACE_SUMMARY_VERSION) and its measurements: one per
+// creating process and mechanism, the raw in-call times as samples, RSS/VmPTE/time-to-exec per call as columns.
+import { seriesStats } from '../measure.js';
+import type { Measurement } from '../types.js';
+import { adviceFor, estimate, type Advice, type Estimate, type SpawnModel } from './cost.js';
+import type { Overhead } from './calibrate.js';
+import type { ProcessFigures } from './figures.js';
+import { MECHANISMS, type Mechanism } from './model.js';
+import type { EndedBy } from './observe.js';
+
+export const TRACE_SUMMARY_VERSION = 1;
+
+export interface ProcessSummary extends Omit<ProcessFigures, 'calls'> {
+  estimate: Estimate | null;
+  advice: Advice | null;
+}
+
+export type ModelState = SpawnModel | { state: 'none'; reason: string };
+
+export interface TraceSummary {
+  traceVersion: typeof TRACE_SUMMARY_VERSION;
+  mode: 'command' | 'attach';
+  command: string[] | null;
+  pid: number | null;
+  tracer: { name: string; path: string; version: string | null; args: string[] };
+  /** Wall time of the traced command (or of the attachment), under the tracer. */
+  wallNs: number;
+  exit: { code: number | null; signal: string | null };
+  endedBy: EndedBy;
+  processes: ProcessSummary[];
+  totals: { creations: number; forks: number; inCallNs: number; savingNs: number; processes: number };
+  model: ModelState;
+  overhead: Overhead;
+  /** /proc samples taken, and strace lines that could not be read. */
+  procSamples: number;
+  unreadLines: number;
+}
+
+export const hasModel = (m: ModelState): m is SpawnModel => !('state' in m);
+
+export function summarize(o: {
+  figures: ProcessFigures[];
+  model: ModelState;
+  overhead: Overhead;
+  base: Omit<TraceSummary, 'traceVersion' | 'processes' | 'totals' | 'model' | 'overhead'>;
+}): TraceSummary {
+  const processes: ProcessSummary[] = o.figures.map(({ calls: _calls, ...p }) => {
+    const full = o.figures.find((f) => f.pid === p.pid && f.program === p.program)!;
+    return { ...p, estimate: hasModel(o.model) ? estimate(full, o.model, o.base.wallNs) : null, advice: adviceFor(full) };
+  });
+  return {
+    traceVersion: TRACE_SUMMARY_VERSION,
+    ...o.base,
+    processes,
+    totals: {
+      creations: processes.reduce((a, p) => a + p.children, 0),
+      forks: processes.reduce((a, p) => a + p.byMechanism.fork, 0),
+      inCallNs: processes.reduce((a, p) => a + (p.inCall?.sumNs ?? 0), 0),
+      savingNs: processes.reduce((a, p) => a + (p.estimate?.savingNs ?? 0), 0),
+      processes: processes.length,
+    },
+    model: o.model,
+    overhead: o.overhead,
+  };
+}
+
+/** One measurement per process and mechanism: in-call ns as samples; rssKb, pteKb, toExecNs per call (-1: unknown). */
+export function traceMeasurements(figures: readonly ProcessFigures[], seed: number): Measurement[] {
+  const out: Measurement[] = [];
+  for (const p of figures)
+    for (const mech of MECHANISMS) {
+      const calls = p.calls.filter((c) => c.mechanism === mech && c.durationNs !== null);
+      if (!calls.length) continue;
+      const samplesNs = calls.map((c) => c.durationNs!);
+      out.push({
+        series: mech,
+        identity: { pid: p.pid, program: p.program },
+        observed: { runtime: p.runtime },
+        repeat: 0,
+        state: 'ok',
+        failure: null,
+        info: {},
+        samplesNs,
+        columns: { rssKb: calls.map((c) => c.rssKb ?? -1), pteKb: calls.map((c) => c.pteKb ?? -1), toExecNs: calls.map((c) => c.toExecNs ?? -1) },
+        stats: seriesStats(samplesNs, seed),
+      });
+    }
+  return out;
+}
+
+export const MECHANISM_WORDS: Record<Mechanism, string> = {
+  fork: 'fork',
+  vfork: 'vfork',
+  'clone-vm-vfork': 'clone(CLONE_VM|CLONE_VFORK), as posix_spawn',
+  'clone-vm': 'clone(CLONE_VM)',
+};

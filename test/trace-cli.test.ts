@@ -1,0 +1,195 @@
+// `forklab trace` on real programs the tests start: Node with child_process and with @forklab/spawn, Python with
+// and without preexec_fn, a shell loop, a command that exits at once, one that fails, Ctrl-C, --pid, no tracer,
+// bad input. Behaviour and structure only: no timing is asserted (npm run bench:trace shows the figures).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, sandbox, startCli, waitFor } from './helpers/cli.js';
+import type { TraceSummary } from '../src/experiments/trace/summary.js';
+
+const LIMIT_MS = 90_000;
+const hasStrace = spawnSync('strace', ['-V'], { timeout: 5000 }).status === 0;
+const python = spawnSync('python3', ['-c', 'import subprocess'], { timeout: 10_000 }).status === 0 ? 'python3' : null;
+const noStrace = hasStrace ? false : 'strace is not installed (apt-get install strace)';
+/** Quick runs: no tracer calibration and no cost model unless a test needs them. */
+const QUICK = ['--overhead-iterations', '0', '--model', 'none'];
+
+function trace(box: ReturnType<typeof sandbox>, args: string[], command: string[]) {
+  const json = join(box.dir, `trace-${Math.random().toString(36).slice(2)}.json`);
+  const r = runCli(box, ['trace', '--json', json, ...args, '--', ...command], { limitMs: LIMIT_MS });
+  const doc = existsSync(json) ? JSON.parse(readFileSync(json, 'utf8')) : null;
+  return { ...r, doc, summary: (doc?.summary ?? null) as TraceSummary | null };
+}
+
+const NODE_SCRIPT = `
+import { spawn } from 'node:child_process';
+const keep = []; for (let i = 0; i < 6; i++) keep.push(Buffer.alloc(16 << 20, 1));
+await new Promise((r) => setTimeout(r, 100));
+for (let i = 0; i < 4; i++) await new Promise((res, rej) => spawn('/bin/true', [], { stdio: 'ignore' }).on('exit', res).on('error', rej));
+process.stdout.write('node done\\n');
+`;
+
+test('node: child_process forks and gets the @forklab/spawn advice with an estimate; with the register hook, no advice', { skip: noStrace, timeout: 2 * LIMIT_MS }, () => {
+  const box = sandbox();
+  const script = join(box.dir, 'spawner.mjs');
+  writeFileSync(script, NODE_SCRIPT);
+  const forked = trace(box, ['--overhead-iterations', '20', '--model', 'measure'], [process.execPath, script]);
+  assert.equal(forked.code, 0, forked.stderr);
+  assert.equal(forked.stdout, 'node done\n', "the command's stdout is untouched and forklab writes nothing there");
+  const node = forked.summary!.processes.find((p) => p.runtime === 'node')!;
+  assert.equal(node.byMechanism.fork, 4);
+  assert.ok(node.rssMb && node.rssMb.median > 64, `node's RSS was sampled near its forks (${JSON.stringify(node.rssMb)})`);
+  assert.match(node.advice!.change, /node --import @forklab\/spawn\/register/);
+  assert.ok(node.estimate && node.estimate.withSpawnNs <= node.estimate.inForkNs);
+  assert.equal(forked.summary!.overhead.state, 'measured');
+  assert.equal((forked.summary!.model as { source: { kind: string } }).source.kind, 'measured');
+  assert.match(forked.stderr.split('\n').find((l) => l.startsWith('node (pid'))!, /4 forks, .* in fork.*with posix_spawn ≈/);
+  assert.equal(forked.doc.experiment, 'trace');
+  assert.equal(forked.doc.schema, 'forklab.run');
+
+  const register = import.meta.resolve('@forklab/spawn/register');
+  const spawned = trace(box, QUICK, [process.execPath, '--import', register, script]);
+  assert.equal(spawned.code, 0, spawned.stderr);
+  const again = spawned.summary!.processes.find((p) => p.runtime === 'node')!;
+  assert.equal(again.byMechanism.fork, 0);
+  assert.equal(again.byMechanism['clone-vm-vfork'], 4);
+  assert.equal(again.advice, null);
+  assert.match(spawned.stderr, /No process forked/);
+  assert.doesNotMatch(spawned.stderr, /What to change/);
+
+  // Stored in the history and shown by report.
+  const report = runCli(box, ['report', forked.doc.runId.slice(0, 8), '--markdown'], { limitMs: LIMIT_MS });
+  assert.equal(report.code, 0, report.stderr);
+  assert.match(report.stdout, /Processes that created children/);
+  assert.match(report.stdout, /this machine: fork\+exec/);
+});
+
+test('python: preexec_fn forks (advice: drop it); the default does not (no advice)', {
+  skip: noStrace || (python ? false : 'python3 is not on PATH'),
+  timeout: 2 * LIMIT_MS,
+}, () => {
+  const box = sandbox();
+  const code = (pre: boolean) => `import subprocess\nfor i in range(3): subprocess.run(['/bin/true']${pre ? ', preexec_fn=lambda: None' : ''})`;
+  const withPre = trace(box, QUICK, [python!, '-c', code(true)]);
+  assert.equal(withPre.code, 0, withPre.stderr);
+  const p = withPre.summary!.processes.find((x) => x.runtime === 'python')!;
+  assert.equal(p.byMechanism.fork, 3);
+  assert.match(p.advice!.change, /drop preexec_fn/);
+  const plain = trace(box, QUICK, [python!, '-c', code(false)]);
+  const q = plain.summary!.processes.find((x) => x.runtime === 'python')!;
+  assert.equal(q.byMechanism.fork, 0);
+  assert.equal(q.advice, null);
+});
+
+test('a shell loop: its children, and no advice beyond "nothing to change"', { skip: noStrace, timeout: LIMIT_MS }, () => {
+  const box = sandbox();
+  const r = trace(box, QUICK, ['/bin/sh', '-c', 'for i in 1 2 3 4; do /bin/true; done; (/bin/true)']);
+  assert.equal(r.code, 0, r.stderr);
+  const sh = r.summary!.processes.find((p) => p.runtime === 'shell')!;
+  assert.ok(sh.children >= 4);
+  assert.ok(sh.ran.some((x) => x.program === 'true'));
+  for (const p of r.summary!.processes) if (p.advice) assert.equal(p.advice.change, 'nothing to change');
+});
+
+test('a command that exits at once, and one that fails: its status is forklab’s', { skip: noStrace, timeout: LIMIT_MS }, () => {
+  const box = sandbox();
+  const ok = trace(box, QUICK, ['/bin/true']);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.equal(ok.summary!.totals.creations, 0);
+  assert.match(ok.stderr, /No process created a child/);
+  const failed = trace(box, QUICK, ['/bin/sh', '-c', 'exit 7']);
+  assert.equal(failed.code, 7);
+  assert.equal(failed.summary!.exit.code, 7);
+  const killed = trace(box, QUICK, ['/bin/sh', '-c', 'kill -TERM $$']);
+  assert.equal(killed.code, 143);
+  assert.match(killed.stderr, /killed by SIGTERM/);
+});
+
+/** Processes whose command line holds marker (the test's own sleeps). */
+function processesWith(marker: string): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(marker);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+test('Ctrl-C goes to the traced command; forklab reports what it saw, exits 130, leaves nothing behind', { skip: noStrace, timeout: LIMIT_MS }, async () => {
+  const box = sandbox();
+  const marker = `${40 + Math.floor(Math.random() * 1000) / 1000}`;
+  const cli = startCli(box, ['trace', ...QUICK, '--', '/bin/sh', '-c', `/bin/true; sleep ${marker}; echo not-reached`], { limitMs: LIMIT_MS });
+  await waitFor('the traced sleep', () => processesWith(`sleep\0${marker}`).length > 0, 30_000);
+  cli.child.kill('SIGINT');
+  const end = await cli.done;
+  assert.equal(end.code, 130, cli.stderr());
+  assert.doesNotMatch(cli.stdout(), /not-reached/);
+  assert.match(cli.stderr(), /killed by SIGINT \(interrupted\)/);
+  assert.deepEqual(processesWith(`sleep\0${marker}`), [], 'the traced sleep is gone');
+});
+
+test('--pid: attaches to a running process, follows what it starts, and ends when it ends', { skip: noStrace, timeout: LIMIT_MS }, async () => {
+  const box = sandbox();
+  const target = spawn('/bin/sh', ['-c', 'sleep 1; for i in 1 2 3 4 5 6; do /bin/true; sleep 0.2; done'], { stdio: 'ignore' });
+  try {
+    const r = runCli(box, ['trace', ...QUICK, '--pid', String(target.pid), '--json', join(box.dir, 'pid.json')], { limitMs: LIMIT_MS });
+    assert.equal(r.code, 0, r.stderr);
+    const s = JSON.parse(readFileSync(join(box.dir, 'pid.json'), 'utf8')).summary as TraceSummary;
+    assert.equal(s.mode, 'attach');
+    assert.equal(s.endedBy, 'process-ended');
+    const sh = s.processes.find((p) => p.pid === target.pid)!;
+    assert.ok(sh.children >= 3, `the attached shell started children (${sh.children})`);
+    assert.match(sh.program ?? '', /\/(dash|sh|bash)$/, 'the attached process is named by its executable');
+    assert.match(r.stderr, new RegExp(`attached to pid ${target.pid} until the process ended`));
+  } finally {
+    target.kill('SIGKILL');
+  }
+});
+
+test('--pid with --duration stops tracing and leaves the process running', { skip: noStrace, timeout: LIMIT_MS }, () => {
+  const box = sandbox();
+  const target = spawn('/bin/sh', ['-c', 'while true; do /bin/true; sleep 0.1; done'], { stdio: 'ignore' });
+  try {
+    const r = runCli(box, ['trace', ...QUICK, '--no-store', '--pid', String(target.pid), '--duration', '1s'], { limitMs: LIMIT_MS });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /for the --duration asked/);
+    assert.equal(target.exitCode, null);
+    assert.ok(existsSync(`/proc/${target.pid}`), 'the process is still running');
+  } finally {
+    target.kill('SIGKILL');
+  }
+});
+
+test('no tracer: a clear error naming the package, before the command runs', { timeout: LIMIT_MS }, () => {
+  const box = sandbox();
+  const flag = join(box.dir, 'ran');
+  const r = runCli(box, ['trace', '--', '/bin/sh', '-c', `: > ${flag}`], { env: { PATH: join(box.dir, 'empty') }, limitMs: LIMIT_MS });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /strace is not in PATH/);
+  assert.match(r.stderr, /apt-get install strace/);
+  assert.equal(existsSync(flag), false);
+});
+
+test('bad input names the problem and the flag before anything runs', { timeout: LIMIT_MS }, () => {
+  const box = sandbox();
+  const cases: [string[], RegExp][] = [
+    [['trace'], /COMMAND: nothing to trace/],
+    [['trace', '--pid', '1', '--', '/bin/true'], /--pid: give either --pid PID or a command/],
+    [['trace', '--duration', '5s', '--', '/bin/true'], /--duration: goes with --pid/],
+    [['trace', '--pid', String(process.pid), '--duration', 'soon'], /--duration: "soon" is not a duration/],
+    [['trace', '--', 'no-such-program-here'], /COMMAND: no-such-program-here: not found in PATH/],
+    [['trace', '--pid', '4194000'], /--pid: no process 4194000 is running/],
+    [['trace', '--sample-ms', '0', '--', '/bin/true'], /--sample-ms/],
+  ];
+  for (const [args, re] of cases) {
+    const r = runCli(box, args, { limitMs: LIMIT_MS });
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, re);
+  }
+});

@@ -1,0 +1,173 @@
+// The strace reader and the trace model on traces recorded on a Linux machine (test/fixtures/trace/*.strace:
+// strace 6.1 -f -T -ttt of node's child_process and @forklab/spawn, python with and without preexec_fn, a dash
+// loop, Java's ProcessBuilder), and the cost model and advice on figures built from them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { parseStrace, cloneFlags, execArgv, execPath } from '../src/experiments/trace/strace.js';
+import { buildModel, runtimeOf } from '../src/experiments/trace/model.js';
+import { processFigures, sampleAt, samplesByPid, type ProcSample } from '../src/experiments/trace/figures.js';
+import { adviceFor, estimate, fitModel, spawnShare } from '../src/experiments/trace/cost.js';
+import { summarize } from '../src/experiments/trace/summary.js';
+import { answerLine, traceView } from '../src/experiments/trace/view.js';
+import { renderView } from '../src/report/terminal.js';
+
+const fixture = (name: string) => readFileSync(new URL(`./fixtures/trace/${name}.strace`, import.meta.url), 'utf8');
+const figuresOf = (name: string, samples: ProcSample[] = []) => processFigures(buildModel(parseStrace(fixture(name))), samples);
+
+test('node child_process: three forks charged to node, each exec of /bin/true, threads counted apart', () => {
+  const log = parseStrace(fixture('node-child-process'));
+  assert.equal(log.unreadLines, 0);
+  const model = buildModel(log);
+  assert.equal(model.creations.length, 3);
+  assert.ok(Object.values(model.threadsByPid)[0]! > 0, 'the node process created threads');
+  const [p, ...rest] = processFigures(model, []);
+  assert.equal(rest.length, 0);
+  assert.equal(p!.runtime, 'node');
+  assert.equal(p!.byMechanism.fork, 3);
+  assert.deepEqual(p!.ran, [{ program: 'true', children: 3 }]);
+  assert.equal(p!.inCall!.n, 3);
+  assert.ok(p!.inCall!.maxNs >= p!.inCall!.medianNs && p!.inCall!.sumNs >= p!.inCall!.maxNs);
+  assert.equal(p!.toExec!.n, 3);
+  assert.equal(adviceFor(p!)?.runtime, 'node');
+  assert.match(adviceFor(p!)!.change, /node --import @forklab\/spawn\/register/);
+});
+
+test('node with @forklab/spawn: clone3(CLONE_VM|CLONE_VFORK), no fork, so no advice', () => {
+  const [p] = figuresOf('node-forklab-spawn');
+  assert.equal(p!.byMechanism['clone-vm-vfork'], 3);
+  assert.equal(p!.byMechanism.fork, 0);
+  assert.equal(adviceFor(p!), null);
+});
+
+test('python: preexec_fn forks (advice: drop it), the default uses vfork (no advice)', () => {
+  const [pre] = figuresOf('python-preexec-fn');
+  assert.equal(pre!.runtime, 'python');
+  assert.equal(pre!.byMechanism.fork, 3);
+  assert.match(adviceFor(pre!)!.change, /drop preexec_fn/);
+  assert.match(adviceFor(pre!)!.change, /close_fds at its default/);
+  const [plain] = figuresOf('python-default');
+  assert.equal(plain!.byMechanism.vfork, 3);
+  assert.equal(plain!.byMechanism.fork, 0);
+  assert.equal(adviceFor(plain!), null);
+});
+
+test('a dash loop: vfork halves joined across the child\'s lines, a fork without exec, shell advice is "nothing"', () => {
+  const log = parseStrace(fixture('dash-loop'));
+  const vforks = log.calls.filter((c) => c.name === 'vfork');
+  assert.equal(vforks.length, 3);
+  for (const v of vforks) assert.ok(v.ret! > 0 && v.durationS! > 0, 'an unfinished vfork and its resumed half make one call');
+  const [p] = processFigures(buildModel(log), []);
+  assert.equal(p!.runtime, 'shell');
+  assert.equal(p!.byMechanism.vfork, 3);
+  assert.equal(p!.byMechanism.fork, 2);
+  assert.equal(p!.noExec, 1, 'the subshell of a pipeline forked and never exec’d');
+  assert.equal(adviceFor(p!)!.change, 'nothing to change');
+});
+
+test('java: the thread that called clone3 is charged to the JVM process, jspawnhelper is the helper, true what ran', () => {
+  const model = buildModel(parseStrace(fixture('java-processbuilder')));
+  assert.equal(model.creations.length, 2);
+  for (const c of model.creations) {
+    assert.notEqual(c.tid, c.pid, 'a JVM thread made the call');
+    assert.equal(c.mechanism, 'clone-vm-vfork');
+    assert.match(c.helper ?? '', /jspawnhelper$/);
+    assert.equal(c.exec?.path, '/bin/true');
+  }
+  const [p] = processFigures(model, []);
+  assert.equal(p!.runtime, 'java');
+  assert.equal(p!.helper?.children, 2);
+  assert.equal(adviceFor(p!), null, 'POSIX_SPAWN through jspawnhelper needs no change');
+});
+
+test('the reader: flags, exec paths and argv, killed processes, lines it cannot read', () => {
+  assert.deepEqual(cloneFlags('{flags=CLONE_VM|CLONE_VFORK, exit_signal=SIGCHLD}'), ['CLONE_VM', 'CLONE_VFORK']);
+  assert.equal(execPath('"/bin/sh", ["sh", "-c", "a \\"b\\""], 0x1 /* 3 vars */'), '/bin/sh');
+  assert.deepEqual(execArgv('"/bin/sh", ["sh", "-c", "a \\"b\\""], 0x1 /* 3 vars */'), ['sh', '-c', 'a "b"']);
+  assert.deepEqual(execArgv('"/x", ["/root/.pyenv/versions/3.11.7/bin"..., "py.py"], 0x1'), ['/root/.pyenv/versions/3.11.7/bin...', 'py.py']);
+  const log = parseStrace(
+    [
+      '10 1.000000 clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>',
+      '10 1.000500 <... clone resumed>) = 11 <0.000400>',
+      '11 1.001000 execve("/bin/x", ["x"], 0x1 /* 1 var */) = -1 ENOENT (No such file or directory) <0.000010>',
+      '11 1.002000 execve("/bin/y", ["y"], 0x1 /* 1 var */) = 0 <0.000100>',
+      '11 1.100000 +++ killed by SIGKILL +++',
+      'strace: something unexpected',
+    ].join('\n'),
+  );
+  assert.equal(log.unreadLines, 1);
+  assert.deepEqual(log.exits, [{ tid: 11, atS: 1.1, exitCode: null, signal: 'SIGKILL' }]);
+  const [c] = buildModel(log).creations;
+  assert.equal(c!.mechanism, 'fork');
+  assert.equal(c!.exec?.path, '/bin/y', 'a failed exec (a PATH search) is not what the child ran');
+  assert.ok(Math.abs(c!.toExecS! - 0.002) < 1e-9);
+});
+
+test('runtimes from executables', () => {
+  assert.equal(runtimeOf('/usr/bin/node'), 'node');
+  assert.equal(runtimeOf('/root/.pyenv/versions/3.11.7/bin/python3.11'), 'python');
+  assert.equal(runtimeOf('/usr/lib/jvm/java-17-openjdk-amd64/bin/java'), 'java');
+  assert.equal(runtimeOf('/usr/bin/perl5.36.0'), 'perl');
+  assert.equal(runtimeOf('/usr/bin/dash'), 'shell');
+  assert.equal(runtimeOf('/usr/bin/make'), 'other');
+  assert.equal(adviceFor({ ...figuresOf('node-child-process')[0]!, runtime: 'other' }), null, 'no advice for a program forklab knows no change for');
+});
+
+test('RSS at a call: the latest sample before it, else the first after, within reach', () => {
+  const s = samplesByPid([
+    { pid: 1, atS: 10, rssKb: 100, pteKb: 1 },
+    { pid: 1, atS: 10.2, rssKb: 200, pteKb: 2 },
+  ]);
+  assert.equal(sampleAt(s, 1, 10.1)!.rssKb, 100);
+  assert.equal(sampleAt(s, 1, 9.9)!.rssKb, 100);
+  assert.equal(sampleAt(s, 1, 30), null);
+  assert.equal(sampleAt(s, 2, 10), null);
+});
+
+test('cost model: posix_spawn ÷ fork+exec at the creator’s RSS scales its forks; a view that leads with the answer', () => {
+  const model = fitModel({ kind: 'measured' }, 'default', [
+    { method: 'fork-exec', rssMb: 0, medianNs: 1_000_000 },
+    { method: 'fork-exec', rssMb: 1000, medianNs: 11_000_000 },
+    { method: 'posix-spawn', rssMb: 0, medianNs: 1_000_000 },
+    { method: 'posix-spawn', rssMb: 1000, medianNs: 1_100_000 },
+  ])!;
+  assert.ok(Math.abs(spawnShare(model, 1000) - 0.1) < 1e-9);
+  assert.equal(spawnShare(model, 0), 1, 'a small process saves nothing');
+  // The node trace's forks, its process sampled at 1000 MB just before each call.
+  const log = parseStrace(fixture('node-child-process'));
+  const built = buildModel(log);
+  const pid = built.creations[0]!.pid;
+  const samples = built.creations.map((c) => ({ pid, atS: c.startS - 0.001, rssKb: 1000 * 1024, pteKb: 2000 }));
+  const [p] = processFigures(built, samples);
+  assert.equal(p!.rssMb!.median, 1000);
+  const e = estimate(p!, model, 10 * p!.inCall!.sumNs)!;
+  assert.equal(e.forks, 3);
+  assert.equal(e.forksWithRss, 3);
+  assert.ok(Math.abs(e.withSpawnNs - 0.1 * e.inForkNs) < 1);
+  assert.ok(Math.abs(e.savingNs + e.withSpawnNs - e.inForkNs) < 1);
+  assert.ok(Math.abs(e.shareOfWall! - 0.09) < 1e-6);
+  const summary = summarize({
+    figures: [p!],
+    model,
+    overhead: { state: 'not-measured', reason: '--overhead-iterations 0' },
+    base: {
+      mode: 'command',
+      command: ['node', 'x.js'],
+      pid: null,
+      tracer: { name: 'strace', path: '/usr/bin/strace', version: '6.1', args: [] },
+      wallNs: 10 * p!.inCall!.sumNs,
+      exit: { code: 0, signal: null },
+      endedBy: 'exit',
+      procSamples: samples.length,
+      unreadLines: 0,
+    },
+  });
+  assert.match(
+    answerLine(summary.processes[0]!, summary),
+    new RegExp(`^node \\(pid ${pid}, 1000 MB\\): 3 forks, .* in fork, 10 % of wall time; with posix_spawn ≈ .*: node --import`),
+  );
+  const out = renderView(traceView(summary), { color: false });
+  assert.ok(out.split('\n')[1]!.startsWith('node (pid'), 'the answer is the first line after the title');
+  assert.match(out, /this machine: fork\+exec/);
+  assert.match(out, /overhead was not measured/);
+});
