@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import type { RunDocument } from '../src/report/document.js';
 import { escapeHtml, renderHtml } from '../src/report/html.js';
 import { chartsFor, publishedCharts } from '../src/report/charts.js';
-import { groupsOf, phaseRecords } from '../src/report/groups.js';
+import { groupsOf, readingRecords } from '../src/report/groups.js';
+import { pagetablesExperiment } from '../src/experiments/pagetables.js';
 import { readRunDocument, registerReportCommand, reportAction } from '../src/cli/report.js';
 import { runConclusions } from '../src/report/judged.js';
 import { loadPublished } from '../src/reference/published.js';
@@ -117,14 +118,17 @@ test('every experiment renders its charts and tables; unknown ones generically',
 
 test('pagetables readings come from the configurations first, else from the summary', () => {
   const doc = fixture('pagetables');
-  assert.equal(phaseRecords(doc).length, 8);
-  assert.deepEqual(phaseRecords(doc)[2], { layout: 'sparse', phase: 'after-fork', parentVmPteKb: 33096, childVmPteKb: 33096, pageTablesKb: 68600 });
+  const spec = pagetablesExperiment.chart;
+  assert.ok(spec && spec.kind === 'readings');
+  const records = readingRecords(doc, spec);
+  assert.equal(records.length, 8);
+  assert.deepEqual(records[2], { facet: 'sparse', x: 'after-fork', readings: { parentVmPteKb: 33096, childVmPteKb: 33096, pageTablesKb: 68600 } });
   const inConfigs = {
     ...doc,
     summary: null,
     configurations: [1, 2].map((repeat) => ({ series: 'reading', layout: 'dense', phase: 'before', parentVmPteKb: 90 + repeat * 10, pageTablesKb: 2000, repeat, state: 'ok' })),
   };
-  assert.deepEqual(phaseRecords(inConfigs), [{ layout: 'dense', phase: 'before', parentVmPteKb: 105, childVmPteKb: null, pageTablesKb: 2000 }]);
+  assert.deepEqual(readingRecords(inConfigs, spec), [{ facet: 'dense', x: 'before', readings: { parentVmPteKb: 105, childVmPteKb: null, pageTablesKb: 2000 } }]);
 });
 
 test('repeats are pooled: one group per configuration, samples of both repeats', () => {

@@ -213,6 +213,6 @@ export function judgePerEntry(c: PerEntryCheck, ctx: JudgeContext): Judgement {
   const stat = statOf(c);
   const p = points(ctx.data, c.series, c.over, undefined, 2);
   const q = lineQuantity(p, stat, (ys) => slopeOf(p.xs, ys) / c.entriesPerMb);
-  const label = `slope over rssMb of ${stat}(${describeSeries(c.series)}) ÷ ${c.entriesPerMb} entries per MB`;
+  const label = `slope over ${c.over} of ${stat}(${describeSeries(c.series)}) ÷ ${c.entriesPerMb} entries per MB`;
   return judgeExpectation(q, 1, c as Expectation, c.unit, label, ctx);
 }

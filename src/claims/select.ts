@@ -2,6 +2,7 @@
 // (a published `Series`) picks, what values they hold for a metric, statistics and units. Anything missing
 // throws NotMeasurable with a sentence that says what is missing, which becomes the verdict's reason.
 import type { RunDocument } from '../document/run.js';
+import { EXPERIMENTS, findExperiment } from '../experiments/index.js';
 import type { CheckStatistic, Operand, Series, SeriesValue } from '../reference/published.js';
 import { mean, median } from '../stats/descriptive.js';
 import { verifyConditions } from './conditions.js';
@@ -9,11 +10,8 @@ import { NotMeasurable, type Config, type ExperimentData } from './data.js';
 
 export { NotMeasurable, type Config, type ExperimentData };
 
-/** Keys of a published series that describe the article's machine, not forklab data: not matched. */
-export const CONTEXT_KEYS: readonly string[] = ['thpSystem'];
-
-/** Experiments whose series are timed in the same iterations of one probe process (create, exec; cow's passes follow one fork). */
-export const PAIRED_EXPERIMENTS: ReadonlySet<string> = new Set(['create', 'exec', 'cow']);
+/** Keys of a published series that describe the article's machine, not forklab data: not matched (each experiment names its own). */
+export const CONTEXT_KEYS: readonly string[] = [...new Set(EXPERIMENTS.flatMap((e) => e.contextKeys ?? []))];
 
 /** Groups the documents by experiment; `absent` says why an experiment has no document (e.g. "did not run"). */
 export function dataFor(docs: readonly RunDocument[], experiment: string, absent?: string): ExperimentData {
@@ -28,7 +26,7 @@ export function dataFor(docs: readonly RunDocument[], experiment: string, absent
   if (failed > 0) notes.push(`${failed} of ${all.length} ${experiment} configurations failed and are left out`);
   for (const w of new Set(mine.flatMap((d) => (d.warnings ?? []).map((x) => `${x.code}: ${x.message}`)))) notes.push(`warning ${w}`);
   const pinned = mine.every((d) => typeof d.machine?.pinnedCpu === 'number');
-  return { experiment, configs, notes, paired: PAIRED_EXPERIMENTS.has(experiment), pinned };
+  return { experiment, configs, notes, paired: findExperiment(experiment)?.paired === true, pinned };
 }
 
 export function matches(c: Config, sel: Series): boolean {
@@ -182,7 +180,8 @@ export function operandGroups(data: ExperimentData, op: Operand, stat: CheckStat
   const mult = op.multiplyBy ?? 1;
   const metricLabel = op.metric ? ` [${op.metric}]` : '';
   // An operand that reads the region's own pages is what the THP condition is verified with: not gated by it.
-  const verify = !(op.metric !== undefined && REGION_READINGS.has(op.metric));
+  const readings = findExperiment(data.experiment)?.thpCondition?.readings ?? [];
+  const verify = !(op.metric !== undefined && readings.includes(op.metric));
   const configs = select(data, sel, op.atMax, verify);
   const key = keyOf(data, configs);
   if (op.minusMetric !== undefined && op.minus === undefined) {
@@ -208,9 +207,6 @@ export function operandGroups(data: ExperimentData, op: Operand, stat: CheckStat
     label: `(${stat}(${describeSeries(sel)}${metricLabel}) − ${stat}(${describeSeries(minusSel)}${minusLabel}))${mult !== 1 ? ` × ${mult}` : ''}`,
   };
 }
-
-/** The readings of a region's pages (AnonHugePages, Rss): what THP on/off is verified with. */
-const REGION_READINGS: ReadonlySet<string> = new Set(['hugePagesKb', 'regionRssKb']);
 
 /** Names a set of configurations (their positions in the data), so that the same set is resampled once. */
 export function keyOf(data: ExperimentData, configs: readonly Config[]): string {

@@ -5,6 +5,7 @@
 import { Command, type Option } from 'commander';
 import { band } from '../claims/bands.js';
 import { THP_OFF_MAX, THP_ON_MIN } from '../claims/conditions.js';
+import { CONTEXT_KEYS } from '../claims/select.js';
 import { EXPERIMENTS } from '../experiments/index.js';
 import { loadPublished, type Check, type Expectation, type Operand, type Published, type Series } from '../reference/published.js';
 import { MAX_DRAWS, MIN_FINITE_SHARE, MIN_RESAMPLES, RESAMPLES } from '../stats/resample.js';
@@ -13,7 +14,7 @@ import { registerReproduceCommand } from './reproduce.js';
 
 const sel = (s: Series) => {
   const parts = Object.entries(s)
-    .filter(([k]) => k !== 'thpSystem')
+    .filter(([k]) => !CONTEXT_KEYS.includes(k))
     .map(([k, v]) => `${k}=${String(v)}`);
   return parts.length ? parts.join(',') : 'all';
 };
@@ -58,7 +59,7 @@ export function describeCheck(c: Check): string {
     case 'slope-ratio':
       return `slope over ${c.over} of ${stat}(${sel(c.numerator)}) ÷ of ${stat}(${sel(c.denominator)}) ${expectation(c)}`;
     case 'per-entry':
-      return `slope over rssMb of ${stat}(${sel(c.series)}) ÷ ${c.entriesPerMb} entries per MB ${expectation(c)} ns/entry`;
+      return `slope over ${c.over} of ${stat}(${sel(c.series)}) ÷ ${c.entriesPerMb} entries per MB ${expectation(c)} ns/entry`;
     case 'ratio':
       return `${operand(c.numerator, stat)} ÷ ${operand(c.denominator, stat)} ${expectation(c)}`;
     case 'value':

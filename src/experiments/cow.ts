@@ -2,7 +2,6 @@
 // page, writes every page once (the CoW fault and 4 KiB copy), writes every page again; the baseline is the
 // same write pass in the parent, on pages that need no fault. With THP on it reports what the kernel did
 // with the huge pages on the first write: split them, or copied them whole.
-import { readFileSync } from 'node:fs';
 import type { SeriesData } from '../runner/probe.js';
 import { getArticle, getFigure, publishedValue } from '../reference/published.js';
 import { fixedPlan } from '../runner/plans.js';
@@ -10,11 +9,11 @@ import { sweep } from './sweep.js';
 import { ratioOfMedians } from '../stats/pool.js';
 import { median } from '../stats/descriptive.js';
 import { readMemoryBudget } from '../env/memory.js';
-import { parseThpChoice } from '../env/parse.js';
 import { measurementsFrom, pooledStats, repeatsOf } from './measure.js';
 import { parseChoiceList, parseInteger, str } from './parse.js';
 import { fmtNs, fmtRatio } from '../text/format.js';
 import { heading, text, note, blank, table, type Block } from './view.js';
+import { THP_CONDITION, thpNeverWarnings } from './thp.js';
 import { NANOSECONDS_PER_PAGE, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
 
 export const COW_THP_MODES = ['off', 'on', 'default'] as const;
@@ -224,14 +223,6 @@ function warningsFor(run: { measurements: Measurement[]; summary: CowSummary }):
   return w;
 }
 
-function systemThp(): string | null {
-  try {
-    return parseThpChoice(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'));
-  } catch {
-    return null;
-  }
-}
-
 const LABELS: Record<CowSeries, string> = {
   read: 'read (shared, no CoW)',
   'first-write': 'first write (CoW fault + copy)',
@@ -250,6 +241,23 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
   valueOrder: { thp: ['on', 'off', 'default'] },
   unit: NANOSECONDS_PER_PAGE,
   figures: 'timings',
+  chart: {
+    kind: 'points',
+    id: 'cow-passes',
+    title: 'Copy-on-write: ns per page by pass',
+    caption: 'Median ns per page for each pass (log scale) with its 95 % interval, one panel per THP mode.',
+    x: { field: 'series', title: 'pass', scale: 'categories', labelAngle: -30 },
+    y: { title: 'median ns per page', scale: 'log' },
+    colour: { field: 'sizeMb', title: 'region MB', ordered: false },
+    offset: true,
+    facet: { field: 'thp', title: 'THP' },
+    width: 220,
+    height: 220,
+    published: { unit: 'ns/page', colour: 'dark', caption: 'Hollow diamonds: article 001’s published per-page means.' },
+  },
+  paired: true,
+  thpCondition: THP_CONDITION('sizeMb'),
+  fieldLabels: { sizeMb: { suffix: 'MB' }, thp: { prefix: 'THP' } },
   presets: {
     // 001: 80 MB of 4 KiB pages (one CoW fault per page); THP on only in the full run, for the render.
     full: { sizeMb: '80', thp: 'off,on', repeats: '5', iterations: '3', warmup: '1' },
@@ -286,14 +294,7 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
           `${budget.memAvailableBytes === null ? '?' : Math.floor(budget.memAvailableBytes / MIB)} MB` +
           `${budget.cgroupLimitBytes === null ? '' : `, cgroup limit ${Math.floor(budget.cgroupLimitBytes / MIB)} MB`}). Use a smaller --size-mb.`,
       );
-    const warnings: Warning[] = [];
-    if (p.thp.includes('on') && systemThp() === 'never')
-      warnings.push({
-        code: 'thp-never',
-        message:
-          'transparent_hugepage/enabled is [never]: --thp on cannot get huge pages here, so its rows will look like --thp off. As root: echo madvise > /sys/kernel/mm/transparent_hugepage/enabled',
-      });
-    return warnings;
+    return thpNeverWarnings(p.thp);
   },
 
   summarize: (ms, _p, seed) => summarizeCow(ms, seed),

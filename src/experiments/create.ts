@@ -80,6 +80,19 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
   valueOrder: {},
   unit: MICROSECONDS_PER_CALL,
   figures: 'timings',
+  chart: {
+    kind: 'bars',
+    id: 'create-thread-vs-process',
+    title: 'Thread against process creation',
+    caption: 'Median and minimum µs to create and join a thread, and to fork and reap a process.',
+    y: { title: 'µs' },
+    statistics: ['min', 'median'],
+    width: 320,
+    height: 220,
+    published: { unit: 'us', colour: 'dark', caption: 'Hollow diamonds: article 002’s published minimum and median.' },
+  },
+  paired: true,
+  seriesField: 'method',
   presets: {
     // 002: 2000 runs of each.
     full: { iterations: '2000', warmup: '50', repeats: '3' },

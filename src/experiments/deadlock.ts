@@ -175,6 +175,7 @@ export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary> = {
   valueOrder: { variant: VARIANTS },
   unit: MICROSECONDS_PER_CALL,
   figures: 'outcomes',
+  chart: null,
   presets: {
     full: { variants: 'without-atfork,with-atfork,plain-lock', holdMs: '50', childTimeoutMs: '500', repeats: '3' },
     quick: { variants: 'without-atfork,with-atfork', holdMs: '50', childTimeoutMs: '300', repeats: '1' },

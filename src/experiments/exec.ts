@@ -196,6 +196,18 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
   valueOrder: {},
   unit: MICROSECONDS_PER_CALL,
   figures: 'timings',
+  chart: {
+    kind: 'bars',
+    id: 'exec-static-dynamic',
+    title: 'Static against dynamic exec',
+    caption: 'Median µs of fork+_exit, and of fork+exec of a static and of a dynamic target, with 95 % intervals.',
+    y: { title: 'median µs' },
+    width: 420,
+    height: 220,
+    published: { unit: 'us', colour: 'dark', caption: 'Hollow diamonds: article 004’s published times (the article does not name its statistic).' },
+  },
+  paired: true,
+  seriesField: 'method',
   samplesFlag: { 'ld-startup': '--ld-runs' },
   presets: {
     // 004: fork+exec+wait of `return 0`, dynamic and static, against fork+_exit. ld.so's statistics: at least 6

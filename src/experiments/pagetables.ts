@@ -208,6 +208,21 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
   valueOrder: { layout: LAYOUTS, phase: PHASES },
   unit: MICROSECONDS_PER_CALL,
   figures: 'timings',
+  chart: {
+    kind: 'readings',
+    id: 'pagetables-phases',
+    title: 'Page-table memory by phase',
+    caption: 'Page-table memory in kB by phase: VmPTE of parent and child, and PageTables of /proc/meminfo, one panel per layout.',
+    series: 'phase',
+    facet: 'layout',
+    x: 'phase',
+    readings: ['parentVmPteKb', 'childVmPteKb', 'pageTablesKb'],
+    summaryKey: 'phases',
+    y: { title: 'kB' },
+    legendTitle: 'reading',
+    width: 260,
+    height: 220,
+  },
   presets: {
     // 003: 8238 one-page mappings 1 MiB apart (two per page-table page, ≈16.5 MB of page tables). Three probes
     // per layout: system-wide PageTables moves with other processes, and one reading cannot show by how much.

@@ -1,6 +1,5 @@
 // Experiment "spawn" (article 000): what fork+exec, vfork+exec, posix_spawn, clone(CLONE_VM|CLONE_VFORK)
 // and fork+_exit cost as the parent's RSS grows, with transparent huge pages on, off or as the system has them.
-import { readFileSync } from 'node:fs';
 import { publishedValue } from '../reference/published.js';
 import { adaptivePlan } from '../runner/plans.js';
 import { sweep } from './sweep.js';
@@ -8,12 +7,12 @@ import { adaptiveRepeats, describeRepeatsStop, parseRepeatOptions, repeatOptions
 import { linearFit } from '../stats/regression.js';
 import { median } from '../stats/descriptive.js';
 import { readMemoryBudget } from '../env/memory.js';
-import { parseThpChoice } from '../env/parse.js';
 import { measurementsFrom, pooledStats } from './measure.js';
 import { parseChoiceList, parseDecimal, parseInteger, parseIntegerList, str } from './parse.js';
 import { fmtUs, fmtUsCi } from '../text/format.js';
 import { blank, heading, note, table, type Block } from './view.js';
 import { targetCommandLine, targetParams } from './target.js';
+import { THP_CONDITION, thpNeverWarnings } from './thp.js';
 import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
 
 export const METHODS = ['fork-exec', 'vfork-exec', 'posix-spawn', 'clone-vfork', 'fork-exit'] as const;
@@ -87,14 +86,6 @@ const DEFAULTS = {
   ciTarget: '2',
   budgetMs: '400',
 };
-
-function systemThp(): string | null {
-  try {
-    return parseThpChoice(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'));
-  } catch {
-    return null;
-  }
-}
 
 /** Entries one MB of mapping needs: 256 PTEs of 4 KiB, or half a PMD of 2 MiB. */
 export function perEntryCost(slopeUsPerMb: number, kind: 'PTE' | 'PMD'): number {
@@ -184,6 +175,26 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
   valueOrder: { method: METHODS, thp: THP_MODES },
   unit: MICROSECONDS_PER_CALL,
   figures: 'timings',
+  chart: {
+    kind: 'points',
+    id: 'spawn-latency',
+    title: 'Spawn latency against parent RSS',
+    caption:
+      'Median µs per spawn+wait with its 95 % interval (vertical bars) against parent RSS, on linear axes; the dashed lines are the least-squares fit of the medians of each method, so growth that is linear looks straight. One panel per THP mode.',
+    // Linear axes: the article's claim is linear growth with RSS, and on linear axes linear growth looks linear.
+    x: { field: 'rssMb', title: 'parent RSS (MB)', scale: 'linear' },
+    y: { title: 'median µs per spawn+wait', scale: 'linear' },
+    colour: { field: 'method', title: 'method', ordered: true },
+    facet: { field: 'thp', title: 'THP' },
+    fit: true,
+    width: 280,
+    height: 230,
+    published: { unit: 'us', colour: 'series', caption: 'Hollow diamonds: the article’s published values at the same configuration (article 000 gives means).' },
+  },
+  thpCondition: THP_CONDITION('rssMb'),
+  fieldLabels: { rssMb: { suffix: 'MB' }, thp: { prefix: 'THP' }, thpSystem: { prefix: 'system THP' } },
+  seriesField: 'method',
+  contextKeys: ['thpSystem'],
   presets: {
     // 000: 300 calls per configuration, 3 fresh runs, RSS 0/128/512/1024 MB, THP on (the article's
     // "always", reproduced with MADV_HUGEPAGE) and off. The spread claim needs two repeats even when quick.
@@ -247,13 +258,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
           `(MemAvailable ${budget.memAvailableBytes === null ? '?' : Math.floor(budget.memAvailableBytes / MIB)} MB` +
           `${budget.cgroupLimitBytes === null ? '' : `, cgroup limit ${Math.floor(budget.cgroupLimitBytes / MIB)} MB`}), and forklab keeps 64 MB of headroom. Use a smaller --rss.`,
       );
-    const sys = systemThp();
-    if (p.thp.includes('on') && sys === 'never')
-      warnings.push({
-        code: 'thp-never',
-        message:
-          'transparent_hugepage/enabled is [never]: --thp on cannot get huge pages here, so its rows will look like --thp off. As root: echo madvise > /sys/kernel/mm/transparent_hugepage/enabled',
-      });
+    warnings.push(...thpNeverWarnings(p.thp));
     return warnings;
   },
 

@@ -2,6 +2,7 @@
 import type { InfoValue, ProbeUsage } from '../runner/protocol.js';
 import type { NativePaths } from '../runner/paths.js';
 import type { Summary } from '../stats/descriptive.js';
+import type { ChartSpec, FieldLabel, ThpCondition } from './chart.js';
 import type { Block } from './view.js';
 
 export type Scalar = string | number | boolean | null;
@@ -147,6 +148,18 @@ export interface Experiment<P, S> {
    * Absent: the experiment's identity.
    */
   figureKeys?: readonly string[] | null;
+  /** Its own chart in reports (chart.ts), drawn by kind; null: none (the distribution of samples is still drawn); absent: its medians per series. */
+  chart?: ChartSpec | null;
+  /** Whether its series are timed in the same iterations of one probe process (a claim may then pair them). */
+  paired?: boolean;
+  /** How its THP condition is verified against the huge pages the kernel gave; absent: it has none. */
+  thpCondition?: ThpCondition;
+  /** How its fields are said in a configuration's label ("64 MB", "THP on"); a field without one: "key value". */
+  fieldLabels?: Readonly<Record<string, FieldLabel>>;
+  /** The identity field whose value names the series (spawn's method), where a published series names it instead of the series. */
+  seriesField?: string;
+  /** Keys of its published series that describe the article's machine, not forklab data (thpSystem): never matched. */
+  contextKeys?: readonly string[];
   /** From the raw option strings to typed parameters; throws UsageError naming the flag. No work. */
   parse(raw: CommandOptions): P;
   /** Takes --target PROGRAM [ARGS…]: the user's program instead of the built-in `return 0` target (raw.target, raw.targetArgs). */

@@ -204,6 +204,21 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
   valueOrder: { method: VMA_METHODS },
   unit: MICROSECONDS_PER_CALL,
   figures: 'timings',
+  chart: {
+    kind: 'points',
+    id: 'vma-fork',
+    title: 'Fork time against VMA count',
+    caption: 'Median µs per spawn (log scale) with its 95 % interval, against the number of mappings in the parent (log scale).',
+    x: { field: 'vmas', title: 'VMAs in the parent (log scale)', scale: 'log' },
+    y: { title: 'median µs', scale: 'log' },
+    colour: { field: 'method', title: 'method', ordered: true },
+    line: true,
+    positiveX: true,
+    width: 360,
+    height: 240,
+  },
+  fieldLabels: { vmas: { suffix: 'VMAs' } },
+  seriesField: 'method',
   presets: {
     // 003 mapped 1,000,000 VMAs; vm.max_map_count (65530 by default) caps what a probe may map.
     full: { vmas: '0,1000,10000,30000,60000', iterations: '30', warmup: '3', repeats: '2' },

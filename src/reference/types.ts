@@ -139,12 +139,12 @@ export type SlopeRatioCheck = CheckBase &
     denominator: Series;
   };
 
-/** Fitted slope over rssMb (time per MB) divided by the page-table entries per MB (256 PTEs, or 0.5 PMDs). */
+/** Fitted slope over a region's size in MB (`over`: time per MB) divided by the page-table entries per MB (256 PTEs, or 0.5 PMDs). */
 export type PerEntryCheck = CheckBase &
   Expectation & {
     type: 'per-entry';
     series: Series;
-    over: 'rssMb';
+    over: string;
     entriesPerMb: number;
     unit: 'ns/entry';
   };

@@ -142,7 +142,7 @@ const CHECKS: Record<CheckType, (c: Obj, where: string) => void> = {
   },
   'per-entry'(c, where) {
     series(c['series'], `${where}.series`);
-    oneOf(c, 'over', ['rssMb'] as const, where);
+    str(c, 'over', where);
     positive(c, 'entriesPerMb', where);
     oneOf(c, 'unit', ['ns/entry'] as const, where);
     expectation(c, where);

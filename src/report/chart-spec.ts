@@ -1,7 +1,7 @@
 // The vega-lite building blocks every chart of a report shares: the chart definition, its look, the order of a
 // field's values, points with their 95 % intervals, and the medians of a run's configurations in a unit.
 import type { TopLevelSpec } from 'vega-lite';
-import { configLabel, orderOf, type Group } from './groups.js';
+import { configLabel, type Group } from './groups.js';
 
 export interface ChartDef {
   id: string;
@@ -23,10 +23,6 @@ export function chart(id: string, title: string, caption: string, values: Record
   if (values.length === 0) return null;
   return { id, title, caption, spec: { title, background: 'white', config: CONFIG, data: { values }, ...body } as TopLevelSpec };
 }
-
-export const byThp = (values: Record<string, unknown>[], experiment: string) => ({
-  column: { field: 'thp', type: 'nominal', title: 'THP', sort: present(values, 'thp', orderOf(experiment, 'thp')) },
-});
 
 export const present = (values: Record<string, unknown>[], field: string, order: readonly string[] = []) => {
   const seen = [...new Set(values.map((v) => String(v[field])))];
@@ -57,13 +53,14 @@ export interface TimeValue extends Record<string, unknown> {
   ciHigh: number;
 }
 
-export const timeValues = (groups: Group[], perNs: number): TimeValue[] =>
+/** The medians of a run's groups (of `experiment`, whose fields label them) in a unit of perNs nanoseconds. */
+export const timeValues = (experiment: string, groups: Group[], perNs: number): TimeValue[] =>
   groups
     .filter((g) => g.stats !== null && g.stats.medianNs > 0)
     .map((g) => ({
       series: g.series,
       ...g.fields,
-      label: configLabel(g.series, g.fields),
+      label: configLabel(experiment, g.series, g.fields),
       median: g.stats!.medianNs / perNs,
       min: g.stats!.minNs / perNs,
       ciLow: Math.max(g.stats!.ciLowNs, g.stats!.medianNs / 1e3) / perNs,

@@ -2,35 +2,22 @@
 // the articles' values drawn where they sit (published-marks.ts), and the charts beside the published figures. No
 // rendering here; the grouping is groups.ts's, the building blocks chart-spec.ts's.
 import type { RunDocument } from '../document/run.js';
-import { autoScale, byThp, chart, LOG_Y, pointsWithCi, present, timeValues, type ChartDef, type TimeValue } from './chart-spec.js';
+import type { BarsChartSpec, PointsChartSpec, PublishedMarksSpec, ReadingsChartSpec } from '../experiments/chart.js';
+import { findExperiment } from '../experiments/index.js';
+import { linearFit } from '../stats/regression.js';
+import { autoScale, chart, LOG_Y, pointsWithCi, present, timeValues, type ChartDef, type TimeValue } from './chart-spec.js';
 import { distributionChart } from './distribution.js';
-import { groupsOf, orderOf, phaseRecords, PHASE_METRICS, timeUnit, type Group } from './groups.js';
+import { groupsOf, orderOf, readingRecords, timeUnit, type Group } from './groups.js';
 import { publishedMarks, type PublishedMark } from './published-marks.js';
 import type { PublishedComparison } from './judged.js';
 
 export type { ChartDef };
 
-// ---------------------------------------------------------------------------------------------- chart specs
-
-/** Least-squares line through the medians of each (method, THP) over parent RSS: its two ends, for a dashed layer. */
-function fittedLines(values: TimeValue[]): Record<string, unknown>[] {
-  const out: Record<string, unknown>[] = [];
-  const keys = new Set(values.map((v) => `${String(v.method)}|${String(v.thp)}`));
-  for (const k of keys) {
-    const pts = values.filter((v) => `${String(v.method)}|${String(v.thp)}` === k);
-    const xs = pts.map((p) => Number(p.rssMb));
-    if (new Set(xs).size < 2) continue;
-    const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
-    const my = pts.reduce((a, p) => a + p.median, 0) / pts.length;
-    const sxx = xs.reduce((a, x) => a + (x - mx) ** 2, 0);
-    const slope = pts.reduce((a, p, i) => a + (xs[i]! - mx) * (p.median - my), 0) / sxx;
-    for (const x of [Math.min(...xs), Math.max(...xs)]) out.push({ method: pts[0]!.method, thp: pts[0]!.thp, rssMb: x, fit: my + slope * (x - mx) });
-  }
-  return out;
-}
-
 /** What a legend calls the run's own points beside the article's. */
 const OWN = 'this machine (median)';
+
+/** The colour of the article's values in a chart whose own marks are not coloured by series. */
+const DARK = { value: '#1f2328' };
 
 /** The marks' shape: the run's medians as dots, the article's values as hollow diamonds (a legend only when there are both). */
 function sourceShape(marks: readonly PublishedMark[]): Record<string, unknown> {
@@ -56,140 +43,141 @@ function publishedLayer(x: Record<string, unknown>, y: Record<string, unknown>, 
   };
 }
 
-function spawnChart(groups: Group[], published: readonly PublishedMark[]): ChartDef | null {
-  const values = timeValues(groups, 1000).map((v): TimeValue => ({ ...v, source: OWN }));
-  const fits = fittedLines(values);
-  const marks = published.filter((m) => values.some((v) => v.thp === m.thp));
-  const rss = [...new Set([...values, ...marks].map((v) => Number(v.rssMb)))].sort((a, b) => a - b);
-  // Linear axes: the article's claim is linear growth with RSS, and on linear axes linear growth looks linear.
-  const x = { field: 'rssMb', type: 'quantitative', scale: { type: 'linear', nice: false }, axis: { values: rss, labelOverlap: false, format: ',d' }, title: 'parent RSS (MB)' };
-  const y = { field: 'median', type: 'quantitative', scale: { type: 'linear', zero: true }, axis: { format: ',~r' }, title: 'median µs per spawn+wait' };
-  const color = { field: 'method', type: 'nominal', scale: { domain: present(values, 'method', orderOf('spawn', 'method')) }, title: 'method' };
-  const only = (kind: string) => ({ transform: [{ filter: `datum.kind === '${kind}'` }] });
-  const shape = sourceShape(marks);
-  const layers = [
-    ...pointsWithCi(x, y, color, false, {}, shape).map((l) => ({ ...only('median'), ...l })),
-    { ...only('fit'), mark: { type: 'line', strokeDash: [5, 4], strokeWidth: 1.2, opacity: 0.8 }, encoding: { x, y: { ...y, field: 'fit' }, color } },
-    ...(marks.length ? [publishedLayer(x, y, { color, ...shape })] : []),
-  ];
-  return chart(
-    'spawn-latency',
-    'Spawn latency against parent RSS',
-    'Median µs per spawn+wait with its 95 % interval (vertical bars) against parent RSS, on linear axes; the dashed lines are the least-squares fit of the medians of each method, so growth that is linear looks straight. One panel per THP mode.' +
-      (marks.length ? ' Hollow diamonds: the article’s published values at the same configuration (article 000 gives means).' : ''),
-    [...values.map((v) => ({ ...v, kind: 'median' })), ...fits.map((f) => ({ ...f, kind: 'fit' })), ...marks],
-    { facet: byThp(values, 'spawn'), spec: { width: 280, height: 230, layer: layers } },
-  );
-}
-
 /** The article's values in a chart whose own marks are bars: one diamond per source in the legend. */
 const ARTICLE_SHAPE = { field: 'source', type: 'nominal', title: null, legend: { labelLimit: 240 }, scale: { range: ['diamond'] } };
 
 /** Only the run's own rows (not the article's values). */
 const ownRows = { transform: [{ filter: "datum.kind !== 'published'" }] };
 
-function cowChart(groups: Group[], published: readonly PublishedMark[]): ChartDef | null {
-  const values = timeValues(groups, 1).map((v): TimeValue => ({ ...v, source: OWN }));
-  const marks = published.filter((m) => values.some((v) => v.thp === m.thp && v.series === m.series));
-  const x = { field: 'series', type: 'ordinal', sort: present(values, 'series', orderOf('cow', 'series')), title: 'pass', axis: { labelAngle: -30 } };
-  const y = { field: 'median', type: 'quantitative', scale: LOG_Y, title: 'median ns per page' };
-  const shape = sourceShape(marks);
-  const layer = [
-    ...pointsWithCi(x, y, { field: 'sizeMb', type: 'nominal', title: 'region MB' }, false, { xOffset: { field: 'sizeMb', type: 'nominal' } }, shape).map((l) => ({
-      ...ownRows,
-      ...l,
-    })),
-    ...(marks.length ? [publishedLayer(x, y, { color: { value: '#1f2328' }, ...shape })] : []),
-  ];
-  const caption = `Median ns per page for each pass (log scale) with its 95 % interval, one panel per THP mode.${marks.length ? ' Hollow diamonds: article 001’s published per-page means.' : ''}`;
-  return chart('cow-passes', 'Copy-on-write: ns per page by pass', caption, [...values, ...marks], {
-    facet: byThp(values, 'cow'),
-    spec: { width: 220, height: 220, layer },
-  });
+const withCaption = (caption: string, marks: readonly PublishedMark[], spec?: PublishedMarksSpec) => (marks.length && spec ? `${caption} ${spec.caption}` : caption);
+
+/** The article's values at configurations the chart shows (the same series, and the same panel). */
+function marksFor(spec: PublishedMarksSpec | undefined, published: readonly PublishedMark[], values: readonly TimeValue[], same: readonly string[]): PublishedMark[] {
+  if (!spec) return [];
+  return published.filter((m) => values.some((v) => same.every((k) => v[k] === m[k])));
 }
 
-function createChart(groups: Group[], published: readonly PublishedMark[]): ChartDef | null {
-  const values = timeValues(groups, 1000).flatMap((v) => [
-    { series: v.series, statistic: 'median', us: v.median },
-    { series: v.series, statistic: 'min', us: v.min },
-  ]);
-  const marks = published.filter((m) => values.some((v) => v.series === m.series && v.statistic === m.statistic));
-  const x = { field: 'series', type: 'nominal', sort: present(values, 'series', orderOf('create', 'series')), title: null, axis: { labelAngle: 0 } };
-  const xOffset = { field: 'statistic', type: 'nominal', sort: ['min', 'median'] };
-  const y = { field: 'us', type: 'quantitative', title: 'µs' };
-  const caption = `Median and minimum µs to create and join a thread, and to fork and reap a process.${marks.length ? ' Hollow diamonds: article 002’s published minimum and median.' : ''}`;
-  return chart('create-thread-vs-process', 'Thread against process creation', caption, [...values, ...marks], {
-    width: 320,
-    height: 220,
+/** Least-squares lines through the medians of each colour (and panel) over a numeric x: their two ends, for a dashed layer. */
+function fittedLines(values: readonly TimeValue[], x: string, keys: readonly string[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  const idOf = (v: TimeValue) => JSON.stringify(keys.map((k) => v[k] ?? null));
+  for (const id of new Set(values.map(idOf))) {
+    const pts = values.filter((v) => idOf(v) === id);
+    const xs = pts.map((p) => Number(p[x]));
+    if (new Set(xs).size < 2) continue;
+    const fit = linearFit(
+      xs,
+      pts.map((p) => p.median),
+    );
+    const at = Object.fromEntries(keys.map((k) => [k, pts[0]![k]]));
+    for (const end of [Math.min(...xs), Math.max(...xs)]) out.push({ ...at, [x]: end, fit: fit.intercept + fit.slope * end });
+  }
+  return out;
+}
+
+function pointsChart(experiment: string, s: PointsChartSpec, groups: Group[], published: readonly PublishedMark[]): ChartDef | null {
+  const unit = timeUnit(experiment);
+  const tagged = s.fit === true || s.published !== undefined;
+  const values = timeValues(experiment, groups, unit.perNs)
+    .filter((v) => !s.positiveX || Number(v[s.x.field]) > 0)
+    .map((v): TimeValue => (tagged ? { ...v, source: OWN, kind: 'median' } : v));
+  const marks = marksFor(s.published, published, values, ['series', ...(s.facet ? [s.facet.field] : [])]);
+  const xs = () => [...new Set([...values, ...marks].map((v) => Number(v[s.x.field])))].sort((a, b) => a - b);
+  const x =
+    s.x.scale === 'categories'
+      ? { field: s.x.field, type: 'ordinal', sort: present(values, s.x.field, orderOf(experiment, s.x.field)), title: s.x.title, axis: { labelAngle: s.x.labelAngle ?? 0 } }
+      : s.x.scale === 'linear'
+        ? // Linear axes with ticks at the values measured: linear growth looks linear.
+          { field: s.x.field, type: 'quantitative', scale: { type: 'linear', nice: false }, axis: { values: xs(), labelOverlap: false, format: ',d' }, title: s.x.title }
+        : { field: s.x.field, type: 'quantitative', scale: { type: 'log' }, title: s.x.title };
+  const y =
+    s.y.scale === 'linear'
+      ? { field: 'median', type: 'quantitative', scale: { type: 'linear', zero: true }, axis: { format: ',~r' }, title: s.y.title }
+      : { field: 'median', type: 'quantitative', scale: LOG_Y, title: s.y.title };
+  const colourField = s.colour.field;
+  const color = s.colour.ordered
+    ? { field: colourField, type: 'nominal', scale: { domain: present(values, colourField, orderOf(experiment, colourField)) }, title: s.colour.title }
+    : { field: colourField, type: 'nominal', title: s.colour.title };
+  const shape = sourceShape(marks);
+  const own = tagged ? { transform: [{ filter: "datum.kind === 'median'" }] } : {};
+  const fits = s.fit ? fittedLines(values, s.x.field, [colourField, ...(s.facet ? [s.facet.field] : [])]).map((f) => ({ ...f, kind: 'fit' })) : [];
+  const layer = [
+    ...pointsWithCi(x, y, color, s.line === true, s.offset ? { xOffset: { field: colourField, type: 'nominal' } } : {}, shape).map((l) => ({ ...own, ...l })),
+    ...(fits.length
+      ? [
+          {
+            transform: [{ filter: "datum.kind === 'fit'" }],
+            mark: { type: 'line', strokeDash: [5, 4], strokeWidth: 1.2, opacity: 0.8 },
+            encoding: { x, y: { ...y, field: 'fit' }, color },
+          },
+        ]
+      : []),
+    ...(marks.length ? [publishedLayer(x, y, { color: s.published?.colour === 'series' ? color : DARK, ...shape })] : []),
+  ];
+  const body = s.facet
+    ? {
+        facet: { column: { field: s.facet.field, type: 'nominal', title: s.facet.title, sort: present(values, s.facet.field, orderOf(experiment, s.facet.field)) } },
+        spec: { width: s.width, height: s.height, layer },
+      }
+    : { width: s.width, height: s.height, layer };
+  return chart(s.id, s.title, withCaption(s.caption, marks, s.published), [...values, ...fits, ...marks], body);
+}
+
+function barsChart(experiment: string, s: BarsChartSpec, groups: Group[], published: readonly PublishedMark[]): ChartDef | null {
+  const own = timeValues(experiment, groups, timeUnit(experiment).perNs);
+  const x = { field: 'series', type: 'nominal', sort: present(own, 'series', orderOf(experiment, 'series')), title: null, axis: { labelAngle: 0 } };
+  const statistics = s.statistics;
+  if (statistics) {
+    // The medians' bars are drawn first, the other statistics' beside them (the legend and x offsets keep `statistics`' order).
+    const drawn = [...statistics].sort((a, b) => Number(b === 'median') - Number(a === 'median'));
+    const values = own.flatMap((v) => drawn.map((statistic) => ({ series: v.series, statistic, value: statistic === 'min' ? v.min : v.median })));
+    const marks = s.published ? published.filter((m) => values.some((v) => v.series === m.series && v.statistic === m.statistic)) : [];
+    const xOffset = { field: 'statistic', type: 'nominal', sort: [...statistics] };
+    const y = { field: 'value', type: 'quantitative', title: s.y.title };
+    return chart(s.id, s.title, withCaption(s.caption, marks, s.published), [...values, ...marks], {
+      width: s.width,
+      height: s.height,
+      layer: [
+        { ...ownRows, mark: { type: 'bar' }, encoding: { x, xOffset, y, color: { field: 'statistic', type: 'nominal', sort: [...statistics], title: 'statistic' } } },
+        ...(marks.length ? [publishedLayer(x, y, { xOffset, color: DARK, shape: ARTICLE_SHAPE })] : []),
+      ],
+    });
+  }
+  const marks = marksFor(s.published, published, own, ['series']);
+  const y = { field: 'median', type: 'quantitative', title: s.y.title };
+  return chart(s.id, s.title, withCaption(s.caption, marks, s.published), [...own, ...marks], {
+    width: s.width,
+    height: s.height,
     layer: [
-      { ...ownRows, mark: { type: 'bar' }, encoding: { x, xOffset, y, color: { field: 'statistic', type: 'nominal', sort: ['min', 'median'], title: 'statistic' } } },
-      ...(marks.length ? [publishedLayer(x, y, { xOffset, color: { value: '#1f2328' }, shape: ARTICLE_SHAPE })] : []),
+      { ...ownRows, mark: { type: 'bar' }, encoding: { x, y, color: { field: 'series', type: 'nominal', legend: null } } },
+      { ...ownRows, mark: { type: 'rule', strokeWidth: 1.5 }, encoding: { x, y: { field: 'ciLow', type: 'quantitative' }, y2: { field: 'ciHigh' } } },
+      ...(marks.length ? [publishedLayer(x, y, { color: DARK, shape: ARTICLE_SHAPE })] : []),
     ],
   });
 }
 
-function execChart(groups: Group[], published: readonly PublishedMark[]): ChartDef | null {
-  const values = timeValues(groups, 1000);
-  const marks = published.filter((m) => values.some((v) => v.series === m.series));
-  const x = { field: 'series', type: 'nominal', sort: present(values, 'series', orderOf('exec', 'series')), title: null, axis: { labelAngle: 0 } };
-  const y = { field: 'median', type: 'quantitative', title: 'median µs' };
-  return chart(
-    'exec-static-dynamic',
-    'Static against dynamic exec',
-    `Median µs of fork+_exit, and of fork+exec of a static and of a dynamic target, with 95 % intervals.${marks.length ? ' Hollow diamonds: article 004’s published times (the article does not name its statistic).' : ''}`,
-    [...values, ...marks],
-    {
-      width: 420,
-      height: 220,
-      layer: [
-        { ...ownRows, mark: { type: 'bar' }, encoding: { x, y, color: { field: 'series', type: 'nominal', legend: null } } },
-        { ...ownRows, mark: { type: 'rule', strokeWidth: 1.5 }, encoding: { x, y: { field: 'ciLow', type: 'quantitative' }, y2: { field: 'ciHigh' } } },
-        ...(marks.length ? [publishedLayer(x, y, { color: { value: '#1f2328' }, shape: ARTICLE_SHAPE })] : []),
-      ],
-    },
+function readingsChart(doc: RunDocument, s: ReadingsChartSpec): ChartDef | null {
+  const values = readingRecords(doc, s).flatMap((r) =>
+    s.readings.filter((m) => r.readings[m] !== null).map((m) => ({ [s.facet]: r.facet, [s.x]: r.x, metric: m, value: r.readings[m] })),
   );
-}
-
-function pagetablesChart(doc: RunDocument): ChartDef | null {
-  const values = phaseRecords(doc).flatMap((r) => PHASE_METRICS.filter((m) => r[m] !== null).map((m) => ({ layout: r.layout, phase: r.phase, metric: m, kB: r[m] })));
-  return chart(
-    'pagetables-phases',
-    'Page-table memory by phase',
-    'Page-table memory in kB by phase: VmPTE of parent and child, and PageTables of /proc/meminfo, one panel per layout.',
-    values,
-    {
-      facet: { column: { field: 'layout', type: 'nominal', title: 'layout', sort: present(values, 'layout') } },
-      spec: {
-        width: 260,
-        height: 220,
-        mark: { type: 'bar' },
-        encoding: {
-          x: { field: 'phase', type: 'nominal', sort: present(values, 'phase'), title: 'phase', axis: { labelAngle: -30 } },
-          xOffset: { field: 'metric', type: 'nominal', sort: [...PHASE_METRICS] },
-          y: { field: 'kB', type: 'quantitative', title: 'kB' },
-          color: { field: 'metric', type: 'nominal', sort: [...PHASE_METRICS], title: 'reading' },
-        },
+  return chart(s.id, s.title, s.caption, values, {
+    facet: { column: { field: s.facet, type: 'nominal', title: s.facet, sort: present(values, s.facet) } },
+    spec: {
+      width: s.width,
+      height: s.height,
+      mark: { type: 'bar' },
+      encoding: {
+        x: { field: s.x, type: 'nominal', sort: present(values, s.x), title: s.x, axis: { labelAngle: -30 } },
+        xOffset: { field: 'metric', type: 'nominal', sort: [...s.readings] },
+        y: { field: 'value', type: 'quantitative', title: s.y.title },
+        color: { field: 'metric', type: 'nominal', sort: [...s.readings], title: s.legendTitle },
       },
     },
-  );
-}
-
-function vmaChart(groups: Group[]): ChartDef | null {
-  const values = timeValues(groups, 1000).filter((v) => Number(v.vmas) > 0);
-  const x = { field: 'vmas', type: 'quantitative', scale: { type: 'log' }, title: 'VMAs in the parent (log scale)' };
-  const y = { field: 'median', type: 'quantitative', scale: LOG_Y, title: 'median µs' };
-  const color = { field: 'method', type: 'nominal', scale: { domain: present(values, 'method', orderOf('vma', 'method')) }, title: 'method' };
-  return chart(
-    'vma-fork',
-    'Fork time against VMA count',
-    'Median µs per spawn (log scale) with its 95 % interval, against the number of mappings in the parent (log scale).',
-    values,
-    { width: 360, height: 240, layer: pointsWithCi(x, y, color, true) },
-  );
+  });
 }
 
 function genericChart(doc: RunDocument, groups: Group[]): ChartDef | null {
-  const values = timeValues(groups, 1000);
+  const values = timeValues(doc.experiment, groups, 1000);
   const x = { field: 'series', type: 'nominal', sort: present(values, 'series'), title: 'series', axis: { labelAngle: -30 } };
   const y = { field: 'median', type: 'quantitative', scale: autoScale(values), title: 'median µs' };
   const layer = pointsWithCi(x, y, { field: 'series', type: 'nominal', legend: null }, false, { tooltip: { field: 'label' } });
@@ -202,37 +190,35 @@ function genericChart(doc: RunDocument, groups: Group[]): ChartDef | null {
   );
 }
 
-/** The charts of one run, by experiment; unknown experiments get a chart of medians per series. */
+/** The experiment's own chart, drawn by the kind it declares; an unknown experiment gets a chart of medians per series. */
+function ownChart(doc: RunDocument, groups: Group[], comparisons: readonly PublishedComparison[]): ChartDef | null {
+  const spec = findExperiment(doc.experiment)?.chart;
+  if (spec === null) return null;
+  if (spec === undefined) return genericChart(doc, groups);
+  const marks = spec.kind === 'readings' || !spec.published ? [] : publishedMarks(groups, comparisons, spec.published.unit);
+  switch (spec.kind) {
+    case 'points':
+      return pointsChart(doc.experiment, spec, groups, marks);
+    case 'bars':
+      return barsChart(doc.experiment, spec, groups, marks);
+    case 'readings':
+      return readingsChart(doc, spec);
+  }
+}
+
+/** The charts of one run: the experiment's own, then the distribution of its samples. */
 export function chartsFor(doc: RunDocument, comparisons: readonly PublishedComparison[] = []): ChartDef[] {
   const groups = groupsOf(doc);
-  const marks = (unit: string) => publishedMarks(groups, comparisons, unit);
-  const charts: (ChartDef | null)[] = (() => {
-    switch (doc.experiment) {
-      case 'spawn':
-        return [spawnChart(groups, marks('us'))];
-      case 'cow':
-        return [cowChart(groups, marks('ns/page'))];
-      case 'create':
-        return [createChart(groups, marks('us'))];
-      case 'exec':
-        return [execChart(groups, marks('us'))];
-      case 'pagetables':
-        return [pagetablesChart(doc)];
-      case 'vma':
-        return [vmaChart(groups)];
-      case 'deadlock':
-        return [];
-      default:
-        return [genericChart(doc, groups)];
-    }
-  })();
-  return [...charts, distributionChart(doc)].filter((c): c is ChartDef => c !== null);
+  return [ownChart(doc, groups, comparisons), distributionChart(doc)].filter((c): c is ChartDef => c !== null);
 }
 
 /** Both runs' medians per configuration in one chart, the run as colour. */
 export function compareChart(a: RunDocument, b: RunDocument, labels: [string, string]): ChartDef | null {
   const unit = timeUnit(a.experiment);
-  const values = [...timeValues(groupsOf(a), unit.perNs).map((v) => ({ ...v, run: labels[0] })), ...timeValues(groupsOf(b), unit.perNs).map((v) => ({ ...v, run: labels[1] }))];
+  const values = [
+    ...timeValues(a.experiment, groupsOf(a), unit.perNs).map((v) => ({ ...v, run: labels[0] })),
+    ...timeValues(b.experiment, groupsOf(b), unit.perNs).map((v) => ({ ...v, run: labels[1] })),
+  ];
   const x = { field: 'label', type: 'nominal', sort: present(values, 'label'), title: 'configuration', axis: { labelAngle: -40, labelLimit: 0 } };
   const y = { field: 'median', type: 'quantitative', scale: autoScale(values), title: `median ${unit.label}` };
   const color = { field: 'run', type: 'nominal', scale: { domain: labels }, title: 'run' };

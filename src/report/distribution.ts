@@ -28,7 +28,7 @@ export function distributionChart(doc: RunDocument): ChartDef | null {
       .filter((x) => Number.isFinite(x))
       .sort((a, b) => a - b);
     if (samples.length === 0) continue;
-    const label = configLabel(g.series, g.fields);
+    const label = configLabel(doc.experiment, g.series, g.fields);
     const q1 = quantileOf(samples, 0.25);
     const q3 = quantileOf(samples, 0.75);
     const iqr = q3 - q1;

@@ -4,7 +4,8 @@ import { fieldsOf, identityKeys, type RunDocument } from '../document/run.js';
 import { keyValueWords } from '../text/words.js';
 import { findExperiment } from '../experiments/index.js';
 import { MICROSECONDS_PER_CALL, type TimeUnit } from '../experiments/types.js';
-import { describe } from '../stats/descriptive.js';
+import type { ReadingsChartSpec } from '../experiments/chart.js';
+import { median } from '../stats/descriptive.js';
 import { poolRepeats } from '../stats/pool.js';
 
 export type Cell = string | number | boolean | null;
@@ -93,70 +94,47 @@ export function groupConfigurations(doc: RunDocument, keys: readonly string[] | 
   });
 }
 
-/** Mean, median and minimum of the pooled samples of the measured configurations whose fields equal `where`; null if none. */
-export function statsWhere(doc: RunDocument, where: Record<string, Cell>): GroupStats | null {
-  const match = doc.configurations.filter((c) => isOk(c) && Object.entries(where).every(([k, v]) => c[k] === v));
-  if (match.length === 0) return null;
-  const samples = match.flatMap(samplesOf);
-  if (samples.length === 0) return statsOf(match[0]!);
-  const d = describe(samples);
-  return { n: d.n, minNs: d.minNs, medianNs: d.medianNs, meanNs: d.meanNs, ciLowNs: d.medianNs, ciHighNs: d.medianNs };
-}
-
 /** Groups of a document by the identity its experiment declares (one per configuration when unknown). */
 export function groupsOf(doc: RunDocument): Group[] {
   return groupConfigurations(doc, identityKeys(doc.experiment));
 }
 
-export interface PhaseRecord {
-  layout: string;
-  phase: string;
-  parentVmPteKb: number | null;
-  childVmPteKb: number | null;
-  pageTablesKb: number | null;
+/** One bar group of a readings chart: its panel, its place on x, and the median of each reading over the repeats. */
+export interface ReadingRecord {
+  facet: string;
+  x: string;
+  readings: Record<string, number | null>;
 }
 
-export const PHASE_METRICS = ['parentVmPteKb', 'childVmPteKb', 'pageTablesKb'] as const;
-
-/** Page-table readings by layout and phase: from the configurations first, else from the summary; medians over repeats. */
-export function phaseRecords(doc: RunDocument): PhaseRecord[] {
-  const looks = (o: unknown): o is Record<string, unknown> => isObj(o) && 'phase' in o && PHASE_METRICS.some((m) => m in o);
+/** The readings a chart draws, by panel and x: from the configurations first, else from the summary; medians over repeats. */
+export function readingRecords(doc: RunDocument, spec: ReadingsChartSpec): ReadingRecord[] {
+  const looks = (o: unknown): o is Record<string, unknown> => isObj(o) && spec.x in o && spec.readings.some((m) => m in o);
   let raw: Record<string, unknown>[] = doc.configurations.filter(looks);
-  if (raw.length === 0) {
-    const s = doc.summary;
-    const arrays = Array.isArray(s) ? [s] : isObj(s) ? Object.values(s).filter(Array.isArray) : [];
-    raw = arrays.map((a) => (a as unknown[]).filter(looks)).find((a) => a.length > 0) ?? [];
+  if (raw.length === 0 && spec.summaryKey !== undefined && isObj(doc.summary)) {
+    const a = doc.summary[spec.summaryKey];
+    raw = Array.isArray(a) ? a.filter(looks) : [];
   }
   const by = new Map<string, Record<string, unknown>[]>();
   for (const r of raw) {
-    const id = JSON.stringify([String(r.layout ?? ''), String(r.phase)]);
+    const id = JSON.stringify([String(r[spec.facet] ?? ''), String(r[spec.x])]);
     by.set(id, [...(by.get(id) ?? []), r]);
   }
-  const med = (xs: number[]) => {
-    if (xs.length === 0) return null;
-    const s = [...xs].sort((a, b) => a - b);
-    const h = (s.length - 1) / 2;
-    return (s[Math.floor(h)]! + s[Math.ceil(h)]!) / 2;
-  };
+  const med = (xs: number[]) => (xs.length === 0 ? null : median(xs));
   return [...by.values()].map((rs) => ({
-    layout: String(rs[0]!.layout ?? ''),
-    phase: String(rs[0]!.phase),
-    parentVmPteKb: med(rs.map((r) => num(r.parentVmPteKb)).filter((x): x is number => x !== null)),
-    childVmPteKb: med(rs.map((r) => num(r.childVmPteKb)).filter((x): x is number => x !== null)),
-    pageTablesKb: med(rs.map((r) => num(r.pageTablesKb)).filter((x): x is number => x !== null)),
+    facet: String(rs[0]![spec.facet] ?? ''),
+    x: String(rs[0]![spec.x]),
+    readings: Object.fromEntries(spec.readings.map((m) => [m, med(rs.map((r) => num(r[m])).filter((x): x is number => x !== null))])),
   }));
 }
 
-/** "fork-exec · 64 MB · THP on": the series and its identifying fields, with units. */
-export function configLabel(series: string, fields: Record<string, Cell>): string {
+/** "fork-exec · 64 MB · THP on": the series and its identifying fields, each as the experiment says it (else "key value"). */
+export function configLabel(experiment: string, series: string, fields: Record<string, Cell>): string {
+  const labels = findExperiment(experiment)?.fieldLabels ?? {};
   const parts = series === '' ? [] : [series];
   for (const [k, v] of Object.entries(fields)) {
     if (v === series) continue;
-    if (k === 'rssMb' || k === 'sizeMb') parts.push(`${v} MB`);
-    else if (k === 'thp') parts.push(`THP ${v}`);
-    else if (k === 'vmas') parts.push(`${v} VMAs`);
-    else if (k === 'thpSystem') parts.push(`system THP ${v}`);
-    else parts.push(keyValueWords(k, v));
+    const l = labels[k];
+    parts.push(l ? [l.prefix, String(v), l.suffix].filter((w) => w !== undefined).join(' ') : keyValueWords(k, v));
   }
   return parts.join(' · ');
 }

@@ -5,6 +5,7 @@ import type { RunDocument } from './document.js';
 import type { Published } from '../reference/published.js';
 import { judgeDocuments } from '../claims/judge.js';
 import type { FigureComparison } from '../claims/figures.js';
+import { findExperiment } from '../experiments/index.js';
 import { articleOf, configLabel, type Cell } from './groups.js';
 
 /** This machine beside one published figure, both in `unit`. */
@@ -58,13 +59,17 @@ export function runConclusions(doc: RunDocument, published: Published, seed = 1)
 /** This machine beside each published figure of one experiment that it measured (a reproduction's figures, or one run's). */
 export function publishedComparisons(figures: readonly FigureComparison[], published: Published, experiment: string): PublishedComparison[] {
   const comparisons: PublishedComparison[] = [];
+  const exp = findExperiment(experiment);
+  const context = exp?.contextKeys ?? [];
+  /** A published series' label: its series named by the series field where the figure names it so. */
+  const labelOf = (s: Record<string, Cell>) => configLabel(experiment, String((exp?.seriesField ? s[exp.seriesField] : undefined) ?? s.series ?? ''), s);
   for (const f of figures) {
     if (f.experiment !== experiment || f.measured === null) continue;
     const figure = published.figures.find((x) => x.id === f.figureId);
     if (!figure) continue;
-    const where = Object.fromEntries(Object.entries(figure.equivalentSeries ?? figure.series).filter(([k]) => k !== 'thpSystem')) as Record<string, Cell>;
+    const where = Object.fromEntries(Object.entries(figure.equivalentSeries ?? figure.series).filter(([k]) => !context.includes(k))) as Record<string, Cell>;
     comparisons.push({
-      label: `${configLabel(String(where.method ?? where.series ?? ''), where)} · ${f.statistic}`,
+      label: `${labelOf(where)} · ${f.statistic}`,
       publishedValue: f.published,
       measuredValue: f.measured,
       unit: f.unit,
@@ -75,7 +80,7 @@ export function publishedComparisons(figures: readonly FigureComparison[], publi
       note: f.detail.startsWith('as computed by claim')
         ? f.detail.split(':')[0]!
         : figure.equivalentSeries
-          ? `published for ${configLabel(String(figure.series.method ?? figure.series.series ?? ''), figure.series as Record<string, Cell>)}`
+          ? `published for ${labelOf(figure.series as Record<string, Cell>)}`
           : '',
     });
   }

@@ -48,7 +48,7 @@ export function compareTable(a: RunDocument, b: RunDocument, labels: [string, st
     const y = stats(gb, f);
     const ratio = f.ratio === null ? '—' : `${fmtRatio(f.ratio)}${f.ratioLow !== null && f.ratioHigh !== null ? ` [${fmtRatio(f.ratioLow)}–${fmtRatio(f.ratioHigh)}]` : ''}`;
     return [
-      configLabel(f.series, f.identity as Record<string, Cell>),
+      configLabel(a.experiment, f.series, f.identity as Record<string, Cell>),
       x ? fmtMedianCi(x, unit.perNs) : fmtNumber(f.a.medianNs / unit.perNs),
       y ? fmtMedianCi(y, unit.perNs) : fmtNumber(f.b.medianNs / unit.perNs),
       ratio,
