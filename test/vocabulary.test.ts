@@ -26,6 +26,7 @@ const PLAIN_WORDS: Readonly<Record<string, string>> = {
 /** Names used in another sense in one file: file → name → the sense. */
 const OTHER_SENSE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   'src/reference/types.ts': { pages: 'a unit of data/published.json' },
+  'src/cli/trace.ts': { command: "the traced command line, a key of trace's own plan and document" },
 };
 
 /**
@@ -37,6 +38,8 @@ const PENDING: Readonly<Record<string, readonly string[]>> = {
   'src/claims/checks.ts': ['pages', 'childAcquired', 'childReported', 'childKilled', 'childResult'],
   // Keys whose value names itself in a verdict's plain line.
   'src/claims/plain.ts': ['method'],
+  // trace's cost model, fitted from a stored spawn run's summary (its methods and fields).
+  'src/cli/trace.ts': ['spawn', 'fork-exec', 'posix-spawn', 'method'],
   // The fidelity suites: each experiment's selfcheck pairs.
   'src/cli/selfcheck.ts': ['spawn', 'create', 'exec', 'cow', 'fork-exec', 'fork-exit', 'thread', 'fork'],
 };
