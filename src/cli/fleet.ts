@@ -10,6 +10,7 @@ import { StoreError } from '../store/db.js';
 import { openDatabase } from './database.js';
 import { DB_HELP } from './options.js';
 import { writeStdout } from './output.js';
+import { registerFleetMakers } from './fleet-make.js';
 
 export interface CollectOptions {
   kubernetes?: boolean;
@@ -144,5 +145,6 @@ export function registerFleetCommand(program: Command): void {
     .action(async (opts: CollectOptions) => {
       process.exitCode = await runCollect(opts);
     });
+  registerFleetMakers(fleet);
   program.addCommand(fleet);
 }
