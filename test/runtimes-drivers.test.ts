@@ -2,7 +2,11 @@
 // package's version, info, ready, samples, end, usage, done), with a tiny heap; and the driver's usage errors.
 // Runtimes are found as `forklab runtimes` finds them, with FORKLAB_TEST_RUNTIMES (.ci/fetch-runtimes.sh: other
 // Node lines, Bun, Deno) as the cache. A runtime this machine does not have is skipped, and says so.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildDriver } from '../src/experiments/runtimes/build.js';
 import assert from 'node:assert/strict';
 import { runProbe, describeFailure } from '../src/runner/probe.js';
 import { fixedPlan } from '../src/runner/plans.js';
@@ -16,20 +20,40 @@ const target = nativePaths().targetStatic;
 const testCache = process.env.FORKLAB_TEST_RUNTIMES || null;
 const found = discoverRuntimes({ cacheDir: testCache });
 async function runtimeOf(family: Family): Promise<FoundRuntime | null> {
-  return (await found).find((e): e is FoundRuntime => e.state === 'found' && e.family === family && e.selected) ?? null;
+  const rt = (await found).find((e): e is FoundRuntime => e.state === 'found' && e.family === family && e.selected);
+  return rt ? ready(rt) : null;
 }
 
 /** Every selected runtime of a family (each Node line found), or a reason to skip. */
 async function runtimesOf(family: Family): Promise<FoundRuntime[]> {
-  return (await found).filter((e): e is FoundRuntime => e.state === 'found' && e.family === family && e.selected);
+  return Promise.all((await found).filter((e): e is FoundRuntime => e.state === 'found' && e.family === family && e.selected).map(ready));
 }
 const missing = (family: Family) =>
   `${family} is not installed here (${familySpec(family).install}${testCache ? '' : '; FORKLAB_TEST_RUNTIMES is unset: .ci/fetch-runtimes.sh DIR fetches Node 22/24/26, Bun and Deno'})`;
 
 // Java compiles the driver from source at start-up: slow on a busy machine.
-const TIMEOUT_MS: Record<string, number> = { node: 60_000, bun: 60_000, deno: 60_000, python: 60_000, perl: 60_000, java: 240_000 };
+const TIMEOUT_MS: Record<string, number> = { node: 60_000, bun: 60_000, deno: 60_000, python: 60_000, perl: 60_000, ruby: 60_000, go: 120_000, rust: 120_000, java: 240_000 };
+const FAMILIES_TESTED = ['node', 'bun', 'deno', 'python', 'java', 'perl', 'go', 'ruby', 'rust'] as const;
 
-for (const family of ['node', 'bun', 'deno', 'python', 'java', 'perl'] as const) {
+// Go and Rust drivers are built once per test run, into a temporary cache (never the user's).
+const buildRoot = mkdtempSync(join(tmpdir(), 'forklab-drivers-'));
+after(() => rmSync(buildRoot, { recursive: true, force: true }));
+const builds = new Map<string, Promise<string>>();
+async function ready(rt: FoundRuntime): Promise<FoundRuntime> {
+  if (rt.family !== 'go' && rt.family !== 'rust') return rt;
+  const family = rt.family;
+  if (!builds.has(rt.path))
+    builds.set(
+      rt.path,
+      buildDriver(family, rt.path, rt.version, buildRoot, { note() {} }).then((b) => {
+        assert.notEqual(b.state, 'failed', b.state === 'failed' ? b.why : '');
+        return b.state === 'failed' ? '' : b.path;
+      }),
+    );
+  return { ...rt, built: await builds.get(rt.path)! };
+}
+
+for (const family of FAMILIES_TESTED) {
   const spec = familySpec(family);
   for (const variant of spec.variants) {
     for (const heapKind of spec.heapKinds) {
@@ -90,7 +114,7 @@ for (const family of ['node', 'bun', 'deno', 'python', 'java', 'perl'] as const)
   });
 }
 
-for (const family of ['node', 'bun', 'deno', 'python', 'java', 'perl'] as const) {
+for (const family of FAMILIES_TESTED) {
   test(`${family}: a target that cannot be started is an error line, not a hang or a fake sample`, { timeout: 2 * TIMEOUT_MS[family]! + 30_000 }, async (t) => {
     const rt = await runtimeOf(family);
     if (!rt) return t.skip(missing(family));

@@ -19,6 +19,11 @@ const cases: [string, string, string, string[]][] = [
   ['bun1-bun-spawn', 'vfork', 'vfork', []],
   ['deno2-command', 'posix_spawn', 'clone3', []],
   ['deno2-spawn', 'posix_spawn', 'clone3', []],
+  // Go's syscall.forkExec: its own clone with CLONE_VM|CLONE_VFORK (not glibc's posix_spawn, the same flags).
+  ['go1.19-exec', 'posix_spawn', 'clone', []],
+  ['ruby3.1-spawn', 'fork', 'clone', []],
+  ['ruby3.1-system', 'fork', 'clone', []],
+  ['rust1.95-command', 'posix_spawn', 'clone3', []],
   ['perl-system', 'fork', 'clone', []],
   ['python3.11-run', 'vfork', 'vfork', []],
   ['python3.11-run-keep-fds', 'posix_spawn', 'clone3', []],

@@ -8,7 +8,8 @@ import { measurementsFrom } from './measure.js';
 import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type RunContext, type Warning } from './types.js';
 import { discoverRuntimes, which, type FoundRuntime, type RuntimeEntry } from './runtimes/discover.js';
 import { fetchRuntime } from './runtimes/fetch.js';
-import { runtimeCacheDir } from './runtimes/locations.js';
+import { forklabCacheDir, runtimeCacheDir } from './runtimes/locations.js';
+import { buildDriver } from './runtimes/build.js';
 import { ALL_VARIANTS, DRIVER_FILES, FAMILIES, familySpec, type Variant } from './runtimes/registry.js';
 import { traceMechanism } from './runtimes/mechanism.js';
 import { mechanismEntry, summarizeCells, summarizeLines, type AbsentVariant, type RuntimesSummary, type VariantMechanism } from './runtimes/summary.js';
@@ -157,8 +158,23 @@ export const runtimesExperiment: Experiment<RuntimesParams, RuntimesSummary> = {
     }
     ctx.progress.note('looking for runtimes');
     const entries = await discoverRuntimes({ extra: p.extra, signal: ctx.signal, cacheDir });
-    const { runs, absent, warnings: planWarnings } = plan(entries, p);
-    const warnings = [...fetchWarnings, ...planWarnings];
+    const planned = plan(entries, p);
+    const { absent } = planned;
+    const warnings = [...fetchWarnings, ...planned.warnings];
+    // Go and Rust: their driver is built once into the cache with the compiler found (printed when it is built).
+    const cacheRoot = forklabCacheDir(process.env);
+    for (const r of planned.runs) {
+      const family = r.runtime.family;
+      if ((family !== 'go' && family !== 'rust') || ctx.signal.aborted) continue;
+      const b = cacheRoot
+        ? await buildDriver(family, r.runtime.path, r.runtime.version, cacheRoot, { note: (m) => ctx.progress.note(m), signal: ctx.signal })
+        : ({ state: 'failed', why: 'no cache folder: neither XDG_CACHE_HOME nor HOME is set' } as const);
+      if (b.state === 'failed') {
+        for (const v of r.variants) absent.push({ runtime: r.runtime.name, variant: v.id, why: `its driver could not be built (${b.why})` });
+        r.variants = [];
+      } else r.runtime.built = b.path;
+    }
+    const runs = planned.runs.filter((r) => r.variants.length > 0);
     const strace = p.strace ? which('strace', process.env) : null;
     const mechanisms = strace ? await observeMechanisms(runs, ctx, strace) : [];
     const mechanismsSkipped = !p.strace ? 'not traced (--no-strace)' : strace ? null : 'unknown (install strace)';

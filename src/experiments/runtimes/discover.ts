@@ -23,6 +23,8 @@ export interface FoundRuntime {
   origin: Origin;
   /** Cases its driver cannot run here, with why (forklab/spawn not importable, say). */
   unavailable: Record<string, string>;
+  /** Go and Rust: the driver built with this compiler (set by the run, before anything starts). */
+  built?: string;
 }
 export type RuntimeEntry =
   | FoundRuntime
@@ -88,7 +90,8 @@ export async function probeRuntime(family: Family, exe: string, signal?: AbortSi
     const r = await run(args);
     if (r.state === 'failed') return { why: r.why };
     const m = re.exec(r.stdout + r.stderr);
-    return m ? { path: real(exe), version: m[1]!, unavailable: {} } : { why: 'printed no version' };
+    // rustup's rustc is a link to rustup itself, which picks the toolchain by the name it was called by: keep it.
+    return m ? { path: family === 'rust' ? exe : real(exe), version: m[1]!, unavailable: {} } : { why: 'printed no version' };
   };
   switch (family) {
     case 'python': {

@@ -106,9 +106,31 @@ export const FAMILIES: readonly FamilySpec[] = [
     variants: [v('perl', 'system', 'system { $target } $target')],
     driver: (rt) => [rt.path, join(DRIVERS_DIR, 'perl.pl')],
   },
-  { family: 'go', commands: ['go'], install: 'apt-get install golang-go', heapKinds: [], variants: [] },
-  { family: 'ruby', commands: ['ruby'], install: 'apt-get install ruby', heapKinds: [], variants: [] },
-  { family: 'rust', commands: ['rustc'], install: 'apt-get install rustc (or https://rustup.rs)', heapKinds: [], variants: [] },
+  {
+    family: 'go',
+    commands: ['go'],
+    install: 'apt-get install golang-go',
+    heapKinds: ['slices'],
+    variants: [v('go', 'exec', 'exec.Command(target).Run()')],
+    // Built once into forklab's cache with this go (build.ts); the compiler is what was found.
+    driver: (rt) => [rt.built ?? '/nonexistent/go-driver-not-built'],
+  },
+  {
+    family: 'ruby',
+    commands: ['ruby'],
+    install: 'apt-get install ruby',
+    heapKinds: ['string'],
+    variants: [v('ruby', 'spawn', 'Process.wait(Process.spawn(target))'), v('ruby', 'system', 'system(target)')],
+    driver: (rt) => [rt.path, join(DRIVERS_DIR, 'ruby.rb')],
+  },
+  {
+    family: 'rust',
+    commands: ['rustc'],
+    install: 'apt-get install rustc (or https://rustup.rs)',
+    heapKinds: ['vec'],
+    variants: [v('rust', 'command', 'Command::new(target).status()')],
+    driver: (rt) => [rt.built ?? '/nonexistent/rust-driver-not-built'],
+  },
   {
     family: 'bun',
     commands: ['bun'],
@@ -135,7 +157,18 @@ export function familySpec(f: Family): FamilySpec {
 export const ALL_VARIANTS: readonly Variant[] = FAMILIES.flatMap((f) => f.variants);
 
 /** The driver files in drivers/, one per runtime that has one. */
-export const DRIVER_FILES: readonly string[] = ['js-common.mjs', 'node.mjs', 'bun.mjs', 'deno.mjs', 'python.py', 'ForklabDriver.java', 'perl.pl'];
+export const DRIVER_FILES: readonly string[] = [
+  'js-common.mjs',
+  'node.mjs',
+  'bun.mjs',
+  'deno.mjs',
+  'python.py',
+  'ForklabDriver.java',
+  'perl.pl',
+  'ruby.rb',
+  'go/main.go',
+  'rust/main.rs',
+];
 
 /** The family a --runtime name stands for, from how it begins ("python3.12" → python), or null. */
 export function familyOfName(name: string): Family | null {
