@@ -3,7 +3,8 @@
 import { renderView } from '../src/report/terminal.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PHASES, pagetablesExperiment as exp, peakBytes, readMaxMapCount, sparseMappings } from '../src/experiments/pagetables.js';
+import { PHASES, pagetablesExperiment as exp, peakBytes, sparseMappings } from '../src/experiments/pagetables.js';
+import { readMaxMapCount } from '../src/env/memory.js';
 import { UsageError } from '../src/experiments/types.js';
 import { forklabChildrenOf, probeAlive } from './helpers/procs.js';
 import { testContext } from './helpers/context.js';

@@ -5,7 +5,7 @@ import { renderView } from '../src/report/terminal.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { capVmas, vmaExperiment as exp } from '../src/experiments/vma.js';
-import { readMaxMapCount } from '../src/experiments/pagetables.js';
+import { readMaxMapCount } from '../src/env/memory.js';
 import { UsageError } from '../src/experiments/types.js';
 import { forklabChildrenOf, probeAlive } from './helpers/procs.js';
 import { testContext } from './helpers/context.js';

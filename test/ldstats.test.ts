@@ -1,7 +1,7 @@
 // LD_DEBUG=statistics parsing on literal fixtures: this machine's glibc, an older glibc, and broken input.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseLdStatistics, summarizeLdStatistics, type LdStatistics } from '../src/experiments/ldstats.js';
+import { parseLdStatistics, summarizeLdStatistics, type LdStatistics } from '../src/experiments/exec/ldstats.js';
 
 // glibc 2.36 (Debian 12), x86-64: two blocks, every line prefixed with the pid and a tab.
 const GLIBC_236 = [

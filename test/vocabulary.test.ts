@@ -40,8 +40,6 @@ const PENDING: Readonly<Record<string, readonly string[]>> = {
   'src/claims/plain.ts': ['method'],
   // trace's cost model, fitted from a stored spawn run's summary (its methods and fields).
   'src/cli/trace.ts': ['spawn', 'fork-exec', 'posix-spawn', 'method'],
-  // The fidelity suites: each experiment's selfcheck pairs.
-  'src/cli/selfcheck.ts': ['spawn', 'create', 'exec', 'cow', 'fork-exec', 'fork-exit', 'thread', 'fork'],
 };
 
 function names(): Set<string> {

@@ -5,8 +5,7 @@
 import { Option, type Command } from 'commander';
 import { defaultText } from './options.js';
 import { nativePaths, requireNative, type NativePaths } from '../runner/paths.js';
-import { runProbe, describeFailure, type SeriesData } from '../runner/probe.js';
-import type { InfoValue } from '../runner/protocol.js';
+import { runProbe, describeFailure } from '../runner/probe.js';
 import { fixedPlan } from '../runner/plans.js';
 import { runCommand } from '../runner/command.js';
 import { interleave } from '../runner/schedule.js';
@@ -17,6 +16,8 @@ import { readMemoryBudget } from '../env/memory.js';
 import { sampleLoad } from '../env/machine.js';
 import { addProbeUsage, emptyUsageTotals, formatWitness, witnessOfLoad, type NoiseWitness, type ProbeUsageTotals } from '../env/witness.js';
 import { parseChoiceList, parseCpu, parseInteger, parseIntegerList } from '../experiments/parse.js';
+import { EXPERIMENTS, findExperiment } from '../experiments/index.js';
+import type { SelfcheckPair } from '../experiments/selfcheck.js';
 import { METHODS, THP_MODES, type Method, type ThpMode } from '../experiments/spawn.js';
 import { UsageError } from '../experiments/types.js';
 import { renderTable, fmtUs } from '../report/table.js';
@@ -40,14 +41,12 @@ export function blockMeans(samples: readonly number[], block: number): number[] 
   for (let i = 0; i + block <= samples.length; i += block) out.push(mean(samples.slice(i, i + block)));
   return out.length ? out : samples.length ? [mean(samples)] : [];
 }
-export const SUITES = ['spawn', 'create', 'exec', 'cow'] as const;
-/** The region of the cow pair, in MB. */
-const COW_MB = 64;
-export type Suite = (typeof SUITES)[number];
+/** The experiments with selfcheck pairs, in the registry's order: what --suites chooses from (the first is the default). */
+export const SUITES: readonly string[] = EXPERIMENTS.filter((e) => e.selfcheck).map((e) => e.name);
 const MIB = 2 ** 20;
 
 export interface SelfcheckParams {
-  suites: Suite[];
+  suites: string[];
   methods: Method[];
   rssMb: number[];
   thp: ThpMode[];
@@ -56,29 +55,14 @@ export interface SelfcheckParams {
   pinCpu: number | null;
 }
 
-/** The probe side of a pair: which series, and (by default) its samples' means per block of BLOCK calls. */
-export interface ProbeSide {
-  caseName: string;
-  args: Record<string, string | number>;
-  series: string;
-  /** The blocks of one probe process when they are not the series' samples in blocks of BLOCK. */
-  blocks?(s: SeriesData, info: Record<string, InfoValue>): number[] | null;
-}
-
-/** One comparison: a probe series against a bare loop of the same operation. */
-export interface Pair {
-  suite: Suite;
-  label: string;
-  rssMb: number;
-  probe(n: NativePaths): ProbeSide;
-  loop(n: NativePaths, iterations: number): string[];
-  /** Calls per process on both sides, from --iterations (default: --iterations itself). */
-  calls?(iterations: number): number;
+/** One comparison of a suite (an experiment's selfcheck pair, src/experiments/selfcheck.ts). */
+export interface Pair extends SelfcheckPair {
+  suite: string;
 }
 
 export function parseSelfcheck(o: Record<string, string | undefined>, allowed: readonly number[] | null): SelfcheckParams {
   return {
-    suites: parseChoiceList('--suites', o.suites!, SUITES),
+    suites: parseChoiceList('--suites', o.suites === 'all' ? SUITES.join(',') : o.suites!, SUITES),
     methods: parseChoiceList('--methods', o.methods!, METHODS),
     rssMb: parseIntegerList('--rss', o.rss!, 0, 1 << 22),
     thp: parseChoiceList('--thp', o.thp === 'all' ? THP_MODES.join(',') : o.thp!, THP_MODES),
@@ -90,7 +74,7 @@ export function parseSelfcheck(o: Record<string, string | undefined>, allowed: r
 
 /** The memory preflight every experiment makes: the largest region, THP alignment and 64 MB headroom must fit. */
 export function preflightSelfcheck(p: SelfcheckParams, fitBytes: number | null = readMemoryBudget().fitBytes): void {
-  const sizes = [...(p.suites.includes('spawn') ? p.rssMb : []), ...(p.suites.includes('cow') ? [2 * COW_MB] : [])];
+  const sizes = selfcheckPairs(p).map((x) => x.memoryMb);
   if (sizes.length === 0) return;
   const biggest = Math.max(...sizes);
   const need = biggest * MIB + 2 * MIB + 64 * MIB;
@@ -101,62 +85,9 @@ export function preflightSelfcheck(p: SelfcheckParams, fitBytes: number | null =
     );
 }
 
+/** Every pair of the suites chosen, suite by suite in the order --suites names them. */
 export function selfcheckPairs(p: SelfcheckParams): Pair[] {
-  const pairs: Pair[] = [];
-  if (p.suites.includes('spawn'))
-    for (const thp of p.thp)
-      for (const method of p.methods)
-        for (const rssMb of p.rssMb)
-          pairs.push({
-            suite: 'spawn',
-            label: `${method} ${rssMb} MB THP ${thp}`,
-            rssMb,
-            probe: (n) => ({ caseName: 'spawn', args: { method, 'rss-mb': rssMb, thp, target: n.targetStatic }, series: method }),
-            loop: (n, it) => [method, String(rssMb), thp, String(it), n.targetStatic],
-          });
-  if (p.suites.includes('create'))
-    for (const [series, method] of [
-      ['thread', 'thread'],
-      ['fork', 'fork-exit'],
-    ] as const)
-      pairs.push({
-        suite: 'create',
-        label: `create ${series}`,
-        rssMb: 0,
-        probe: () => ({ caseName: 'create', args: {}, series }),
-        loop: (n, it) => [method, '0', 'default', String(it), n.targetStatic],
-      });
-  if (p.suites.includes('exec'))
-    for (const kind of ['dynamic', 'static'] as const)
-      pairs.push({
-        suite: 'exec',
-        label: `exec ${kind}`,
-        rssMb: 0,
-        probe: (n) => ({ caseName: 'exec', args: { 'target-dynamic': n.targetDynamic, 'target-static': n.targetStatic }, series: `exec-${kind}` }),
-        loop: (n, it) => ['fork-exec', '0', 'default', String(it), kind === 'dynamic' ? n.targetDynamic : n.targetStatic],
-      });
-  if (p.suites.includes('cow'))
-    pairs.push({
-      suite: 'cow',
-      label: `cow first write per page ${COW_MB} MB THP off`,
-      rssMb: COW_MB,
-      // Each call copies the whole region: a twentieth of --iterations (at least 5) is plenty.
-      calls: (it) => Math.max(5, Math.ceil(it / 20)),
-      probe: () => ({
-        caseName: 'cow',
-        args: { 'size-mb': COW_MB, thp: 'off' },
-        series: 'fork',
-        // The child's first write pass over the region, per page (the probe's read pass comes before it); each
-        // pass is a block of its own, as each loop iteration is.
-        blocks: (s, info) => {
-          const pass = s.columns.firstWriteNs;
-          const pages = typeof info.pages === 'number' ? info.pages : null;
-          return pass?.length && pages ? pass.map((ns) => ns / pages) : null;
-        },
-      }),
-      loop: (n, it) => ['cow', String(COW_MB), 'off', String(it), n.targetStatic],
-    });
-  return pairs;
+  return p.suites.flatMap((name) => (findExperiment(name)?.selfcheck?.(p) ?? []).map((pair) => ({ ...pair, suite: name })));
 }
 
 export interface Cell {
@@ -172,7 +103,7 @@ async function runSide(side: 'probe' | 'loop', c: Cell, p: SelfcheckParams, nati
   if (side === 'probe') {
     const job = c.pair.probe(native);
     const args = p.pinCpu === null ? job.args : { ...job.args, cpu: p.pinCpu };
-    const r = await runProbe({ probePath: native.probe, caseName: job.caseName, args, plan: fixedPlan(WARMUP, calls), timeoutMs: 120_000 + c.pair.rssMb * 100, signal });
+    const r = await runProbe({ probePath: native.probe, caseName: job.caseName, args, plan: fixedPlan(WARMUP, calls), timeoutMs: 120_000 + c.pair.regionMb * 100, signal });
     addProbeUsage(usage, r.usage, r.durationMs);
     const s = r.series.find((x) => x.series === job.series);
     const blocks = s ? (job.blocks ? job.blocks(s, r.info) : blockMeans(s.samplesNs, BLOCK)) : null;
@@ -183,7 +114,7 @@ async function runSide(side: 'probe' | 'loop', c: Cell, p: SelfcheckParams, nati
   const argv = [...c.pair.loop(native, calls), String(WARMUP), String(BLOCK)];
   const file = p.pinCpu === null ? native.loop : 'taskset';
   const args = p.pinCpu === null ? argv : ['-c', String(p.pinCpu), native.loop, ...argv];
-  const r = await runCommand(file, args, { timeoutMs: 120_000 + c.pair.rssMb * 100, signal });
+  const r = await runCommand(file, args, { timeoutMs: 120_000 + c.pair.regionMb * 100, signal });
   if (r.state === 'failed') c.failures.push(`loop: ${r.why}`);
   else {
     const out = JSON.parse(r.stdout) as { meanNs: number; blockMeansNs?: number[] };
@@ -308,7 +239,7 @@ export function registerSelfcheck(program: Command): void {
   program
     .command('selfcheck')
     .description("fidelity benchmark: forklab's per-call figure ÷ a bare C loop's, interleaved (must stay within ±10 %)")
-    .addOption(new Option('--suites <list>', `what to check: ${SUITES.join(', ')}`).default('spawn', 'spawn'))
+    .addOption(new Option('--suites <list>', `what to check: ${SUITES.join(', ')}, or all`).default(SUITES[0], SUITES[0]))
     .addOption(new Option('--methods <list>', `spawn methods: ${METHODS.join(', ')}`).default('fork-exec,vfork-exec,posix-spawn', defaultText('fork-exec,vfork-exec,posix-spawn')))
     .addOption(new Option('--rss <list>', 'spawn: parent RSS sizes in MB').default('0,512', defaultText('0,512', 'MB')))
     .addOption(new Option('--thp <list>', 'spawn: on, off, default (a list), or all').default('off', 'off'))

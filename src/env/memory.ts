@@ -160,3 +160,16 @@ export function readMemoryBudget(read: ReadText = readTextOrNull): MemoryBudget 
   const levels = cg === null ? [] : readCgroupLevels(cg, read);
   return computeMemoryBudget(memAvailableBytes, levels);
 }
+
+/** Mappings a probe process has besides an experiment's own (its code, libraries, stack, heap). */
+export const OWN_MAPPINGS = 200;
+
+/** vm.max_map_count: how many mappings one process may have; null when unreadable. */
+export function readMaxMapCount(): number | null {
+  try {
+    const v = Number(readFileSync('/proc/sys/vm/max_map_count', 'utf8').trim());
+    return Number.isSafeInteger(v) && v > 0 ? v : null;
+  } catch {
+    return null;
+  }
+}

@@ -223,6 +223,9 @@ function warningsFor(run: { measurements: Measurement[]; summary: CowSummary }):
   return w;
 }
 
+/** The region of the selfcheck pair, in MB. */
+const SELFCHECK_MB = 64;
+
 const LABELS: Record<CowSeries, string> = {
   read: 'read (shared, no CoW)',
   'first-write': 'first write (CoW fault + copy)',
@@ -264,6 +267,29 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
     quick: { sizeMb: '80', thp: 'off', repeats: '4', iterations: '3', warmup: '1' },
     note: 'article 001: 80 MB touched before fork, 4 KiB pages',
   },
+  selfcheck: () => [
+    {
+      label: `cow first write per page ${SELFCHECK_MB} MB THP off`,
+      regionMb: SELFCHECK_MB,
+      // The parent's region and the child's copy of it.
+      memoryMb: 2 * SELFCHECK_MB,
+      // Each call copies the whole region: a twentieth of --iterations (at least 5) is plenty.
+      calls: (it) => Math.max(5, Math.ceil(it / 20)),
+      probe: () => ({
+        caseName: 'cow',
+        args: { 'size-mb': SELFCHECK_MB, thp: 'off' },
+        series: 'fork',
+        // The child's first write pass over the region, per page (the probe's read pass comes before it); each
+        // pass is a block of its own, as each loop iteration is.
+        blocks: (s, info) => {
+          const pass = s.columns.firstWriteNs;
+          const pages = typeof info.pages === 'number' ? info.pages : null;
+          return pass?.length && pages ? pass.map((ns) => ns / pages) : null;
+        },
+      }),
+      loop: (n, it) => ['cow', String(SELFCHECK_MB), 'off', String(it), n.targetStatic],
+    },
+  ],
   options: [
     { flags: '--size-mb <n>', description: 'region the parent maps and touches before fork, in MB (MiB); 80 MB = 20480 pages', defaultValue: DEFAULTS.sizeMb, unit: 'MB' },
     { flags: '--thp <list>', description: 'transparent huge pages for the region: off (MADV_NOHUGEPAGE), on (MADV_HUGEPAGE), default (no madvise)', defaultValue: DEFAULTS.thp },

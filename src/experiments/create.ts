@@ -13,6 +13,7 @@ import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, su
 import { fmtRatio, fmtUs, fmtUsCi } from '../text/format.js';
 import { blank, heading, note, table, text, type Block } from './view.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Scalar } from './types.js';
+import type { SelfcheckPair } from './selfcheck.js';
 
 export interface CreateParams extends RepeatParams {
   /** Timed iterations per probe process; each iteration times one thread and one fork. */
@@ -99,6 +100,21 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
     quick: { iterations: '1000', warmup: '20', repeats: '2' },
     note: 'article 002: 2000 runs of thread create+join and of fork+waitpid',
   },
+  selfcheck: () =>
+    (
+      [
+        ['thread', 'thread'],
+        ['fork', 'fork-exit'],
+      ] as const
+    ).map(
+      ([series, operation]): SelfcheckPair => ({
+        label: `create ${series}`,
+        regionMb: 0,
+        memoryMb: 0,
+        probe: () => ({ caseName: 'create', args: {}, series }),
+        loop: (n, it) => [operation, '0', 'default', String(it), n.targetStatic],
+      }),
+    ),
   options: [
     { flags: '--iterations <n>', description: 'timed iterations per probe process; each times one thread and one fork', defaultValue: DEFAULTS.iterations, unit: 'iterations' },
     { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'iterations' },

@@ -6,13 +6,14 @@ import { statSync } from 'node:fs';
 import { sweep } from './sweep.js';
 import { publishedValue } from '../reference/published.js';
 import { runCommand } from '../runner/command.js';
-import { pairedExecBootstrap } from '../stats/paired.js';
-import { ldMeasurement, parseLdStatistics, readCyclesPerUs, summarizeLdStatistics, type LdStatistics, type LdSummary } from './ldstats.js';
-import { batchedPlan, checkSamplesFit, measurementsPerSeries, pairedSamples, seriesWarnings, summarizeSeries, type SeriesFields, type SeriesSummary } from './paired.js';
+import { ldMeasurement, parseLdStatistics, readCyclesPerUs, summarizeLdStatistics, type LdStatistics, type LdSummary } from './exec/ldstats.js';
+import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesFields, type SeriesSummary } from './paired.js';
+import { pairedExecBootstrap, pairedSamples } from './exec/paired.js';
 import { parseInteger, str } from './parse.js';
 import { fmtRatio, fmtUs, fmtUsCi } from '../text/format.js';
 import { heading, text, note, blank, table, type Block } from './view.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
+import type { SelfcheckPair } from './selfcheck.js';
 import { targetCommandLine, targetParams } from './target.js';
 
 export const EXEC_SERIES = ['fork-exit', 'exec-dynamic', 'exec-static'] as const;
@@ -216,6 +217,16 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
     quick: { iterations: '300', warmup: '10', repeats: '2', ldRuns: '6' },
     note: 'article 004: fork+exec+wait of a `return 0` program, dynamic and static, and fork+_exit',
   },
+  selfcheck: () =>
+    (['dynamic', 'static'] as const).map(
+      (kind): SelfcheckPair => ({
+        label: `exec ${kind}`,
+        regionMb: 0,
+        memoryMb: 0,
+        probe: (n) => ({ caseName: 'exec', args: { 'target-dynamic': n.targetDynamic, 'target-static': n.targetStatic }, series: `exec-${kind}` }),
+        loop: (n, it) => ['fork-exec', '0', 'default', String(it), kind === 'dynamic' ? n.targetDynamic : n.targetStatic],
+      }),
+    ),
   options: [
     {
       flags: '--iterations <n>',

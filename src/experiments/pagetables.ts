@@ -1,13 +1,12 @@
 // Experiment "pagetables" (article 003): a sparse address space costs megabytes of page tables, fork copies
 // them whole into the child (twice the memory while the child lives), exec gives them back; and fork+_exit
 // of a sparse parent is much slower than of a dense one with the same number of pages.
-import { readFileSync } from 'node:fs';
 import { describeFailure } from '../runner/probe.js';
 import { sweep } from './sweep.js';
 import { publishedValue } from '../reference/published.js';
 import { fixedPlan } from '../runner/plans.js';
 import type { InfoValue } from '../runner/protocol.js';
-import { readMemoryBudget } from '../env/memory.js';
+import { OWN_MAPPINGS, readMaxMapCount, readMemoryBudget } from '../env/memory.js';
 import { measurementsFrom } from './measure.js';
 import { parseInteger, str } from './parse.js';
 import { fmtRatio, fmtUsCi } from '../text/format.js';
@@ -77,18 +76,7 @@ export interface PagetablesSummary {
 
 const DEFAULTS = { pages: '8000', spacingKb: '2048', iterations: '10', warmup: '1', repeats: '1' };
 const MIB = 1024 * 1024;
-/** Mappings a probe process has besides the experiment's own. */
-export const OWN_MAPPINGS = 200;
 const MAX_ADDRESS_SPACE = 2 ** 46;
-
-export function readMaxMapCount(): number | null {
-  try {
-    const v = Number(readFileSync('/proc/sys/vm/max_map_count', 'utf8').trim());
-    return Number.isSafeInteger(v) && v > 0 ? v : null;
-  } catch {
-    return null;
-  }
-}
 
 /** Mappings the sparse layout needs: each page splits the PROT_NONE reservation, 2 per page. */
 export function sparseMappings(pages: number): number {

@@ -87,18 +87,3 @@ export function checkSamplesFit(samples: number, flag: string): void {
       `${samples} samples need about ${Math.ceil(need / 2 ** 20)} MB to record and analyse, and this machine can give about ${Math.floor(budget.fitBytes / 2 ** 20)} MB more. Use fewer --iterations or --repeats.`,
     );
 }
-
-/**
- * exec's three series (fork-exit, MIDDLE, exec-static): samples of the repeats where all three succeeded, repeat by repeat, in iteration order: the baseline, the
- * program measured (exec-dynamic, or exec-target for --target) and the static one.
- */
-export function pairedSamples(ms: readonly Measurement[], middle: string): [number[][], number[][], number[][]] {
-  const names = ['fork-exit', middle, 'exec-static'];
-  const out: [number[][], number[][], number[][]] = [[], [], []];
-  for (const repeat of new Set(ms.map((m) => m.repeat))) {
-    const three = names.map((s) => ms.find((m) => m.repeat === repeat && m.series === s));
-    if (three.some((m) => m?.state !== 'ok') || new Set(three.map((m) => m!.samplesNs.length)).size !== 1) continue;
-    for (const k of names.keys()) out[k]!.push(three[k]!.samplesNs);
-  }
-  return out;
-}

@@ -14,6 +14,7 @@ import { blank, heading, note, table, type Block } from './view.js';
 import { targetCommandLine, targetParams } from './target.js';
 import { THP_CONDITION, thpNeverWarnings } from './thp.js';
 import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
+import type { SelfcheckPair } from './selfcheck.js';
 
 export const METHODS = ['fork-exec', 'vfork-exec', 'posix-spawn', 'clone-vfork', 'fork-exit'] as const;
 export type Method = (typeof METHODS)[number];
@@ -207,6 +208,20 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
     note: 'article 000: 300 calls, 3 runs per configuration, RSS 0-1024 MB, THP on and off',
   },
   figureKeys: ['thp', 'rssMb'],
+  selfcheck: (c) =>
+    c.thp.flatMap((thp) =>
+      c.methods.flatMap((method) =>
+        c.rssMb.map(
+          (rssMb): SelfcheckPair => ({
+            label: `${method} ${rssMb} MB THP ${thp}`,
+            regionMb: rssMb,
+            memoryMb: rssMb,
+            probe: (n) => ({ caseName: 'spawn', args: { method, 'rss-mb': rssMb, thp, target: n.targetStatic }, series: method }),
+            loop: (n, it) => [method, String(rssMb), thp, String(it), n.targetStatic],
+          }),
+        ),
+      ),
+    ),
   options: [
     { flags: '--methods <list>', description: `methods, comma-separated: ${METHODS.join(', ')}`, defaultValue: DEFAULTS.methods },
     { flags: '--rss <list>', description: 'parent RSS sizes in MB (MiB), comma-separated', defaultValue: DEFAULTS.rss, unit: 'MB' },

@@ -3,6 +3,7 @@ import type { InfoValue, ProbeUsage } from '../runner/protocol.js';
 import type { NativePaths } from '../runner/paths.js';
 import type { Summary } from '../stats/descriptive.js';
 import type { ChartSpec, FieldLabel, ThpCondition } from './chart.js';
+import type { SelfcheckSuite } from './selfcheck.js';
 import type { Block } from './view.js';
 
 export type Scalar = string | number | boolean | null;
@@ -160,6 +161,8 @@ export interface Experiment<P, S> {
   seriesField?: string;
   /** Keys of its published series that describe the article's machine, not forklab data (thpSystem): never matched. */
   contextKeys?: readonly string[];
+  /** Its pairs for `forklab selfcheck` (selfcheck.ts): a probe series beside a bare C loop of the same operation; absent: none. */
+  selfcheck?: SelfcheckSuite;
   /** From the raw option strings to typed parameters; throws UsageError naming the flag. No work. */
   parse(raw: CommandOptions): P;
   /** Takes --target PROGRAM [ARGS…]: the user's program instead of the built-in `return 0` target (raw.target, raw.targetArgs). */

@@ -16,8 +16,8 @@
 // The first block is written before main, the second at exit. "cycles" are the loader's timer ticks
 // (rdtsc on x86-64), older glibc says "clock cycles". Pure functions, no I/O.
 import { readFileSync } from 'node:fs';
-import { seriesStats } from './measure.js';
-import type { Measurement } from './types.js';
+import { seriesStats } from '../measure.js';
+import type { Measurement } from '../types.js';
 
 export interface LdStatistics {
   /** From ld.so's entry to the hand-over to the program, in the loader's timer cycles. */
