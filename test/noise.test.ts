@@ -138,3 +138,19 @@ test('the real probe reports its usage counters before done', async () => {
   assert.ok(r.usage.nvcsw + r.usage.nivcsw > 0, `20 forks and waits switch at least once: ${JSON.stringify(r.usage)}`);
   assert.ok(r.usage.migrations === null || r.usage.migrations >= 0);
 });
+
+test('witness percentages stay within 0–100 % when the counters and the clock are read a moment apart', () => {
+  // 1,001 ms of "some" stall over a 1,000 ms wall clock: read at slightly different moments, not more than all the time.
+  const w = computeWitness({
+    wallMs: 1000,
+    pressureBeforeUs: 0,
+    pressureAfterUs: 1_001_000,
+    ticksBefore: { total: 100, steal: 0, iowait: 0 },
+    ticksAfter: { total: 200, steal: 101, iowait: 0 },
+    probes: null,
+    pinnedCpu: null,
+  } as Parameters<typeof computeWitness>[0]);
+  assert.equal(w.cpuPressurePercent, 100);
+  assert.equal(w.stealPercent, 100);
+  assert.doesNotMatch(formatWitness(w), /100\.\d %/);
+});

@@ -140,17 +140,20 @@ export interface WitnessInput {
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
+/** A stall as % of wall time, at most 100: "some" stall time cannot exceed the time that passed, but its counter and
+ * the wall clock are read at slightly different moments, which on a short run could print "100.1 %". */
+const stallPercent = (stallUs: number, wallMs: number) => Math.min(100, round1((100 * stallUs) / 1000 / wallMs));
 
 export function computeWitness(i: WitnessInput): NoiseWitness {
   const stallUs = i.pressureBeforeUs !== null && i.pressureAfterUs !== null ? Math.max(0, i.pressureAfterUs - i.pressureBeforeUs) : null;
-  const cpuPressurePercent = stallUs !== null && i.wallMs > 0 ? round1((100 * stallUs) / 1000 / i.wallMs) : null;
+  const cpuPressurePercent = stallUs !== null && i.wallMs > 0 ? stallPercent(stallUs, i.wallMs) : null;
   let stealPercent: number | null = null;
   let iowaitPercent: number | null = null;
   if (i.ticksBefore && i.ticksAfter) {
     const dt = i.ticksAfter.total - i.ticksBefore.total;
     if (dt > 0) {
-      stealPercent = round1((100 * Math.max(0, i.ticksAfter.steal - i.ticksBefore.steal)) / dt);
-      iowaitPercent = round1((100 * Math.max(0, i.ticksAfter.iowait - i.ticksBefore.iowait)) / dt);
+      stealPercent = Math.min(100, round1((100 * Math.max(0, i.ticksAfter.steal - i.ticksBefore.steal)) / dt));
+      iowaitPercent = Math.min(100, round1((100 * Math.max(0, i.ticksAfter.iowait - i.ticksBefore.iowait)) / dt));
     }
   }
   const p = i.probes;
@@ -192,7 +195,7 @@ function cgroupDelta(b: CgroupCpuSample | null, a: CgroupCpuSample | null, wallM
   const stallUs = diff('pressureSomeTotalUs');
   const throttledUs = diff('throttledUs');
   return {
-    cgroupPressurePercent: stallUs !== null && wallMs > 0 ? round1((100 * stallUs) / 1000 / wallMs) : null,
+    cgroupPressurePercent: stallUs !== null && wallMs > 0 ? stallPercent(stallUs, wallMs) : null,
     throttledPeriods: diff('nrThrottled'),
     throttledMs: throttledUs === null ? null : Math.round(throttledUs / 1000),
   };
