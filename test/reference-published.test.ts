@@ -1,4 +1,5 @@
 // data/published.json: loads, is consistent, and every quote is really in the article it cites.
+import { articleIntro } from '../src/reference/describe.js';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -80,6 +81,7 @@ describe('published figures and claims', () => {
     for (const f of p.figures) assert.ok(text.get(f.article)!.includes(norm(f.quote)), `figure ${f.id}: quote not found: ${f.quote}`);
     for (const c of p.claims) assert.ok(text.get(c.article)!.includes(norm(c.statementSource)), `claim ${c.id}: statementSource not found`);
     for (const a of p.articles) assert.ok(text.get(a.id)!.includes(norm(a.title)), `article ${a.id}: title not found`);
+    for (const a of p.articles) if (a.series) assert.ok(text.get(a.id)!.includes(norm(a.series.stated)), `article ${a.id}: series.stated not found`);
   });
 
   test('key values', () => {
@@ -136,6 +138,23 @@ describe('published figures and claims', () => {
     copy2.claims[0]!.check['type'] = 'wobbly';
     assert.throws(() => validatePublished(copy2), /claims\[0\] "000\.posix-spawn-flat"\.check: type must be one of/);
     assert.throws(() => validatePublished({ schemaVersion: 2 }), /schemaVersion must be 1/);
+    const copy3 = JSON.parse(JSON.stringify(p)) as { articles: Array<{ series: Record<string, unknown>; measuredWith: Record<string, unknown> }> };
+    copy3.articles[0]!.series['part'] = 51;
+    assert.throws(() => validatePublished(copy3), /articles\[0\] "000"\.series: part 51 is beyond of 50/);
+    const copy4 = JSON.parse(JSON.stringify(p)) as { articles: Array<{ measuredWith: Record<string, unknown> }> };
+    copy4.articles[1]!.measuredWith['kernel'] = '';
+    assert.throws(() => validatePublished(copy4), /articles\[1\] "001"\.measuredWith: kernel must be a non-empty string/);
+  });
+
+  test('every article says what it is: title in two languages, series or none, what it measured with', () => {
+    for (const a of p.articles) {
+      assert.ok(a.title && a.titleEn, a.id);
+      assert.ok(a.series === null || (a.series.stated && a.series.statedEn), `${a.id}: series quoted`);
+      assert.ok('container' in a.measuredWith && 'kernel' in a.measuredWith, `${a.id}: measuredWith`);
+      assert.match(articleIntro(a), new RegExp(`^Article ${a.id} “`));
+      assert.match(articleIntro(a), /Measured with: /);
+    }
+    assert.match(articleIntro(p.articles[0]!), /part 46 of 50 of the series “Hiệu năng Linux cho lập trình viên” \(Linux performance for programmers\)/);
   });
 
   // The selectors must use the keys and values the experiments write (src/experiments/*.ts), so that a

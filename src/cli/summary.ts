@@ -1,6 +1,7 @@
 // The terminal summary `forklab reproduce` and `forklab judge` both print: per article, its headline figures
 // beside the runs' and every claim's verdict, after the totals.
 import pc from 'picocolors';
+import { articleIntro } from '../reference/describe.js';
 import { loadPublished } from '../reference/published.js';
 import type { Judged } from '../claims/judge.js';
 import { PLAIN, renderArticle, renderTotals, type ExperimentStatus, type Paints } from '../claims/render.js';
@@ -33,6 +34,9 @@ export function renderSummary(judged: Judged, statuses: readonly ExperimentStatu
       const vs = judged.verdicts.filter((v) => v.article === a.id);
       return `  ${a.id} ${a.titleEn}: ${count(vs, 'holds')} hold, ${count(vs, 'differs')} differ, ${count(vs, 'inconclusive')} inconclusive, ${count(vs, 'not-measurable')} not measurable`;
     });
-  // The summary first: the totals and one line per article; then each article in full.
-  return `${renderTotals(judged.verdicts, c)}\n${perArticle.join('\n')}\n\n${sections.join('\n\n')}\n\n${c.dim(footer)}\n`;
+  // Which articles these are (title, series, what they measured with), once, for a reader who has not read them.
+  const intros = p.articles.filter((a) => judged.articles.includes(a.id)).map((a) => c.dim(`  ${articleIntro(a)}`));
+  const glossary = c.dim('  Terms (PTE, PMD, THP, RSS, CoW, VMA, PSI): docs/glossary.md');
+  // The summary first: the totals and one line per article; then the articles introduced; then each article in full.
+  return `${renderTotals(judged.verdicts, c)}\n${perArticle.join('\n')}\n\n${intros.join('\n')}\n${glossary}\n\n${sections.join('\n\n')}\n\n${c.dim(footer)}\n`;
 }

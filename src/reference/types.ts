@@ -25,6 +25,25 @@ export type SeriesValue = string | number | boolean;
 /** Keys that identify a series in forklab terms (e.g. method, rssMb, thp); a run matches when every key is equal. */
 export type Series = Readonly<Record<string, SeriesValue>>;
 
+export interface ArticleSeries {
+  /** The series' name in the article's language and in English; null when the article gives none. */
+  name: string | null;
+  nameEn: string | null;
+  /** Which part, and of how many; null where the article does not number it. */
+  part: number | null;
+  of: number | null;
+  /** The article's own words about the series (verbatim), and in English. */
+  stated: string;
+  statedEn: string;
+}
+
+export interface MeasuredWith {
+  container: string | null;
+  compiler: string | null;
+  cpu: string | null;
+  kernel: string | null;
+}
+
 export interface Article {
   id: string;
   file: string;
@@ -39,7 +58,10 @@ export interface Article {
   protocol?: string;
   /** The forklab command(s) that reproduce the article. */
   experiment: ExperimentName | ExperimentName[];
-  series?: string;
+  /** The series the article belongs to, as far as it says (null: it names none). */
+  series: ArticleSeries | null;
+  /** What the article measured with, only where it says (null: not stated). */
+  measuredWith: MeasuredWith;
   author?: string;
   published?: string;
 }

@@ -209,6 +209,24 @@ function label(o: unknown, kind: string, i: number): string {
   return `${kind}[${i}]${id}`;
 }
 
+/** A string, or null for "the article does not say". */
+function nullableStr(o: Obj, key: string, where: string): void {
+  if (o[key] !== null) str(o, key, where);
+}
+
+function articleSeries(v: unknown, where: string): void {
+  if (v === null) return;
+  const s = obj(v, where);
+  for (const k of ['name', 'nameEn']) nullableStr(s, k, where);
+  for (const k of ['part', 'of']) {
+    const n = s[k];
+    if (n !== null && !(typeof n === 'number' && Number.isInteger(n) && n > 0)) fail(where, `${k} must be a positive integer or null`);
+  }
+  if (typeof s['part'] === 'number' && typeof s['of'] === 'number' && s['part'] > s['of']) fail(where, `part ${s['part']} is beyond of ${s['of']}`);
+  str(s, 'stated', where);
+  str(s, 'statedEn', where);
+}
+
 /** Validates the articles; returns each article's experiments by id. */
 function validateArticles(articles: unknown[]): Map<string, ExperimentName[]> {
   const experimentsOf = new Map<string, ExperimentName[]>();
@@ -221,7 +239,10 @@ function validateArticles(articles: unknown[]): Map<string, ExperimentName[]> {
     const file = str(o, 'file', where)!;
     if (!file.startsWith(`${id}_`)) fail(where, `file must start with "${id}_"`);
     for (const k of ['title', 'titleEn', 'environment']) str(o, k, where);
-    for (const k of ['protocol', 'series', 'author', 'published']) str(o, k, where, true);
+    for (const k of ['protocol', 'author', 'published']) str(o, k, where, true);
+    articleSeries(o['series'], `${where}.series`);
+    const m = obj(o['measuredWith'], `${where}.measuredWith`);
+    for (const k of ['container', 'compiler', 'cpu', 'kernel']) nullableStr(m, k, `${where}.measuredWith`);
     oneOf(o, 'titleSource', ['title', 'first-heading'] as const, where);
     oneOf(o, 'language', LANGUAGES, where);
     const e = o['experiment'];
