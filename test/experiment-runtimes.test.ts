@@ -154,3 +154,65 @@ test('--node picks one Node per release line asked for, and names the flag that 
   assert.equal(r.warnings.length, 1);
   assert.match(r.warnings[0]!.message, /--node 26: .*--fetch node@26/);
 });
+
+test('the view answers first: runtime · version · call · mechanism · µs at the smallest and largest heap · grows?, cheapest at the largest heap first', () => {
+  const cell = (runtime: string, variant: string, heapMb: number, us: number) => ({
+    runtime,
+    variant,
+    heapKind: variant.startsWith('go/') ? 'slices' : 'buffers',
+    heapMb,
+    n: 20,
+    medianNs: us * 1000,
+    ciLowNs: us * 900,
+    ciHighNs: us * 1100,
+    cv: 0.1,
+    rssMb: null,
+    repeatMediansNs: [us * 1000],
+    failedRepeats: 0,
+  });
+  const line = (runtime: string, variant: string, version: string, verdict: 'flat' | 'grows') => ({
+    runtime,
+    runtimeVersion: version,
+    variant,
+    heapKind: variant.startsWith('go/') ? 'slices' : 'buffers',
+    slope: null,
+    verdict,
+    expected: null,
+    claimHolds: null,
+  });
+  const observed = (mechanism: 'fork' | 'posix_spawn') => ({ state: 'observed' as const, mechanism, syscall: 'clone', flags: null, helpers: [] });
+  const run = {
+    experiment: 'runtimes',
+    params: {},
+    measurements: [],
+    warnings: [],
+    complete: true,
+    summary: {
+      runtimes: [],
+      absentVariants: [],
+      mechanismsSkipped: null,
+      mechanisms: [
+        { runtime: 'node24', variant: 'node/spawn', result: observed('fork'), text: 'fork' },
+        { runtime: 'go1.19', variant: 'go/exec', result: observed('posix_spawn'), text: 'posix_spawn' },
+      ],
+      cells: [cell('node24', 'node/spawn', 0, 1800), cell('node24', 'node/spawn', 1024, 17000), cell('go1.19', 'go/exec', 0, 700), cell('go1.19', 'go/exec', 1024, 750)],
+      lines: [line('node24', 'node/spawn', '24.22.3', 'grows'), line('go1.19', 'go/exec', '1.19.8', 'flat')],
+    },
+  } as unknown as Parameters<typeof runtimesExperiment.view>[0];
+  const blocks = runtimesExperiment.view(run);
+  const first = blocks.find((b) => b.kind === 'table');
+  assert.ok(first && first.kind === 'table');
+  assert.deepEqual(first.header, ['runtime', 'version', 'call', 'mechanism', 'µs at 0 MB', 'µs at 1 GiB', 'grows?']);
+  assert.deepEqual(first.rows, [
+    ['go1.19', '1.19.8', 'os/exec Cmd.Run', 'posix_spawn', '700', '750', 'no'],
+    ['node24', '24.22.3', 'child_process.spawn (buffers)', 'fork', '1800', '17000', 'grows'],
+  ]);
+  const text = renderView(blocks, { color: false });
+  assert.match(text, /By mechanism/);
+  assert.match(text, /JDK|golang\/go#5838/, 'the documented history of the runtimes in the run, with sources');
+  assert.ok(text.indexOf('Does it fork?') < text.indexOf('Runtimes\n'), 'the answer comes before the inventory');
+  assert.ok(
+    blocks.some((b) => b.kind === 'latency-chart'),
+    'a chart per mechanism',
+  );
+});

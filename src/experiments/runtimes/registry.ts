@@ -21,6 +21,8 @@ export interface Variant {
   caseName: string;
   /** What a user of the runtime writes. */
   label: string;
+  /** The call in a few words, for the first table (child_process.spawn, Bun.spawn, os/exec). */
+  call: string;
   /** JVM system properties the variant needs (Java's launch mechanism). */
   jvmProperties?: Record<string, string>;
 }
@@ -41,11 +43,12 @@ export interface FamilySpec {
   driver?(rt: DriverTarget, v: Variant, heapMb: number, untimed?: boolean): string[];
 }
 
-const v = (family: Family, caseName: string, label: string, extra: Partial<Variant> = {}): Variant => ({
+const v = (family: Family, caseName: string, label: string, call: string, extra: Partial<Variant> = {}): Variant => ({
   id: `${family}/${caseName}`,
   family,
   caseName,
   label,
+  call,
   ...extra,
 });
 
@@ -58,10 +61,10 @@ export const FAMILIES: readonly FamilySpec[] = [
     install: 'https://nodejs.org/en/download (or: apt-get install nodejs)',
     heapKinds: ['buffers', 'objects'],
     variants: [
-      v('node', 'spawn', "child_process.spawn(target), timed to 'exit'"),
-      v('node', 'spawnSync', 'child_process.spawnSync(target)'),
-      v('node', 'execFile', 'child_process.execFile(target, callback), timed to the callback'),
-      v('node', 'forklab-spawn', "@forklab/spawn spawn(target), timed to 'exit'"),
+      v('node', 'spawn', "child_process.spawn(target), timed to 'exit'", 'child_process.spawn'),
+      v('node', 'spawnSync', 'child_process.spawnSync(target)', 'child_process.spawnSync'),
+      v('node', 'execFile', 'child_process.execFile(target, callback), timed to the callback', 'child_process.execFile'),
+      v('node', 'forklab-spawn', "@forklab/spawn spawn(target), timed to 'exit'", '@forklab/spawn spawn'),
     ],
     // Room for a V8 heap of heapMb (objects carry their headers) without a GC-driven abort.
     driver: (rt, _v, heapMb) => [rt.path, `--max-old-space-size=${Math.max(512, heapMb * 2 + 256)}`, join(DRIVERS_DIR, 'node.mjs')],
@@ -72,9 +75,9 @@ export const FAMILIES: readonly FamilySpec[] = [
     install: 'apt-get install python3',
     heapKinds: ['bytearray'],
     variants: [
-      v('python', 'run', 'subprocess.run([target])'),
-      v('python', 'run-keep-fds', 'subprocess.run([target], close_fds=False)'),
-      v('python', 'run-preexec', 'subprocess.run([target], preexec_fn=f)'),
+      v('python', 'run', 'subprocess.run([target])', 'subprocess.run'),
+      v('python', 'run-keep-fds', 'subprocess.run([target], close_fds=False)', 'subprocess.run close_fds=False'),
+      v('python', 'run-preexec', 'subprocess.run([target], preexec_fn=f)', 'subprocess.run preexec_fn'),
     ],
     driver: (rt) => [rt.path, join(DRIVERS_DIR, 'python.py')],
   },
@@ -84,9 +87,9 @@ export const FAMILIES: readonly FamilySpec[] = [
     install: 'apt-get install default-jdk-headless (the driver runs as a source file: a JDK, not a bare JRE)',
     heapKinds: ['byte-arrays'],
     variants: [
-      v('java', 'default', 'new ProcessBuilder(target).start().waitFor()'),
-      v('java', 'vfork', `ProcessBuilder with -D${MECHANISM}=VFORK`, { jvmProperties: { [MECHANISM]: 'VFORK' } }),
-      v('java', 'fork', `ProcessBuilder with -D${MECHANISM}=FORK`, { jvmProperties: { [MECHANISM]: 'FORK' } }),
+      v('java', 'default', 'new ProcessBuilder(target).start().waitFor()', 'ProcessBuilder.start'),
+      v('java', 'vfork', `ProcessBuilder with -D${MECHANISM}=VFORK`, 'ProcessBuilder.start, VFORK', { jvmProperties: { [MECHANISM]: 'VFORK' } }),
+      v('java', 'fork', `ProcessBuilder with -D${MECHANISM}=FORK`, 'ProcessBuilder.start, FORK', { jvmProperties: { [MECHANISM]: 'FORK' } }),
     ],
     // Source-file mode: the launcher compiles the driver in memory at start-up (before "ready", not timed).
     driver: (rt, variant, heapMb, untimed) => [
@@ -103,7 +106,7 @@ export const FAMILIES: readonly FamilySpec[] = [
     commands: ['perl'],
     install: 'apt-get install perl',
     heapKinds: ['string'],
-    variants: [v('perl', 'system', 'system { $target } $target')],
+    variants: [v('perl', 'system', 'system { $target } $target', 'system')],
     driver: (rt) => [rt.path, join(DRIVERS_DIR, 'perl.pl')],
   },
   {
@@ -111,7 +114,7 @@ export const FAMILIES: readonly FamilySpec[] = [
     commands: ['go'],
     install: 'apt-get install golang-go',
     heapKinds: ['slices'],
-    variants: [v('go', 'exec', 'exec.Command(target).Run()')],
+    variants: [v('go', 'exec', 'exec.Command(target).Run()', 'os/exec Cmd.Run')],
     // Built once into forklab's cache with this go (build.ts); the compiler is what was found.
     driver: (rt) => [rt.built ?? '/nonexistent/go-driver-not-built'],
   },
@@ -120,7 +123,7 @@ export const FAMILIES: readonly FamilySpec[] = [
     commands: ['ruby'],
     install: 'apt-get install ruby',
     heapKinds: ['string'],
-    variants: [v('ruby', 'spawn', 'Process.wait(Process.spawn(target))'), v('ruby', 'system', 'system(target)')],
+    variants: [v('ruby', 'spawn', 'Process.wait(Process.spawn(target))', 'Process.spawn'), v('ruby', 'system', 'system(target)', 'system')],
     driver: (rt) => [rt.path, join(DRIVERS_DIR, 'ruby.rb')],
   },
   {
@@ -128,7 +131,7 @@ export const FAMILIES: readonly FamilySpec[] = [
     commands: ['rustc'],
     install: 'apt-get install rustc (or https://rustup.rs)',
     heapKinds: ['vec'],
-    variants: [v('rust', 'command', 'Command::new(target).status()')],
+    variants: [v('rust', 'command', 'Command::new(target).status()', 'Command::status')],
     driver: (rt) => [rt.built ?? '/nonexistent/rust-driver-not-built'],
   },
   {
@@ -136,7 +139,10 @@ export const FAMILIES: readonly FamilySpec[] = [
     commands: ['bun'],
     install: 'forklab runtimes --fetch bun (or: npm install -g bun)',
     heapKinds: ['buffers', 'objects'],
-    variants: [v('bun', 'spawn', "node:child_process spawn(target), timed to 'exit'"), v('bun', 'bun-spawn', 'await Bun.spawn([target]).exited')],
+    variants: [
+      v('bun', 'spawn', "node:child_process spawn(target), timed to 'exit'", 'child_process.spawn'),
+      v('bun', 'bun-spawn', 'await Bun.spawn([target]).exited', 'Bun.spawn'),
+    ],
     driver: (rt) => [rt.path, join(DRIVERS_DIR, 'bun.mjs')],
   },
   {
@@ -144,7 +150,10 @@ export const FAMILIES: readonly FamilySpec[] = [
     commands: ['deno'],
     install: 'forklab runtimes --fetch deno (or: npm install -g deno)',
     heapKinds: ['buffers', 'objects'],
-    variants: [v('deno', 'command', 'await new Deno.Command(target).output()'), v('deno', 'spawn', "node:child_process spawn(target), timed to 'exit'")],
+    variants: [
+      v('deno', 'command', 'await new Deno.Command(target).output()', 'Deno.Command'),
+      v('deno', 'spawn', "node:child_process spawn(target), timed to 'exit'", 'child_process.spawn'),
+    ],
     // --allow-all: the driver reads /proc/thread-self for its usage line, which Deno grants only to all access.
     driver: (rt, _v, heapMb) => [rt.path, 'run', '--allow-all', '--no-prompt', `--v8-flags=--max-old-space-size=${Math.max(512, heapMb * 2 + 256)}`, join(DRIVERS_DIR, 'deno.mjs')],
   },

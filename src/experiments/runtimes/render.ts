@@ -5,6 +5,7 @@ import type { ExperimentRun } from '../types.js';
 import { blank, heading, note, table, type Block } from '../view.js';
 import type { RuntimeEntry } from './discover.js';
 import { FAMILIES } from './registry.js';
+import { viewAnswer } from './answer.js';
 import type { RuntimeLine, RuntimesSummary } from './summary.js';
 
 const familyRank = (f: string) => FAMILIES.findIndex((x) => x.family === f);
@@ -46,7 +47,8 @@ export function claimText(l: RuntimeLine): string {
 
 export function viewRuntimes(run: ExperimentRun<RuntimesSummary>): Block[] {
   const s = run.summary;
-  const out: Block[] = [heading('Runtimes')];
+  // The answer first (answer.ts), then what was found, the full tables and the claim per variant.
+  const out: Block[] = [...viewAnswer(run), heading('Runtimes')];
   const measured = new Set(s.cells.map((x) => x.runtime));
   out.push(table(['runtime', 'version', 'state', 'where / how to add'], runtimeRows(s.runtimes, measured), { leftAlign: [0, 1, 2, 3] }));
   const others = s.runtimes.filter((e) => e.state === 'found' && !e.selected && e.origin !== 'flag' && !measured.has(e.name));
