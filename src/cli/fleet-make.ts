@@ -3,7 +3,10 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { DEFAULT_IMAGE, fleetJob, parseSelector, type ManifestOptions } from '../fleet/manifest.js';
+import { sbatchScript } from '../fleet/slurm.js';
 import { toYaml } from '../fleet/yaml.js';
+import { resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { planOutput, writeOutput } from './output.js';
 
 interface ManifestFlags {
@@ -68,5 +71,31 @@ export function registerFleetMakers(fleet: Command): void {
           `forklab fleet manifest: seccomp Unconfined passes neither the restricted nor the baseline Pod Security level; run it in a namespace labelled pod-security.kubernetes.io/enforce=privileged\n`,
         );
       writeOutput('--out', target, text);
+    });
+  fleet
+    .command('slurm')
+    .description('print an sbatch job array: one task per node (--exclusive), each task’s framed documents in --out, which fleet collect --dir reads')
+    .requiredOption('--nodes <n>', 'how many nodes (array tasks)')
+    .option('--partition <name>', 'the Slurm partition')
+    .addOption(new Option('--preset <name>', 'quick or full (the articles’ settings)').choices(['quick', 'full']).default('quick'))
+    .option('--only <articles>', 'only these articles, comma-separated: 000,001,002,003,004')
+    .option('--out <dir>', 'where the tasks write their output files (on a filesystem the nodes share)', 'fleet-slurm')
+    .option('--forklab <command>', 'how a node runs forklab (e.g. "podman run --rm localhost/forklab:latest")', 'forklab')
+    .option('--time <minutes>', 'wall-time limit of one task', '60')
+    .option('--script <file>', 'where to write the script (- for standard output)', '-')
+    .action((f: { nodes: string; partition?: string; preset: 'quick' | 'full'; only?: string; out: string; forklab: string; time: string; script: string }) => {
+      const target = planOutput('--script', f.script);
+      const text = sbatchScript({
+        nodes: whole('--nodes', f.nodes),
+        partition: f.partition ?? null,
+        preset: f.preset,
+        only: f.only ?? null,
+        outDir: resolve(f.out),
+        forklab: f.forklab,
+        timeMinutes: whole('--time', f.time),
+      });
+      // Slurm does not create the --output directory: make it here, where the job is submitted from.
+      mkdirSync(resolve(f.out), { recursive: true });
+      writeOutput('--script', target, text);
     });
 }

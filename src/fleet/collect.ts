@@ -138,10 +138,33 @@ export async function kubernetesStreams(src: KubeSource, namespace: string, sele
   return out;
 }
 
+/** The line fleet slurm's script prints first: "forklab slurm job 12 task 3 on c01 partition compute". */
+export function slurmLabels(text: string): Record<string, string> {
+  const m = /^forklab slurm job (\S+) task (\S+) on (\S+) partition (\S+)$/m.exec(text);
+  if (!m) return {};
+  const out: Record<string, string> = { 'slurm.job': m[1]!, 'slurm.task': m[2]!, 'slurm.node': m[3]!, 'slurm.partition': m[4]! };
+  for (const k of Object.keys(out)) if (out[k] === '?') delete out[k];
+  return out;
+}
+
 /** Log files of a directory (Slurm's --output files, ssh sessions' captured stdout): *.log, *.out, *.frames. */
 export function directoryStreams(dir: string, engine: Placement['engine'], pool: string | null): LogStream[] {
   return readdirSync(dir)
     .filter((f) => /\.(log|out|frames)$/.test(f) && statSync(join(dir, f)).isFile())
     .sort()
-    .map((f) => ({ source: join(dir, f), engine, node: null, pool, labels: {}, phase: null, terminationMessage: null, text: readFileSync(join(dir, f), 'utf8') }));
+    .map((f) => {
+      const text = readFileSync(join(dir, f), 'utf8');
+      const labels = engine === 'slurm' ? slurmLabels(text) : {};
+      // A Slurm task's pool is its partition unless --pool says otherwise.
+      return {
+        source: join(dir, f),
+        engine,
+        node: labels['slurm.node'] ?? null,
+        pool: pool ?? labels['slurm.partition'] ?? null,
+        labels,
+        phase: null,
+        terminationMessage: null,
+        text,
+      };
+    });
 }
