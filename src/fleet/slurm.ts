@@ -56,6 +56,7 @@ export function sbatchScript(o: SlurmOptions): string {
     `#SBATCH --error=${o.outDir}/forklab-%A_%a.err`,
     'set -u',
     '# The node name goes into every frame (fleet run reads SLURMD_NODENAME); the job and task ids into the log.',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell expansions in the script
     'echo "forklab slurm job ${SLURM_ARRAY_JOB_ID:-?} task ${SLURM_ARRAY_TASK_ID:-?} on ${SLURMD_NODENAME:-?} partition ${SLURM_JOB_PARTITION:-?}"',
     `exec ${o.forklab} ${args}`,
     '',
