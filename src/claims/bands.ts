@@ -66,8 +66,10 @@ export function describeBand(e: Expectation, unit: string, plain = false): strin
 export function placement(iv: Range, [lo, hi]: readonly [number, number], fmt: (x: number) => string): string {
   if (!Number.isFinite(iv.low) && !Number.isFinite(iv.high)) return 'no band can contain an unbounded interval';
   const o = against(iv, [lo, hi]);
-  if (o === 'holds') return 'the whole interval lies inside the band';
-  if (o === 'differs') return iv.low > hi ? 'the whole interval lies above the band' : 'the whole interval lies below the band';
+  // Identical readings (a file's size, a page count) give an interval of no width: say so, not "the whole interval".
+  const what = iv.low === iv.high ? 'the value (the same in every resample)' : 'the whole interval';
+  if (o === 'holds') return `${what} lies inside the band`;
+  if (o === 'differs') return iv.low > hi ? `${what} lies above the band` : `${what} lies below the band`;
   const edges = [iv.low < lo && iv.high >= lo ? fmt(lo) : null, iv.high > hi && iv.low <= hi ? fmt(hi) : null].filter(Boolean);
   return `the interval straddles the band's edge at ${edges.join(' and ')}`;
 }

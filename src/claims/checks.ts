@@ -4,10 +4,12 @@
 // data throws NotMeasurable.
 import type { ApproxEqualCheck, BooleanCheck, Check, CountPerCheck, Expectation, GreaterCheck, Series, SpreadCheck } from '../reference/published.js';
 import { allOf, against, placement, type Outcome } from './bands.js';
+import { checkPositive, checkRepeats, positiveRatio, strictlyAbove } from './evidence.js';
 import { fmtFactor, fmtMetric, fmtNum, fmtPercent } from './format.js';
 import { eachOf, finite, judgeExpectation, scaled, statOf, where, withInterval, type JudgeContext, type Judgement } from './judgement.js';
 import { combined } from './quantity.js';
 import { pooledStatistic } from '../stats/resample.js';
+import type { CheckStatistic } from '../reference/published.js';
 import { plainMark, plainPair, plainSeries, plainWhere } from './plain.js';
 import { baseWords } from '../text/words.js';
 import { NotMeasurable, configValues, describeRestriction, describeSeries, keyOf, narrow, nsTo, operandGroups, select, type Config, type Restriction } from './select.js';
@@ -19,6 +21,11 @@ function tryEachOf(data: JudgeContext['data'], sel: Series, keys: readonly strin
     if (e instanceof NotMeasurable) return [];
     throw e;
   }
+}
+
+/** An operand's value on the pooled data (what its sign is judged on). */
+function operandPoint(o: ReturnType<typeof operandGroups>, stat: CheckStatistic): number {
+  return o.combine(o.groups.map((g) => pooledStatistic(g, stat)));
 }
 
 function unionOf(rs: readonly Restriction[]): Restriction[] {
@@ -35,8 +42,23 @@ export function judgeOperandExpectation(c: Check & Expectation, ctx: JudgeContex
     case 'ratio': {
       const num = operandGroups(data, c.numerator, stat);
       const den = operandGroups(data, c.denominator, stat);
-      const q = combined([num, den], stat, ([a, b]) => a! / b!);
-      return judgeExpectation(q, 1, c, 'ratio', `${num.label} ÷ ${den.label}`, ctx);
+      // "Changes by at most X of …": a difference that falls is as much a change as one that rises, so an at-most
+      // ratio of a difference is judged on its size. Every other ratio needs two positive quantities.
+      const size = c.expect === 'at-most' && (c.numerator.minus !== undefined || c.numerator.minusMetric !== undefined);
+      const label = size ? `|${num.label}| ÷ ${den.label}` : `${num.label} ÷ ${den.label}`;
+      const a = operandPoint(num, stat);
+      const b = operandPoint(den, stat);
+      checkPositive(
+        size
+          ? [{ label: den.label, value: b }]
+          : [
+              { label: num.label, value: a },
+              { label: den.label, value: b },
+            ],
+        `${data.experiment}: ${label}`,
+      );
+      const q = combined([num, den], stat, ([x, y]) => (size ? (y! > 0 ? Math.abs(x!) / y! : NaN) : positiveRatio(x!, y!)));
+      return judgeExpectation(q, 1, c, 'ratio', label, ctx);
     }
     case 'value': {
       const op = operandGroups(data, c.operand, stat);
@@ -74,15 +96,23 @@ export function judgeGreater(c: GreaterCheck, ctx: JudgeContext): Judgement {
       g = operandGroups(data, c.greater, stat, r);
       l = operandGroups(data, c.lesser, stat, r);
     } catch (e) {
-      if (!(e instanceof NotMeasurable) || pairs.length === 1) throw e;
-      notes.push(`${plainSeries(r)} measured on one side only, left out (${e.message})`);
-      continue;
+      // A pair measured on one side only is a hole in the evidence: "at every x" cannot hold on the rest.
+      if (e instanceof NotMeasurable && pairs.length > 1 && /has no configuration with/.test(e.message))
+        throw new NotMeasurable(`${plainSeries(r)} was measured on one side only (${e.message}); the claim is about every ${c.pairBy!.join(',')}`);
+      throw e;
     }
-    const q = combined([g, l], stat, ([a, b]) => (b! > 0 ? a! / b! : NaN));
+    checkPositive(
+      [
+        { label: g.label, value: operandPoint(g, stat) },
+        { label: l.label, value: operandPoint(l, stat) },
+      ],
+      `${data.experiment}: ${where(r)}${g.label} ÷ ${l.label}`,
+    );
+    const q = combined([g, l], stat, ([a, b]) => positiveRatio(a!, b!));
     const m = scaled(q, 1, ctx, `${g.label} ÷ ${l.label}`);
     minRepeats = Math.min(minRepeats, m.minRepeats);
     const iv = m.interval ?? { low: m.point, high: m.point };
-    const o = against(iv, [need, Infinity]);
+    const o = strictlyAbove(iv, need);
     outcomes.push(o);
     lowest = Math.min(lowest, m.point);
     if (o !== 'holds' || pairs.length <= 3) {
@@ -93,19 +123,23 @@ export function judgeGreater(c: GreaterCheck, ctx: JudgeContext): Judgement {
   if (outcomes.length === 0) throw new NotMeasurable(`${data.experiment}: no ${c.pairBy?.join(',')} combination was measured on both sides`);
   const g0 = operandGroups(data, c.greater, stat);
   const l0 = operandGroups(data, c.lesser, stat);
-  const head = `${g0.label} ÷ ${l0.label} > ${fmtNum(need)}${c.pairBy?.length ? ` for each ${c.pairBy.join(',')}` : ''} (whole interval above)`;
+  const head = `${g0.label} ÷ ${l0.label} > ${fmtNum(need)}${c.pairBy?.length ? ` for each ${c.pairBy.join(',')}` : ''} (whole interval above, strictly)`;
   const outcome = allOf(outcomes);
   const tail = outcome === 'holds' && pairs.length > 3 ? `; all ${outcomes.length} pairs hold, lowest ratio ${fmtFactor(lowest)}` : `; ${parts.join('; ')}`;
   const ratio = `${plainSeries(c.greater.series)} ÷ ${plainSeries(c.lesser.series)}`;
-  const plain = `this machine: ${outcome === 'holds' && pairs.length > 3 ? `all ${outcomes.length} ratios above ${fmtFactor(need)}, the lowest ${fmtFactor(lowest)}` : plainParts.join('; ')} (${ratio}; the claim needs the whole interval above ${fmtFactor(need)})`;
+  const plain = `this machine: ${outcome === 'holds' && pairs.length > 3 ? `all ${outcomes.length} ratios above ${fmtFactor(need)}, the lowest ${fmtFactor(lowest)}` : plainParts.join('; ')} (${ratio}; the claim needs the whole interval strictly above ${fmtFactor(need)})`;
   return { outcome, measured: lowest, published: null, factor: null, detail: `${head}${tail}`, plain, notes, minRepeats };
 }
 
 export function judgeApproxEqual(c: ApproxEqualCheck, ctx: JudgeContext): Judgement {
   const stat = statOf(c);
   const ops = c.operands.map((op) => operandGroups(ctx.data, op, stat));
+  checkPositive(
+    ops.map((o) => ({ label: o.label, value: operandPoint(o, stat) })),
+    `${ctx.data.experiment}: max ÷ min`,
+  );
   const q = combined(ops, stat, (v) => (Math.min(...v) > 0 ? Math.max(...v) / Math.min(...v) : NaN));
-  const m = scaled(q, 1, ctx, 'max ÷ min');
+  const m = scaled(q, 1, ctx, 'max ÷ min', 1);
   const iv = m.interval ?? { low: m.point, high: m.point };
   const operandValue = (o: (typeof ops)[number], i: number) => fmtMetric(o.combine(o.groups.map((g) => pooledStatistic(g, stat))), c.operands[i]!.metric);
   const values = ops.map((o, i) => `${o.label} = ${operandValue(o, i)}`);
@@ -114,12 +148,13 @@ export function judgeApproxEqual(c: ApproxEqualCheck, ctx: JudgeContext): Judgem
     return `${plainSeries(op.series)}${op.metric ? ` (${baseWords(op.metric)})` : ''}: ${operandValue(o, i)}`;
   });
   return {
-    outcome: against(iv, [1, c.maxFactor]),
+    // max ÷ min is never below 1: only the limit is an edge (a widened interval reaching below 1 decides nothing).
+    outcome: against(iv, [-Infinity, c.maxFactor]),
     measured: m.point,
     published: null,
     factor: null,
     ...finite(m.interval),
-    detail: `${values.join(', ')}: max ÷ min = ${withInterval(m.point, m.interval, fmtFactor)} (limit ${c.maxFactor}×: ${placement(iv, [1, c.maxFactor], fmtFactor)})`,
+    detail: `${values.join(', ')}: max ÷ min = ${withInterval(m.point, m.interval, fmtFactor)} (limit ${c.maxFactor}×: ${placement(iv, [-Infinity, c.maxFactor], fmtFactor)})`,
     plain: `this machine: ${plainValues.join('; ')}; the largest is ${withInterval(m.point, m.interval, fmtFactor)} the smallest (about equal: the whole interval at most ${fmtFactor(c.maxFactor)})`,
     minRepeats: m.minRepeats,
   };
@@ -163,18 +198,23 @@ export function judgeSpread(c: SpreadCheck, ctx: JudgeContext): Judgement {
   let worst: { spread: number; r: Restriction; n: number; text: string } | null = null;
   for (const r of eachOf(data, c.series, c.eachOf)) {
     const configs = select(data, narrow(c.series, r, data)).filter((cfg) => configValues(cfg) !== null);
-    if (configs.length < 2) continue;
+    checkRepeats(
+      data,
+      configs.map((cfg) => configValues(cfg)!),
+      true,
+      plainSeries(r),
+    );
     // Each repeat is its own series, resampled within itself: the interval says whether the repeats' statistics
     // differ by more than their own sampling noise explains.
     const groups = configs.map((cfg) => [configValues(cfg)!]);
     const spread = (s: readonly number[]) => (Math.max(...s) - Math.min(...s)) / (s.reduce((a, b) => a + b, 0) / s.length);
-    const m = scaled({ groups, keys: configs.map((cfg) => keyOf(data, [cfg])), stat, combine: spread }, 1, { ...ctx, data: { ...data, paired: false } }, 'the spread');
+    const m = scaled({ groups, keys: configs.map((cfg) => keyOf(data, [cfg])), stat, combine: spread }, 1, { ...ctx, data: { ...data, paired: false } }, 'the spread', 0);
     const iv = m.interval ?? { low: m.point, high: m.point };
-    const o = against(iv, [0, c.maxRelativeSpread]);
+    const o = against(iv, [-Infinity, c.maxRelativeSpread]);
     outcomes.push(o);
     if (!worst || m.point > worst.spread) worst = { spread: m.point, r, n: configs.length, text: withInterval(m.point, m.interval, fmtPercent) };
   }
-  if (!worst) throw new NotMeasurable(`${data.experiment}: every configuration ran once; a spread across repeats needs at least two (--repeats 2)`);
+  if (!worst) throw new NotMeasurable(`${data.experiment}: no configuration has samples; a spread across repeats needs at least two repeats (--repeats 2)`);
   const published = c.published ?? null;
   const count = (o: Outcome) => outcomes.filter((x) => x === o).length;
   return {

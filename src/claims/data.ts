@@ -21,4 +21,8 @@ export interface ExperimentData {
   paired: boolean;
   /** Every run behind these data had its probes pinned to a CPU (--pin): advice never asks for what was done. */
   pinned?: boolean;
+  /** The parameters of every run behind these data (what they set out to measure: src/claims/evidence.ts). */
+  params?: Record<string, unknown>[];
+  /** Every configuration, failed ones too: what the run attempted. */
+  allConfigs?: Config[];
 }

@@ -9,7 +9,8 @@ import type { Check, Claim, Expectation } from '../reference/published.js';
 import { settleAdvice } from './bands.js';
 import { judgeApproxEqual, judgeBoolean, judgeCountPer, judgeGreater, judgeOperandExpectation, judgeSpread } from './checks.js';
 import type { JudgeContext, Judgement } from './judgement.js';
-import { judgeFlat, judgeGrowsLinearly, judgePerEntry, judgeSlopeRatio } from './lines.js';
+import { judgePerEntry, judgeSlopeRatio } from './lines.js';
+import { judgeFlat, judgeGrowsLinearly } from './shapes.js';
 import { NotMeasurable, dataFor, type ExperimentData } from './select.js';
 
 export type VerdictValue = 'holds' | 'differs' | 'inconclusive' | 'not-measurable';

@@ -1,11 +1,12 @@
 // What judging one claim's check produces, and the judge shared by every check with a published expectation:
 // the quantity's 95 % interval against the claim's band (holds inside, differs outside, inconclusive across an
 // edge; a single reading with no interval is judged on its value and says so).
-import type { Check, CheckStatistic, Expectation, Series } from '../reference/published.js';
+import type { Check, CheckStatistic, Expectation, Series, SeriesValue } from '../reference/published.js';
+import { checkCells } from './evidence.js';
 import { against, band, describeBand, placement, type Outcome, type Range } from './bands.js';
 import { fmtInUnit } from './format.js';
 import { measureQuantity, type Quantity } from './quantity.js';
-import { NotMeasurable, combinations, describeRestriction, select, type ExperimentData, type Restriction } from './select.js';
+import { NotMeasurable, combinations, describeRestriction, describeSeries, select, type ExperimentData, type Restriction } from './select.js';
 
 export interface Judgement {
   outcome: Outcome;
@@ -38,15 +39,29 @@ export const where = (r: Restriction) => (Object.keys(r).length ? `${describeRes
 /** The key values to evaluate separately (eachOf), from the configurations a selector picks. */
 export function eachOf(data: ExperimentData, sel: Series, keys: readonly string[] | undefined): Restriction[] {
   if (!keys || keys.length === 0) return [{}];
-  return combinations(select(data, sel), keys, data);
+  const configs = select(data, sel);
+  // Every value the run set out to measure must be there: a claim "for each thp" does not hold on thp off alone.
+  for (const k of keys)
+    if (!(k in sel))
+      checkCells(
+        data,
+        sel,
+        k,
+        configs.map((c) => c[k] as SeriesValue),
+        describeSeries,
+      );
+  return combinations(configs, keys, data);
 }
 
 /** A measured quantity scaled to the claim's unit: its value and its interval (null: single readings). */
-export function scaled(q: Quantity, scale: number, ctx: JudgeContext, label: string): { point: number; interval: Range | null; minRepeats: number } {
+export function scaled(q: Quantity, scale: number, ctx: JudgeContext, label: string, floor = -Infinity): { point: number; interval: Range | null; minRepeats: number } {
   const m = measureQuantity(q, { seed: ctx.seed, paired: ctx.data.paired });
   const point = m.point * scale;
   if (!Number.isFinite(point)) throw new NotMeasurable(`${label} is not a finite number (a denominator of 0?)`);
-  const iv = m.interval ? { low: Math.min(m.interval.low * scale, m.interval.high * scale), high: Math.max(m.interval.low * scale, m.interval.high * scale) } : null;
+  // `floor`: the least value the quantity can take (max ÷ min is never below 1), where a widened interval stops.
+  const iv = m.interval
+    ? { low: Math.max(floor, Math.min(m.interval.low * scale, m.interval.high * scale)), high: Math.max(m.interval.low * scale, m.interval.high * scale) }
+    : null;
   if (iv && Number.isNaN(iv.low)) return { point, interval: { low: -Infinity, high: Infinity }, minRepeats: m.minRepeats };
   return { point, interval: iv, minRepeats: m.minRepeats };
 }

@@ -3,6 +3,7 @@
 // bootstrap (src/stats/resample.ts). Series timed in the same iterations (paired experiments, same repeats and
 // lengths) are resampled as one block; the same configurations used twice are resampled once.
 import type { CheckStatistic } from '../reference/published.js';
+import { clusterWidening, widen } from '../stats/clusters.js';
 import { bootstrapQuantity, pooledStatistic, type Block } from '../stats/resample.js';
 import type { Range } from './bands.js';
 import type { OperandGroups } from './select.js';
@@ -66,7 +67,11 @@ export function measureQuantity(q: Quantity, ctx: MeasureContext): Measured {
   if (q.groups.every((g) => g.reduce((a, r) => a + r.length, 0) < 2)) return { point, interval: null, minRepeats };
   const { blocks, slot } = blocksOf(q, ctx.paired);
   const ci = bootstrapQuantity({ blocks, statistic: q.stat, combine: (s) => q.combine(slot.map((j) => s[j]!)) }, { seed: ctx.seed });
-  return { point, interval: ci === null ? { low: -Infinity, high: Infinity } : { low: ci.low, high: ci.high }, minRepeats };
+  if (ci === null) return { point, interval: { low: -Infinity, high: Infinity }, minRepeats };
+  // Few repeats: widened by the small-sample factor (src/stats/clusters.ts); a point outside its own interval
+  // (a skewed statistic) widens about the nearer edge.
+  const centre = Math.min(Math.max(point, ci.low), ci.high);
+  return { point, interval: widen(centre, ci.low, ci.high, clusterWidening(minRepeats)), minRepeats };
 }
 
 /** A quantity built from several operands: their groups side by side, combined from their values. */

@@ -6,6 +6,7 @@ import { EXPERIMENTS, findExperiment } from '../experiments/index.js';
 import type { CheckStatistic, Operand, Series, SeriesValue } from '../reference/published.js';
 import { mean, median } from '../stats/descriptive.js';
 import { verifyConditions } from './conditions.js';
+import { checkSeries } from './evidence.js';
 import { NotMeasurable, type Config, type ExperimentData } from './data.js';
 
 export { NotMeasurable, type Config, type ExperimentData };
@@ -26,7 +27,7 @@ export function dataFor(docs: readonly RunDocument[], experiment: string, absent
   if (failed > 0) notes.push(`${failed} of ${all.length} ${experiment} configurations failed and are left out`);
   for (const w of new Set(mine.flatMap((d) => (d.warnings ?? []).map((x) => `${x.code}: ${x.message}`)))) notes.push(`warning ${w}`);
   const pinned = mine.every((d) => typeof d.machine?.pinnedCpu === 'number');
-  return { experiment, configs, notes, paired: findExperiment(experiment)?.paired === true, pinned };
+  return { experiment, configs, notes, paired: findExperiment(experiment)?.paired === true, pinned, params: mine.map((d) => d.params ?? {}), allConfigs: all };
 }
 
 export function matches(c: Config, sel: Series): boolean {
@@ -116,7 +117,9 @@ export function repeatValues(data: ExperimentData, configs: readonly Config[], m
         ? `${data.experiment}: the configurations with ${describeSeries(sel)} have no samples`
         : `${data.experiment} does not record ${metric} for ${describeSeries(sel)}`,
     );
-  return [...byRepeat.entries()].sort(([a], [b]) => a - b).map(([, v]) => v);
+  const out = [...byRepeat.entries()].sort(([a], [b]) => a - b).map(([, v]) => v);
+  checkSeries(data, out, metric === undefined, describeSeries(sel) + (metric ? ` [${metric}]` : ''));
+  return out;
 }
 
 /** Pooled values of a metric over configurations; throws NotMeasurable when none has it. */
@@ -140,7 +143,9 @@ export function pairedDifferences(data: ExperimentData, configs: readonly Config
     byRepeat.set(repeatOf(c), r);
   }
   if (byRepeat.size === 0) throw new NotMeasurable(`${data.experiment} does not record ${missing ?? minusMetric} for ${describeSeries(sel)}`);
-  return [...byRepeat.entries()].sort(([a], [b]) => a - b).map(([, v]) => v);
+  const out = [...byRepeat.entries()].sort(([a], [b]) => a - b).map(([, v]) => v);
+  checkSeries(data, out, false, `${describeSeries(sel)} [${metric ?? 'time'} − ${minusMetric}]`);
+  return out;
 }
 
 export function statistic(values: readonly number[], stat: CheckStatistic): number {

@@ -6,8 +6,10 @@ import { Command, type Option } from 'commander';
 import { band } from '../claims/bands.js';
 import { THP_OFF_MAX, THP_ON_MIN } from '../claims/conditions.js';
 import { CONTEXT_KEYS } from '../claims/select.js';
+import { MIN_SAMPLES } from '../claims/evidence.js';
 import { EXPERIMENTS } from '../experiments/index.js';
 import { loadPublished, type Check, type Expectation, type Operand, type Published, type Series } from '../reference/published.js';
+import { clusterWidening } from '../stats/clusters.js';
 import { MAX_DRAWS, MIN_FINITE_SHARE, MIN_RESAMPLES, RESAMPLES } from '../stats/resample.js';
 import { registerJudgeCommand } from './judge.js';
 import { registerReproduceCommand } from './reproduce.js';
@@ -53,9 +55,9 @@ export function describeCheck(c: Check): string {
   const per = (keys: string[] | undefined) => (keys?.length ? ` for each ${keys.join(',')}` : '');
   switch (c.type) {
     case 'flat':
-      return `${stat} of ${sel(c.series)}${c.metric ? ` [${c.metric}]` : ''} over ${c.over}${per(c.eachOf)}: fitted change ≤ ${c.maxRelativeChange * 100} %${c.maxSlopeFraction ? `, slope ≤ ${c.maxSlopeFraction.fraction * 100} % of ${sel(c.maxSlopeFraction.of)}'s` : ''}`;
+      return `${stat} of ${sel(c.series)}${c.metric ? ` [${c.metric}]` : ''} over ${c.over}${per(c.eachOf)}: largest ÷ smallest ≤ ${1 + c.maxRelativeChange}×${c.maxSlopeFraction ? `, slope ≤ ${c.maxSlopeFraction.fraction * 100} % of ${sel(c.maxSlopeFraction.of)}'s` : ''}`;
     case 'grows-linearly':
-      return `${stat} of ${sel(c.series)}${c.metric ? ` [${c.metric}]` : ''}${c.minus ? ` − ${sel(c.minus)}` : ''} over ${c.over}${per(c.eachOf)}: R² ≥ ${c.minR2}, ${c.minGrowthFactor !== undefined ? `growth (largest x ÷ smallest) ≥ ${c.minGrowthFactor}×, a fitted line that starts above 0` : 'slope > 0'}, ≥ 3 values of ${c.over}`;
+      return `${stat} of ${sel(c.series)}${c.metric ? ` [${c.metric}]` : ''}${c.minus ? ` − ${sel(c.minus)}` : ''} over ${c.over}${per(c.eachOf)}: bow of the fitted parabola within ±${c.maxBow * 100} % of the rise, ${c.minGrowthFactor !== undefined ? `growth (largest x ÷ smallest) ≥ ${c.minGrowthFactor}×, a start above 0` : 'slope > 0'}, ≥ 3 values of ${c.over}`;
     case 'slope-ratio':
       return `slope over ${c.over} of ${stat}(${sel(c.numerator)}) ÷ of ${stat}(${sel(c.denominator)}) ${expectation(c)}`;
     case 'per-entry':
@@ -105,22 +107,30 @@ function judging(): string {
     "* **Four verdicts.** *holds*: the whole 95 % interval of the measured quantity lies inside the claim's band; *differs ×F*:",
     '  the whole interval lies outside (F = measured ÷ published, where the claim has a published value); *inconclusive*: the',
     '  interval straddles an edge of the band — the verdict prints the interval and what would settle it (more repeats, a',
-    '  quieter machine, `--pin`); *not measurable*: the data cannot answer, with the reason. A single reading (no spread to',
-    '  resample) is judged on its value and says so.',
-    '* **Shapes are judged with intervals too.** "greater": the interval of the ratio lies above the factor; "flat": the',
-    '  intervals of the fitted change and of the slope share lie inside their limits; "grows linearly": at least three distinct',
-    '  x values, the intervals of R² and of the growth factor (the statistic at the largest x ÷ at the smallest) inside their',
-    '  limits, and a fitted line that starts above 0, judged with its interval (entirely ≤ 0: not measurable; reaching 0:',
-    '  inconclusive; without a',
-    '  growth factor, the slope\'s interval lies above 0); "approx-equal": max ÷ min\'s interval inside',
-    '  the limit; a spread across repeats: each repeat resampled within itself; a yes/no outcome: every repeat that counts agrees',
-    '  (mixed outcomes are inconclusive).',
+    '  quieter machine, `--pin`, or `reproduce --settle`); *not measurable*: the data cannot answer, with the reason.',
+    `* **Rules of evidence** (\`src/claims/evidence.ts\`). A timing of 0 ns or below is refused at import and by judge. A timed`,
+    `  series needs at least ${MIN_SAMPLES} samples ("one reading" for a single one) and some spread ("no spread: identical samples");`,
+    "  a spread across repeats needs two repeats or more; a value of a key that the run's parameters name (or that the run",
+    '  measured for other series) but whose configurations are missing makes the claims that need it not measurable, never',
+    '  judged on the rest. A ratio needs two positive quantities (two falling slopes are no "16× steeper"; an at-most ratio',
+    '  of a difference, "barely changes", is judged on the difference\'s size, so a fall counts as a change).',
+    '* **Shapes are judged with intervals too.** "greater": the interval of the ratio lies strictly above the factor (a tie',
+    '  never passes); "flat": the interval of the largest ÷ the smallest statistic over x (a bump counts, not only a slope)',
+    '  and of the slope share inside their limits; "grows linearly": at least three distinct x values, the growth factor',
+    '  (the statistic at the largest x ÷ at the smallest) inside its limit, a start (the statistic at the smallest x) above 0 (entirely ≤ 0:',
+    "  not measurable; reaching 0: inconclusive; without a growth factor, the slope's interval above 0), and straight: the",
+    '  bow of the least-squares parabola through the points (its largest gap from its chord ÷ its rise; a pure x² bows',
+    '  25 %) within ±`maxBow`; "approx-equal": max ÷ min\'s interval inside the limit; a spread across repeats: each',
+    '  repeat resampled within itself; a yes/no outcome: every repeat that counts agrees (mixed outcomes are inconclusive).',
     '* **Intervals respect how the data were taken** (`src/stats/resample.ts`, the one bootstrap): a resample draws the repeats',
     '  (probe processes) with replacement, then the samples within each drawn repeat, so run-to-run swings widen the interval;',
     "  series timed in the same iterations (create's thread and fork, exec's fork+_exit, dynamic, static and getppid, cow's",
     '  passes) are resampled together (paired). Medians are taken by counting ranks. Percentile intervals at 95 %, from',
     `  ${RESAMPLES} resamples, fewer on large data so that no interval draws more than ${MAX_DRAWS.toLocaleString('en')} samples, never fewer than ${MIN_RESAMPLES};`,
     `  an interval needs ${MIN_FINITE_SHARE * 100} % of its resamples to give a finite value (else it is unbounded, and the verdict inconclusive).`,
+    '  Over few repeats the interval is widened about its point by the small-sample factor t(R − 1) ÷ z · √(R ÷ (R − 1))',
+    `  (\`src/stats/clusters.ts\`: ${clusterWidening(2).toFixed(1)}× for 2 repeats, ${clusterWidening(3).toFixed(1)}× for 3, ${clusterWidening(5).toFixed(1)}× for 5): R probe processes show their spread through R values only, and`,
+    '  a verdict must not be decided by two lucky ones (on a loaded machine it decides fewer, instead of deciding wrongly).',
     "  Seeded by the run's `--seed`: the same data and seed give the same verdicts.",
     '* **Bands keep the claim\'s direction.** `approx` is published ×/÷ factor, or with `tolerance.of: "excess"` a tolerance on the',
     '  ratio minus one, 1 + (published − 1) ×/÷ factor, so that "A costs about 1.61× B" never holds when A ≤ B; the validator',
@@ -128,7 +138,7 @@ function judging(): string {
     `* **Conditions verified first.** Data labelled THP on count only when AnonHugePages covered at least ${THP_ON_MIN * 100} % of the region,`,
     `  THP off at most ${THP_OFF_MAX * 100} %; otherwise every claim (and figure) using them is *not measurable: THP was not applied (X of Y MB in`,
     '  huge pages)*. A deadlock child counts as deadlocked only when it reported ETIMEDOUT (a killed or silent child is left out,',
-    "  and said). Pairs measured on one side only, an incomplete run, failed configurations and the run's warnings reach the",
+    "  and said). An incomplete run, failed configurations and the run's warnings reach the",
     "  verdict's notes; a single repeat is noted (its interval shows iteration noise only).",
     "* **Statistic.** Each claim is judged on its `statistic`: the article's own for magnitudes and slopes compared with the",
     '  article (000: means; 002: medians and minimums), the median for shapes (a few stalls on a busy machine move a mean).',

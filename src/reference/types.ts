@@ -128,7 +128,7 @@ interface CheckBase {
   statistic?: CheckStatistic;
 }
 
-/** The series does not change over `over`: |fitted slope × range| / mean ≤ maxRelativeChange, and optionally
+/** The series does not change over `over`: largest ÷ smallest of its statistics over x ≤ 1 + maxRelativeChange, and optionally
  * |slope| ≤ fraction × slope of another series. Evaluated separately for each value of the eachOf keys. */
 export interface FlatCheck extends CheckBase {
   type: 'flat';
@@ -140,7 +140,8 @@ export interface FlatCheck extends CheckBase {
   maxSlopeFraction?: { of: Series; fraction: number };
 }
 
-/** Least-squares line over `over`: R² ≥ minR2, positive slope, fitted value at the largest x ≥ minGrowthFactor × at the smallest. */
+/** Straight growth over `over`: rising (statistic at the largest x ≥ minGrowthFactor × at the smallest, or a positive slope),
+ * and the least-squares parabola's bow (largest gap from its chord ÷ its rise) within ±maxBow. */
 export interface GrowsLinearlyCheck extends CheckBase {
   type: 'grows-linearly';
   series: Series;
@@ -148,7 +149,7 @@ export interface GrowsLinearlyCheck extends CheckBase {
   metric?: string;
   minus?: Series;
   eachOf?: string[];
-  minR2: number;
+  maxBow: number;
   minGrowthFactor?: number;
 }
 

@@ -130,8 +130,8 @@ const CHECKS: Record<CheckType, (c: Obj, where: string) => void> = {
   'grows-linearly'(c, where) {
     line(c, where);
     if (c['minus'] !== undefined) series(c['minus'], `${where}.minus`);
-    const r2 = num(c, 'minR2', where);
-    if (r2 === undefined || r2 <= 0 || r2 > 1) fail(where, 'minR2 must be in (0, 1]');
+    const bow = num(c, 'maxBow', where);
+    if (bow === undefined || bow <= 0 || bow >= 0.25) fail(where, 'maxBow must be in (0, 0.25): a pure x² bows by 0.25 of its rise');
     positive(c, 'minGrowthFactor', where, true);
   },
   'slope-ratio'(c, where) {

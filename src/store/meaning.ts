@@ -3,6 +3,7 @@
 // disagrees with itself is refused, so that `show` (which recomputes from the samples) and `report` (which reads
 // the stored statistics) can never print two different medians for one run.
 import { describe } from '../stats/descriptive.js';
+import { timingProblem } from '../stats/evidence.js';
 import type { RunDocument } from '../document/run.js';
 import { DocumentError } from './validate.js';
 
@@ -25,6 +26,8 @@ export function checkDocumentMeaning(doc: RunDocument, known: readonly string[])
     const where = `configurations[${i}]`;
     const samples = c.samplesNs as number[];
     samples.forEach((x, j) => {
+      const bad = timingProblem(x);
+      if (bad) throw new DocumentError(`${where}.samplesNs[${j}]: ${bad}`);
       if (x > MAX_SAMPLE_NS) throw new DocumentError(`${where}.samplesNs[${j}] is ${x} ns, more than a day: not a measured call`);
     });
     const stats = c.stats as Record<string, number | null> | null;

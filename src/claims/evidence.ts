@@ -1,0 +1,94 @@
+// The rules of evidence every verdict obeys, in one place. Data that break one make the claims that use them
+// not measurable, with a reason that names the rule:
+// - timings: every sample above 0 ns (src/stats/evidence.ts, also refused at import); at least MIN_SAMPLES
+//   samples per series ("one reading" for a single one); not all identical ("no spread: identical samples");
+// - readings of a metric (kB, bytes, counts): at least one per repeat, and a single one overall is "one reading";
+// - cells: a value the run's own parameters name (rss 256 MB, thp on) that a claim needs but whose
+//   configurations are missing;
+// - bounds: "greater" is strict (a tie never passes); a ratio or slope ratio needs two quantities of the same,
+//   positive sign.
+import type { Series, SeriesValue } from '../reference/published.js';
+import { timingProblem } from '../stats/evidence.js';
+import type { Outcome, Range } from './bands.js';
+import { NotMeasurable, type Config, type ExperimentData } from './data.js';
+
+/** Fewest timing samples a series needs before an interval on it means anything. */
+export const MIN_SAMPLES = 6;
+
+const readings = (n: number) => (n === 1 ? 'one reading' : `${n} readings`);
+
+/**
+ * Throws NotMeasurable when a series (repeat by repeat) cannot be judged: `timed` series are timings in ns
+ * (samplesNs), the others readings of a metric.
+ */
+export function checkSeries(data: ExperimentData, repeats: readonly (readonly number[])[], timed: boolean, what: string): void {
+  const n = repeats.reduce((a, r) => a + r.length, 0);
+  if (n === 1) throw new NotMeasurable(`${data.experiment} ${what}: one reading, so nothing shows how much it varies (rerun with more iterations or --repeats)`);
+  if (!timed) return;
+  for (const r of repeats)
+    for (const x of r) {
+      const bad = timingProblem(x);
+      if (bad) throw new NotMeasurable(`${data.experiment} ${what}: a sample of ${bad}`);
+    }
+  if (n < MIN_SAMPLES) throw new NotMeasurable(`${data.experiment} ${what}: ${readings(n)}, fewer than the ${MIN_SAMPLES} an interval needs`);
+  const first = repeats.find((r) => r.length > 0)![0]!;
+  if (repeats.every((r) => r.every((x) => x === first)))
+    throw new NotMeasurable(`${data.experiment} ${what}: no spread: identical samples (${n} of ${first} ns), which no real clock gives`);
+}
+
+/** The spread across repeats needs two repeats, each with its own spread. */
+export function checkRepeats(data: ExperimentData, repeats: readonly (readonly number[])[], timed: boolean, what: string): void {
+  if (repeats.length < 2) throw new NotMeasurable(`${data.experiment} ${what}: a single repeat, and the claim is about how repeats agree (rerun with --repeats 2 or more)`);
+  for (const r of repeats) checkSeries(data, [r], timed, `${what}, one repeat`);
+}
+
+/** The values of a configuration key that the run's parameters name (rssMb ← rssMb, method ← methods), or null. */
+export function namedValues(data: ExperimentData, key: string): SeriesValue[] | null {
+  let out: SeriesValue[] | null = null;
+  for (const p of data.params ?? []) {
+    const v = p[key] ?? p[`${key}s`];
+    if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'number' || typeof x === 'string' || typeof x === 'boolean')) continue;
+    out = [...new Set([...(out ?? []), ...(v as SeriesValue[])])];
+  }
+  return out;
+}
+
+/**
+ * The values of `key` a selection must have been measured at: those the run's parameters name (when they name
+ * the key), else those any configuration of the experiment was measured at.
+ */
+export function expectedValues(data: ExperimentData, key: string, all: readonly Config[] = data.allConfigs ?? data.configs): SeriesValue[] {
+  const named = namedValues(data, key);
+  if (named) return named;
+  const seen = all.map((c) => c[key]).filter((v): v is SeriesValue => typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean');
+  return [...new Set(seen)];
+}
+
+/** Throws NotMeasurable when a selection lacks a value of `key` that the run names (or measured for others). */
+export function checkCells(data: ExperimentData, sel: Series, key: string, have: readonly SeriesValue[], describe: (s: Series) => string): void {
+  const missing = expectedValues(data, key).filter((v) => !have.includes(v));
+  if (missing.length === 0) return;
+  const why = namedValues(data, key) !== null ? "the run's parameters name" : 'the run measured for other series';
+  throw new NotMeasurable(
+    `${data.experiment}: ${describe(sel)} has no successful configuration at ${key} ${missing.map(String).join(', ')}, which ${why}; the claim is not judged on the rest`,
+  );
+}
+
+/** "Greater than": strict. Holds when the whole interval lies above `need`, differs when none of it does (a tie is not greater). */
+export function strictlyAbove(iv: Range, need: number): Outcome {
+  if (iv.low > need) return 'holds';
+  if (iv.high <= need) return 'differs';
+  return 'inconclusive';
+}
+
+/** A ratio of two quantities means something only when both are above 0: throws NotMeasurable otherwise, naming which. */
+export function checkPositive(values: readonly { label: string; value: number }[], what: string): void {
+  for (const { label, value } of values)
+    if (!(value > 0))
+      throw new NotMeasurable(
+        `${what}: ${label} is ${value === 0 ? '0' : Number.isFinite(value) ? 'negative' : 'not a number'} (${value}), and a ratio of quantities of differing or non-positive sign means nothing`,
+      );
+}
+
+/** What a ratio combines to in one resample: NaN (no value) unless both are positive. */
+export const positiveRatio = (a: number, b: number): number => (a > 0 && b > 0 ? a / b : NaN);

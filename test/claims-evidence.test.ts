@@ -1,0 +1,157 @@
+// The rules of evidence (src/claims/evidence.ts) on the article-shaped fixtures: ties, zeros, single readings,
+// constant samples, signs, missing cells and curvature, each with the verdict it must get and a reason that
+// matches it. No probe runs here.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { clusterWidening } from '../src/stats/clusters.js';
+import { bowShare, parabolaFit } from '../src/stats/curvature.js';
+import { FIXTURES, docs, edit, rss, set, setUs, vmas, verdictOf, type Cfg } from './helpers/claims-data.js';
+
+/** Replace one series' samples by another's, configuration for configuration (same repeat). */
+function copySamples(name: string, from: Cfg, to: Cfg) {
+  const d = structuredClone(FIXTURES[name]!);
+  const match = (c: Cfg, sel: Cfg) => Object.entries(sel).every(([k, v]) => c[k] === v);
+  for (const c of d.configurations.filter((x) => match(x, to))) {
+    const src = d.configurations.find((x) => match(x, from) && x['repeat'] === c['repeat'])!;
+    c['samplesNs'] = [...(src['samplesNs'] as number[])];
+  }
+  return { [name]: d };
+}
+
+describe('rules of evidence', () => {
+  test('ties never pass a "greater than": identical fork and thread, dynamic = static', () => {
+    const tie = verdictOf('002.fork-dearer-than-thread', docs(copySamples('create', { method: 'pthread-create-join' }, { method: 'fork-waitpid' })));
+    assert.equal(tie.verdict, 'differs', tie.detail);
+    assert.match(tie.detail, /strictly/);
+    const same = verdictOf('004.static-exec-faster', docs(copySamples('exec', { series: 'exec-static' }, { series: 'exec-dynamic' })));
+    assert.equal(same.verdict, 'differs', same.detail);
+  });
+
+  test('a timing of 0 or below is not measurable, never a pass for an at-most claim', () => {
+    const v = verdictOf('000.posix-spawn-near-vfork', docs(edit('spawn', { method: 'posix-spawn' }, (c) => void (c['samplesNs'] = (c['samplesNs'] as number[]).map(() => 0)))));
+    assert.equal(v.verdict, 'not-measurable');
+    assert.match(v.detail, /0 ns is not a measured call/);
+  });
+
+  test('one sample is "one reading"; constant samples are "no spread: identical samples"', () => {
+    const one = verdictOf('002.fork-1.8x-thread', docs(edit('create', { method: 'fork-waitpid' }, set('samplesNs', [82000]))));
+    assert.equal(one.verdict, 'not-measurable');
+    assert.match(one.detail, /fork-waitpid: (3 readings, fewer than the 6|one reading)/);
+    const d = structuredClone(FIXTURES.create!);
+    d.configurations = d.configurations.filter((c) => c['repeat'] === 1);
+    d.configurations.find((c) => c['method'] === 'fork-waitpid')!['samplesNs'] = [82000];
+    const single = verdictOf('002.fork-1.8x-thread', docs({ create: d }));
+    assert.equal(single.verdict, 'not-measurable');
+    assert.match(single.detail, /one reading/);
+    assert.doesNotMatch(single.detail, /interval lies/);
+    const flat = verdictOf('000.runs-stable', docs(edit('spawn', {}, (c) => void (c['samplesNs'] = (c['samplesNs'] as number[]).map(() => 150e3)))));
+    assert.equal(flat.verdict, 'not-measurable');
+    assert.match(flat.detail, /no spread: identical samples/);
+  });
+
+  test('signs: two falling slopes, two negative exec costs, page tables that shrink', () => {
+    const falling = edit(
+      'spawn',
+      { method: 'fork-exec' },
+      setUs((c) => 5000 - (c['thp'] === 'off' ? 3.6 : 0.22) * rss(c)),
+    );
+    const s = verdictOf('000.thp-off-slope-16x', docs(falling));
+    assert.equal(s.verdict, 'not-measurable');
+    assert.match(s.detail, /slope of method=fork-exec,thp=off is negative .* differing or non-positive sign/);
+    // fork+exec cheaper than fork+_exit for both targets: execve "costs" a negative time.
+    const negative = edit(
+      'exec',
+      { method: 'fork-exec' },
+      setUs((c) => (c['target'] === 'dynamic' ? 50 : 40)),
+    );
+    const e = verdictOf('004.dynamic-static-exec-1.61x', docs(negative));
+    assert.equal(e.verdict, 'not-measurable');
+    assert.match(e.detail, /is negative/);
+    // Dense page tables that fall by 8 MB after the fork have not "barely changed".
+    const shrink = edit('pagetables', { layout: 'dense', phase: 'after-fork-parent-write' }, (c) => void (c['pageTablesKb'] = (c['pageTablesKb'] as number) - 8192));
+    const p = verdictOf('003.dense-pagetables-barely-change', docs(shrink));
+    assert.equal(p.verdict, 'differs', p.detail);
+    assert.match(p.detail, /^\|/);
+  });
+
+  test("a value the run's parameters name but whose configurations are missing makes the claim not measurable", () => {
+    const d = structuredClone(FIXTURES.spawn!);
+    d.params = { methods: ['fork-exec', 'vfork-exec', 'posix-spawn'], rssMb: [0, 128, 512, 1024], thp: ['on', 'off'] };
+    d.configurations = d.configurations.filter((c) => !(c['method'] === 'posix-spawn' && c['rssMb'] === 512 && c['thp'] === 'on'));
+    const v = verdictOf('000.posix-spawn-flat', docs({ spawn: d }));
+    assert.equal(v.verdict, 'not-measurable');
+    assert.match(v.detail, /has no successful configuration at rssMb 512, which the run's parameters name/);
+    // The run's parameters name more than it measured (a value it never ran): the same.
+    const e = structuredClone(FIXTURES.spawn!);
+    e.params = { rssMb: [0, 128, 256, 512, 1024] };
+    assert.match(verdictOf('000.fork-exec-grows-linearly', docs({ spawn: e })).detail, /at rssMb 256, which the run's parameters name/);
+  });
+
+  test('curvature: a quadratic is not linear growth; a bump in the middle is not flat', () => {
+    const quad = edit(
+      'spawn',
+      { method: 'fork-exec', thp: 'off' },
+      setUs((c) => 175 + 3675 * (rss(c) / 1024) ** 2),
+    );
+    const q = verdictOf('000.fork-exec-grows-linearly', docs(quad));
+    assert.equal(q.verdict, 'differs', q.detail);
+    assert.match(q.detail, /bow 25\.0 %/);
+    const vq = verdictOf(
+      '003.fork-grows-with-vmas',
+      docs(
+        edit(
+          'vma',
+          { method: 'fork-exit' },
+          setUs((c) => 80 + 27000 * (vmas(c) / 60000) ** 2),
+        ),
+      ),
+    );
+    assert.equal(vq.verdict, 'differs', vq.detail);
+    const bump = edit(
+      'spawn',
+      { method: 'posix-spawn' },
+      setUs((c) => (rss(c) === 128 || rss(c) === 512 ? 480 : 160)),
+    );
+    const b = verdictOf('000.posix-spawn-flat', docs(bump));
+    assert.equal(b.verdict, 'differs', b.detail);
+    assert.match(b.detail, /largest ÷ smallest median .* 3\.00×/);
+  });
+
+  test('the bow is 0 for a line and 0.25 for x² whatever its offset; few repeats widen an interval', () => {
+    const xs = [0, 256, 1024];
+    assert.ok(
+      Math.abs(
+        bowShare(
+          parabolaFit(
+            xs,
+            xs.map((x) => 7 + 3 * x),
+          ),
+        ),
+      ) < 1e-12,
+    );
+    assert.ok(
+      Math.abs(
+        bowShare(
+          parabolaFit(
+            xs,
+            xs.map((x) => 1e6 + x * x),
+          ),
+        ) - 0.25,
+      ) < 1e-9,
+    );
+    assert.ok(
+      Number.isNaN(
+        bowShare(
+          parabolaFit(
+            xs,
+            xs.map((x) => 100 - x),
+          ),
+        ),
+      ),
+      'a falling series has no bow',
+    );
+    assert.equal(clusterWidening(1), 1);
+    assert.ok(Math.abs(clusterWidening(2) - 9.17) < 0.01 && Math.abs(clusterWidening(3) - 2.69) < 0.01);
+    assert.ok(clusterWidening(10) < 1.3 && clusterWidening(10) > 1);
+  });
+});
