@@ -114,6 +114,14 @@ test('the plan leaves out a variant its runtime cannot run, and says why', () =>
     ['node/spawn', 'node/spawnSync', 'node/execFile'],
   );
   assert.deepEqual(all.runs[0]!.heapKinds, ['buffers', 'objects']);
+  const pairs = (r: ReturnType<typeof plan>) => r.runs[0]!.pairs.map((x) => `${x.variant.caseName}:${x.heapKind}`);
+  assert.deepEqual(pairs(all), ['spawn:buffers', 'spawn:objects', 'spawnSync:buffers', 'execFile:buffers'], 'by default the second heap kind only for spawn');
+  assert.deepEqual(pairs(plan(entries, parseRuntimes({ quick: true }))), ['spawn:buffers', 'spawnSync:buffers', 'execFile:buffers'], '--quick: one heap kind');
+  assert.deepEqual(
+    pairs(plan(entries, parseRuntimes({ heapKinds: 'objects,buffers' }))),
+    ['spawn:buffers', 'spawn:objects', 'spawnSync:buffers', 'spawnSync:objects', 'execFile:buffers', 'execFile:objects'],
+    'named kinds run for every variant',
+  );
   assert.deepEqual(all.absent, [{ runtime: 'node20', variant: 'node/forklab-spawn', why: 'not importable' }]);
   const named = plan(entries, parseRuntimes({ runtimes: 'python3.9,ruby', heapKinds: 'bytearray' }));
   assert.deepEqual(

@@ -1,6 +1,7 @@
 // Experiment "runtimes": what starting a process costs from Node, Python, Java and Perl — each runtime's
 // own ways of starting a child, timed inside the runtime by a small driver (drivers/) that speaks the
 // probe protocol — against the parent's heap, with the system call each one was seen to make.
+import { availableParallelism } from 'node:os';
 import { adaptivePlan } from '../runner/plans.js';
 import { readMemoryBudget } from '../env/memory.js';
 import { sweep } from './sweep.js';
@@ -21,6 +22,14 @@ export type { RuntimesSummary } from './runtimes/summary.js';
 
 const MIB = 1024 * 1024;
 
+export interface PlannedRun {
+  runtime: FoundRuntime;
+  variants: Variant[];
+  heapKinds: string[];
+  /** The variant × heap kind pairs to measure (at every heap size). */
+  pairs: { variant: Variant; heapKind: string }[];
+}
+
 interface Config {
   runtime: FoundRuntime;
   variant: Variant;
@@ -29,10 +38,7 @@ interface Config {
 }
 
 /** What to run: the selected runtimes (or those named), their variants (or those named) and heap kinds. */
-export function plan(
-  entries: readonly RuntimeEntry[],
-  p: RuntimesParams,
-): { runs: { runtime: FoundRuntime; variants: Variant[]; heapKinds: string[] }[]; absent: AbsentVariant[]; warnings: Warning[] } {
+export function plan(entries: readonly RuntimeEntry[], p: RuntimesParams): { runs: PlannedRun[]; absent: AbsentVariant[]; warnings: Warning[] } {
   const warnings: Warning[] = [];
   const found = entries.filter((e): e is FoundRuntime => e.state === 'found');
   let chosen = p.only ? found.filter((r) => p.only!.includes(r.name) || p.only!.includes(r.family) || r.origin === 'flag') : found.filter((r) => r.selected);
@@ -65,34 +71,46 @@ export function plan(
     });
     // --heap-kinds that name none of this runtime's kinds leave it out.
     const heapKinds = spec.heapKinds.filter((k) => !p.heapKinds || p.heapKinds.includes(k));
-    return { runtime, variants: available, heapKinds };
+    // Named kinds run for every variant. Otherwise the first kind does; the others only for the variants
+    // the family names (Node's spawn on V8's heap), and not at all with --quick: that keeps the default run short.
+    const kindsOf = (v: Variant) => (p.heapKinds ? heapKinds : heapKinds.filter((_k, i) => i === 0 || (!p.quick && (spec.otherKindsFor ?? []).includes(v.caseName))));
+    return { runtime, variants: available, heapKinds, pairs: available.flatMap((variant) => kindsOf(variant).map((heapKind) => ({ variant, heapKind }))) };
   });
-  return { runs: runs.filter((r) => r.variants.length > 0 && r.heapKinds.length > 0), absent, warnings };
+  return { runs: runs.filter((r) => r.pairs.length > 0), absent, warnings };
 }
 
 function driverArgs(c: Config, target: string): Record<string, string | number> {
   return { target, 'heap-mb': c.heapMb, 'heap-kind': c.heapKind };
 }
 
-async function observeMechanisms(runs: ReturnType<typeof plan>['runs'], ctx: RunContext, strace: string): Promise<VariantMechanism[]> {
-  const out: VariantMechanism[] = [];
+/** Traced starts run this many at a time: nothing is timed there, so they may share the CPUs. */
+const TRACE_CONCURRENCY = Math.max(1, Math.min(2, availableParallelism()));
+
+async function observeMechanisms(runs: readonly PlannedRun[], ctx: RunContext, strace: string): Promise<VariantMechanism[]> {
   const all = runs.flatMap((r) => r.variants.map((variant) => ({ runtime: r.runtime, variant, heapKind: r.heapKinds[0]! })));
-  for (const [i, c] of all.entries()) {
-    if (ctx.signal.aborted) break;
-    ctx.progress.step(`strace ${c.runtime.name} ${c.variant.id}`, i, all.length);
-    const config: Config = { ...c, heapMb: 0 };
-    const result = await traceMechanism({
-      strace,
-      command: familySpec(c.runtime.family).driver!(c.runtime, c.variant, 0, true),
-      caseName: c.variant.caseName,
-      args: driverArgs(config, ctx.native.targetStatic),
-      target: ctx.native.targetStatic,
-      timeoutMs: c.runtime.family === 'java' ? 180_000 : 60_000,
-      signal: ctx.signal,
-    });
-    out.push(mechanismEntry(c.runtime.name, c.variant.id, result));
-  }
-  return out;
+  const out: (VariantMechanism | undefined)[] = new Array(all.length);
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < all.length && !ctx.signal.aborted) {
+      const i = next++;
+      const c = all[i]!;
+      const config: Config = { ...c, heapMb: 0 };
+      const result = await traceMechanism({
+        strace,
+        command: familySpec(c.runtime.family).driver!(c.runtime, c.variant, 0, true),
+        caseName: c.variant.caseName,
+        args: driverArgs(config, ctx.native.targetStatic),
+        target: ctx.native.targetStatic,
+        timeoutMs: c.runtime.family === 'java' ? 180_000 : 60_000,
+        signal: ctx.signal,
+      });
+      out[i] = mechanismEntry(c.runtime.name, c.variant.id, result);
+      ctx.progress.step(`strace ${c.runtime.name} ${c.variant.id}`, done++, all.length);
+    }
+  };
+  await Promise.all(Array.from({ length: TRACE_CONCURRENCY }, worker));
+  return out.filter((x): x is VariantMechanism => x !== undefined);
 }
 
 function warningsFor(run: ExperimentRun<RuntimesSummary>): Warning[] {
@@ -172,15 +190,14 @@ export const runtimesExperiment: Experiment<RuntimesParams, RuntimesSummary> = {
       if (b.state === 'failed') {
         for (const v of r.variants) absent.push({ runtime: r.runtime.name, variant: v.id, why: `its driver could not be built (${b.why})` });
         r.variants = [];
+        r.pairs = [];
       } else r.runtime.built = b.path;
     }
     const runs = planned.runs.filter((r) => r.variants.length > 0);
     const strace = p.strace ? which('strace', process.env) : null;
     const mechanisms = strace ? await observeMechanisms(runs, ctx, strace) : [];
     const mechanismsSkipped = !p.strace ? 'not traced (--no-strace)' : strace ? null : 'unknown (install strace)';
-    const configs: Config[] = runs.flatMap((r) =>
-      r.variants.flatMap((variant) => r.heapKinds.flatMap((heapKind) => p.heapMb.map((heapMb) => ({ runtime: r.runtime, variant, heapKind, heapMb })))),
-    );
+    const configs: Config[] = runs.flatMap((r) => r.pairs.flatMap(({ variant, heapKind }) => p.heapMb.map((heapMb) => ({ runtime: r.runtime, variant, heapKind, heapMb }))));
     const { measurements, complete } = await sweep({
       configs,
       repeats: p.repeats,

@@ -35,6 +35,8 @@ export interface FamilySpec {
   install: string;
   /** Heap kinds the driver can allocate (the first is the default); empty: no driver yet. */
   heapKinds: string[];
+  /** The variants (case names) that run on the other heap kinds by default too; --heap-kinds runs any. */
+  otherKindsFor?: string[];
   variants: Variant[];
   /**
    * The driver command for one variant: executable, then arguments before the case name. `untimed`: a run
@@ -60,6 +62,7 @@ export const FAMILIES: readonly FamilySpec[] = [
     commands: ['node'],
     install: 'https://nodejs.org/en/download (or: apt-get install nodejs)',
     heapKinds: ['buffers', 'objects'],
+    otherKindsFor: ['spawn'],
     variants: [
       v('node', 'spawn', "child_process.spawn(target), timed to 'exit'", 'child_process.spawn'),
       v('node', 'spawnSync', 'child_process.spawnSync(target)', 'child_process.spawnSync'),
@@ -139,6 +142,7 @@ export const FAMILIES: readonly FamilySpec[] = [
     commands: ['bun'],
     install: 'forklab runtimes --fetch bun (or: npm install -g bun)',
     heapKinds: ['buffers', 'objects'],
+    otherKindsFor: ['bun-spawn'],
     variants: [
       v('bun', 'spawn', "node:child_process spawn(target), timed to 'exit'", 'child_process.spawn'),
       v('bun', 'bun-spawn', 'await Bun.spawn([target]).exited', 'Bun.spawn'),
@@ -150,6 +154,7 @@ export const FAMILIES: readonly FamilySpec[] = [
     commands: ['deno'],
     install: 'forklab runtimes --fetch deno (or: npm install -g deno)',
     heapKinds: ['buffers', 'objects'],
+    otherKindsFor: ['command'],
     variants: [
       v('deno', 'command', 'await new Deno.Command(target).output()', 'Deno.Command'),
       v('deno', 'spawn', "node:child_process spawn(target), timed to 'exit'", 'child_process.spawn'),
