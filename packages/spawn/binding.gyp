@@ -2,7 +2,8 @@
   "targets": [
     {
       "target_name": "forklab_spawn",
-      "sources": ["native/addon.c", "native/spawn_child.c"],
+      "sources": ["native/addon.c", "native/spawn_child.c", "native/reaper.c"],
+      "libraries": ["-ldl", "-lpthread"],
       "cflags": ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
       "defines": ["_GNU_SOURCE", "NAPI_VERSION=8"]
     }

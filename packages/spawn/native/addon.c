@@ -3,11 +3,11 @@
  * uv_poll on Node's event loop. Never waitpid(-1): other children of the process are left to their owners.
  *
  * JS interface (see src/native.ts):
- *   spawn(file, argv[], envp[]|null, cwd|null, stdio[], detached, onexit) -> [err, pid, handle, fd0, ...]
- *     envp null: the process's own environment (environ), which is what process.env reads and writes on
- *     Node's main thread; it saves converting process.env on every call.
- *     stdio[i]: -1 ignore (/dev/null), -2 pipe (a socketpair, like libuv), n >= 0 the parent's fd n.
- *     err: 0 or -errno. fdI: the parent's end of pipe i, or -1.
+ *   spawn(file, argv[], envp[], cwd|null, stdio[], detached, onexit) -> [err, pid, handle, fd0, ...]
+ *     envp: the child's whole environment (Node's envPairs), never the C environ.
+ *     stdio[i]: -1 ignore (/dev/null for 0-2), -2 pipe (a socketpair, like libuv), n >= 0 the parent's fd n.
+ *     err: 0 or -errno. fdI: the parent's end of pipe i, or -1; on an exec failure the pipes are still
+ *     handed back (the caller opens them, as libuv does, or closes them).
  *     onexit(exitStatus, termSignal) runs once, when the child has exited and been reaped.
  *   kill(handle, signal) -> 0 | -errno   (pidfd_send_signal: no pid-reuse race)
  *   ref(handle), unref(handle)
@@ -25,8 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
-
+#include "reaper.h"
 #include "spawn_child.h"
 
 #ifndef P_PIDFD
@@ -48,7 +47,11 @@ static int sys_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 
 static int sys_pidfd_send_signal(int pidfd, int sig) { return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0); }
 
 /* ---- children and their lifetime ----
- * A child record is freed when both its poll handle is closed and its JS handle is finalized. */
+ * A child record is freed when both its poll handle is closed and its JS handle is finalized.
+ * Each environment (the main thread, every worker) has its own instance: its list of children and an
+ * async cleanup hook. When the environment ends, the hook stops watching its children, hands their
+ * pidfds to the process-wide reaper (reaper.c: no zombie is left) and closes the poll handles; Node
+ * waits for the last close callback (napi_remove_async_cleanup_hook) before it unloads anything. */
 typedef struct fl_child {
     napi_env env;
     napi_ref onexit;
@@ -62,11 +65,20 @@ typedef struct fl_child {
     struct fl_child *prev, *next;
 } fl_child;
 
-typedef struct { fl_child *head; } fl_instance;
+typedef struct {
+    fl_child *head;
+    napi_async_cleanup_hook_handle cleanup;
+    int closing;      /* the environment is being torn down */
+    int pending;      /* poll handles whose close callback has not run yet (during teardown) */
+} fl_instance;
 
-static void unlink_child(fl_child *c) {
+static fl_instance *instance(napi_env env) {
     fl_instance *inst = NULL;
-    napi_get_instance_data(c->env, (void **)&inst);
+    napi_get_instance_data(env, (void **)&inst);
+    return inst;
+}
+
+static void unlink_child(fl_instance *inst, fl_child *c) {
     if (c->prev) c->prev->next = c->next;
     else if (inst && inst->head == c) inst->head = c->next;
     if (c->next) c->next->prev = c->prev;
@@ -75,7 +87,7 @@ static void unlink_child(fl_child *c) {
 
 static void on_poll_closed(uv_handle_t *h) {
     fl_child *c = h->data;
-    close(c->pidfd);
+    if (c->pidfd >= 0) close(c->pidfd);
     c->pidfd = -1;
     c->closed = 1;
     if (!c->js_alive) free(c);
@@ -83,7 +95,7 @@ static void on_poll_closed(uv_handle_t *h) {
 
 static void finish_child(fl_child *c) {
     uv_poll_stop(&c->poll);
-    unlink_child(c);
+    unlink_child(instance(c->env), c);
     uv_close((uv_handle_t *)&c->poll, on_poll_closed);
 }
 
@@ -131,17 +143,34 @@ static void on_handle_finalized(napi_env env, void *data, void *hint) {
     if (c->closed) free(c);
 }
 
-static void on_env_cleanup(void *arg) {
+static void teardown_closed(uv_handle_t *h) {
+    fl_child *c = h->data;
+    fl_instance *inst = (fl_instance *)c->prev; /* set by on_env_teardown: the list is gone by then */
+    c->prev = NULL;
+    on_poll_closed(h);
+    if (--inst->pending == 0) napi_remove_async_cleanup_hook(inst->cleanup);
+}
+
+static void on_env_teardown(napi_async_cleanup_hook_handle handle, void *arg) {
     fl_instance *inst = arg;
-    /* The environment is going away: stop watching; the children themselves keep running, as with
-     * child_process. Records are freed by their close callbacks if the loop runs again. */
-    for (fl_child *c = inst->head, *next; c; c = next) {
-        next = c->next;
-        c->prev = c->next = NULL;
-        uv_poll_stop(&c->poll);
-        uv_close((uv_handle_t *)&c->poll, on_poll_closed);
-    }
+    inst->closing = 1;
+    fl_child *c = inst->head, *next;
     inst->head = NULL;
+    for (; c; c = next) {
+        next = c->next;
+        c->next = NULL;
+        c->prev = (fl_child *)inst;
+        uv_poll_stop(&c->poll);
+        if (c->onexit) napi_delete_reference(c->env, c->onexit);
+        c->onexit = NULL;
+        if (c->actx) napi_async_destroy(c->env, c->actx);
+        c->actx = NULL;
+        if (!c->reaped && c->pidfd >= 0) { fl_reaper_adopt(c->pidfd); c->pidfd = -1; }
+        c->reaped = 1;
+        inst->pending++;
+        uv_close((uv_handle_t *)&c->poll, teardown_closed);
+    }
+    if (inst->pending == 0) napi_remove_async_cleanup_hook(handle);
 }
 
 static void on_instance_finalized(napi_env env, void *data, void *hint) { free(data); }
@@ -214,8 +243,7 @@ static int watch_child(napi_env env, pid_t pid, napi_value onexit, fl_child **ou
     napi_async_init(env, resource, name, &c->actx);
     napi_create_reference(env, onexit, 1, &c->onexit);
     uv_poll_start(&c->poll, UV_READABLE, on_pidfd_readable);
-    fl_instance *inst = NULL;
-    napi_get_instance_data(env, (void **)&inst);
+    fl_instance *inst = instance(env);
     c->next = inst->head;
     if (inst->head) inst->head->prev = c;
     inst->head = c;
@@ -240,8 +268,9 @@ static napi_value js_spawn(napi_env env, napi_callback_info info) {
     char **argv = file ? dup_string_array(env, a[1]) : NULL;
     napi_valuetype env_type;
     CHECK(napi_typeof(env, a[2], &env_type));
-    int own_env = env_type != napi_null;
-    char **envp = !argv ? NULL : own_env ? dup_string_array(env, a[2]) : environ;
+    int own_env = 1;
+    if (env_type != napi_object) { free(file); free_strings(argv); napi_throw_type_error(env, NULL, "spawn: envp must be an array"); return NULL; }
+    char **envp = !argv ? NULL : dup_string_array(env, a[2]);
     int *stdio = calloc(n_stdio ? n_stdio : 1, sizeof *stdio);
     int *pfds = calloc(n_stdio ? n_stdio : 1, sizeof *pfds);
     if (!file || !argv || !envp || !stdio || !pfds) goto out;
@@ -257,8 +286,17 @@ static napi_value js_spawn(napi_env env, napi_callback_info info) {
     pid_t pid = 0;
     int err = fl_spawn(&req, &pid, pfds);
     fl_child *c = NULL;
-    if (err == 0 && (err = watch_child(env, pid, a[6], &c)) != 0) pid = 0;
+    int started = err == 0;
+    if (err == 0 && instance(env)->closing) {
+        kill(pid, SIGKILL); /* the environment is going away: nothing could ever see this child */
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+        err = ECANCELED;
+    } else if (err == 0) err = watch_child(env, pid, a[6], &c);
     if (err != 0) pid = 0;
+    if (err != 0 && started) {
+        for (uint32_t i = 0; i < n_stdio; i++)
+            if (pfds[i] >= 0) { close(pfds[i]); pfds[i] = -1; }
+    }
     if (napi_create_array_with_length(env, 3 + n_stdio, &result) != napi_ok) goto out;
     set_int(env, result, 0, -err);
     set_int(env, result, 1, pid);
@@ -334,7 +372,7 @@ NAPI_MODULE_INIT() {
     fl_instance *inst = calloc(1, sizeof *inst);
     if (!inst) { napi_throw_error(env, NULL, "out of memory"); return NULL; }
     CHECK(napi_set_instance_data(env, inst, on_instance_finalized, NULL));
-    CHECK(napi_add_env_cleanup_hook(env, on_env_cleanup, inst));
+    CHECK(napi_add_async_cleanup_hook(env, on_env_teardown, inst, &inst->cleanup));
     napi_property_descriptor props[] = {
         {"spawn", NULL, js_spawn, NULL, NULL, NULL, napi_default, NULL},
         {"kill", NULL, js_kill, NULL, NULL, NULL, napi_default, NULL},

@@ -10,10 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-#define FL_HAVE_CLOSEFROM 1
-#endif
-
 /* libuv's default search path when the environment has no PATH (as _PATH_DEFPATH on glibc). */
 #define FL_DEFAULT_PATH "/usr/bin:/bin"
 
@@ -69,7 +65,9 @@ static void close_all(int *fds, int n) {
 
 /* Sets up, for each child descriptor i, a parent-side source src[i] that is >= n (so that no dup2 of
  * the file actions overwrites a source still to be used) and close-on-exec (so the parent's copies
- * never leak into other children). */
+ * never leak into other children). As libuv: 'ignore' is /dev/null for 0-2 and nothing above; an
+ * inherited descriptor that becomes the child's 0-2 is made blocking (libuv's child does that after
+ * its dup2, which changes the description the parent shares). */
 static int prepare_stdio(const fl_spawn_req *req, int *src, int *parent_fds) {
     int n = req->n_stdio;
     for (int i = 0; i < n; i++) {
@@ -83,6 +81,7 @@ static int prepare_stdio(const fl_spawn_req *req, int *src, int *parent_fds) {
             close(sv[1]);
             if (fd < 0) return e;
         } else if (s == FL_STDIO_IGNORE) {
+            if (i > 2) { src[i] = -1; continue; }
             int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
             if (nul < 0) return errno;
             fd = fcntl(nul, F_DUPFD_CLOEXEC, n);
@@ -95,6 +94,8 @@ static int prepare_stdio(const fl_spawn_req *req, int *src, int *parent_fds) {
                 if (errno == EBADF && s == i) fd = -1; /* inheriting a descriptor the parent has closed */
                 else return errno;
             }
+            int fl = i <= 2 && fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+            if (fl >= 0 && (fl & O_NONBLOCK)) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
         }
         src[i] = fd;
     }
@@ -108,10 +109,8 @@ static int build_actions(const fl_spawn_req *req, const int *src, posix_spawn_fi
         if ((err = posix_spawn_file_actions_adddup2(fa, src[i], i)) != 0) return err;
     }
     if (req->cwd && (err = posix_spawn_file_actions_addchdir_np(fa, req->cwd)) != 0) return err;
-#ifdef FL_HAVE_CLOSEFROM
-    /* Descriptors opened without O_CLOEXEC by other code in the process do not reach the child. */
-    if ((err = posix_spawn_file_actions_addclosefrom_np(fa, n > 3 ? n : 3)) != 0) return err;
-#endif
+    /* Every other descriptor: close-on-exec decides, as with libuv (a make jobserver or systemd's
+     * LISTEN_FDS reach the child; descriptors opened with O_CLOEXEC, as Node opens its own, do not). */
     return 0;
 }
 

@@ -1,5 +1,5 @@
 /* Creating one child with posix_spawn: PATH lookup in the child's environment, stdio through file
- * actions, cwd, every other descriptor closed, clean signal state, a new session when detached.
+ * actions, cwd, other descriptors left to close-on-exec (as libuv), clean signal state, a new session when detached.
  * No N-API here: addon.c converts values and owns the reaping. */
 #ifndef FORKLAB_SPAWN_CHILD_H
 #define FORKLAB_SPAWN_CHILD_H
@@ -20,8 +20,8 @@ typedef struct {
 } fl_spawn_req;
 
 /* 0 and *pid on success, else an errno value. parent_fds[i] receives the parent's end of pipe i (-1 for
- * other entries); the pipes exist also when the exec fails (the caller closes them), and are all -1
- * when the failure came before posix_spawn. */
+ * other entries); the pipes exist also when the exec fails (as with libuv: the caller opens or closes
+ * them), and are all -1 when the failure came before they were made. */
 int fl_spawn(const fl_spawn_req *req, pid_t *pid, int *parent_fds);
 
 #endif

@@ -1,25 +1,62 @@
-// @forklab/spawn: child_process.spawn over posix_spawn, reaped through pidfds.
-import { armLimits, ChildProcess } from './child.js';
-import { normalize, splitArgs, type SpawnOptions } from './options.js';
+// @forklab/spawn: node:child_process with its children made by posix_spawn (no copy of the parent's
+// page tables), reaped through pidfds. Each function is child_process's own, run with forklab's process
+// handle in place for that call: Node validates the options, builds the environment and the stdio pipes,
+// emits the events and errors; forklab only replaces the system call.
+import childProcess from 'node:child_process';
+import { promisify } from 'node:util';
+import { armed, type FunctionName } from './internals.js';
 import { collect, type RunOptions, type RunResult } from './run.js';
+import { armedSync } from './sync.js';
 
-export { ChildProcess } from './child.js';
-export { AbortError, UnsupportedOptionError, type SpawnError } from './errors.js';
-export { unsupportedReason, type SpawnOptions, type StdioEntry, type StdioName } from './options.js';
+export { ChildProcess } from 'node:child_process';
+export { FALLBACK_CHANNEL, type FallbackEvent, type FunctionName, type FunctionStats } from './internals.js';
 export { unavailableReason } from './native.js';
+export { registerStats, type RegisterStats } from './stats.js';
 export type { MaxBufferError, RunOptions, RunResult } from './run.js';
 
-/** spawn(command, args?, options?) as node:child_process's, with the child made by posix_spawn. */
-export function spawn(command: string, options?: SpawnOptions): ChildProcess;
-export function spawn(command: string, args?: readonly string[], options?: SpawnOptions): ChildProcess;
-export function spawn(command: string, args?: unknown, options?: unknown): ChildProcess {
-  const split = splitArgs(args, options);
-  const n = normalize(command, split.args, split.options);
-  const child = new ChildProcess();
-  child.start(n);
-  armLimits(child, n);
-  return child;
+const original = {
+  spawn: childProcess.spawn,
+  exec: childProcess.exec,
+  execFile: childProcess.execFile,
+  fork: childProcess.fork,
+  spawnSync: childProcess.spawnSync,
+  execSync: childProcess.execSync,
+  execFileSync: childProcess.execFileSync,
+};
+
+type AnyFn = (...a: unknown[]) => unknown;
+
+function served<F>(name: FunctionName, fn: F, sync: boolean): F {
+  const f = fn as unknown as AnyFn & Record<symbol, AnyFn>;
+  const run = sync ? armedSync : armed;
+  const wrapped = {
+    [name](this: unknown, ...a: unknown[]): unknown {
+      return run(name, () => Reflect.apply(f, this, a));
+    },
+  }[name] as AnyFn & Record<symbol, unknown>;
+  const custom = f[promisify.custom];
+  if (typeof custom === 'function') {
+    wrapped[promisify.custom] = function (this: unknown, ...a: unknown[]): unknown {
+      return run(name, () => Reflect.apply(custom, this, a));
+    };
+  }
+  return wrapped as unknown as F;
 }
+
+/** child_process.spawn(command[, args][, options]) */
+export const spawn: typeof childProcess.spawn = served('spawn', original.spawn, false);
+/** child_process.exec(command[, options][, callback]) */
+export const exec: typeof childProcess.exec = served('exec', original.exec, false);
+/** child_process.execFile(file[, args][, options][, callback]) */
+export const execFile: typeof childProcess.execFile = served('execFile', original.execFile, false);
+/** child_process.fork(modulePath[, args][, options]) */
+export const fork: typeof childProcess.fork = served('fork', original.fork, false);
+/** child_process.spawnSync(command[, args][, options]) */
+export const spawnSync: typeof childProcess.spawnSync = served('spawnSync', original.spawnSync, true);
+/** child_process.execSync(command[, options]) */
+export const execSync: typeof childProcess.execSync = served('execSync', original.execSync, true);
+/** child_process.execFileSync(file[, args][, options]) */
+export const execFileSync: typeof childProcess.execFileSync = served('execFileSync', original.execFileSync, true);
 
 /** Runs a command to its end: stdout and stderr buffered (maxBuffer), exit code or signal. Rejects when
  * the child cannot be started, on maxBuffer, on abort; a non-zero exit is a result, not a rejection. */
@@ -27,7 +64,7 @@ export function run(command: string, args?: readonly string[], options?: RunOpti
 export function run(command: string, args: readonly string[], options: RunOptions & { encoding: 'buffer' }): Promise<RunResult<Buffer>>;
 export function run(command: string, args: readonly string[] = [], options: RunOptions = {}): Promise<RunResult<string | Buffer>> {
   const { maxBuffer: _m, encoding: _e, input: _i, ...spawnOptions } = options;
-  let child: ChildProcess;
+  let child: childProcess.ChildProcess;
   try {
     child = spawn(command, args, { ...spawnOptions, stdio: 'pipe' });
   } catch (err) {

@@ -1,6 +1,5 @@
 // run(): spawn, buffer stdout and stderr up to maxBuffer (as execFile does), resolve with the outcome.
-import type { ChildProcess } from './child.js';
-import type { SpawnOptions } from './options.js';
+import type { ChildProcess, SpawnOptions } from 'node:child_process';
 
 export interface RunOptions extends Omit<SpawnOptions, 'stdio'> {
   /** Bytes allowed on stdout and on stderr each; past it the child is killed (killSignal) and run() rejects. Default 1 MiB, as execFile. */

@@ -1,10 +1,11 @@
-// run(): buffering, maxBuffer, encoding, input, failures; options forklab refuses; ref/unref; an exception
+// run(): buffering, maxBuffer, encoding, input, failures; uid/gid through Node's handle; ref/unref; an exception
 // thrown in an 'exit' listener reaches uncaughtException.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import * as childProcess from 'node:child_process';
 import { spawnSync } from 'node:child_process';
 import './helpers/addon.js';
-import { run, spawn, unavailableReason, unsupportedReason, UnsupportedOptionError } from '../src/index.js';
+import { registerStats, run, spawn, unavailableReason } from '../src/index.js';
 
 const index = new URL('../src/index.ts', import.meta.url).href;
 /** Every child these tests start gets a time limit (killed with SIGKILL past it). */
@@ -47,28 +48,44 @@ test('run(): a child that cannot start, and an abort, reject', async () => {
   await assert.rejects(p, { name: 'AbortError' });
 });
 
-test('options that need code between fork and exec throw, naming node:child_process', () => {
-  const cases: [object, string][] = [
-    [{ uid: 0 }, 'uid'],
-    [{ gid: 0 }, 'gid'],
-    [{ serialization: 'json' }, 'serialization'],
-    [{ stdio: ['pipe', 'pipe', 'pipe', 'ipc'] }, 'stdio ipc'],
-  ];
-  for (const [options, reason] of cases) {
-    assert.equal(unsupportedReason(options), reason);
-    assert.throws(
-      () => spawn('true', [], options),
-      (e: Error) => e instanceof UnsupportedOptionError && /node:child_process/.test(e.message),
-    );
-  }
-  assert.equal(unsupportedReason({ cwd: '/', env: {}, detached: true, stdio: ['ignore', 1, process.stderr] }), null);
+test('uid and gid: the real handle serves that call, counted with its reason', async () => {
+  const before = registerStats().byFunction.spawn?.byReason.uid ?? 0;
+  const c = spawn('id', ['-u'], { uid: process.getuid?.() ?? 0, ...LIMIT });
+  const out: Buffer[] = [];
+  c.stdout.on('data', (d: Buffer) => out.push(d));
+  const code = await new Promise((r) => c.on('close', r));
+  assert.equal(code, 0);
+  assert.equal(Buffer.concat(out).toString().trim(), String(process.getuid?.()));
+  assert.equal(registerStats().byFunction.spawn?.byReason.uid, before + 1);
 });
 
-test('bad values are refused before anything starts', () => {
-  assert.throws(() => spawn('true', [], { stdio: ['pipe', -1] } as never), { code: 'ERR_INVALID_ARG_VALUE' });
-  assert.throws(() => spawn('true', [], { killSignal: 'SIGNOPE' } as never), { code: 'ERR_UNKNOWN_SIGNAL' });
-  assert.throws(() => spawn('true', [], { timeout: -1 }), { code: 'ERR_OUT_OF_RANGE' });
-  assert.throws(() => spawn('true', ['a\u0000b']), { code: 'ERR_INVALID_ARG_VALUE' });
+test("bad values are refused before anything starts, in child_process's words", () => {
+  const cases: [string, unknown[], object][] = [
+    ['true', [], { killSignal: 'SIGNOPE' }],
+    ['true', [], { timeout: -1 }],
+    ['true', ['a\u0000b'], {}],
+    ['true', [], { shell: 1 }],
+    ['true', [], { detached: 'yes' }],
+    ['true', [], { cwd: 42 }],
+    ['true', [], { argv0: 'a\u0000b' }],
+    ['true', [], { shell: 'sh\u0000x' }],
+  ];
+  for (const [cmd, args, options] of cases) {
+    const outcome = (f: typeof spawn) => {
+      try {
+        const c = f(cmd, args as string[], options as never);
+        c.on('error', () => {});
+        c.kill('SIGKILL');
+        return 'started';
+      } catch (e) {
+        const x = e as Error & { code?: string };
+        return `${x.name} ${x.code} ${x.message}`;
+      }
+    };
+    const theirs = outcome(childProcess.spawn);
+    assert.notEqual(theirs, 'started', JSON.stringify(options));
+    assert.equal(outcome(spawn), theirs, JSON.stringify(options));
+  }
 });
 
 test('unref(): a running child does not keep the process alive; ref() does', () => {

@@ -68,10 +68,14 @@ const cp = require('node:child_process');
 Promise.all([viaForklab.run('sh', ['-c', 'echo cjs']), new Promise((r) => cp.spawn('sh', ['-c', 'exit 4']).on('close', r))])
   .then(([a, code]) => console.log(JSON.stringify([a.stdout, code, viaForklab.spawn === direct.spawn, registerStats().served])));`,
   );
-  for (const args of [['paths.cjs'], ['-r', 'forklab/spawn/register', 'paths.cjs']]) {
-    const r = node(args);
+  // served: run() and child_process.spawn (the script requires register itself)
+  for (const [args, served] of [
+    [['paths.cjs'], 2],
+    [['-r', 'forklab/spawn/register', 'paths.cjs'], 2],
+  ] as const) {
+    const r = node([...args]);
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(JSON.parse(r.stdout), ['cjs\n', 4, true, 1], args.join(' '));
+    assert.deepEqual(JSON.parse(r.stdout), ['cjs\n', 4, true, served], args.join(' '));
   }
 });
 
@@ -100,10 +104,11 @@ test('--import forklab/spawn/register and NODE_OPTIONS route spawn through forkl
     assert.deepEqual(out.codes, [5, 6, 7]);
     assert.equal(out.esm, true, 'ESM named import patched');
     assert.equal(out.cjs, true, 'require() patched');
-    assert.equal(out.fallbackIsForklab, false, 'uid went to node:child_process');
-    assert.deepEqual(out.stats, { served: 2, fallbacks: 1, byReason: { uid: 1 } });
-    assert.deepEqual(out.published, [{ reason: 'uid', command: 'sh' }]);
-    if (i === 1) assert.match(r.stderr, /forklab\/spawn: fallback to node:child_process for sh: uid/);
+    assert.equal(out.fallbackIsForklab, true, "the uid call is a ChildProcess too, on Node's own handle");
+    const spawnStats = { served: 2, fallbacks: 1, byReason: { uid: 1 } };
+    assert.deepEqual(out.stats, { ...spawnStats, byFunction: { spawn: spawnStats } });
+    assert.deepEqual(out.published, [{ reason: 'uid', function: 'spawn', command: 'sh' }]);
+    if (i === 1) assert.match(r.stderr, /forklab\/spawn: node:child_process serves spawn\(sh\): uid/);
     else assert.equal(r.stderr, '');
   }
 });
