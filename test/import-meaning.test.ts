@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkDocumentMeaning, MAX_SAMPLE_NS } from '../src/store/meaning.js';
-import { DocumentError } from '../src/store/validate.js';
+import { DocumentError } from '../src/document/validate.js';
 import { readBounded } from '../src/cli/input.js';
 import type { RunDocument } from '../src/report/document.js';
 import { runCli, sandbox } from './helpers/cli.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqlite } from '../src/store/sqlite.js';
 import { Store } from '../src/store/db.js';
-import { DocumentError, parseRunDocument } from '../src/store/validate.js';
+import { DocumentError, parseRunDocument } from '../src/document/validate.js';
 import { runCli, sandbox } from './helpers/cli.js';
 import { START, batch, failed, fakeDocument, fakeLoad, measurement } from './fixtures/store/fake.js';
 

@@ -9,7 +9,7 @@ import { EXPERIMENTS } from '../experiments/index.js';
 import { StoreError, type RunFilter, type RunRow, type Store } from '../store/db.js';
 import { dbLocation } from './database.js';
 import { writeStdout } from './output.js';
-import { DocumentError, parseRunDocument } from '../store/validate.js';
+import { DocumentError, parseRunDocument } from '../document/validate.js';
 import { groupConfigurations, groupMedian } from '../store/compare.js';
 import type { RunDocument } from '../document/run.js';
 import { samplesCsv, summaryMarkdown } from '../report/export.js';

@@ -8,7 +8,7 @@ import { judgeDocuments, verdictsDocument } from '../claims/judge.js';
 import type { RunDocument } from '../report/document.js';
 import type { Store } from '../store/db.js';
 import { openDatabase } from './database.js';
-import { DocumentError, parseRunDocument, validateRunDocument } from '../store/validate.js';
+import { DocumentError, parseRunDocument, validateRunDocument } from '../document/validate.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { CliError } from './errors.js';
 import { parseCommon } from './run.js';

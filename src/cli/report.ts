@@ -1,10 +1,10 @@
 // `forklab report`: a run (from the history database, or a JSON document with --input) as a self-contained
 // HTML page or as Markdown; `--compare A B` shows two runs together.
 import { Command } from 'commander';
-import { readFileSync } from 'node:fs';
 import { readBounded } from './input.js';
 import { basename } from 'node:path';
-import { DOCUMENT_SCHEMA, type RunDocument } from '../report/document.js';
+import type { RunDocument } from '../document/run.js';
+import { DocumentError, parseRunDocument } from '../document/validate.js';
 import type { ClaimVerdict, PublishedComparison } from '../report/judged.js';
 import type { RunConclusions } from '../report/judged.js';
 import type { Published } from '../reference/published.js';
@@ -36,22 +36,15 @@ interface ReportOptions {
   markdown?: string | boolean;
 }
 
-/** A run document read from a JSON file, checked enough to render; throws an Error naming the file and the problem. */
+/** A run document read from a JSON file with the one reader of run documents (src/document/validate.ts); throws an Error naming the file and the problem. */
 export function readRunDocument(file: string): RunDocument {
   const text = readBounded(file); // a ForklabError naming the file and the cause
-  let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    return parseRunDocument(text);
   } catch (e) {
-    throw new Error(`${file} is not JSON: ${(e as Error).message}`);
+    if (e instanceof DocumentError) throw new Error(`${file}: ${e.message}`);
+    throw e;
   }
-  const d = doc as Partial<RunDocument> | null;
-  if (typeof d !== 'object' || d === null || d.schema !== DOCUMENT_SCHEMA) throw new Error(`${file} is not a forklab run document (no "schema": "${DOCUMENT_SCHEMA}")`);
-  if (d.schemaVersion !== 1) throw new Error(`${file} has schemaVersion ${String(d.schemaVersion)}; this forklab reads version 1`);
-  for (const k of ['experiment', 'machine', 'configurations', 'warnings', 'params', 'load'] as const)
-    if (d[k] === undefined || d[k] === null) throw new Error(`${file}: the document has no "${k}"`);
-  if (!Array.isArray(d.configurations) || !Array.isArray(d.warnings)) throw new Error(`${file}: "configurations" and "warnings" must be arrays`);
-  return d as RunDocument;
 }
 
 /** The verdicts and published figures the claims engine gives for this run; a problem with the data is a note, not a failure. */
@@ -167,7 +160,7 @@ async function reproductionFor(run: string | undefined, o: ReportOptions, deps: 
   if (o.input?.length !== 1) return null;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(o.input[0]!, 'utf8'));
+    parsed = JSON.parse(readBounded(o.input[0]!));
   } catch {
     return null; // readRunDocument names the problem
   }

@@ -6,7 +6,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSy
 import { join } from 'node:path';
 import type { RunDocument } from '../document/run.js';
 import type { Placement } from '../env/machine.js';
-import { DocumentError, parseRunDocument } from '../store/validate.js';
+import { DocumentError, parseRunDocument } from '../document/validate.js';
 import { decodeStream, type FleetStatus } from './frame.js';
 import { CONTAINER_NAME, type KubeSource } from './kube.js';
 

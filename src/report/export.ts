@@ -1,7 +1,7 @@
 // A run's raw data for other tools: every sample as a CSV row, and the per-configuration summary as a
 // Markdown table (pooled repeats), for `forklab export RUN --csv | --markdown`.
 import type { RunDocument } from './document.js';
-import { CONFIGURATION_KEYS } from '../store/validate.js';
+import { CONFIGURATION_KEYS } from '../document/run.js';
 import { groupConfigurations, groupMedian } from '../store/compare.js';
 import { describe } from '../stats/descriptive.js';
 import { mdTable } from './markdown.js';

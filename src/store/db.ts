@@ -5,10 +5,10 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { bootId, processIdentity } from '../env/process.js';
 import type { Measurement, Warning } from '../experiments/types.js';
-import { measurementToJson, type RunDocument } from '../document/run.js';
+import { CONFIGURATION_KEYS, measurementToJson, type RunDocument } from '../document/run.js';
 import { StoreError, readOnlyText, checkFile, checkSchema, checkWritable, migrate, sqliteCode, type MeasurementRecord, type RunRecord } from './migrations.js';
 import { openSqlite, type SqlDatabase } from './sqlite.js';
-import { CONFIGURATION_KEYS, DocumentError, validateConfiguration, validateRunDocument } from './validate.js';
+import { DocumentError, validateConfiguration, validateRunDocument } from '../document/validate.js';
 
 export { StoreError, asStoreError, type RunStatus } from './migrations.js';
 export type { OpenOptions, RunFilter, RunFinish, RunRow, RunStart } from './records.js';

@@ -5,7 +5,7 @@
 import { describe } from '../stats/descriptive.js';
 import { timingProblem } from '../stats/evidence.js';
 import type { RunDocument } from '../document/run.js';
-import { DocumentError } from './validate.js';
+import { DocumentError } from '../document/validate.js';
 
 /** No single measured call takes a day: a larger sample is not a measurement (1e308 ns, say). */
 export const MAX_SAMPLE_NS = 86_400e9;

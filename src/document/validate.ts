@@ -1,8 +1,9 @@
-// Checks that a text is a run document this forklab can read (schema "forklab.run", schemaVersion 1),
-// field by field, and names the first problem with its path: "configurations[3].samplesNs[10] is not a
+// The one reader of a run document's text (forklab import, judge, report --input, the history store and the
+// fleet's collector all read with it): checks that it is a run document this forklab can read (schema
+// "forklab.run", schemaVersion 1), field by field, and names the first problem with its path: "configurations[3].samplesNs[10] is not a
 // non-negative number (got -5)". Hand-written: no schema library.
 import { ForklabError } from '../errors.js';
-import { CONFIGURATION_KEYS, DOCUMENT_SCHEMA, DOCUMENT_VERSION, type RunDocument } from '../document/run.js';
+import { CONFIGURATION_KEYS, DOCUMENT_SCHEMA, DOCUMENT_VERSION, type RunDocument } from './run.js';
 
 /** A document that cannot be read; the message names the problem and where it is. */
 export class DocumentError extends ForklabError {
@@ -13,9 +14,6 @@ export class DocumentError extends ForklabError {
 }
 
 type Obj = Record<string, unknown>;
-
-/** Keys of a configuration object that are not its fields (they live with the document, src/document/run.ts). */
-export { CONFIGURATION_KEYS };
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
