@@ -177,7 +177,7 @@ export async function executeExperiment<P, S>(
   exp: Experiment<P, S>,
   params: P,
   opts: { pinCpu: number | null; seed: number; signal: AbortSignal; preWarnings?: Warning[]; progressLabel?: string; store?: Store | null; label?: string },
-): Promise<{ run: ExperimentRun<S>; doc: RunDocument; storedRunId: number | null }> {
+): Promise<{ run: ExperimentRun<S, P>; doc: RunDocument; storedRunId: number | null }> {
   const native = requireNative(nativePaths());
   const machine = await collectMachine({ pinCpu: opts.pinCpu });
   const before = sampleLoad();
@@ -193,7 +193,7 @@ export async function executeExperiment<P, S>(
     startedAt,
     label: opts.label ?? null,
   });
-  let run: ExperimentRun<S>;
+  let run: ExperimentRun<S, P>;
   const usage = emptyUsageTotals();
   try {
     run = await exp.run(params, {
@@ -270,7 +270,7 @@ export async function runExperimentCommand<P, S>(exp: Experiment<P, S>, raw: Com
   // 3. The run, cancellable with Ctrl-C or SIGTERM (a second one leaves at once).
   const controller = new AbortController();
   const stopSignals = onInterrupt(controller);
-  let run: ExperimentRun<S>;
+  let run: ExperimentRun<S, P>;
   let doc: RunDocument;
   try {
     ({ run, doc } = await executeExperiment(exp, params, { pinCpu, seed, signal: controller.signal, preWarnings, store: history?.store ?? null, label }));

@@ -64,7 +64,7 @@ export function buildDocument(args: {
     finishedAt: args.finishedAt.toISOString(),
     durationMs: args.finishedAt.getTime() - args.startedAt.getTime(),
     complete: args.run.complete,
-    params: args.run.params,
+    params: { ...args.run.params },
     machine: args.machine,
     load: args.load,
     warnings: args.run.warnings,

@@ -352,7 +352,7 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
       },
     });
     const summary = summarizeCow(measurements, ctx.seed);
-    const run: ExperimentRun<CowSummary> = { experiment: 'cow', params: { ...p }, measurements, summary, warnings: [], complete };
+    const run: ExperimentRun<CowSummary, CowParams> = { experiment: 'cow', params: { ...p }, measurements, summary, warnings: [], complete };
     run.warnings = warningsFor(run);
     return run;
   },

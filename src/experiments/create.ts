@@ -159,7 +159,7 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
     });
     const summary = summarizeCreate(measurements, ctx.seed);
     const warnings = seriesWarnings(measurements);
-    const run: ExperimentRun<CreateSummary> = {
+    const run: ExperimentRun<CreateSummary, CreateParams> = {
       experiment: 'create',
       params: { ...p, repeatsStop },
       measurements,
@@ -173,7 +173,7 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
   view(run) {
     const ARTICLE_002 = article002();
     const s = run.summary;
-    const p = run.params as unknown as CreateParams;
+    const p = run.params;
     const out: Block[] = [];
     const row = (label: string, what: string, x: SeriesSummary | null, a: { minUs: number; medianUs: number }) =>
       x

@@ -238,13 +238,13 @@ export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary> = {
       },
     });
     const summary = summarizeDeadlock(measurements);
-    const run: ExperimentRun<DeadlockSummary> = { experiment: 'deadlock', params: { ...p }, measurements, summary, warnings: [], complete };
+    const run: ExperimentRun<DeadlockSummary, DeadlockParams> = { experiment: 'deadlock', params: { ...p }, measurements, summary, warnings: [], complete };
     run.warnings = warningsFor(run, p);
     return run;
   },
 
   view(run) {
-    const p = run.params as unknown as DeadlockParams;
+    const p = run.params;
     const out: Block[] = [];
     out.push(heading(`fork while another thread holds a mutex (worker holds it ${p.holdMs} ms at a time; the child waits at most ${p.childTimeoutMs} ms)`));
     const rows = run.summary.variants.map((v) => [

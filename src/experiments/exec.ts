@@ -304,7 +304,7 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
       ctx.record?.([ld]);
     }
     const summary = summarizeExec(measurements, ctx.seed, fileBytes, ldRuns, ldFailures, cyclesPerUs, user);
-    const run: ExperimentRun<ExecSummary> = {
+    const run: ExperimentRun<ExecSummary, ExecParams> = {
       experiment: 'exec',
       params: { ...p },
       measurements,
@@ -319,7 +319,7 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
   view(run) {
     const ARTICLE_004 = article004();
     const s = run.summary;
-    const p = run.params as unknown as ExecParams;
+    const p = run.params;
     if (s.target) return targetView(s, p);
     const out: Block[] = [];
     const what: Record<ExecSeries, [string, number]> = {

@@ -306,14 +306,14 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
       },
     });
     const summary = summarizePagetables(measurements, p);
-    const run: ExperimentRun<PagetablesSummary> = { experiment: 'pagetables', params: { ...p }, measurements, summary, warnings: [], complete };
+    const run: ExperimentRun<PagetablesSummary, PagetablesParams> = { experiment: 'pagetables', params: { ...p }, measurements, summary, warnings: [], complete };
     run.warnings = warningsFor(run);
     return run;
   },
 
   view(run) {
     const out: Block[] = [];
-    const p = run.params as unknown as PagetablesParams;
+    const p = run.params;
     const sparse = run.summary.layouts.find((l) => l.layout === 'sparse');
     const dense = run.summary.layouts.find((l) => l.layout === 'dense');
     const before = (l: Layout) => run.summary.phases.find((r) => r.layout === l && r.phase === 'before')?.pageTablesKb ?? null;

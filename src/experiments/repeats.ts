@@ -58,8 +58,8 @@ export function adaptiveRepeats(repeats: number, p: RepeatParams): AdaptiveRepea
 }
 
 /** One line for the render: how many repeats ran and why it stopped (from params.repeatsStop), or null. */
-export function describeRepeatsStop(params: Record<string, unknown>): string | null {
-  const s = params.repeatsStop as RepeatsStop | undefined;
+export function describeRepeatsStop(params: Partial<RepeatParams> & { repeats?: number; repeatsStop?: RepeatsStop }): string | null {
+  const s = params.repeatsStop;
   if (!s || s.reason === 'planned') return null; // adaptive repeats off: nothing to explain
   const target = typeof params.repeatsCiTarget === 'number' ? `±${Math.round(params.repeatsCiTarget * 1000) / 10} %` : 'the target';
   const why = {

@@ -237,7 +237,14 @@ export const runtimesExperiment: Experiment<RuntimesParams, RuntimesSummary> = {
       cells: summarizeCells(measurements, ctx.seed),
       lines: summarizeLines(measurements, mechanisms, ctx.seed),
     };
-    const run: ExperimentRun<RuntimesSummary> = { experiment: 'runtimes', params: { ...p }, measurements, summary, warnings: [], complete: complete && !ctx.signal.aborted };
+    const run: ExperimentRun<RuntimesSummary, RuntimesParams> = {
+      experiment: 'runtimes',
+      params: { ...p },
+      measurements,
+      summary,
+      warnings: [],
+      complete: complete && !ctx.signal.aborted,
+    };
     run.warnings = [...warnings, ...warningsFor(run)];
     return run;
   },

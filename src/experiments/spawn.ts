@@ -315,13 +315,13 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
       },
     });
     const summary = summarizeSpawn(measurements, ctx.seed);
-    const run: ExperimentRun<SpawnSummary> = { experiment: 'spawn', params: { ...p, repeatsStop }, measurements, summary, warnings: [], complete };
+    const run: ExperimentRun<SpawnSummary, SpawnParams> = { experiment: 'spawn', params: { ...p, repeatsStop }, measurements, summary, warnings: [], complete };
     run.warnings = warningsFor(run);
     return run;
   },
 
   view(run) {
-    const p = run.params as unknown as SpawnParams;
+    const p = run.params;
     const out: Block[] = [];
     if (p.target)
       out.push(

@@ -4,6 +4,7 @@ import type { NativePaths } from '../runner/paths.js';
 import type { Summary } from '../stats/descriptive.js';
 import type { ChartSpec, FieldLabel, ThpCondition } from './chart.js';
 import type { SelfcheckSuite } from './selfcheck.js';
+import type { RepeatsStop } from './sweep.js';
 import type { Block } from './view.js';
 
 export type Scalar = string | number | boolean | null;
@@ -42,10 +43,16 @@ export interface Warning {
   message: string;
 }
 
+/** What a run's parameters carry besides the experiment's own: why its sweep stopped repeating (sweep.ts). */
+export interface RunExtras {
+  repeatsStop?: RepeatsStop;
+}
+
 /** A run of one experiment: its measurements, the derived summary, what went wrong. */
-export interface ExperimentRun<S = unknown> {
+export interface ExperimentRun<S = unknown, P = object> {
   experiment: string;
-  params: Record<string, unknown>;
+  /** The parameters it ran with: the experiment's own (its parse()'s result). */
+  params: P & RunExtras;
   measurements: Measurement[];
   summary: S;
   warnings: Warning[];
@@ -169,7 +176,7 @@ export interface Experiment<P, S> {
   acceptsTarget?: boolean;
   /** Checks what the machine allows (memory, limits) before anything is started; throws UsageError. */
   preflight(params: P): Warning[];
-  run(params: P, ctx: RunContext): Promise<ExperimentRun<S>>;
+  run(params: P, ctx: RunContext): Promise<ExperimentRun<S, P>>;
   /**
    * The summary of a run from its measurements (what `run` computes), for a stored document without one.
    * What the measurements do not hold (exec's ld.so statistics) is left empty.
@@ -179,5 +186,5 @@ export interface Experiment<P, S> {
    * What a run shows, in the article's layout: headings, tables, lines, notes, the latency chart, as data.
    * src/report/ renders it for the terminal, Markdown and HTML alike.
    */
-  view(run: ExperimentRun<S>): Block[];
+  view(run: ExperimentRun<S, P>): Block[];
 }

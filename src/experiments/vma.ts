@@ -296,7 +296,7 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
       },
     });
     const summary = summarizeVma(measurements, ctx.seed);
-    const run: ExperimentRun<VmaSummary> = { experiment: 'vma', params: { ...p }, measurements, summary, warnings: [], complete };
+    const run: ExperimentRun<VmaSummary, VmaParams> = { experiment: 'vma', params: { ...p }, measurements, summary, warnings: [], complete };
     run.warnings = warningsFor(run);
     return run;
   },

@@ -28,7 +28,7 @@ export const traceExperiment: Experiment<TraceParams, TraceSummary | null> = {
   options: [],
   parse: (raw) => raw as TraceParams,
   preflight: () => [],
-  run(): Promise<ExperimentRun<TraceSummary | null>> {
+  run(): Promise<ExperimentRun<TraceSummary | null, TraceParams>> {
     return Promise.reject(new UsageError('trace', 'runs through its own command: forklab trace -- COMMAND [ARGS…], or forklab trace --pid PID'));
   },
   /** A stored trace without its summary cannot be rebuilt from its measurements alone (the /proc samples and model are gone). */
