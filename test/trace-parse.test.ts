@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { parseStrace, cloneFlags, execArgv, execPath } from '../src/experiments/trace/strace.js';
 import { buildModel, runtimeOf } from '../src/experiments/trace/model.js';
 import { processFigures, sampleAt, samplesByPid, type ProcSample } from '../src/experiments/trace/figures.js';
-import { adviceFor, estimate, fitModel, spawnShare } from '../src/experiments/trace/cost.js';
+import { adviceFor, estimate, fitModel, launchNs } from '../src/experiments/trace/cost.js';
 import { summarize } from '../src/experiments/trace/summary.js';
 import { answerLine, traceView } from '../src/experiments/trace/view.js';
 import { renderView } from '../src/report/terminal.js';
@@ -124,15 +124,16 @@ test('RSS at a call: the latest sample before it, else the first after, within r
   assert.equal(sampleAt(s, 2, 10), null);
 });
 
-test('cost model: posix_spawn ÷ fork+exec at the creator’s RSS scales its forks; a view that leads with the answer', () => {
+test('cost model: each fork priced by both launch lines at its creator’s RSS; a view that leads with the answer', () => {
   const model = fitModel({ kind: 'measured' }, 'default', [
     { method: 'fork-exec', rssMb: 0, medianNs: 1_000_000 },
     { method: 'fork-exec', rssMb: 1000, medianNs: 11_000_000 },
     { method: 'posix-spawn', rssMb: 0, medianNs: 1_000_000 },
     { method: 'posix-spawn', rssMb: 1000, medianNs: 1_100_000 },
   ])!;
-  assert.ok(Math.abs(spawnShare(model, 1000) - 0.1) < 1e-9);
-  assert.equal(spawnShare(model, 0), 1, 'a small process saves nothing');
+  assert.equal(launchNs(model, 'fork-exec', 1000), 11_000_000);
+  assert.equal(launchNs(model, 'posix-spawn', 500), 1_050_000);
+  assert.equal(launchNs(model, 'fork-exec', 0) - launchNs(model, 'posix-spawn', 0), 0, 'a small process saves nothing');
   // The node trace's forks, its process sampled at 1000 MB just before each call.
   const log = parseStrace(fixture('node-child-process'));
   const built = buildModel(log);
@@ -143,9 +144,10 @@ test('cost model: posix_spawn ÷ fork+exec at the creator’s RSS scales its for
   const e = estimate(p!, model, 10 * p!.inCall!.sumNs)!;
   assert.equal(e.forks, 3);
   assert.equal(e.forksWithRss, 3);
-  assert.ok(Math.abs(e.withSpawnNs - 0.1 * e.inForkNs) < 1);
-  assert.ok(Math.abs(e.savingNs + e.withSpawnNs - e.inForkNs) < 1);
-  assert.ok(Math.abs(e.shareOfWall! - 0.09) < 1e-6);
+  assert.equal(e.withForkNs, 3 * 11_000_000);
+  assert.equal(e.withSpawnNs, 3 * 1_100_000);
+  assert.equal(e.savingNs, 3 * 9_900_000);
+  assert.equal(e.shareOfWall, Math.min(1, e.savingNs / (10 * p!.inCall!.sumNs)));
   const summary = summarize({
     figures: [p!],
     model,
@@ -158,13 +160,14 @@ test('cost model: posix_spawn ÷ fork+exec at the creator’s RSS scales its for
       wallNs: 10 * p!.inCall!.sumNs,
       exit: { code: 0, signal: null },
       endedBy: 'exit',
+      leftEnded: 0,
       procSamples: samples.length,
       unreadLines: 0,
     },
   });
   assert.match(
     answerLine(summary.processes[0]!, summary),
-    new RegExp(`^node \\(pid ${pid}, 1000 MB\\): 3 forks, .* in fork, 10 % of wall time; with posix_spawn ≈ .*: node --import`),
+    new RegExp(`^node \\(pid ${pid}, 1000 MB\\): 3 forks, .* in fork, 10 % of wall time; its launches ≈ 33 ms here, with posix_spawn ≈ 3.30 ms: saving ≈ 30 ms .*: node --import`),
   );
   const out = renderView(traceView(summary), { color: false });
   assert.ok(out.split('\n')[1]!.startsWith('node (pid'), 'the answer is the first line after the title');

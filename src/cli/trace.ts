@@ -104,7 +104,15 @@ export function planTrace(command: string[], o: TraceOptions): Plan {
 /** This machine's fork+exec and posix_spawn points from a stored spawn run (THP as the system has it, else off). */
 export function modelFromSpawnRun(summary: SpawnSummary, runId: string, startedAt: string): SpawnModel | null {
   const thps = new Set(summary.cells.map((c) => c.thp));
-  const thp = thps.has('default') ? 'default' : thps.has('off') ? 'off' : 'on';
+  // THP as the traced programs have it: the system's setting when measured, else on for "always", off otherwise.
+  const always = (() => {
+    try {
+      return /\[always\]/.test(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'));
+    } catch {
+      return false;
+    }
+  })();
+  const thp = thps.has('default') ? 'default' : always && thps.has('on') ? 'on' : thps.has('off') ? 'off' : 'on';
   const points: ModelPoint[] = summary.cells
     .filter((c) => c.thp === thp && (c.method === 'fork-exec' || c.method === 'posix-spawn'))
     .map((c) => ({ method: c.method as ModelPoint['method'], rssMb: c.rssMb, medianNs: c.medianNs }));
@@ -164,11 +172,13 @@ export async function traceAction(command: string[], o: TraceOptions): Promise<n
     if (plan.keepTrace) copyFileSync(outFile, plan.keepTrace);
     const model = buildModel(parseStrace(text), { known });
     const figures = processFigures(model, obs.samples);
-    process.stderr.write(`forklab trace: ${figures.length ? 'measuring the tracer and this machine’s spawn cost…' : 'measuring the tracer…'}\n`);
+    if (figures.length) process.stderr.write('forklab trace: measuring the tracer and this machine’s spawn cost…\n');
     const native = nativePaths();
-    const overhead: Overhead = existsSync(native.probe)
-      ? await measureOverhead({ native, tracer, attach: 'pid' in plan.mode, iterations: plan.overheadIterations, rounds: 3 })
-      : { state: 'not-measured', reason: 'the C probe is not built' };
+    const overhead: Overhead = !figures.length
+      ? { state: 'not-measured', reason: 'no process created a child, so there is nothing to set it beside' }
+      : existsSync(native.probe)
+        ? await measureOverhead({ native, tracer, attach: 'pid' in plan.mode, iterations: plan.overheadIterations, rounds: 3 })
+        : { state: 'not-measured', reason: 'the C probe is not built' };
     const forkers = figures.filter((f) => f.byMechanism.fork > 0);
     const largest = forkers.length ? Math.max(...forkers.map((f) => f.rssMb?.max ?? 0)) : null;
     const modelState: ModelState = forkers.length ? await costModel(plan, history?.store ?? null, largest) : { state: 'none', reason: 'no process forked' };
@@ -184,6 +194,7 @@ export async function traceAction(command: string[], o: TraceOptions): Promise<n
         wallNs: Math.round((obs.endedS - obs.startedS) * 1e9),
         exit: obs.exit,
         endedBy: obs.endedBy,
+        leftEnded: obs.leftEnded,
         procSamples: obs.samples.length,
         unreadLines: model.unreadLines,
       },

@@ -66,12 +66,14 @@ export async function measureOverhead(o: {
   return { state: 'measured', tracedNs, plainNs, perCreationNs: Math.max(0, tracedNs - plainNs), iterations: o.iterations, rounds: o.rounds };
 }
 
-/** The RSS sizes a model made on the spot measures: 0 and the largest forking process's RSS, within memory. */
+/** The RSS sizes a model made on the spot measures: 0, the largest forking process's RSS (within memory), and half of it. */
 export function modelSizesMb(largestRssMb: number | null): number[] {
   const want = Math.min(1024, Math.max(64, Math.ceil((largestRssMb ?? 0) / 64) * 64));
   const fit = readMemoryBudget().fitBytes;
   const room = fit === null ? want : Math.floor(fit / (1024 * 1024) / 2);
-  return [0, Math.max(16, Math.min(want, room))];
+  const top = Math.max(16, Math.min(want, room));
+  // A middle size too when the top is large: three points keep one noisy probe from tilting the line.
+  return top >= 128 ? [0, Math.round(top / 2), top] : [0, top];
 }
 
 /** fork+exec and posix_spawn from a parent of each size (THP as the system has it): this machine's model. */

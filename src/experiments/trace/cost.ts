@@ -37,24 +37,27 @@ export function fitModel(source: SpawnModel['source'], thp: string, points: Mode
   return fork && spawn ? { source, thp, points, fork, spawn } : null;
 }
 
-/**
- * posix_spawn's cost over fork+exec's, as this machine measures both from a parent of rssMb (0–1: posix_spawn is
- * never taken to cost more than the fork it replaces). Each line is kept at or above its smallest measured point.
- */
-export function spawnShare(m: SpawnModel, rssMb: number): number {
-  const floor = (method: ModelPoint['method']) => Math.min(...m.points.filter((p) => p.method === method).map((p) => p.medianNs));
-  const fork = Math.max(floor('fork-exec'), m.fork.interceptNs + m.fork.nsPerMb * rssMb);
-  const spawn = Math.max(floor('posix-spawn'), m.spawn.interceptNs + m.spawn.nsPerMb * rssMb);
-  return fork > 0 ? Math.min(1, Math.max(0, spawn / fork)) : 1;
+/** A launch's cost by the model's line for a method, from a parent of rssMb: never below its smallest measured point. */
+export function launchNs(m: SpawnModel, method: ModelPoint['method'], rssMb: number): number {
+  const floor = Math.min(...m.points.filter((p) => p.method === method).map((p) => p.medianNs));
+  const line = method === 'fork-exec' ? m.fork : m.spawn;
+  return Math.max(floor, line.interceptNs + line.nsPerMb * rssMb);
 }
 
 export interface Estimate {
   forks: number;
   /** Forks whose creator's RSS was sampled (the others are estimated at the process's median RSS). */
   forksWithRss: number;
+  /** The time in the forking calls as traced (the tracer's stops included). */
   inForkNs: number;
-  /** The time in the forking calls, each scaled by posix_spawn ÷ fork+exec at its creator's RSS (spawnShare). */
+  /**
+   * The same launches (start, exec, wait) by this machine's model: with fork+exec and with posix_spawn, from
+   * parents of the RSS each fork was made at. A fork costs more than its call: the child's exec tears the copied
+   * page tables down, and the parent's next writes fault, so the saving is taken from whole launches.
+   */
+  withForkNs: number;
   withSpawnNs: number;
+  /** Σ max(0, fork+exec − posix_spawn) over the forks. */
   savingNs: number;
   /** savingNs over the command's wall time (0–1); null without a wall time. */
   shareOfWall: number | null;
@@ -64,24 +67,27 @@ export interface Estimate {
 export function estimate(p: ProcessFigures, m: SpawnModel, wallNs: number | null): Estimate | null {
   const forks = p.calls.filter((c) => c.mechanism === 'fork');
   if (!forks.length || !p.rssMb) return null;
-  let saving = 0;
+  let withFork = 0;
   let withSpawn = 0;
+  let saving = 0;
   let inFork = 0;
   for (const c of forks) {
     const rssMb = c.rssKb === null ? p.rssMb.median : c.rssKb / 1024;
-    const d = c.durationNs ?? 0;
-    const share = spawnShare(m, rssMb);
-    inFork += d;
-    withSpawn += d * share;
-    saving += d * (1 - share);
+    const f = launchNs(m, 'fork-exec', rssMb);
+    const s = launchNs(m, 'posix-spawn', rssMb);
+    withFork += f;
+    withSpawn += s;
+    saving += Math.max(0, f - s);
+    inFork += c.durationNs ?? 0;
   }
   return {
     forks: forks.length,
     forksWithRss: forks.filter((c) => c.rssKb !== null).length,
     inForkNs: inFork,
+    withForkNs: withFork,
     withSpawnNs: withSpawn,
     savingNs: saving,
-    shareOfWall: wallNs && wallNs > 0 ? saving / wallNs : null,
+    shareOfWall: wallNs && wallNs > 0 ? Math.min(1, saving / wallNs) : null,
   };
 }
 

@@ -15,7 +15,7 @@ function isTraceSummary(s: unknown): s is TraceSummary {
 
 export const traceExperiment: Experiment<TraceParams, TraceSummary | null> = {
   name: 'trace',
-  article: '—',
+  article: '',
   summaryLine: 'which processes of a command fork, at what size, what it costs, and what to change (forklab trace -- COMMAND)',
   cases: [],
   identity: ['pid', 'program'],

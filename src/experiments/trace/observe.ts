@@ -34,11 +34,21 @@ export function findTracer(env: NodeJS.ProcessEnv = process.env): Tracer {
   });
 }
 
+/** Whether forklab itself runs under a tracer (gdb, strace): strace's --seccomp-bpf then cannot work. */
+export function beingTraced(): boolean {
+  try {
+    return /^TracerPid:\s+[1-9]/m.test(readFileSync('/proc/self/status', 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 /** The strace arguments for a trace: follow children, time each call, wall-clock times, output to outFile. */
-export function straceArgs(outFile: string, mode: { command: string[] } | { pid: number }): string[] {
+export function straceArgs(outFile: string, mode: { command: string[] } | { pid: number }, seccomp = !beingTraced()): string[] {
   const common = ['-f', '-T', '-ttt', '-q', '-s', '256', '-e', `trace=${TRACED_CALLS}`, '-e', 'signal=none', '-o', outFile];
+  if ('pid' in mode) return [...common, '-p', String(mode.pid)];
   // --seccomp-bpf stops the tracee only at the traced calls (far less overhead); strace allows it only for a command.
-  return 'pid' in mode ? [...common, '-p', String(mode.pid)] : ['--seccomp-bpf', ...common, '--', ...mode.command];
+  return [...(seccomp ? ['--seccomp-bpf'] : []), ...common, '--', ...mode.command];
 }
 
 /** Every live descendant of pid (its children's children too), from /proc/PID/task/TID/children. */
@@ -115,6 +125,8 @@ export interface Observation {
   endedBy: EndedBy;
   /** The signal forklab received and passed on (Ctrl-C, SIGTERM), null when none. */
   interrupt: NodeJS.Signals | null;
+  /** Processes the command left running after an interrupt (a background job that ignores SIGINT), killed by forklab. */
+  leftEnded: number;
   samples: ProcSample[];
   /** What strace itself wrote to standard error (attach mode only; with a command it shares the command's). */
   tracerStderr: string;
@@ -141,21 +153,40 @@ export function observe(o: ObserveOptions): Promise<Observation> {
     tracerStderr += d.toString('utf8');
   });
   const root = attach ? (o.mode as { pid: number }).pid : null;
+  // Every process seen in the traced tree, by its start time (a pid the kernel reuses is another process): one whose
+  // parent ended is reparented out of the tree, and is still followed by strace, sampled, and ended if left behind.
+  const seen = new Map<number, string>();
   const traced = (): number[] => {
     if (!child.pid) return [];
-    return root !== null ? [root, ...descendants(root)] : descendants(child.pid);
+    const now = root !== null ? [root, ...descendants(root)] : descendants(child.pid);
+    for (const p of now) if (!seen.has(p)) seen.set(p, startTime(p) ?? '');
+    for (const [p, t] of seen) if (!now.includes(p) && (startTime(p) !== t || !alive(p))) seen.delete(p);
+    return [...seen.keys()];
   };
+  let endedBy: EndedBy | null = null;
+  let interrupt: NodeJS.Signals | null = null;
+  let interrupts = 0;
+  // The command itself (strace's child), and after an interrupt, what it left running once it has ended.
+  let commandPid: number | null = null;
+  let leftEnded = 0;
   const sample = () => {
-    for (const pid of traced()) {
+    const pids = traced();
+    if (!attach && commandPid === null && child.pid) commandPid = descendants(child.pid)[0] ?? null;
+    if (!attach && interrupt !== null && commandPid !== null && !alive(commandPid)) {
+      for (const p of pids)
+        if (p !== commandPid && alive(p)) {
+          safeKill(p, 'SIGKILL');
+          leftEnded++;
+        }
+      return;
+    }
+    for (const pid of pids) {
       const s = readProcSample(pid);
       if (s) samples.push(s);
     }
   };
   sample();
   const timer = setInterval(sample, o.sampleMs);
-  let endedBy: EndedBy | null = null;
-  let interrupt: NodeJS.Signals | null = null;
-  let interrupts = 0;
   const onSignal = (sig: NodeJS.Signals) => {
     interrupt ??= sig;
     interrupts++;
@@ -193,8 +224,6 @@ export function observe(o: ObserveOptions): Promise<Observation> {
       if (durationTimer) clearTimeout(durationTimer);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      // Anything the command started that outlived the tracer (strace killed by a second Ctrl-C) goes too.
-      if (!attach) for (const p of child.pid ? descendants(child.pid) : []) safeKill(p, 'SIGKILL');
       resolve({
         tracer: o.tracer,
         tracerArgs: args,
@@ -203,6 +232,7 @@ export function observe(o: ObserveOptions): Promise<Observation> {
         exit: { code, signal },
         endedBy: endedBy ?? (attach ? 'process-ended' : 'exit'),
         interrupt,
+        leftEnded,
         samples,
         tracerStderr,
       });
@@ -213,6 +243,26 @@ export function observe(o: ObserveOptions): Promise<Observation> {
     });
     child.on('exit', finish);
   });
+}
+
+/** A process's start time in clock ticks since boot (/proc/PID/stat field 22), null when it is gone. */
+function startTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether pid is running (a zombie waiting to be reaped is not). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 function safeKill(pid: number, sig: NodeJS.Signals): void {

@@ -27,6 +27,8 @@ export interface TraceSummary {
   wallNs: number;
   exit: { code: number | null; signal: string | null };
   endedBy: EndedBy;
+  /** Processes the command left running after an interrupt, which forklab ended. */
+  leftEnded: number;
   processes: ProcessSummary[];
   totals: { creations: number; forks: number; inCallNs: number; savingNs: number; processes: number };
   model: ModelState;

@@ -24,8 +24,9 @@ export function answerLine(p: ProcessSummary, s: TraceSummary): string {
   if (fork) parts.push(`${fmtDuration(fork.sumNs)} in fork${s.wallNs > 0 ? `, ${fmtPct(fork.sumNs / s.wallNs)} of wall time` : ''}`);
   let line = parts.join(', ');
   if (p.estimate) {
-    line += `; with posix_spawn ≈ ${fmtDuration(p.estimate.withSpawnNs)} (saving ≈ ${fmtDuration(p.estimate.savingNs)}`;
-    line += p.estimate.shareOfWall !== null ? `, ${fmtPct(p.estimate.shareOfWall)} of wall time)` : ')';
+    const e = p.estimate;
+    line += `; its launches ≈ ${fmtDuration(e.withForkNs)} here, with posix_spawn ≈ ${fmtDuration(e.withSpawnNs)}: saving ≈ ${fmtDuration(e.savingNs)}`;
+    line += e.shareOfWall !== null ? ` (${fmtPct(e.shareOfWall)} of wall time)` : '';
   } else if (!p.rssMb) line += '; its size was never sampled (it forked too soon after starting), so no estimate';
   if (p.advice) line += `: ${p.advice.change}`;
   return line;
@@ -86,8 +87,8 @@ function modelNote(s: TraceSummary): string {
   const sizes = [...new Set(m.points.map((p) => p.rssMb))].join(', ');
   return (
     `cost model: ${from} (THP ${m.thp}, parent RSS ${sizes} MB): fork+exec ${fmtUs(m.fork.interceptNs)} µs + ${(m.fork.nsPerMb / 1000).toFixed(2)} µs/MB, ` +
-    `posix_spawn ${fmtUs(m.spawn.interceptNs)} µs + ${(m.spawn.nsPerMb / 1000).toFixed(2)} µs/MB (whole launches); "with posix_spawn" is each fork's time ` +
-    "scaled by posix_spawn ÷ fork+exec at its creator's RSS"
+    `posix_spawn ${fmtUs(m.spawn.interceptNs)} µs + ${(m.spawn.nsPerMb / 1000).toFixed(2)} µs/MB per launch (start, exec, wait); each fork is priced by both ` +
+    "lines at its creator's RSS and the saving is the difference (a fork costs more than its call: the child's exec tears the copied page tables down)"
   );
 }
 
@@ -110,7 +111,8 @@ function endNote(s: TraceSummary): string {
     return `attached to pid ${s.pid} ${how}; ${wall}`;
   }
   const status = s.exit.signal ? `killed by ${s.exit.signal}` : `exit status ${s.exit.code}`;
-  return `command ${status}${s.endedBy === 'interrupt' ? ' (interrupted)' : ''}; ${wall}`;
+  const left = s.leftEnded ? `; ${plural(s.leftEnded, 'process', 'processes')} it left running ended by forklab` : '';
+  return `command ${status}${s.endedBy === 'interrupt' ? ' (interrupted)' : ''}${left}; ${wall}`;
 }
 
 export function traceView(s: TraceSummary): Block[] {
