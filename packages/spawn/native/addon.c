@@ -28,6 +28,17 @@
 #include "reaper.h"
 #include "spawn_child.h"
 
+napi_value fl_js_spawn_sync(napi_env env, napi_callback_info info);
+
+/* The name Node gives a signal number (signo_string): SIGTERM, ... */
+const char *fl_signal_name(int sig) {
+    static __thread char buf[16];
+    const char *abbrev = sigabbrev_np(sig);
+    if (!abbrev) return "";
+    snprintf(buf, sizeof buf, "SIG%s", abbrev);
+    return buf;
+}
+
 #ifndef P_PIDFD
 #define P_PIDFD 3
 #endif
@@ -378,6 +389,7 @@ NAPI_MODULE_INIT() {
         {"kill", NULL, js_kill, NULL, NULL, NULL, napi_default, NULL},
         {"ref", NULL, js_ref, NULL, NULL, NULL, napi_default, NULL},
         {"unref", NULL, js_unref, NULL, NULL, NULL, napi_default, NULL},
+        {"spawnSync", NULL, fl_js_spawn_sync, NULL, NULL, NULL, napi_default, NULL},
     };
     CHECK(napi_define_properties(env, exports, sizeof props / sizeof props[0], props));
     return exports;

@@ -1,0 +1,75 @@
+// spawnSync, execSync, execFileSync through forklab's sync spawner (posix_spawn + poll), side by side with
+// child_process: the same result objects (status, signal, output, error code, message, syscall, path) and the
+// same thrown errors; forklab served each call (counted).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as childProcess from 'node:child_process';
+import './helpers/addon.js';
+import * as forklab from '../src/index.js';
+
+type SyncName = 'spawnSync' | 'execSync' | 'execFileSync';
+
+function shape(fn: (...a: unknown[]) => unknown, args: unknown[]): string {
+  try {
+    const r = fn(...args) as (childProcess.SpawnSyncReturns<Buffer> & { error?: NodeJS.ErrnoException }) | Buffer | string;
+    if (typeof r === 'string' || Buffer.isBuffer(r)) return JSON.stringify(['returned', r.toString()]);
+    const e = r.error;
+    return JSON.stringify({
+      status: r.status,
+      signal: r.signal,
+      output: r.output?.map((x) => (x === null ? null : x.toString('latin1'))),
+      pid: r.pid > 0,
+      error: e && [e.code, e.message, e.syscall, e.path, (e as { spawnargs?: unknown }).spawnargs],
+    });
+  } catch (err) {
+    const e = err as Error & Record<string, unknown>;
+    return JSON.stringify(['threw', e.name, e.message, e.code, e.status, e.signal, String(e.stdout), String(e.stderr)]);
+  }
+}
+
+function same(name: SyncName, ...args: unknown[]): void {
+  const before = forklab.registerStats().byFunction[name]?.served ?? 0;
+  const theirs = shape(childProcess[name] as (...a: unknown[]) => unknown, args);
+  const ours = shape(forklab[name] as (...a: unknown[]) => unknown, args);
+  assert.equal(ours, theirs, `${name} ${JSON.stringify(args).slice(0, 120)}`);
+  assert.equal(forklab.registerStats().byFunction[name]?.served, before + 1, 'forklab served it');
+}
+
+test('spawnSync: status, output of each pipe, input as string and as a large Buffer', () => {
+  // (a child that does not read its input: EPIPE or not depends on who is first, in child_process too)
+  same('spawnSync', 'sh', ['-c', 'cat; echo err >&2; exit 3'], { input: 'abc' });
+  same('spawnSync', 'cat', [], { input: Buffer.alloc(300_000, 7), maxBuffer: 1e6 });
+  same('spawnSync', 'sh', ['-c', 'echo to3 >&3'], { stdio: ['ignore', 'ignore', 'ignore', 'pipe'] });
+  same('spawnSync', 'sh', ['-c', 'echo $0'], { argv0: 'named', encoding: 'utf8' });
+  same('spawnSync', 'sh', ['-c', 'echo "$X"'], { env: { X: 'from env' }, encoding: 'utf8' });
+});
+
+test('spawnSync: a grandchild holding stdout keeps the call waiting, as child_process', () => {
+  same('spawnSync', 'sh', ['-c', '(sleep 0.2; echo late) & echo early'], { encoding: 'utf8' });
+});
+
+test('spawnSync: signal, timeout with killSignal, maxBuffer, a missing program or cwd', () => {
+  same('spawnSync', 'sh', ['-c', 'kill -9 $$']);
+  same('spawnSync', 'sleep', ['5'], { timeout: 100 });
+  same('spawnSync', 'sleep', ['5'], { timeout: 100, killSignal: 'SIGKILL' });
+  same('spawnSync', 'sh', ['-c', 'head -c 3000 /dev/zero'], { maxBuffer: 1000 });
+  same('spawnSync', 'sh', ['-c', 'head -c 1000 /dev/zero'], { maxBuffer: 1000 });
+  same('spawnSync', 'forklab-no-such-program');
+  same('spawnSync', 'true', [], { cwd: '/nonexistent' });
+});
+
+test('execSync and execFileSync: returned output, thrown errors with status and output', () => {
+  same('execSync', 'echo hi');
+  same('execSync', 'echo partial; echo why >&2; exit 2', { stdio: 'pipe' });
+  same('execFileSync', 'sh', ['-c', 'cat'], { input: 'xyz', encoding: 'utf8' });
+  same('execFileSync', 'forklab-no-such-program');
+  same('execFileSync', 'sleep', ['5'], { timeout: 100 });
+});
+
+test("bad options are refused in child_process's words", () => {
+  for (const options of [{ timeout: -1 }, { maxBuffer: 'x' }, { killSignal: 'SIGNOPE' }, { input: 5 }, { stdio: ['ipc'] }, { argv0: 'a\u0000' }]) {
+    const theirs = shape(childProcess.spawnSync as (...a: unknown[]) => unknown, ['true', [], options]);
+    assert.match(theirs, /threw/, JSON.stringify(options));
+    assert.equal(shape(forklab.spawnSync as (...a: unknown[]) => unknown, ['true', [], options]), theirs, JSON.stringify(options));
+  }
+});
