@@ -14,7 +14,7 @@ const tmp = box.dir;
 /** A claims fixture as a complete run document (a machine record, load samples), written to a file. */
 const doc = (name: string): RunDocument => {
   const raw = JSON.parse(readFileSync(new URL(`./claims-fixtures/${name}.json`, import.meta.url), 'utf8')) as RunDocument;
-  const full = fakeDocument([], { experiment: name });
+  const full = fakeDocument([], { experiment: name, params: raw.params ?? {} });
   return { ...full, configurations: raw.configurations.map((c) => ({ ...c, stats: null })) };
 };
 const fixture = (name: string) => {

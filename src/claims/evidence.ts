@@ -21,15 +21,20 @@ const readings = (n: number) => (n === 1 ? 'one reading' : `${n} readings`);
  * Throws NotMeasurable when a series (repeat by repeat) cannot be judged: `timed` series are timings in ns
  * (samplesNs), the others readings of a metric.
  */
-export function checkSeries(data: ExperimentData, repeats: readonly (readonly number[])[], timed: boolean, what: string): void {
+export function checkSeries(data: ExperimentData, repeats: readonly (readonly number[])[], timed: boolean, what: string, perConfig: readonly number[] = []): void {
   const n = repeats.reduce((a, r) => a + r.length, 0);
-  if (n === 1) throw new NotMeasurable(`${data.experiment} ${what}: one reading, so nothing shows how much it varies (rerun with more iterations or --repeats)`);
+  const oneEach = perConfig.length > 0 && perConfig.every((k) => k === 1);
+  if (n === 1 || (!timed && repeats.length === 1 && oneEach))
+    throw new NotMeasurable(
+      `${data.experiment} ${what}: one reading${n > 1 ? ' per configuration, in one repeat' : ''}, so nothing shows how much it varies (rerun with more iterations or --repeats)`,
+    );
   if (!timed) return;
   for (const r of repeats)
     for (const x of r) {
       const bad = timingProblem(x);
       if (bad) throw new NotMeasurable(`${data.experiment} ${what}: a sample of ${bad}`);
     }
+  if (oneEach) throw new NotMeasurable(`${data.experiment} ${what}: one reading per probe, so no probe shows its own spread (rerun with more iterations)`);
   if (n < MIN_SAMPLES) throw new NotMeasurable(`${data.experiment} ${what}: ${readings(n)}, fewer than the ${MIN_SAMPLES} an interval needs`);
   const first = repeats.find((r) => r.length > 0)![0]!;
   if (repeats.every((r) => r.every((x) => x === first)))
@@ -72,6 +77,28 @@ export function checkCells(data: ExperimentData, sel: Series, key: string, have:
   throw new NotMeasurable(
     `${data.experiment}: ${describe(sel)} has no successful configuration at ${key} ${missing.map(String).join(', ')}, which ${why}; the claim is not judged on the rest`,
   );
+}
+
+/**
+ * A selection pools every cell the run's parameters name for the keys it leaves free (posix-spawn over every rss
+ * and thp): throws NotMeasurable naming the first named combination none of its configurations has.
+ */
+export function checkSelection(data: ExperimentData, sel: Series, configs: readonly Config[], describe: (s: Series) => string): void {
+  const all = data.allConfigs ?? data.configs;
+  const fixed = Object.keys(sel).filter((k) => all.some((c) => c[k] !== undefined));
+  const alongside = (c: Config) => fixed.every((k) => c[k] !== undefined);
+  // A named value is expected where the run crosses the key with the selection's keys: a value measured (or
+  // attempted) alongside them, or one the run named but never measured at all.
+  const expected = (k: string): SeriesValue[] => (namedValues(data, k) ?? []).filter((v) => all.some((c) => c[k] === v && alongside(c)) || !all.some((c) => c[k] === v));
+  const free = [...new Set(configs.flatMap((c) => Object.keys(c)))].filter((k) => !(k in sel) && namedValues(data, k) !== null && expected(k).length > 0);
+  if (free.length === 0) return;
+  const have = new Set(configs.map((c) => JSON.stringify(free.map((k) => c[k]))));
+  let combos: SeriesValue[][] = [[]];
+  for (const k of free) combos = combos.flatMap((combo) => expected(k).map((v) => [...combo, v]));
+  const missing = combos.find((combo) => !have.has(JSON.stringify(combo)));
+  if (!missing) return;
+  const cell = free.map((k, i) => `${k}=${String(missing[i])}`).join(',');
+  throw new NotMeasurable(`${data.experiment}: ${describe(sel)} has no successful configuration at ${cell}, which the run's parameters name; the claim is not judged on the rest`);
 }
 
 /** "Greater than": strict. Holds when the whole interval lies above `need`, differs when none of it does (a tie is not greater). */

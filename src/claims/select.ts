@@ -6,7 +6,7 @@ import { EXPERIMENTS, findExperiment } from '../experiments/index.js';
 import type { CheckStatistic, Operand, Series, SeriesValue } from '../reference/published.js';
 import { mean, median } from '../stats/descriptive.js';
 import { verifyConditions } from './conditions.js';
-import { checkSeries } from './evidence.js';
+import { checkSelection, checkSeries } from './evidence.js';
 import { NotMeasurable, type Config, type ExperimentData } from './data.js';
 
 export { NotMeasurable, type Config, type ExperimentData };
@@ -69,6 +69,7 @@ export function select(data: ExperimentData, sel: Series, atMax?: string, verify
     }
     throw new NotMeasurable(`${data.experiment} has no configuration with ${describeSeries(sel)}`);
   }
+  checkSelection(data, sel, out, describeSeries);
   if (atMax !== undefined) {
     const xs = out.map((c) => c[atMax]).filter((x): x is number => typeof x === 'number');
     if (xs.length === 0) throw new NotMeasurable(`${data.experiment}: no configuration with ${describeSeries(sel)} has a numeric ${atMax}`);
@@ -118,7 +119,8 @@ export function repeatValues(data: ExperimentData, configs: readonly Config[], m
         : `${data.experiment} does not record ${metric} for ${describeSeries(sel)}`,
     );
   const out = [...byRepeat.entries()].sort(([a], [b]) => a - b).map(([, v]) => v);
-  checkSeries(data, out, metric === undefined, describeSeries(sel) + (metric ? ` [${metric}]` : ''));
+  const perConfig = configs.map((c) => configValues(c, metric)?.length ?? 0).filter((k) => k > 0);
+  checkSeries(data, out, metric === undefined, describeSeries(sel) + (metric ? ` [${metric}]` : ''), perConfig);
   return out;
 }
 
@@ -144,7 +146,8 @@ export function pairedDifferences(data: ExperimentData, configs: readonly Config
   }
   if (byRepeat.size === 0) throw new NotMeasurable(`${data.experiment} does not record ${missing ?? minusMetric} for ${describeSeries(sel)}`);
   const out = [...byRepeat.entries()].sort(([a], [b]) => a - b).map(([, v]) => v);
-  checkSeries(data, out, false, `${describeSeries(sel)} [${metric ?? 'time'} − ${minusMetric}]`);
+  const perConfig = configs.map((c) => configValues(c, minusMetric)?.length ?? 0).filter((k) => k > 0);
+  checkSeries(data, out, false, `${describeSeries(sel)} [${metric ?? 'time'} − ${minusMetric}]`, perConfig);
   return out;
 }
 

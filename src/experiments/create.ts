@@ -97,7 +97,7 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
   presets: {
     // 002: 2000 runs of each.
     full: { iterations: '2000', warmup: '50', repeats: '3' },
-    quick: { iterations: '1000', warmup: '20', repeats: '2' },
+    quick: { iterations: '700', warmup: '20', repeats: '3' },
     note: 'article 002: 2000 runs of thread create+join and of fork+waitpid',
   },
   selfcheck: () =>
