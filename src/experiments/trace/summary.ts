@@ -76,7 +76,8 @@ export function traceMeasurements(figures: readonly ProcessFigures[], seed: numb
       const samplesNs = calls.map((c) => c.durationNs!);
       out.push({
         series: mech,
-        identity: { pid: p.pid, program: p.program },
+        // What tells one creating process from another (a trace chooses nothing); rssMb places it in the report's chart.
+        identity: { pid: p.pid, program: p.program, rssMb: p.rssMb ? Math.round(p.rssMb.median) : null },
         observed: { runtime: p.runtime },
         repeat: 0,
         state: 'ok',
