@@ -52,6 +52,25 @@ test('python: preexec_fn forks (advice: drop it), the default uses vfork (no adv
   assert.equal(adviceFor(plain!), null);
 });
 
+test('python multiprocessing (fork start method): worker forks never exec, so no advice and no estimate', () => {
+  const built = buildModel(parseStrace(fixture('python-multiprocessing-fork')));
+  const pid = built.creations[0]!.pid;
+  const [p] = processFigures(
+    built,
+    built.creations.map((c) => ({ pid, atS: c.startS, rssKb: 50_000, pteKb: 200 })),
+  );
+  assert.equal(p!.byMechanism.fork, 2);
+  assert.equal(p!.forksWithoutExec, 2);
+  assert.equal(adviceFor(p!), null, 'posix_spawn cannot start a worker that runs the parent’s code');
+  const model = fitModel({ kind: 'measured' }, 'default', [
+    { method: 'fork-exec', rssMb: 0, medianNs: 1e6 },
+    { method: 'fork-exec', rssMb: 100, medianNs: 2e6 },
+    { method: 'posix-spawn', rssMb: 0, medianNs: 1e6 },
+    { method: 'posix-spawn', rssMb: 100, medianNs: 1e6 },
+  ])!;
+  assert.equal(estimate(p!, model, 1e9), null);
+});
+
 test('a dash loop: vfork halves joined across the child\'s lines, a fork without exec, shell advice is "nothing"', () => {
   const log = parseStrace(fixture('dash-loop'));
   const vforks = log.calls.filter((c) => c.name === 'vfork');

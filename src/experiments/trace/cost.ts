@@ -65,7 +65,8 @@ export interface Estimate {
 
 /** The estimate for one process's forks; null when it did not fork or its RSS was never sampled. */
 export function estimate(p: ProcessFigures, m: SpawnModel, wallNs: number | null): Estimate | null {
-  const forks = p.calls.filter((c) => c.mechanism === 'fork');
+  // Only forks followed by an exec: a worker that never execs cannot be started by posix_spawn.
+  const forks = p.calls.filter((c) => c.mechanism === 'fork' && c.toExecNs !== null);
   if (!forks.length || !p.rssMb) return null;
   let withFork = 0;
   let withSpawn = 0;
@@ -98,9 +99,9 @@ export interface Advice {
   why: string;
 }
 
-/** The concrete change for a process that forks, by runtime; null for one that does not fork. */
-export function adviceFor(p: ProcessFigures): Advice | null {
-  if (p.byMechanism.fork === 0) return null;
+/** The concrete change for a process that forks and then execs, by runtime; null for one that does not (or whose forks are workers). */
+export function adviceFor(p: Pick<ProcessFigures, 'byMechanism' | 'forksWithoutExec' | 'runtime'>): Advice | null {
+  if (p.byMechanism.fork - p.forksWithoutExec <= 0) return null;
   switch (p.runtime) {
     case 'node':
       return {

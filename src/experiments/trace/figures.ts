@@ -74,6 +74,8 @@ export interface ProcessFigures {
   /** What the children ran (the program's base name), most frequent first, and how many never exec'd. */
   ran: { program: string; children: number }[];
   noExec: number;
+  /** Forks whose child never exec'd (a worker: multiprocessing, a pre-forking server): posix_spawn cannot replace them. */
+  forksWithoutExec: number;
   /** From the creating call's start to the child's first exec. */
   toExec: Spread | null;
   calls: CallFigure[];
@@ -126,6 +128,7 @@ function figuresOf(pid: number, mine: Creation[], threads: number, samples: Map<
     pteKb: pte.length ? { median: median(pte), max: Math.max(...pte) } : null,
     ran: [...ranCount].map(([program, children]) => ({ program, children })).sort((a, b) => b.children - a.children || a.program.localeCompare(b.program)),
     noExec: mine.filter((c) => !c.exec).length,
+    forksWithoutExec: mine.filter((c) => c.mechanism === 'fork' && c.toExecS === null).length,
     toExec: spread(mine.flatMap((c) => (c.toExecS === null ? [] : [Math.round(c.toExecS * 1e9)]))),
     calls,
   };

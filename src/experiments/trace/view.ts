@@ -28,6 +28,7 @@ export function answerLine(p: ProcessSummary, s: TraceSummary): string {
     line += `; its launches ≈ ${fmtDuration(e.withForkNs)} here, with posix_spawn ≈ ${fmtDuration(e.withSpawnNs)}: saving ≈ ${fmtDuration(e.savingNs)}`;
     line += e.shareOfWall !== null ? ` (${fmtPct(e.shareOfWall)} of wall time)` : '';
   } else if (!p.rssMb) line += '; its size was never sampled (it forked too soon after starting), so no estimate';
+  if (p.forksWithoutExec) line += `; ${p.forksWithoutExec === p.byMechanism.fork ? 'its' : p.forksWithoutExec} forks never exec'd (workers): posix_spawn cannot replace them`;
   if (p.advice) line += `: ${p.advice.change}`;
   return line;
 }
