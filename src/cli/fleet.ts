@@ -11,6 +11,7 @@ import { openDatabase } from './database.js';
 import { DB_HELP } from './options.js';
 import { writeStdout } from './output.js';
 import { registerFleetMakers } from './fleet-make.js';
+import { registerFleetReport } from './fleet-report.js';
 
 export interface CollectOptions {
   kubernetes?: boolean;
@@ -146,5 +147,6 @@ export function registerFleetCommand(program: Command): void {
       process.exitCode = await runCollect(opts);
     });
   registerFleetMakers(fleet);
+  registerFleetReport(fleet);
   program.addCommand(fleet);
 }
