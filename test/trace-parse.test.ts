@@ -193,3 +193,28 @@ test('cost model: each fork priced by both launch lines at its creator’s RSS; 
   assert.match(out, /this machine: fork\+exec/);
   assert.match(out, /overhead was not measured/);
 });
+
+test('a stored spawn run as the model: fork-exec and posix-spawn cells at THP default, else the kernel’s setting', async () => {
+  const { modelFromSpawnRun } = await import('../src/cli/trace.js');
+  const cell = (method: string, thp: string, rssMb: number, medianNs: number) => ({ method, thp, rssMb, medianNs });
+  const summary = {
+    cells: [
+      cell('fork-exec', 'off', 0, 600_000),
+      cell('fork-exec', 'off', 1024, 15_000_000),
+      cell('posix-spawn', 'off', 0, 650_000),
+      cell('posix-spawn', 'off', 1024, 660_000),
+      cell('vfork-exec', 'off', 0, 500_000),
+      cell('fork-exec', 'on', 0, 600_000),
+      cell('fork-exec', 'on', 1024, 1_400_000),
+      cell('posix-spawn', 'on', 0, 650_000),
+      cell('posix-spawn', 'on', 1024, 655_000),
+    ],
+    slopes: [],
+  } as unknown as Parameters<typeof modelFromSpawnRun>[0];
+  const m = modelFromSpawnRun(summary, 'abcdef12-0000', '2026-12-01T08:00:00Z')!;
+  assert.deepEqual(m.source, { kind: 'stored', runId: 'abcdef12-0000', startedAt: '2026-12-01T08:00:00Z' });
+  assert.equal(m.points.length, 4, 'only fork-exec and posix-spawn, of one THP setting');
+  assert.ok(['on', 'off'].includes(m.thp));
+  if (m.thp === 'off') assert.ok(Math.abs(m.fork.nsPerMb - 14_062.5) < 1e-6);
+  assert.equal(modelFromSpawnRun({ cells: [cell('fork-exec', 'off', 0, 1)], slopes: [] } as never, 'x', 'y'), null, 'one size is no line');
+});
