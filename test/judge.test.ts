@@ -116,3 +116,31 @@ test('what would settle an inconclusive verdict fits the run: --pin 0 only for r
   assert.doesNotMatch(b.settle!, /--pin/);
   assert.match(b.settle!, /more repeats/);
 });
+
+test('judge groups runs by machine: each machine judged on its own runs; --mix-machines pools them and every verdict says so', () => {
+  const a = doc('create');
+  const b = { ...doc('create'), machine: { ...a.machine, hostname: 'otherhost', loadAverage: [3, 2, 1] as [number, number, number] } };
+  const fa = join(tmp, 'create-a.json');
+  const fb = join(tmp, 'create-b.json');
+  writeFileSync(fa, JSON.stringify(a));
+  writeFileSync(fb, JSON.stringify(b));
+  const text = cli('judge', fa, fb);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /The runs come from 2 machines \(node testhost vs otherhost\): each is judged on its own runs/);
+  assert.match(text.stdout, /Machine 1 of 2: testhost .*\n[\s\S]*Machine 2 of 2: otherhost/);
+  assert.equal((text.stdout.match(/Claims: 8 hold/g) ?? []).length, 2, 'each machine judged on its own run');
+  const json = JSON.parse(cli('judge', fa, fb, '--json').stdout) as { schema: string; byMachine: VerdictsDocument[] };
+  assert.equal(json.schema, 'forklab.verdicts-by-machine');
+  assert.equal(json.byMachine.length, 2);
+  const mixed = JSON.parse(cli('judge', fa, fb, '--json', '--mix-machines').stdout) as VerdictsDocument & { mixedMachines: boolean };
+  assert.equal(mixed.mixedMachines, true);
+  assert.ok(
+    mixed.verdicts.every((v) => v.notes.some((n) => /pooled from 2 machines .*--mix-machines/.test(n))),
+    'every pooled verdict says so',
+  );
+  // The same machine under another load is one machine.
+  const c = { ...doc('create'), machine: { ...a.machine, loadAverage: [9, 9, 9] as [number, number, number], memAvailableKb: 1 } };
+  const fc = join(tmp, 'create-c.json');
+  writeFileSync(fc, JSON.stringify(c));
+  assert.doesNotMatch(cli('judge', fa, fc).stdout, /machines/);
+});

@@ -4,7 +4,8 @@
 import { existsSync } from 'node:fs';
 import { readInputFile } from './input.js';
 import type { Command } from 'commander';
-import { judgeDocuments, verdictsDocument } from '../claims/judge.js';
+import { verdictsDocument } from '../claims/judge.js';
+import { groupByMachine, judgeEachMachine, judgeMixed, whyApart } from '../claims/machines.js';
 import type { RunDocument } from '../report/document.js';
 import type { Store } from '../store/db.js';
 import { openDatabase } from './database.js';
@@ -22,6 +23,8 @@ export interface JudgeCliOptions {
   color?: boolean;
   /** --verbose: claim ids, kinds and formulas in the summary. */
   verbose?: boolean;
+  /** --mix-machines: pool the runs of several machines into one verdict per claim (each verdict says so). */
+  mixMachines?: boolean;
 }
 
 /** A file's run documents: one run document, or the documents a `forklab reproduce --json` file embeds. */
@@ -53,20 +56,48 @@ export function loadDocuments(refs: readonly string[], db: string | undefined): 
 export function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
   const { seed } = parseCommon({ seed: o.seed });
   const docs = loadDocuments(refs, o.db);
-  const judged = judgeDocuments(docs, { seed });
+  const groups = groupByMachine(docs);
+  // One judgement per machine, unless the user asks for the machines to be pooled (then every verdict says so).
+  const parts =
+    o.mixMachines || groups.length === 1
+      ? [{ group: null, docs, judged: judgeMixed(docs, { seed }) }]
+      : judgeEachMachine(docs, { seed }).map((x) => ({ ...x, docs: x.group.docs }));
   if (o.json) {
-    process.stdout.write(`${JSON.stringify(verdictsDocument(docs, judged, seed, FORKLAB_VERSION), null, 1)}\n`);
+    const one = (x: (typeof parts)[number]) => ({
+      ...verdictsDocument(x.docs, x.judged, seed, FORKLAB_VERSION),
+      machines: (x.group ? [x.group] : groups).map((g) => ({ key: g.key, label: g.label })),
+      ...(groups.length > 1 && !x.group ? { mixedMachines: true } : {}),
+    });
+    const out = parts.length === 1 ? one(parts[0]!) : { schema: VERDICTS_BY_MACHINE_SCHEMA, schemaVersion: 1, forklabVersion: FORKLAB_VERSION, seed, byMachine: parts.map(one) };
+    process.stdout.write(`${JSON.stringify(out, null, 1)}\n`);
     return 0;
   }
-  const statuses = docs.map((d) => ({
-    experiment: d.experiment,
-    state: `run ${d.runId ? d.runId.slice(0, 8) : '(not stored)'} on ${String(d.machine?.hostname ?? '?')}, ${d.startedAt.slice(0, 16).replace('T', ' ')}${d.complete ? '' : ', incomplete'}`,
-  }));
-  process.stdout.write(
-    renderSummary(judged, statuses, paintsFor(o.color), `judged from ${docs.length} run${docs.length === 1 ? '' : 's'} without measuring; seed ${seed}`, o.verbose === true),
-  );
+  if (parts.length > 1)
+    process.stdout.write(
+      `The runs come from ${groups.length} machines (${whyApart(groups)}): each is judged on its own runs below. --mix-machines pools them into one verdict per claim, and every verdict then says so.\n\n`,
+    );
+  for (const [i, x] of parts.entries()) {
+    if (parts.length > 1) process.stdout.write(`${i > 0 ? '\n' : ''}Machine ${i + 1} of ${parts.length}: ${x.group!.label}\n`);
+    const statuses = x.docs.map((d) => ({
+      experiment: d.experiment,
+      state: `run ${d.runId ? d.runId.slice(0, 8) : '(not stored)'} on ${String(d.machine?.hostname ?? '?')}, ${d.startedAt.slice(0, 16).replace('T', ' ')}${d.complete ? '' : ', incomplete'}`,
+    }));
+    const mixed = groups.length > 1 && !x.group ? `; pooled from ${groups.length} machines (--mix-machines)` : '';
+    process.stdout.write(
+      renderSummary(
+        x.judged,
+        statuses,
+        paintsFor(o.color),
+        `judged from ${x.docs.length} run${x.docs.length === 1 ? '' : 's'} without measuring; seed ${seed}${mixed}`,
+        o.verbose === true,
+      ),
+    );
+  }
   return 0;
 }
+
+/** `forklab judge --json` over runs of several machines: one verdicts document per machine. */
+export const VERDICTS_BY_MACHINE_SCHEMA = 'forklab.verdicts-by-machine';
 
 export function registerJudgeCommand(program: Command): void {
   program
@@ -77,6 +108,7 @@ export function registerJudgeCommand(program: Command): void {
     .option('--db <path>', DB_HELP)
     .option('--seed <n>', 'seed of the bootstrap intervals (the same runs and seed give the same verdicts)', '1')
     .option('--verbose', "each claim's id, kind and the formula it was judged by, besides the article's sentence")
+    .option('--mix-machines', "pool the runs of several machines into one verdict per claim (each verdict notes it); by default each machine's runs are judged on their own")
     .option('--no-color', 'no ANSI colours')
     .action((refs: string[], opts: JudgeCliOptions) => {
       process.exitCode = runJudge(refs, { ...opts, color: opts.color === false ? false : undefined });
