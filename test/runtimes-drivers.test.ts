@@ -17,6 +17,12 @@ import { parseLine } from '../src/runner/protocol.js';
 import { addProbeUsage, emptyUsageTotals } from '../src/env/witness.js';
 
 const target = nativePaths().targetStatic;
+// Go and Rust drivers are built once per test run, into a temporary cache (never the user's); Deno's cache goes
+// there too, and Bun's transpiler cache is off, so that no runtime writes under $HOME.
+const buildRoot = mkdtempSync(join(tmpdir(), 'forklab-drivers-'));
+process.env.DENO_DIR = join(buildRoot, 'deno');
+process.env.BUN_RUNTIME_TRANSPILER_CACHE_PATH = '0';
+after(() => rmSync(buildRoot, { recursive: true, force: true }));
 const testCache = process.env.FORKLAB_TEST_RUNTIMES || null;
 const found = discoverRuntimes({ cacheDir: testCache });
 async function runtimeOf(family: Family): Promise<FoundRuntime | null> {
@@ -35,9 +41,6 @@ const missing = (family: Family) =>
 const TIMEOUT_MS: Record<string, number> = { node: 60_000, bun: 60_000, deno: 60_000, python: 60_000, perl: 60_000, ruby: 60_000, go: 120_000, rust: 120_000, java: 240_000 };
 const FAMILIES_TESTED = ['node', 'bun', 'deno', 'python', 'java', 'perl', 'go', 'ruby', 'rust'] as const;
 
-// Go and Rust drivers are built once per test run, into a temporary cache (never the user's).
-const buildRoot = mkdtempSync(join(tmpdir(), 'forklab-drivers-'));
-after(() => rmSync(buildRoot, { recursive: true, force: true }));
 const builds = new Map<string, Promise<string>>();
 async function ready(rt: FoundRuntime): Promise<FoundRuntime> {
   if (rt.family !== 'go' && rt.family !== 'rust') return rt;
