@@ -49,6 +49,13 @@ test('a Node-only run: every configuration measured, the mechanism observed, a v
     assert.equal(s.mechanismsSkipped, null);
     assert.equal(s.mechanisms.length, 2);
     for (const m of s.mechanisms) assert.equal(m.result.state, 'observed', m.text);
+    // A stored document gives the same mechanisms back, from the measurements' observed fields.
+    const stored = runtimesExperiment.summarize(run.measurements, p, 1);
+    assert.deepEqual(
+      stored.mechanisms.map((m) => [m.runtime, m.variant, m.result.state === 'observed' && m.result.mechanism, m.text]).sort(),
+      s.mechanisms.map((m) => [m.runtime, m.variant, m.result.state === 'observed' && m.result.mechanism, m.text]).sort(),
+    );
+    assert.equal(stored.mechanismsSkipped, null);
   } else {
     assert.equal(s.mechanismsSkipped, 'unknown (install strace)');
   }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fetchRuntime, highestVersion, packageFor } from '../src/experiments/runtimes/fetch.js';
+import { fetchRuntime, highestVersion, packageFor, parseFetchSpecs } from '../src/experiments/runtimes/fetch.js';
 import { jsRuntimeCandidates } from '../src/experiments/runtimes/locations.js';
 import { compareVersions, discoverRuntimes } from '../src/experiments/runtimes/discover.js';
 import { familyOfName } from '../src/experiments/runtimes/registry.js';
@@ -153,8 +153,9 @@ test('Node is found in nvm, fnm, volta, asdf, n and the cache; one per release l
 test("--node lines and --fetch specs are read; --fetch packages are the registry's binaries for this machine", () => {
   const p = parseRuntimes({ node: '26,node20,22,24', fetch: 'node@24, bun,deno@2.9.6' });
   assert.deepEqual(p.nodeLines, [20, 22, 24, 26]);
+  assert.deepEqual(p.fetch, ['node@24', 'bun', 'deno@2.9.6']);
   assert.deepEqual(
-    p.fetch.map((f) => [f.family, f.version]),
+    parseFetchSpecs(p.fetch.join(',')).map((f) => [f.family, f.version]),
     [
       ['node', '24'],
       ['bun', null],

@@ -8,11 +8,12 @@ import { sweep } from './sweep.js';
 import { measurementsFrom } from './measure.js';
 import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type RunContext, type Warning } from './types.js';
 import { discoverRuntimes, which, type FoundRuntime, type RuntimeEntry } from './runtimes/discover.js';
-import { fetchRuntime } from './runtimes/fetch.js';
+import { fetchRuntime, parseFetchSpecs } from './runtimes/fetch.js';
 import { forklabCacheDir, runtimeCacheDir } from './runtimes/locations.js';
 import { buildDriver } from './runtimes/build.js';
 import { ALL_VARIANTS, DRIVER_FILES, FAMILIES, familySpec, type Variant } from './runtimes/registry.js';
 import { traceMechanism } from './runtimes/mechanism.js';
+import { mechanismFields, mechanismsFromMeasurements } from './runtimes/stored.js';
 import { mechanismEntry, summarizeCells, summarizeLines, type AbsentVariant, type RuntimesSummary, type VariantMechanism } from './runtimes/summary.js';
 import { parseRuntimes, RUNTIMES_OPTIONS, RUNTIMES_PRESETS, type RuntimesParams } from './runtimes/params.js';
 import { viewRuntimes } from './runtimes/render.js';
@@ -154,20 +155,24 @@ export const runtimesExperiment: Experiment<RuntimesParams, RuntimesSummary> = {
     return [];
   },
 
-  summarize: (ms, _p, seed) => ({
-    // A stored document keeps the timings; what discovery and strace found lives only in the run's own summary.
-    runtimes: [],
-    absentVariants: [],
-    mechanisms: [],
-    mechanismsSkipped: 'not in this document',
-    cells: summarizeCells(ms, seed),
-    lines: summarizeLines(ms, [], seed),
-  }),
+  summarize: (ms, _p, seed) => {
+    // A stored document keeps the timings and, in each measurement, the mechanism strace saw; what discovery
+    // found lives only in the run's own summary.
+    const mechanisms = mechanismsFromMeasurements(ms);
+    return {
+      runtimes: [],
+      absentVariants: [],
+      mechanisms,
+      mechanismsSkipped: mechanisms.length ? null : 'not in this document',
+      cells: summarizeCells(ms, seed),
+      lines: summarizeLines(ms, mechanisms, seed),
+    };
+  },
 
   async run(p, ctx) {
     const cacheDir = runtimeCacheDir(process.env);
     const fetchWarnings: Warning[] = [];
-    for (const spec of p.fetch) {
+    for (const spec of parseFetchSpecs(p.fetch.join(','))) {
       if (ctx.signal.aborted) break;
       const r = cacheDir
         ? await fetchRuntime(spec, cacheDir, { note: (m) => ctx.progress.note(m), signal: ctx.signal })
@@ -225,6 +230,8 @@ export const runtimesExperiment: Experiment<RuntimesParams, RuntimesSummary> = {
           family: c.runtime.family,
           runtimeVersion: typeof result.info.runtimeVersion === 'string' ? result.info.runtimeVersion : c.runtime.version,
           rssMb: typeof rssKb === 'number' && rssKb >= 0 ? Math.round(rssKb / 1024) : null,
+          // What strace saw for this variant, kept with its measurements so that a stored run shows it too.
+          ...mechanismFields(mechanisms.find((m) => m.runtime === c.runtime.name && m.variant === c.variant.id)),
         };
         return measurementsFrom(result, identity, observed, repeat, [c.variant.caseName], ctx.seed);
       },

@@ -96,13 +96,14 @@ export function viewAnswer(run: ExperimentRun<RuntimesSummary>): Block[] {
   const groups = ORDER.map((m) => ({ m, rows: rows.filter((r) => r.mechanism === m) })).filter((g) => g.rows.length > 0);
   out.push(
     table(
-      ['mechanism', 'variants', `µs at ${heapLabel(largest)}`, 'runtimes and calls'],
+      ['mechanism', 'variants', `µs at ${heapLabel(largest)}`, 'runtimes (×calls)'],
       groups.map((g) => {
         const costs = g.rows.map((r) => r.last?.medianNs).filter((x): x is number => x !== undefined);
         const range = costs.length ? `${fmtUs(Math.min(...costs))}–${fmtUs(Math.max(...costs))}` : '—';
-        const byRuntime = new Map<string, string[]>();
-        for (const r of g.rows) byRuntime.set(r.line.runtime, [...new Set([...(byRuntime.get(r.line.runtime) ?? []), r.call.replace(/ \(.*\)$/, '')])]);
-        return [g.m, String(g.rows.length), range, [...byRuntime].map(([rt, calls]) => `${rt} ${calls.join(', ')}`).join('; ')];
+        // Runtimes with how many of their calls, so that the row stays one line: "node20 ×3, perl5.36".
+        const calls = new Map<string, Set<string>>();
+        for (const r of g.rows) calls.set(r.line.runtime, (calls.get(r.line.runtime) ?? new Set()).add(r.line.variant));
+        return [g.m, String(g.rows.length), range, [...calls].map(([rt, vs]) => (vs.size > 1 ? `${rt} ×${vs.size}` : rt)).join(', ')];
       }),
       { leftAlign: [0, 3] },
     ),

@@ -1,6 +1,6 @@
 // The options of `forklab runtimes`, parsed before any work: every problem names its flag.
 import { isExecutable } from './locations.js';
-import { parseFetchSpecs, type FetchSpec } from './fetch.js';
+import { parseFetchSpecs } from './fetch.js';
 import { ALL_VARIANTS, FAMILIES, familyOfName, type Family } from './registry.js';
 import { parseInteger, parseIntegerList, str } from '../parse.js';
 import { UsageError, type OptionSpec, type Presets } from '../types.js';
@@ -17,8 +17,8 @@ export interface RuntimesParams {
   extra: { name: string; family: Family; path: string }[];
   /** --node 20,22: the Node release lines (majors) to run; null: every line found. */
   nodeLines: number[] | null;
-  /** --fetch node@24,bun,deno: runtimes to install from the npm registry into forklab's cache first. */
-  fetch: FetchSpec[];
+  /** --fetch node@24,bun,deno: runtimes to install from the npm registry into forklab's cache first (checked labels). */
+  fetch: string[];
   /** --offline: never reach the network (refuses --fetch). */
   offline: boolean;
   iterations: number;
@@ -52,7 +52,7 @@ export const RUNTIMES_OPTIONS: OptionSpec[] = [
     flags: '--runtime <NAME=PATH,...>',
     description: `add a runtime, or replace the one of that name: NAME begins with ${NAMED_FAMILIES} (e.g. node24=/opt/node24/bin/node)`,
   },
-  { flags: '--node <lines>', description: 'run these Node release lines (majors), comma-separated, e.g. 20,22,24,26 (default: every line found)' },
+  { flags: '--node <lines>', param: 'nodeLines', description: 'run these Node release lines (majors), comma-separated, e.g. 20,22,24,26 (default: every line found)' },
   {
     flags: '--fetch <list>',
     description:
@@ -137,7 +137,7 @@ export function parseRuntimes(raw: Record<string, string | boolean | undefined>)
     heapKinds: kinds,
     extra: parseExtra(typeof raw.runtime === 'string' ? raw.runtime : undefined),
     nodeLines: parseNodeLines(raw.node),
-    fetch,
+    fetch: fetch.map((f) => f.label),
     offline,
     iterations: parseInteger('--iterations', str(raw, 'iterations', d.iterations), 1, 100_000),
     warmup: parseInteger('--warmup', str(raw, 'warmup', d.warmup), 0, 10_000),

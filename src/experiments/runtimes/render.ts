@@ -18,7 +18,7 @@ function runtimeRows(entries: readonly RuntimeEntry[], measured: ReadonlySet<str
     switch (e.state) {
       case 'found':
         if (measured.has(e.name)) rows.push([e.name, e.version, 'measured', e.path]);
-        else if (e.selected || e.origin === 'flag') rows.push([e.name, e.version, 'found, not run (left out by --runtimes or --variants)', e.path]);
+        else if (e.selected || e.origin === 'flag') rows.push([e.name, e.version, 'found, not run (left out by --runtimes, --node or --variants)', e.path]);
         break;
       case 'absent':
         rows.push([e.family, '—', 'absent', `install: ${e.install}`]);

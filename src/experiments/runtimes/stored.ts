@@ -1,0 +1,43 @@
+// The mechanism strace saw for a variant, carried in each of its measurements' observed fields, so that a stored
+// run (forklab show, report) groups its variants by mechanism as the run itself did.
+import type { Measurement, Scalar } from '../types.js';
+import type { SpawnMechanism } from './mechanism.js';
+import type { VariantMechanism } from './summary.js';
+
+const KINDS: readonly SpawnMechanism[] = ['fork', 'vfork', 'posix_spawn', 'clone-vm'];
+
+/** The observed fields for one variant's mechanism; none when it was not observed. */
+export function mechanismFields(m: VariantMechanism | undefined): Record<string, Scalar> {
+  if (m?.result.state !== 'observed') return {};
+  return {
+    mechanism: m.result.mechanism,
+    mechanismSyscall: m.result.syscall,
+    mechanismFlags: m.result.flags,
+    mechanismHelpers: m.result.helpers.join(' '),
+    mechanismText: m.text,
+  };
+}
+
+/** One entry per runtime × variant whose measurements carry a mechanism. */
+export function mechanismsFromMeasurements(ms: readonly Measurement[]): VariantMechanism[] {
+  const out = new Map<string, VariantMechanism>();
+  for (const m of ms) {
+    const o = m.observed;
+    const kind = KINDS.find((k) => k === o.mechanism);
+    const key = `${m.identity.runtime}|${m.identity.variant}`;
+    if (!kind || out.has(key)) continue;
+    out.set(key, {
+      runtime: String(m.identity.runtime),
+      variant: String(m.identity.variant),
+      result: {
+        state: 'observed',
+        mechanism: kind,
+        syscall: String(o.mechanismSyscall ?? ''),
+        flags: typeof o.mechanismFlags === 'string' ? o.mechanismFlags : null,
+        helpers: typeof o.mechanismHelpers === 'string' && o.mechanismHelpers ? o.mechanismHelpers.split(' ') : [],
+      },
+      text: String(o.mechanismText ?? kind),
+    });
+  }
+  return [...out.values()];
+}
