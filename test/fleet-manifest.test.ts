@@ -102,7 +102,7 @@ test('manifest: the kustomize base is the generator’s output, and kubectl kust
   assert.equal(
     readFileSync(join(ROOT, 'deploy/k8s/base/job.yaml'), 'utf8'),
     toYaml(fleetJob(baseOpts)),
-    'regenerate: forklab fleet manifest --pool base --selector forklab.dev/measure=true --nodes 1 --out deploy/k8s/base/job.yaml',
+    'regenerate: forklab fleet manifest --pool base --selector forklab.dev/measure=true --nodes 1 --yaml deploy/k8s/base/job.yaml',
   );
   const probe = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8', timeout: 20_000 });
   if (probe.status !== 0) {

@@ -70,6 +70,27 @@ test('report R1 and report --input FILE make the same report from the history an
   assert.match(none.stderr, /no reproduction R9/);
 });
 
+test('latest is the latest thing made: after reproduce, report and show give the reproduction; latest:exec its run', () => {
+  reproduceOnce();
+  const report = cli('report');
+  assert.equal(report.code, 0, report.stderr);
+  assert.ok(report.stdout.startsWith('## forklab reproduction'), 'report (latest) is the reproduction');
+  assert.ok(cli('report', 'latest').stdout.startsWith('## forklab reproduction'));
+  const show = cli('show', 'latest');
+  assert.equal(show.code, 0, show.stderr);
+  assert.match(show.stdout, /reproduction R1/);
+  assert.match(show.stdout, /Article 004 “/, 'the article introduced');
+  const run = cli('show', 'latest:exec');
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /exec/);
+  assert.doesNotMatch(run.stdout, /reproduction R1/);
+  const exported = cli('export', 'latest');
+  assert.equal(exported.code, 2, 'a reference that names no run: bad input, as for show');
+  assert.match(exported.stderr, /the latest thing made here is reproduction R1 .*latest:EXPERIMENT/);
+  const json = cli('show', 'R1', '--json');
+  assert.equal(JSON.parse(json.stdout).schema, 'forklab.reproduce');
+});
+
 test('the reproduction report opens in Chromium: no console error, no request', { skip: chromiumSkip, timeout: 120_000 }, async () => {
   reproduceOnce();
   const browser = await launchChromium();

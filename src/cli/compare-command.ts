@@ -11,7 +11,7 @@ import { resultsOf } from '../report/results.js';
 import { renderView } from '../report/terminal.js';
 import { findExperiment } from '../experiments/index.js';
 import type { RunDocument } from '../document/run.js';
-import { DB_HELP } from './options.js';
+import { dbOption, emitTo, fileOption, noColorOption, planFileFlag } from './options.js';
 import { CliError } from './run.js';
 import { colors, plain, guarded, localTime, out, RUN_HELP, show, withStore, type Colors, type Opts } from './history-common.js';
 
@@ -94,13 +94,14 @@ export function registerCompareCommand(program: Command): void {
     .description('compare two runs of one experiment figure by figure: medians, B/A with its interval, p-value; only real differences marked')
     .argument('<runA>', RUN_HELP)
     .argument('<runB>', RUN_HELP)
-    .option('--db <path>', DB_HELP)
+    .addOption(dbOption())
     .addOption(new Option('--fail-above <percent>', 'exit with status 1 when a marked (significant) difference is larger than this many percent, naming the figures (for CI)'))
-    .option('--json', 'print the comparison as JSON')
-    .option('--no-color', 'no ANSI colours')
+    .addOption(fileOption('--json', 'write the comparison as JSON'))
+    .addOption(noColorOption())
     .exitOverride()
     .action((refA: string, refB: string, o: CompareOpts) =>
       guarded('compare', () => {
+        const json = planFileFlag('--json', o.json);
         let pct: number | undefined;
         try {
           pct = parseFailAbove(o.failAbove);
@@ -117,7 +118,8 @@ export function registerCompareCommand(program: Command): void {
               `only runs of one experiment can be compared (forklab history --experiment ${docs[0].experiment} lists its runs)`,
           );
         const cmp = compareRuns(docs[0], docs[1]);
-        out(o.json ? JSON.stringify(cmp, null, 1) : renderComparison(cmp, ids, colors(o)) + outcomesOf(docs, ids, colors(o)));
+        if (json) emitTo('--json', json, `${JSON.stringify(cmp, null, 1)}\n`);
+        else out(renderComparison(cmp, ids, colors(o)) + outcomesOf(docs, ids, colors(o)));
         if (pct === undefined) return;
         const failing = failingFigures(cmp, pct);
         if (failing.length) {

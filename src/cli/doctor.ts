@@ -11,6 +11,7 @@ import { doctorSummary, runDoctorChecks, type DoctorCheck, type FileChange } fro
 import { parseThpChoice } from '../env/parse.js';
 import { readTextOrNull } from '../env/memory.js';
 import { CliError } from './run.js';
+import { emitTo, fileOption, noColorOption, planFileFlag } from './options.js';
 
 /** A change made by --apply, with what was there before. */
 export interface SavedChange extends FileChange {
@@ -159,22 +160,23 @@ export function registerDoctor(program: Command): void {
   program
     .command('doctor')
     .description('what on this machine moves the figures (governor, boost, SMT, THP, overcommit, cgroup limits, steal, load, pinning, ASLR, tracer), why, and how to change it')
-    .option('--json', 'print the checks as JSON')
+    .addOption(fileOption('--json', 'write the checks as JSON'))
     .option('--apply', 'as root: make the suggested changes, printing each and saving the previous values')
     .option('--reset', 'as root: put back the values saved by --apply')
     .option('--saved <file>', 'where --apply saves previous values (default: $XDG_STATE_HOME/forklab/doctor-saved.json)')
-    .option('--no-color', 'no ANSI colours')
+    .addOption(noColorOption())
     .exitOverride()
-    .action(async (o: { json?: boolean; apply?: boolean; reset?: boolean; saved?: string; color?: boolean }) => {
+    .action(async (o: { json?: string | boolean; apply?: boolean; reset?: boolean; saved?: string; color?: boolean }) => {
       if (o.apply && o.reset) throw new CliError('forklab doctor: --apply and --reset: choose one');
       if (o.saved !== undefined && o.saved.trim() === '') throw new CliError('forklab doctor: --saved: expected a file path');
       const savedPath = o.saved ?? defaultSavedPath();
+      const json = planFileFlag('--json', o.json);
       if (o.reset) {
         process.exitCode = runReset(savedPath, realIo());
         return;
       }
       const checks = runDoctorChecks(await readDoctorFacts());
-      if (o.json) process.stdout.write(`${JSON.stringify({ summary: doctorSummary(checks), checks }, null, 1)}\n`);
+      if (json) emitTo('--json', json, `${JSON.stringify({ summary: doctorSummary(checks), checks }, null, 1)}\n`);
       else process.stdout.write(`${renderChecks(checks, o.color !== false && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR)}\n`);
       if (o.apply) process.exitCode = runApply(checks, savedPath, realIo());
     });

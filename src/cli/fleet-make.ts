@@ -8,6 +8,7 @@ import { toYaml } from '../fleet/yaml.js';
 import { resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { planOutput, writeOutput } from './output.js';
+import { emitTo, fileOption, planFileFlag } from './options.js';
 
 interface ManifestFlags {
   pool: string;
@@ -19,8 +20,9 @@ interface ManifestFlags {
   namespace: string;
   cpus: string;
   memory: string;
-  json?: boolean;
-  out: string;
+  /** --json [file] or --yaml [file]: which format, and where (no FILE or -: standard output). YAML by default. */
+  json?: string | boolean;
+  yaml?: string | boolean;
 }
 
 const whole = (flag: string, v: string): number => {
@@ -41,7 +43,7 @@ export function manifestText(f: ManifestFlags): string {
     memory: f.memory,
   };
   const job = fleetJob(o);
-  return f.json ? `${JSON.stringify(job, null, 2)}\n` : toYaml(job);
+  return f.json !== undefined ? `${JSON.stringify(job, null, 2)}\n` : toYaml(job);
 }
 
 export function registerFleetMakers(fleet: Command): void {
@@ -49,7 +51,7 @@ export function registerFleetMakers(fleet: Command): void {
     .command('manifest')
     .description('print one Indexed Job for a node pool: one pod per node, Guaranteed whole CPUs, restricted Pod Security (kubectl apply -f)')
     .requiredOption('--pool <name>', 'the pool’s name: names the Job and labels its pods (forklab.dev/pool)')
-    .requiredOption('--selector <k=v>', 'the pool’s nodes: a nodeSelector, label=value[,label=value]')
+    .requiredOption('--selector <labels>', 'the pool’s nodes: a nodeSelector, label=value[,label=value]')
     .requiredOption('--nodes <n>', 'how many nodes of the pool to measure (one pod each)')
     .addOption(new Option('--preset <name>', 'quick or full (the articles’ settings)').choices(['quick', 'full']).default('quick'))
     .addOption(
@@ -61,16 +63,18 @@ export function registerFleetMakers(fleet: Command): void {
     .option('--namespace <ns>', 'the Job’s namespace', 'default')
     .option('--cpus <n>', 'whole CPUs per pod (requests = limits)', '2')
     .option('--memory <q>', 'memory per pod (requests = limits)', '4Gi')
-    .option('--json', 'JSON instead of YAML')
-    .option('--out <file>', 'where to write it (- for standard output)', '-')
+    .addOption(fileOption('--yaml', 'write the Job as YAML (the default, on standard output)'))
+    .addOption(fileOption('--json', 'write the Job as JSON instead of YAML'))
     .action((f: ManifestFlags) => {
-      const target = planOutput('--out', f.out);
+      if (f.json !== undefined && f.yaml !== undefined) throw new UsageError('--json', 'give --json or --yaml, not both');
+      const flag = f.json !== undefined ? '--json' : '--yaml';
+      const target = planFileFlag(flag, f.json ?? f.yaml ?? true)!;
       const text = manifestText(f);
       if (f.seccomp === 'unconfined')
         process.stderr.write(
           `forklab fleet manifest: seccomp Unconfined passes neither the restricted nor the baseline Pod Security level; run it in a namespace labelled pod-security.kubernetes.io/enforce=privileged\n`,
         );
-      writeOutput('--out', target, text);
+      emitTo(flag, target, text);
     });
   fleet
     .command('slurm')

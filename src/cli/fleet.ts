@@ -8,7 +8,7 @@ import { apiSource, kubectlSource, type KubeSource } from '../fleet/kube.js';
 import { fleetRun, nodeName, terminationLogPath } from '../fleet/run.js';
 import { StoreError } from '../store/db.js';
 import { openDatabase } from './database.js';
-import { DB_HELP } from './options.js';
+import { dbOption, emitTo, fileOption, planFileFlag } from './options.js';
 import { writeStdout } from './output.js';
 import { registerFleetMakers } from './fleet-make.js';
 import { registerFleetReport } from './fleet-report.js';
@@ -27,7 +27,7 @@ export interface CollectOptions {
   out: string;
   db?: string;
   import?: boolean;
-  json?: boolean;
+  json?: string | boolean;
 }
 
 const SA = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -98,10 +98,11 @@ export async function runCollect(o: CollectOptions): Promise<number> {
       o.kubernetes ? '--selector' : '--dir',
       o.kubernetes ? `no pod in namespace ${o.namespace} matches ${o.selector}` : `${o.dir} has no .log, .out or .frames file`,
     );
+  const json = planFileFlag('--json', o.json);
   const c = collectStreams(streams, o.out);
   const imp = o.import === false || c.documents.length === 0 ? null : importAll(c, o.db);
-  if (o.json) {
-    writeStdout(`${JSON.stringify({ schema: 'forklab.fleet-collect', schemaVersion: 1, out: o.out, import: imp, sources: c.outcomes }, null, 1)}\n`);
+  if (json) {
+    emitTo('--json', json, `${JSON.stringify({ schema: 'forklab.fleet-collect', schemaVersion: 1, out: o.out, import: imp, sources: c.outcomes }, null, 1)}\n`);
   } else {
     const lines: string[] = [];
     for (const s of c.outcomes) {
@@ -140,9 +141,9 @@ export function registerFleetCommand(program: Command): void {
     .addOption(new Option('--engine <name>', 'what wrote the --dir files').choices(['slurm', 'logs']).default('logs'))
     .option('--pool <name>', 'the pool of the --dir machines')
     .option('--out <dir>', 'where the verified documents go, one directory per machine', 'fleet')
-    .option('--db <path>', DB_HELP)
+    .addOption(dbOption())
     .option('--no-import', 'only write the files, do not import them into the history')
-    .option('--json', 'what happened to each source, as JSON')
+    .addOption(fileOption('--json', 'write what happened to each source as JSON'))
     .action(async (opts: CollectOptions) => {
       process.exitCode = await runCollect(opts);
     });

@@ -7,7 +7,7 @@ import { writeStdout } from './output.js';
 
 export interface Opts {
   db?: string;
-  json?: boolean;
+  json?: string | boolean;
   color?: boolean;
 }
 
@@ -29,7 +29,7 @@ export function colors(o: { color?: boolean }): Colors {
 /** Writes a line to stdout now: a closed pipe ends quietly (141), a full disk is an error (src/cli/output.ts). */
 export const out = (s: string) => writeStdout(s.endsWith('\n') ? s : `${s}\n`);
 
-export const RUN_HELP = 'a run id, a uuid or its first characters, latest or latest~N';
+export const RUN_HELP = 'a run id, a uuid or its first characters, latest (the latest run or reproduction made), latest~N, or latest:EXPERIMENT (latest:spawn)';
 
 /** Runs a command body; an error it throws is printed by the CLI's one error printer (src/cli/errors.ts). */
 export async function guarded(_command: string, body: () => void | Promise<void>): Promise<void> {

@@ -6,9 +6,10 @@ import type { Command } from 'commander';
 import { readInputFile } from './input.js';
 import { checkDocumentMeaning } from '../store/meaning.js';
 import { EXPERIMENTS } from '../experiments/index.js';
-import { StoreError, type RunFilter, type RunRow, type Store } from '../store/db.js';
+import { StoreError, isReproductionRef, type RunFilter, type RunRow, type Store } from '../store/db.js';
+import { asReproduceDocument } from '../claims/reproduction.js';
+import { paintsFor, renderSummary } from './summary.js';
 import { dbLocation } from './database.js';
-import { writeStdout } from './output.js';
 import { DocumentError, parseRunDocument } from '../document/validate.js';
 import { groupConfigurations, groupMedian } from '../store/compare.js';
 import type { RunDocument } from '../document/run.js';
@@ -23,7 +24,7 @@ import { witnessText } from '../report/markdown.js';
 import { paramFlags } from '../report/labels.js';
 import { fmtDuration } from './progress.js';
 import { CliError } from './run.js';
-import { DB_HELP } from './options.js';
+import { dbOption, emitTo, fileOption, labelOption, noColorOption, planFileFlag } from './options.js';
 import { colors, guarded, localTime, out, RUN_HELP, statusText, withStore, type Colors, type Opts, plain } from './history-common.js';
 import { registerCompareCommand } from './compare-command.js';
 import { registerRmCommand } from './rm.js';
@@ -151,27 +152,28 @@ function registerHistory(program: Command): void {
     .command('history')
     .description('list the recorded runs (oldest first), all of them or those the filters select')
     .option('--experiment <name>', 'only runs of this experiment (spawn, cow, ...)')
-    .option('--label <text>', 'only runs with exactly this --label')
+    .addOption(labelOption())
     .option('--since <when>', 'only runs started since: a date (2026-11-30), a date and time, or an age (12h, 7d, 2w)')
     .option('--limit <n>', 'only the N most recent of the runs selected')
-    .option('--db <path>', DB_HELP)
-    .option('--json', 'print the list as a JSON array')
-    .option('--no-color', 'no ANSI colours')
+    .addOption(dbOption())
+    .addOption(fileOption('--json', 'write the list as a JSON array'))
+    .addOption(noColorOption())
     .exitOverride()
     .action((o: HistoryOpts) =>
       guarded('history', () => {
         const filter = filterOf(o); // before the database is opened
+        const json = planFileFlag('--json', o.json);
         let rows: RunRow[];
         try {
           rows = withStore(o, false, (s) => s.listRuns(filter));
         } catch (e) {
           if (!(e instanceof StoreError && e.kind === 'missing')) throw e;
-          if (o.json) out('[]');
+          if (json) emitTo('--json', json, '[]\n');
           else process.stderr.write(`forklab history: ${e.message}\n`);
           return;
         }
         const filtered = Object.keys(filter).length > 0;
-        if (o.json) return out(JSON.stringify(rows, null, 1));
+        if (json) return emitTo('--json', json, `${JSON.stringify(rows, null, 1)}\n`);
         if (rows.length === 0) out(`no runs${filtered ? ' match' : ''} in ${dbLocation(o.db).path}`);
         else out(`${historyTable(rows, colors(o))}\n${rows.length} run${rows.length === 1 ? '' : 's'}${filtered ? ' selected' : ''} in ${dbLocation(o.db).path}`);
         const repros = filter.experiment === undefined ? withStore(o, false, (s) => reproductionRows(s, filter)) : [];
@@ -186,19 +188,39 @@ function registerHistory(program: Command): void {
 function registerShow(program: Command): void {
   program
     .command('show')
-    .description("one run's record: machine, parameters, warnings, medians with their intervals")
-    .argument('<run>', RUN_HELP)
-    .option('--db <path>', DB_HELP)
-    .option('--json', 'print the versioned run document')
-    .option('--no-color', 'no ANSI colours')
+    .description("one run's record: machine, parameters, warnings, medians with their intervals; or a reproduction's verdicts (R<n>)")
+    .argument('<run>', `${RUN_HELP}; or a reproduction, R and its number`)
+    .addOption(dbOption())
+    .addOption(fileOption('--json', 'write the versioned run document'))
+    .addOption(noColorOption())
     .exitOverride()
     .action((ref: string, o: Opts) =>
       guarded('show', () => {
+        const json = planFileFlag('--json', o.json);
+        const repro = withStore(o, false, (s) => {
+          const made = ref.trim().toLowerCase() === 'latest' ? s.latestMade() : null;
+          const r = isReproductionRef(ref) ? s.resolveReproduction(ref) : made?.kind === 'reproduction' ? made.id : null;
+          return r === null ? null : { id: r, stored: s.getReproduction(r) };
+        });
+        if (repro) {
+          const doc = asReproduceDocument(repro.stored.document, `reproduction R${repro.id}`);
+          if (json) return emitTo('--json', json, `${JSON.stringify(doc, null, 1)}\n`);
+          const footer = `reproduction R${repro.id}: ${doc.preset === 'quick' ? 'quick preset (--quick)' : 'the articles’ settings'}, started ${localTime(doc.startedAt)}, seed ${doc.seed} (forklab report R${repro.id} --html report.html)`;
+          return out(
+            renderSummary(
+              { articles: doc.articles, verdicts: doc.verdicts, figures: doc.figures },
+              doc.experiments,
+              paintsFor(o.color === false ? false : undefined),
+              footer,
+            ).trimEnd(),
+          );
+        }
         const [id, doc] = withStore(o, false, (s) => {
           const id = s.resolveRun(ref);
           return [id, s.getDocument(id)] as const;
         });
-        out(o.json ? JSON.stringify(doc, null, 1) : describeRun(id, doc, colors(o)));
+        if (json) emitTo('--json', json, `${JSON.stringify(doc, null, 1)}\n`);
+        else out(describeRun(id, doc, colors(o)));
       }),
     );
 }
@@ -208,17 +230,21 @@ function registerExport(program: Command): void {
     .command('export')
     .description('print a run: its versioned JSON document (default), every raw sample as CSV, or its summary as a Markdown table')
     .argument('<run>', RUN_HELP)
-    .option('--csv', 'one row per sample: series, configuration fields, repeat, state, iteration, ns (and per-iteration columns)')
-    .option('--markdown', 'one row per configuration: samples, median with its 95 % interval, mean ± σ, min, max, ÷ fastest')
-    .option('--db <path>', DB_HELP)
+    .addOption(fileOption('--json', 'write the versioned run document (the default, on standard output)'))
+    .addOption(fileOption('--csv', 'write every sample, one row each: series, configuration fields, repeat, state, iteration, ns (and per-iteration columns)'))
+    .addOption(fileOption('--markdown', 'write one row per configuration: samples, median with its 95 % interval, mean ± σ, min, max, ÷ fastest'))
+    .addOption(dbOption())
     .exitOverride()
-    .action((ref: string, o: Opts & { csv?: boolean; markdown?: boolean }) =>
+    .action((ref: string, o: Opts & { csv?: string | boolean; markdown?: string | boolean }) =>
       guarded('export', () => {
-        if (o.csv && o.markdown) throw new CliError('--csv and --markdown: choose one');
+        if ([o.json, o.csv, o.markdown].filter((v) => v !== undefined).length > 1) throw new CliError('--json, --csv and --markdown: choose one');
+        const csv = planFileFlag('--csv', o.csv);
+        const markdown = planFileFlag('--markdown', o.markdown);
+        const json = planFileFlag('--json', o.json ?? true)!;
         const doc = withStore(o, false, (s) => s.getDocument(s.resolveRun(ref)));
-        if (o.csv) writeStdout(samplesCsv(doc));
-        else if (o.markdown) writeStdout(summaryMarkdown(doc));
-        else out(JSON.stringify(doc, null, 1));
+        if (csv) emitTo('--csv', csv, samplesCsv(doc));
+        else if (markdown) emitTo('--markdown', markdown, summaryMarkdown(doc));
+        else emitTo('--json', json, `${JSON.stringify(doc, null, 1)}\n`);
       }),
     );
 }
@@ -228,7 +254,7 @@ function registerImport(program: Command): void {
     .command('import')
     .description('check a run document (from export or --json) and add it to the history; prints the new run id')
     .argument('<file>', 'the JSON document, or - for standard input')
-    .option('--db <path>', DB_HELP)
+    .addOption(dbOption())
     .exitOverride()
     .action((file: string, o: Opts) =>
       guarded('import', () => {

@@ -14,10 +14,10 @@ import { FORKLAB_VERSION } from '../version.js';
 import { CliError } from './errors.js';
 import { parseCommon } from './run.js';
 import { paintsFor, renderSummary } from './summary.js';
-import { DB_HELP } from './options.js';
+import { dbOption, emitTo, fileOption, noColorOption, planFileFlag, seedOption } from './options.js';
 
 export interface JudgeCliOptions {
-  json?: boolean;
+  json?: string | boolean;
   db?: string;
   seed?: string;
   color?: boolean;
@@ -55,6 +55,7 @@ export function loadDocuments(refs: readonly string[], db: string | undefined): 
 
 export function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
   const { seed } = parseCommon({ seed: o.seed });
+  const json = planFileFlag('--json', o.json);
   const docs = loadDocuments(refs, o.db);
   const groups = groupByMachine(docs);
   // One judgement per machine, unless the user asks for the machines to be pooled (then every verdict says so).
@@ -62,14 +63,15 @@ export function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
     o.mixMachines || groups.length === 1
       ? [{ group: null, docs, judged: judgeMixed(docs, { seed }) }]
       : judgeEachMachine(docs, { seed }).map((x) => ({ ...x, docs: x.group.docs }));
-  if (o.json) {
+  if (json) {
     const one = (x: (typeof parts)[number]) => ({
       ...verdictsDocument(x.docs, x.judged, seed, FORKLAB_VERSION),
       machines: (x.group ? [x.group] : groups).map((g) => ({ key: g.key, label: g.label })),
       ...(groups.length > 1 && !x.group ? { mixedMachines: true } : {}),
     });
     const out = parts.length === 1 ? one(parts[0]!) : { schema: VERDICTS_BY_MACHINE_SCHEMA, schemaVersion: 1, forklabVersion: FORKLAB_VERSION, seed, byMachine: parts.map(one) };
-    process.stdout.write(`${JSON.stringify(out, null, 1)}\n`);
+    emitTo('--json', json, `${JSON.stringify(out, null, 1)}\n`);
+    if (json.kind !== 'fd' || json.fd !== 1) process.stderr.write(`forklab judge: verdicts written to ${json.display}\n`);
     return 0;
   }
   if (parts.length > 1)
@@ -104,12 +106,12 @@ export function registerJudgeCommand(program: Command): void {
     .command('judge')
     .description('judge every published claim on stored runs or exported run documents, without measuring (docs/reproduce.md)')
     .argument('<runs...>', 'run ids, uuids, latest or latest~N from the history, or files: run documents (forklab export, --json) or a forklab reproduce --json file')
-    .option('--json', 'print the verdicts, the figures and the runs they rest on as JSON (schema forklab.verdicts)')
-    .option('--db <path>', DB_HELP)
-    .option('--seed <n>', 'seed of the bootstrap intervals (the same runs and seed give the same verdicts)', '1')
+    .addOption(fileOption('--json', 'write the verdicts, the figures and the runs they rest on as JSON (schema forklab.verdicts)'))
+    .addOption(dbOption())
+    .addOption(seedOption())
     .option('--verbose', "each claim's id, kind and the formula it was judged by, besides the article's sentence")
     .option('--mix-machines', "pool the runs of several machines into one verdict per claim (each verdict notes it); by default each machine's runs are judged on their own")
-    .option('--no-color', 'no ANSI colours')
+    .addOption(noColorOption())
     .action((refs: string[], opts: JudgeCliOptions) => {
       process.exitCode = runJudge(refs, { ...opts, color: opts.color === false ? false : undefined });
     });

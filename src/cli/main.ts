@@ -4,7 +4,7 @@ import { EXPERIMENTS } from '../experiments/index.js';
 import { runExperimentCommand, type CommonOptions } from './run.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { runProgram } from './errors.js';
-import { DB_HELP, LABEL_HELP, TARGET_HELP, defaultText } from './options.js';
+import { TARGET_HELP, dbOption, defaultText, fileFlagPath, fileOption, labelOption, noColorOption, noStoreOption, pinOption, quickOption, seedOption } from './options.js';
 import { guardStandardStreams } from './output.js';
 import { registerSelfcheck } from './selfcheck.js';
 import { registerDoctor } from './doctor.js';
@@ -27,6 +27,21 @@ function loadStoredRun(ref: string | undefined, dbPath: string | undefined): Run
   }
 }
 
+/** 'R<n>' when the latest thing made is a reproduction; null otherwise (or without a history: loadStoredRun says so). */
+function latestReproduction(dbPath: string | undefined): string | null {
+  try {
+    const { store } = openDatabase(dbPath, { create: false, write: false });
+    try {
+      const made = store.latestMade();
+      return made?.kind === 'reproduction' ? `R${made.id}` : null;
+    } finally {
+      store.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
 /** A stored reproduction (R<n>, Rlatest) and the runs of it that are still in the history. */
 function loadStoredReproduction(ref: string, dbPath: string | undefined): { doc: unknown; runs: RunDocument[]; missing: number } {
   const { store } = openDatabase(dbPath, { create: false, write: false });
@@ -41,13 +56,19 @@ function loadStoredReproduction(ref: string, dbPath: string | undefined): { doc:
 
 function commonOptions(cmd: Command): Command {
   return cmd
-    .option('--json <file>', 'write the run as a versioned JSON document (schema: docs/json-schema.md); - for standard output')
-    .option('--label <text>', LABEL_HELP)
-    .option('--db <path>', DB_HELP)
-    .option('--no-store', 'measure without storing the run in the history database')
-    .option('--pin <cpu>', 'pin the probe and its children to this CPU (on 2 cores this changes results several-fold)')
-    .addOption(new Option('--seed <n>', 'seed for interleaving order and bootstrap intervals').default('1', '1'))
-    .option('--no-color', 'no ANSI colours');
+    .addOption(quickOption())
+    .addOption(fileOption('--json', 'write the run as a versioned JSON document (schema: docs/json-schema.md)'))
+    .addOption(labelOption())
+    .addOption(dbOption())
+    .addOption(noStoreOption())
+    .addOption(pinOption())
+    .addOption(seedOption())
+    .addOption(noColorOption());
+}
+
+/** --quick: the experiment's quick preset (reproduce --quick's settings) for every option not given on the command line. */
+function applyQuick(cmd: Command, opts: Record<string, string | boolean | undefined>, quick: Readonly<Record<string, string>>): void {
+  for (const [k, v] of Object.entries(quick)) if (cmd.getOptionValueSource(k) !== 'cli' && cmd.options.some((o) => o.attributeName() === k)) opts[k] = v;
 }
 
 export function buildProgram(): Command {
@@ -70,8 +91,9 @@ export function buildProgram(): Command {
       // Commander passes the positional arguments first when the command has them, then the options.
       const targetArgs = exp.acceptsTarget ? (got[0] as string[]) : [];
       const opts = got[exp.acceptsTarget ? 1 : 0] as Record<string, string | boolean | undefined>;
+      if (opts.quick === true) applyQuick(cmd, opts, exp.presets.quick);
       const common: CommonOptions = {
-        json: opts.json as string | undefined,
+        json: fileFlagPath(opts.json),
         label: opts.label as string | undefined,
         db: opts.db as string | undefined,
         store: opts.store === false ? false : undefined,
@@ -86,7 +108,7 @@ export function buildProgram(): Command {
   registerSelfcheck(program);
   registerDoctor(program);
   registerHistoryCommands(program);
-  registerReportCommand(program, { loadRun: loadStoredRun, loadReproduction: loadStoredReproduction });
+  registerReportCommand(program, { loadRun: loadStoredRun, loadReproduction: loadStoredReproduction, latestReproduction });
   registerReproduceCommand(program);
   registerJudgeCommand(program);
   registerFleetCommand(program);

@@ -1,10 +1,13 @@
 // Option texts every command shares, so that --help says the same thing everywhere.
+import { Option } from 'commander';
+import { type OutputTarget, planOutput, writeOutput, writeStdout } from './output.js';
 
 /** --db on every command that reads or writes the history. */
 export const DB_HELP = 'the history database (default: $FORKLAB_DB, else $XDG_DATA_HOME/forklab/forklab.db, else ~/.local/share/forklab/forklab.db)';
 
 /** --label on every measuring command. */
-export const LABEL_HELP = 'a short text stored with the run (baseline, after-patch), shown by history and reports; history --label selects by it';
+export const LABEL_HELP =
+  "a run's label: a short text stored with what a command measures (baseline, after-patch), shown by history and reports; history --label selects the runs that have it";
 
 /** --target on the experiments that start a program (spawn, exec). */
 export const TARGET_HELP =
@@ -19,3 +22,47 @@ export function defaultText(value: string, unit?: string): string {
     .join(', ');
   return unit ? `${spaced} ${unit}` : spaced;
 }
+
+// ------------------------------------------------------------------------------------------------------------
+// Flags with one meaning on every command (test/cli-flags.test.ts walks every command and checks them).
+
+/** --json, --markdown, --html, --csv, --yaml: write to FILE; no FILE, or -, is standard output. */
+export type FileFlag = '--json' | '--markdown' | '--html' | '--csv' | '--yaml';
+export const FILE_FLAG_SUFFIX = 'to FILE (no FILE, or -: standard output)';
+
+/** `--json [file]` and its kin: `what` says what is written ("the run as a versioned JSON document"). */
+export function fileOption(flag: FileFlag, what: string): Option {
+  return new Option(`${flag} [file]`, `${what}, ${FILE_FLAG_SUFFIX}`);
+}
+
+/** What commander gives for a file flag (true without FILE, the FILE, or nothing) as the path to plan: '-' for stdout. */
+export function fileFlagPath(value: string | boolean | undefined): string | undefined {
+  if (value === undefined || value === false) return undefined;
+  return value === true ? '-' : value;
+}
+
+/** Where a file flag will write, checked before any work (UsageError naming the flag); null when it was not given. */
+export function planFileFlag(flag: FileFlag, value: string | boolean | undefined): OutputTarget | null {
+  const path = fileFlagPath(value);
+  return path === undefined ? null : planOutput(flag, path);
+}
+
+/** Writes text where planFileFlag said: standard output (a reader that goes away ends forklab quietly) or the file. */
+export function emitTo(flag: FileFlag, target: OutputTarget, text: string): void {
+  if (target.kind === 'fd' && target.fd === 1) writeStdout(text);
+  else writeOutput(flag, target, text);
+}
+
+export const SEED_HELP = 'seed of the interleaving order and of the bootstrap intervals (the same runs and seed give the same figures and verdicts)';
+export const NO_STORE_HELP = 'do not store what this command measures in the history database';
+export const NO_COLOR_HELP = 'no ANSI colours (also: the NO_COLOR environment variable, or output that is not a terminal)';
+export const PIN_HELP = 'pin what measures (probes, their children, drivers) to this CPU (on 2 cores this changes results several-fold)';
+export const QUICK_HELP = "the experiment's quick preset, as forklab reproduce --quick runs it: every configuration its claims need, in less time";
+
+export const dbOption = () => new Option('--db <path>', DB_HELP);
+export const labelOption = () => new Option('--label <text>', LABEL_HELP);
+export const seedOption = () => new Option('--seed <n>', SEED_HELP).default('1', '1');
+export const noStoreOption = () => new Option('--no-store', NO_STORE_HELP);
+export const noColorOption = () => new Option('--no-color', NO_COLOR_HELP);
+export const pinOption = () => new Option('--pin <cpu>', PIN_HELP);
+export const quickOption = () => new Option('--quick', QUICK_HELP);

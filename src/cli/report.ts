@@ -12,7 +12,7 @@ import { REPRODUCE_SCHEMA, asReproduceDocument, type ReproduceDocument } from '.
 import { isReproductionRef } from '../store/db.js';
 import { renderCompareMarkdown, renderMarkdown } from '../report/markdown.js';
 import { CliError } from './run.js';
-import { DB_HELP } from './options.js';
+import { dbOption, fileFlagPath, fileOption } from './options.js';
 import { UsageError } from '../errors.js';
 import { BROKEN_PIPE_STATUS, OutputError, planOutput, writeOutput, writeStdout, type OutputTarget } from './output.js';
 
@@ -24,6 +24,8 @@ export interface ReportDeps {
     ref: string,
     dbPath: string | undefined,
   ): { doc: unknown; runs: RunDocument[]; missing: number } | Promise<{ doc: unknown; runs: RunDocument[]; missing: number }>;
+  /** 'R<n>' when `latest` (the default) names a reproduction: the latest thing made was a forklab reproduce. */
+  latestReproduction?(dbPath: string | undefined): string | null;
   /** The articles' figures and claims (default: data/published.json through src/reference/published.ts). */
   published?(): Published;
 }
@@ -32,7 +34,7 @@ interface ReportOptions {
   db?: string;
   input?: string[];
   compare?: string[];
-  html?: string;
+  html?: string | boolean;
   markdown?: string | boolean;
 }
 
@@ -99,7 +101,7 @@ export async function reportAction(run: string | undefined, o: ReportOptions, de
   // Everything the user typed, before any work.
   const targets: { html?: OutputTarget; markdown?: OutputTarget } = {};
   for (const [flag, key, file] of [
-    ['--html', 'html', o.html],
+    ['--html', 'html', fileFlagPath(o.html)],
     ['--markdown', 'markdown', typeof o.markdown === 'string' ? o.markdown : undefined],
   ] as const) {
     if (file === undefined) continue;
@@ -113,6 +115,11 @@ export async function reportAction(run: string | undefined, o: ReportOptions, de
   const htmlFd = targets.html?.kind === 'fd' ? targets.html.fd : null;
   if (htmlFd !== null && (o.markdown === true || (targets.markdown?.kind === 'fd' && targets.markdown.fd === htmlFd)))
     usage('--markdown: --html already writes there; give one of them a file');
+  // `latest` (the default) is the latest thing made: after forklab reproduce, the reproduction.
+  if ((run === undefined || run.trim().toLowerCase() === 'latest') && !o.input && !o.compare && deps.latestReproduction) {
+    const r = deps.latestReproduction(o.db);
+    if (r !== null) run = r;
+  }
   if (await reportReproduction(run, o, deps, targets)) return 0;
   const docs = await loadDocs(run, o, deps);
   const [a, b] = docs as [RunDocument, RunDocument | undefined];
@@ -192,11 +199,11 @@ export function registerReportCommand(program: Command, deps: ReportDeps): void 
     new Command('report')
       .description('a run as a self-contained HTML page (charts included, works offline) or as Markdown for an issue or a post')
       .argument('[run]', 'a run (id, uuid prefix, latest; default: the latest run), or a reproduction: R and its number (forklab history lists both)')
-      .option('--db <path>', DB_HELP)
+      .addOption(dbOption())
       .option('--input <files...>', 'read the run document(s) from JSON file(s) written with --json instead (two files: compare them)')
       .option('--compare <runs...>', 'show two runs together: --compare RUN_A RUN_B')
-      .option('--html <file>', 'write a self-contained HTML report to FILE (- for standard output)')
-      .option('--markdown [file]', 'write GitHub-flavoured Markdown to FILE, or to standard output without FILE or with - (the default output)')
+      .addOption(fileOption('--html', 'write a self-contained HTML report'))
+      .addOption(fileOption('--markdown', 'write GitHub-flavoured Markdown (the default output)'))
       .exitOverride()
       .action(async (run: string | undefined, o: ReportOptions) => {
         process.exitCode = await reportAction(run, o, deps);

@@ -1,7 +1,7 @@
 // `forklab reproduce [--quick] [--only 000,001] [--db PATH] [--json FILE]`: runs every experiment at the
 // articles' settings (or a quick preset), then prints per article its headline figures beside this
 // machine's and a verdict on every published claim. docs/reproduce.md.
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { findExperiment } from '../experiments/index.js';
 import { UsageError, type Experiment, type Warning } from '../experiments/types.js';
 import { nativePaths, requireNative } from '../runner/paths.js';
@@ -15,11 +15,11 @@ import { CliError, executeExperiment, interruptedStatus, interruptedWord, onInte
 import { doctorSummaryLine } from './doctor.js';
 import { formatWitness } from '../env/witness.js';
 import type { Store } from '../store/db.js';
-import { BROKEN_PIPE_STATUS, OutputError, planOutput, writeOutput, type OutputTarget } from './output.js';
+import { BROKEN_PIPE_STATUS, OutputError, writeOutput, type OutputTarget } from './output.js';
 import type { DbLocation } from './database.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { hostname } from 'node:os';
-import { DB_HELP, LABEL_HELP } from './options.js';
+import { dbOption, fileFlagPath, fileOption, labelOption, noColorOption, noStoreOption, pinOption, planFileFlag, quickOption, seedOption } from './options.js';
 
 export { REPRODUCE_SCHEMA, REPRODUCE_VERSION, type ReproduceDocument } from '../claims/reproduction.js';
 
@@ -29,9 +29,9 @@ export interface ReproduceOptions {
   db?: string;
   /** false with --no-store. */
   store?: boolean;
-  json?: string;
-  html?: string;
-  markdown?: string;
+  json?: string | boolean;
+  html?: string | boolean;
+  markdown?: string | boolean;
   label?: string;
   pin?: string;
   seed?: string;
@@ -102,12 +102,8 @@ interface Prepared {
 function prepare(o: ReproduceOptions, published: Published): Prepared {
   try {
     const articles = parseOnly(o.only, published);
-    const { pinCpu, seed, label: runLabel, json } = parseCommon(o);
-    const outputs = {
-      json,
-      html: o.html === undefined ? null : planOutput('--html', o.html),
-      markdown: o.markdown === undefined ? null : planOutput('--markdown', o.markdown),
-    };
+    const { pinCpu, seed, label: runLabel, json } = parseCommon({ ...o, json: fileFlagPath(o.json) });
+    const outputs = { json, html: planFileFlag('--html', o.html), markdown: planFileFlag('--markdown', o.markdown) };
     const toStdout = [outputs.json, outputs.html, outputs.markdown].filter((t) => t?.kind === 'fd' && t.fd === 1).length;
     if (toStdout > 1) throw new UsageError('--json', 'only one of --json, --html and --markdown can write to standard output');
     const quick = o.quick === true;
@@ -282,18 +278,18 @@ export function registerReproduceCommand(program: Command): void {
   program
     .command('reproduce')
     .description('run every experiment at the articles’ settings and judge each published claim on this machine (docs/reproduce.md)')
-    .option('--quick', 'a short run (under a minute on 2 cores) that measures every configuration the claims need, for less time')
+    .addOption(quickOption())
     .option('--only <articles>', 'only these articles, comma-separated: 000,001,002,003,004')
-    .option('--db <path>', DB_HELP)
-    .option('--no-store', 'measure without storing the runs (or the reproduction) in the history database')
-    .option('--label <text>', LABEL_HELP)
-    .option('--html <file>', 'write the reproduction as one self-contained HTML report: summary first, then per article its figures, verdicts and charts')
-    .option('--markdown <file>', 'write the same report as Markdown')
-    .option('--json <file>', 'write the verdicts, the figures and the runs (ids, or whole documents when not stored) as JSON (- for standard output)')
-    .option('--pin <cpu>', 'pin the probes and their children to this CPU (on 2 cores this changes results several-fold)')
-    .addOption(new Option('--seed <n>', 'seed for interleaving order and bootstrap intervals').default('1', '1'))
+    .addOption(dbOption())
+    .addOption(noStoreOption())
+    .addOption(labelOption())
+    .addOption(fileOption('--html', 'write the reproduction as one self-contained HTML report: the answer first, then per article its figures, verdicts and charts'))
+    .addOption(fileOption('--markdown', 'write the same report as Markdown'))
+    .addOption(fileOption('--json', 'write the verdicts, the figures and the runs (ids, or whole documents when not stored) as JSON'))
+    .addOption(pinOption())
+    .addOption(seedOption())
     .option('--verbose', "each claim's id, kind and the formula it was judged by, besides the article's sentence")
-    .option('--no-color', 'no ANSI colours')
+    .addOption(noColorOption())
     .action(async (opts: ReproduceOptions) => {
       process.exitCode = await runReproduce({ ...opts, color: opts.color === false ? false : undefined, store: opts.store === false ? false : undefined });
     });

@@ -2,7 +2,7 @@
 // resolved first (one that names no run removes nothing); on a terminal it asks, elsewhere it needs --yes.
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
-import { DB_HELP } from './options.js';
+import { dbOption } from './options.js';
 import { CliError } from './run.js';
 import { guarded, localTime, RUN_HELP, withStore } from './history-common.js';
 import type { RunRow } from '../store/db.js';
@@ -25,7 +25,7 @@ export function registerRmCommand(program: Command): void {
     .command('rm')
     .description('remove runs and their samples from the history (asks first on a terminal; --yes elsewhere)')
     .argument('<runs...>', RUN_HELP)
-    .option('--db <path>', DB_HELP)
+    .addOption(dbOption())
     .option('-y, --yes', 'remove without asking')
     .exitOverride()
     .action((refs: string[], o: { db?: string; yes?: boolean }) =>

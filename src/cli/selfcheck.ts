@@ -3,7 +3,7 @@
 // interleaved, and prints forklab's figure ÷ the loop's for each pair. Checked up front like an experiment
 // (memory, --pin among the allowed CPUs, every --thp value asked for); says why when it does not pass.
 import { Option, type Command } from 'commander';
-import { defaultText } from './options.js';
+import { defaultText, pinOption } from './options.js';
 import { nativePaths, requireNative, type NativePaths } from '../runner/paths.js';
 import { runProbe, describeFailure } from '../runner/probe.js';
 import { fixedPlan } from '../runner/plans.js';
@@ -245,7 +245,7 @@ export function registerSelfcheck(program: Command): void {
     .addOption(new Option('--thp <list>', 'spawn: on, off, default (a list), or all').default('off', 'off'))
     .addOption(new Option('--iterations <n>', 'calls per process, both sides').default('200', defaultText('200', 'calls')))
     .addOption(new Option('--rounds <n>', 'interleaved rounds (fresh processes each)').default('5', defaultText('5', 'rounds')))
-    .option('--pin <cpu>', 'pin both sides to this CPU (one of the allowed CPUs)')
+    .addOption(pinOption())
     .exitOverride()
     .action(async (o: Record<string, string | undefined>) => {
       let p: SelfcheckParams;

@@ -25,7 +25,7 @@ import { renderView } from '../report/terminal.js';
 import { buildDocument } from '../document/run.js';
 import type { Store } from '../store/db.js';
 import { HistoryWriter } from './history-writer.js';
-import { DB_HELP, LABEL_HELP } from './options.js';
+import { dbOption, fileFlagPath, fileOption, labelOption, noColorOption, noStoreOption } from './options.js';
 import { CliError } from './errors.js';
 import { openHistory, parseCommon, writeRunJson } from './run.js';
 import { dbArgument, type DbLocation } from './database.js';
@@ -86,7 +86,7 @@ export function planTrace(command: string[], o: TraceOptions): Plan {
     }
     mode = { command: [target.path, ...target.args] };
   }
-  const json = o.json === true ? '-' : o.json === false ? undefined : o.json;
+  const json = fileFlagPath(o.json);
   const common = parseCommon({ json, label: o.label, db: o.db, ...(o.store === false ? { store: false } : {}) });
   const raw = o.model ?? 'auto';
   const model: Plan['model'] = raw === 'auto' || raw === 'measure' || raw === 'none' ? raw : { run: raw };
@@ -263,7 +263,7 @@ export function registerTraceCommand(program: Command): void {
       .argument('[command...]', 'the command and its arguments, after --: forklab trace -- npm run build')
       .option('--pid <pid>', 'attach to this running process (and the children it starts) instead of running a command')
       .option('--duration <time>', 'with --pid: stop after this long (30s, 2m, 500ms); default: until the process ends or Ctrl-C')
-      .option('--json [file]', 'write the trace as a versioned JSON document to FILE (no FILE or -: standard output, after the command)')
+      .addOption(fileOption('--json', 'write the trace as a versioned JSON document, after the command'))
       .addOption(
         new Option(
           '--model <source>',
@@ -273,10 +273,10 @@ export function registerTraceCommand(program: Command): void {
       .addOption(new Option('--sample-ms <ms>', 'how often VmRSS and VmPTE of every traced process are read from /proc').default('20', '20 ms'))
       .addOption(new Option('--overhead-iterations <n>', "fork+exec calls per round when measuring the tracer's own overhead (0: not measured)").default('100', '100'))
       .option('--keep-trace <file>', "keep strace's raw output in FILE")
-      .option('--label <text>', LABEL_HELP)
-      .option('--db <path>', DB_HELP)
-      .option('--no-store', 'do not store the trace in the history database')
-      .option('--no-color', 'no ANSI colours')
+      .addOption(labelOption())
+      .addOption(dbOption())
+      .addOption(noStoreOption())
+      .addOption(noColorOption())
       .exitOverride()
       .action(async (command: string[], o: TraceOptions) => {
         process.exitCode = await traceAction(command, o);

@@ -16,6 +16,7 @@ import {
   contentUuid,
   documentOf,
   encodeSamples,
+  latestMade,
   resolveRunRef,
   runFilterSql,
   runRowOf,
@@ -301,6 +302,11 @@ export class Store {
    */
   resolveRun(ref: string): number {
     return resolveRunRef(this.db, this.path, ref);
+  }
+
+  /** What `latest` names: the latest reproduction or run made (see latestMade). */
+  latestMade(): { kind: 'run' | 'reproduction'; id: number } | null {
+    return latestMade(this.db);
   }
 
   /** Stores what a reproduction concluded and the uuids of its runs; returns its id (shown as R<id>). */

@@ -150,9 +150,36 @@ export function runRowOf(r: ListedRunRecord): RunRow {
   };
 }
 
-/** A run id from what a user typed: an id, a uuid or its first characters, latest or latest~N. */
+/**
+ * What `latest` is: the reproduction when the latest thing made was a `forklab reproduce` (stored after the last run
+ * started), else the most recently started run; null in an empty history.
+ */
+export function latestMade(db: SqlDatabase): { kind: 'run' | 'reproduction'; id: number } | null {
+  const run = db.prepare('SELECT id, started_at FROM runs ORDER BY started_at DESC, id DESC LIMIT 1').get() as { id: number; started_at: string } | undefined;
+  const repro = db.prepare('SELECT id, finished_at FROM reproductions ORDER BY finished_at DESC, id DESC LIMIT 1').get() as { id: number; finished_at: string } | undefined;
+  if (repro && (!run || Date.parse(repro.finished_at) >= Date.parse(run.started_at))) return { kind: 'reproduction', id: repro.id };
+  return run ? { kind: 'run', id: run.id } : null;
+}
+
+/**
+ * A run id from what a user typed: an id, a uuid or its first characters, latest (when the latest thing made is
+ * a run), latest~N (N runs before the latest run) or latest:EXPERIMENT (the latest run of one experiment).
+ */
 export function resolveRunRef(db: SqlDatabase, path: string, ref: string): number {
   const s = ref.trim().toLowerCase();
+  const ofExperiment = /^latest:([a-z][a-z0-9-]*)$/.exec(s);
+  if (ofExperiment) {
+    const r = db.prepare('SELECT id FROM runs WHERE experiment = ? ORDER BY started_at DESC, id DESC LIMIT 1').get(ofExperiment[1]!) as { id: number } | undefined;
+    if (!r) throw new StoreError(`no run of experiment ${ofExperiment[1]} in ${path} (forklab history lists them)`);
+    return r.id;
+  }
+  if (s === 'latest') {
+    const made = latestMade(db);
+    if (made?.kind === 'reproduction')
+      throw new StoreError(
+        `the latest thing made here is reproduction R${made.id} (forklab reproduce), not a run; give latest:EXPERIMENT (latest:spawn) or a run id for a run, R${made.id} for the reproduction`,
+      );
+  }
   const latest = /^latest(?:~(\d+))?$/.exec(s);
   if (latest) {
     const back = Number(latest[1] ?? 0);
@@ -165,7 +192,8 @@ export function resolveRunRef(db: SqlDatabase, path: string, ref: string): numbe
     if (r) return r.id;
     if (s.length < 4) throw new StoreError(`no run ${s} in ${path} (forklab history lists them)`);
   }
-  if (!/^[0-9a-f-]+$/.test(s)) throw new StoreError(`"${ref}" is not a run: give a run id (forklab history lists them), a uuid or its first characters, latest or latest~N`);
+  if (!/^[0-9a-f-]+$/.test(s))
+    throw new StoreError(`"${ref}" is not a run: give a run id (forklab history lists them), a uuid or its first characters, latest, latest~N or latest:EXPERIMENT`);
   const hits = db.prepare("SELECT id, uuid FROM runs WHERE uuid LIKE ? || '%' ORDER BY id LIMIT 6").all(s) as { id: number; uuid: string }[];
   if (hits.length === 1) return hits[0]!.id;
   if (hits.length === 0) throw new StoreError(`no run ${ref.trim()} in ${path} (forklab history lists them)`);

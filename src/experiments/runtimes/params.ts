@@ -72,7 +72,6 @@ export const RUNTIMES_OPTIONS: OptionSpec[] = [
   },
   { flags: '--budget-ms <ms>', description: `time per driver process for timed spawns, after its heap is built (at least 15 spawns run); 0 = none (default ${DEFAULTS.budgetMs})` },
   { flags: '--no-strace', description: 'do not trace one spawn per variant to observe its system call' },
-  { flags: '--quick', description: `a run under a minute: --heap-mb ${QUICK.heapMb}, --repeats ${QUICK.repeats}, --budget-ms ${QUICK.budgetMs}` },
 ];
 
 function parseNodeLines(raw: string | boolean | undefined): number[] | null {
