@@ -11,11 +11,12 @@ import { DocumentError, parseRunDocument } from '../document/validate.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { planOutput, writeOutput } from './output.js';
 import { parseCommon } from './run.js';
+import { fileOption, planFileFlag, seedOption } from './options.js';
 
 interface ReportFlags {
-  html?: string;
-  markdown?: string;
-  json?: string;
+  html?: string | boolean;
+  markdown?: string | boolean;
+  json?: string | boolean;
   reference?: string;
   seed?: string;
 }
@@ -45,9 +46,9 @@ export function readFleetDir(dir: string, warn: (s: string) => void): RunDocumen
 export function runFleetReport(dir: string, f: ReportFlags): number {
   const { seed } = parseCommon({ seed: f.seed });
   const targets = {
-    html: f.html === undefined ? null : planOutput('--html', f.html),
-    markdown: f.markdown === undefined ? null : planOutput('--markdown', f.markdown),
-    json: f.json === undefined ? null : planOutput('--json', f.json),
+    html: planFileFlag('--html', f.html),
+    markdown: planFileFlag('--markdown', f.markdown),
+    json: planFileFlag('--json', f.json),
   };
   const docs = readFleetDir(dir, (s) => process.stderr.write(`${s}\n`));
   const doc = buildFleet(docs, { seed, reference: f.reference, forklabVersion: FORKLAB_VERSION });
@@ -63,11 +64,11 @@ export function registerFleetReport(fleet: Command): void {
     .command('report')
     .description('machines side by side from DIR (fleet collect’s output): machines, claims × machines, headline figures, each against a reference')
     .argument('<dir>', 'the directory fleet collect wrote (OUT/<machine>/*.json)')
-    .option('--html <file>', 'one self-contained HTML page (- for standard output)')
-    .option('--markdown <file>', 'Markdown (the default, on standard output)')
-    .option('--json <file>', 'the forklab.fleet document (- for standard output)')
+    .addOption(fileOption('--html', 'write one self-contained HTML page'))
+    .addOption(fileOption('--markdown', 'write Markdown (the default, on standard output)'))
+    .addOption(fileOption('--json', 'write the forklab.fleet document'))
     .option('--reference <machine>', 'the machine the others are compared with: a node name or a machine key (default: the first)')
-    .option('--seed <n>', 'seed of the bootstrap intervals', '1')
+    .addOption(seedOption())
     .action((dir: string, f: ReportFlags) => {
       process.exitCode = runFleetReport(dir, f);
     });
