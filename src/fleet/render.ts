@@ -51,11 +51,14 @@ function tables(doc: FleetDocument): Tables {
     return { claimId: id, statement, cells, disagree: new Set(judged).size > 1 };
   });
   const figIds = [...new Set(doc.results.flatMap((r) => r.headline.map((h) => h.figureId)))];
-  const figures = figIds.map((id) => {
-    const points = doc.results.map((r) => r.headline.find((h) => h.figureId === id)!).filter((x) => x !== undefined);
-    const first = points[0]!;
-    return { figureId: id, label: first.label, unit: first.unit, published: first.published, points: doc.results.map((r) => r.headline.find((h) => h.figureId === id)!) };
-  });
+  // Figures no machine measured are left out (their reasons are in each machine's own report).
+  const figures = figIds
+    .map((id) => {
+      const points = doc.results.map((r) => r.headline.find((h) => h.figureId === id)!);
+      const first = points.find((x) => x !== undefined)!;
+      return { figureId: id, label: first.label, unit: first.unit, published: first.published, points };
+    })
+    .filter((f) => f.points.some((p) => p !== undefined && p.measured !== null));
   return { members, fields: FIELD_COLUMNS, labels, claims, figures };
 }
 
