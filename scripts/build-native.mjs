@@ -8,24 +8,11 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { createRequire } from 'node:module';
+import { findNodeGyp } from '@forklab/spawn/scripts/find-node-gyp.mjs';
 
 const prefix = dirname(dirname(process.execPath));
 const args = ['rebuild'];
 if (existsSync(join(prefix, 'include', 'node', 'node_api.h'))) args.push(`--nodedir=${prefix}`);
-
-function findNodeGyp() {
-  // npm exposes its bundled node-gyp through npm_config_node_gyp during install scripts.
-  const fromNpm = process.env.npm_config_node_gyp;
-  if (fromNpm && existsSync(fromNpm)) return fromNpm;
-  const npmDir = join(prefix, 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
-  if (existsSync(npmDir)) return npmDir;
-  try {
-    return createRequire(import.meta.url).resolve('node-gyp/bin/node-gyp.js');
-  } catch {
-    return null;
-  }
-}
 
 const gyp = findNodeGyp();
 if (!gyp) {

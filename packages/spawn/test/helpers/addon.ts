@@ -1,5 +1,5 @@
-// The tests run the package's sources; its addon is built by `npm ci` (install script). A checkout
-// whose build is missing or older than native/ gets it built here first (node-gyp, a few seconds).
+// The tests run the package's sources against an addon built from native/ (build/Release): one missing or
+// older than native/ is built here first (node-gyp, a few seconds).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -17,8 +17,10 @@ function stale(): boolean {
 
 export function ensureAddon(): void {
   if (!stale()) return;
-  const r = spawnSync(process.execPath, [join(pkgDir, 'scripts', 'build.mjs')], { encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync(process.execPath, [join(pkgDir, 'scripts', 'build.mjs')], { encoding: 'utf8', timeout: 300_000, env: { ...process.env, FORKLAB_SPAWN_BUILD: '1' } });
   if (r.status !== 0) throw new Error(`building the addon failed:\n${r.stdout}\n${r.stderr}`);
 }
 
 ensureAddon();
+// The tests (and the processes they start) load the addon just built, not the committed prebuild.
+process.env.FORKLAB_SPAWN_ADDON ??= addonPath;
