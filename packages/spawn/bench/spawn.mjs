@@ -2,13 +2,15 @@
 // npm run bench:spawn — what one spawn costs a Node process as its memory grows.
 // For each parent size (0, 256, 1024 MB; --sizes) and each kind of memory (touched Buffers; a V8 object
 // heap of the same size) a fresh Node process holds that memory and, interleaved round by round in
-// random order, measures spawn-to-exit of the probe's static target through child_process.spawn and
-// through forklab/spawn, and asks the C probe (holding the same size) for posix_spawn+waitpid: the floor.
+// random order, measures each function through child_process and through forklab/spawn: spawn and execFile
+// (to exit) and spawnSync of the probe's static target, fork with one message round trip (a Node child),
+// and asks the C probe (holding the same size) for posix_spawn+waitpid: the floor.
 // Then the event loop: the longest gap of a 1 ms interval timer during 100 sequential spawns, and how
 // long the spawn() call itself blocks; and, for scale, the longest gap with no spawn at all over the same time. Medians in µs. Never a test: timings on a shared machine swing.
 //
 // Options: --sizes 0,256,1024  --kinds buffers,heap  --rounds 20 (5 spawns per method per round)
 //          --json FILE (the raw result)
+import * as childProcess from 'node:child_process';
 import { spawn as cpSpawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -20,6 +22,9 @@ const repo = join(here, '..', '..', '..');
 const probe = join(repo, 'build', 'Release', 'forklab-probe');
 const target = join(repo, 'build', 'Release', 'forklab-target-static');
 const PER_ROUND = 5;
+const FORK_PER_ROUND = 1;
+const forkChild = join(here, 'fork-echo.cjs');
+const FUNCTIONS = ['spawn', 'execFile', 'spawnSync', 'fork'];
 
 function fail(msg) {
   console.error(`bench:spawn: ${msg}`);
@@ -149,36 +154,63 @@ async function loopBlocking(spawnFn, n) {
   return maxGap;
 }
 
+/** One call of fn through module m, timed from the call to the child's end; callNs: how long the call blocks. */
+function timeCall(m, fn) {
+  if (fn === 'spawn') return timeSpawn(m.spawn);
+  const t0 = process.hrtime.bigint();
+  const since = () => Number(process.hrtime.bigint() - t0);
+  if (fn === 'spawnSync') {
+    const r = m.spawnSync(target, [], { stdio: 'ignore', timeout: 30_000 });
+    if (r.status !== 0) throw new Error(`target: ${r.error ?? r.status}`);
+    const ns = since();
+    return Promise.resolve({ totalNs: ns, callNs: ns });
+  }
+  return new Promise((resolve, reject) => {
+    if (fn === 'execFile') {
+      let callNs = 0;
+      m.execFile(target, [], { timeout: 30_000 }, (err) => (err ? reject(err) : resolve({ totalNs: since(), callNs })));
+      callNs = since();
+      return;
+    }
+    const child = m.fork(forkChild, [], { timeout: 30_000 });
+    const callNs = since();
+    child.once('message', () => child.disconnect());
+    child.send('ping');
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve({ totalNs: since(), callNs }) : reject(new Error(`fork child exited ${code}`))));
+  });
+}
+
 async function worker(kind, sizeMb, rounds) {
-  const { spawn: forklabSpawn } = await import('../dist/index.js');
+  const forklab = await import('../dist/index.js');
   const keep = hold(kind, sizeMb);
   const rssMb = process.memoryUsage().rss / 2 ** 20;
   const pr = startProbe(sizeMb);
   await pr.ready();
-  const methods = {
-    child_process: async (n) => {
-      const r = [];
-      for (let i = 0; i < n; i++) r.push(await timeSpawn(cpSpawn));
-      return r;
-    },
-    forklab: async (n) => {
-      const r = [];
-      for (let i = 0; i < n; i++) r.push(await timeSpawn(forklabSpawn));
-      return r;
-    },
-    floor: async (n, warm) => (await pr.run(n, warm)).map((ns) => ({ totalNs: ns, callNs: null })),
-  };
-  const samples = { child_process: [], forklab: [], floor: [] };
-  for (const m of Object.keys(methods)) await methods[m](2, true); // warm-up
+  const methods = { floor: async (n, warm) => (await pr.run(n, warm)).map((ns) => ({ totalNs: ns, callNs: null })) };
+  for (const fn of FUNCTIONS) {
+    for (const [impl, m] of [
+      ['child_process', childProcess],
+      ['forklab', forklab],
+    ]) {
+      methods[`${fn}:${impl}`] = async (n) => {
+        const r = [];
+        for (let i = 0; i < n; i++) r.push(await timeCall(m, fn));
+        return r;
+      };
+    }
+  }
+  const samples = Object.fromEntries(Object.keys(methods).map((k) => [k, []]));
+  for (const m of Object.keys(methods)) await methods[m](1, true); // warm-up
   for (let r = 0; r < rounds; r++) {
     const order = Object.keys(methods).sort(() => Math.random() - 0.5);
-    for (const m of order) samples[m].push(...(await methods[m](PER_ROUND, false)));
+    for (const m of order) samples[m].push(...(await methods[m](m.startsWith('fork') ? FORK_PER_ROUND : PER_ROUND, false)));
   }
   await pr.stop();
-  const gap = { child_process: await loopBlocking(cpSpawn, 100), forklab: await loopBlocking(forklabSpawn, 100) };
+  const gap = { child_process: await loopBlocking(cpSpawn, 100), forklab: await loopBlocking(forklab.spawn, 100) };
   gap.idle = await loopBlocking(null, 0);
   void keep.length; // the heap is held to here
-  const out = { kind, sizeMb, rssMb: Math.round(rssMb), n: rounds * PER_ROUND, medianUs: {}, callMedianUs: {}, maxGapMs: gap };
+  const out = { kind, sizeMb, rssMb: Math.round(rssMb), rounds, medianUs: {}, callMedianUs: {}, maxGapMs: gap };
   for (const [m, s] of Object.entries(samples)) {
     out.medianUs[m] = median(s.map((x) => x.totalNs)) / 1000;
     if (m !== 'floor') out.callMedianUs[m] = median(s.map((x) => x.callNs)) / 1000;
@@ -212,9 +244,8 @@ async function main() {
   if (!existsSync(join(here, '..', 'dist', 'index.js'))) fail('@forklab/spawn is not built: run `npm run build`');
   const results = [];
   const pressureBefore = cpuPressure();
-  console.log(
-    'kind     MB  | child_process µs | forklab µs | C floor µs | cp/forklab | forklab/floor | max gap cp ms | max gap forklab ms | max gap idle ms | call cp µs | call forklab µs',
-  );
+  const f = (x, d = 0) => (x === undefined ? '-' : x.toFixed(d));
+  console.log('kind     MB   function  | child_process µs | forklab µs | cp/forklab | call cp µs | call forklab µs');
   for (const kind of o.kinds) {
     for (const sizeMb of o.sizes) {
       // the Node parent (a V8 heap needs about twice its live size) plus the probe holding the same
@@ -226,14 +257,32 @@ async function main() {
       const r = await runWorker(kind, sizeMb, o.rounds);
       results.push(r);
       const m = r.medianUs;
-      const f = (x, d = 0) => x.toFixed(d);
+      for (const fn of FUNCTIONS) {
+        const [cp, fl] = [m[`${fn}:child_process`], m[`${fn}:forklab`]];
+        const [ccp, cfl] = [r.callMedianUs[`${fn}:child_process`], r.callMedianUs[`${fn}:forklab`]];
+        console.log(
+          `${kind.padEnd(8)} ${String(sizeMb).padStart(4)}  ${fn.padEnd(9)} | ${f(cp).padStart(15)} | ${f(fl).padStart(10)} | ${f(cp / fl, 2).padStart(10)} | ${f(ccp).padStart(10)} | ${f(cfl).padStart(15)}`,
+        );
+      }
       console.log(
-        `${kind.padEnd(8)} ${String(sizeMb).padStart(4)} | ${f(m.child_process).padStart(15)} | ${f(m.forklab).padStart(10)} | ${f(m.floor).padStart(10)} | ${f(m.child_process / m.forklab, 1).padStart(10)} | ${f(m.forklab / m.floor, 2).padStart(13)} | ${f(r.maxGapMs.child_process, 1).padStart(13)} | ${f(r.maxGapMs.forklab, 1).padStart(18)} | ${f(r.maxGapMs.idle, 1).padStart(15)} | ${f(r.callMedianUs.child_process).padStart(10)} | ${f(r.callMedianUs.forklab).padStart(15)}`,
+        `${kind.padEnd(8)} ${String(sizeMb).padStart(4)}  C floor ${f(m.floor)} µs; forklab spawn / floor ${f(m['spawn:forklab'] / m.floor, 2)}; event loop max gap over 100 spawns: cp ${f(r.maxGapMs.child_process, 1)} ms, forklab ${f(r.maxGapMs.forklab, 1)} ms, idle ${f(r.maxGapMs.idle, 1)} ms`,
       );
     }
   }
+  // flatness: each function's median at the largest size over its median at 0 MB, per kind
+  for (const kind of o.kinds) {
+    const at = (mb) => results.find((r) => r.kind === kind && r.sizeMb === mb);
+    const small = at(Math.min(...o.sizes));
+    const large = at(Math.max(...o.sizes));
+    if (!small || !large || small === large) continue;
+    const ratios = FUNCTIONS.map(
+      (fn) =>
+        `${fn} cp ${f(large.medianUs[`${fn}:child_process`] / small.medianUs[`${fn}:child_process`], 2)} forklab ${f(large.medianUs[`${fn}:forklab`] / small.medianUs[`${fn}:forklab`], 2)}`,
+    );
+    console.log(`${kind}: ${large.sizeMb} MB ÷ ${small.sizeMb} MB: ${ratios.join('; ')}; floor ${f(large.medianUs.floor / small.medianUs.floor, 2)}`);
+  }
   const pressureAfter = cpuPressure();
-  console.log(`samples per method and size: ${o.rounds * PER_ROUND}; CPU pressure avg10 before/after: ${pressureBefore}/${pressureAfter}`);
+  console.log(`samples per method and size: ${o.rounds * PER_ROUND} (fork: ${o.rounds * FORK_PER_ROUND}); CPU pressure avg10 before/after: ${pressureBefore}/${pressureAfter}`);
   if (o.json) writeFileSync(o.json, JSON.stringify({ rounds: o.rounds, perRound: PER_ROUND, cpuPressure: [pressureBefore, pressureAfter], results }, null, 2));
 }
 
