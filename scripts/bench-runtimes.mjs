@@ -68,10 +68,13 @@ try {
       throw new Error(`forklab runtimes ${mode} exited with ${r.status ?? r.signal}`);
     }
     const doc = JSON.parse(readFileSync(file, 'utf8'));
-    const configs = new Set(doc.measurements.map((m) => JSON.stringify(m.identity)));
-    const runtimes = [...new Set(doc.measurements.map((m) => m.identity.runtime))];
-    const failed = doc.measurements.filter((m) => m.state !== 'ok').length;
-    results.push({ mode, wallS, goalS: GOALS_S[mode], load0, load1: loadavg()[0], pressure, configs: configs.size, runtimes, failed });
+    const ms = doc.configurations;
+    const configs = new Set(ms.map((m) => `${m.runtime}|${m.variant}|${m.heapKind}|${m.heapMb}`));
+    const runtimes = [...new Set(ms.map((m) => m.runtime))];
+    const failed = ms.filter((m) => m.state !== 'ok').length;
+    // The run's own witness when it has one (CPU pressure over the run), else what /proc/pressure/cpu said around it.
+    const witnessed = typeof doc.witness?.cpuPressurePercent === 'number' ? doc.witness.cpuPressurePercent / 100 : pressure;
+    results.push({ mode, wallS, goalS: GOALS_S[mode], load0, load1: loadavg()[0], pressure: witnessed, configs: configs.size, runtimes, failed });
     if (keep) cpSync(file, join(keep, `runtimes-${mode}.json`));
     const answer = r.stdout.split('\n\n')[0];
     process.stdout.write(`\n${mode}: ${answer}\n`);

@@ -34,7 +34,7 @@ export interface RuntimesParams {
 // One fresh process per configuration keeps the default run with every runtime under three minutes (a JVM
 // compiling the driver at each start is most of it); --repeats 3 makes the intervals carry the spread between processes.
 const DEFAULTS = { heapMb: '0,256,1024', iterations: '200', warmup: '3', repeats: '1', ciTarget: '5', budgetMs: '300' };
-/** --quick: two heap sizes, one process each, a shorter budget. */
+/** --quick: two heap sizes, one heap kind per runtime, one process each, a shorter budget. */
 const QUICK = { heapMb: '0,256', iterations: '100', warmup: '2', repeats: '1', ciTarget: '5', budgetMs: '150' };
 
 /** Not an article's experiment (`reproduce` does not run it): its presets are the command's default and --quick. */
