@@ -100,6 +100,8 @@ test('every flag of every experiment command reaches its parser under its own na
     [['--json', ''], /--json: the file name is empty/],
     [['--no-store', '--db', 'x.db'], /--db: not used with --no-store/],
     [['--no-color', '--quick', '--db', ''], /--db: the path is empty/],
+    [['--quick', '--settle', '0'], /--settle: needs a budget in seconds/],
+    [['--quick', '--settle', 'soon'], /--settle: needs a budget in seconds/],
   ];
   for (const [args, why] of reproduce) assert.match((await errorOf(['reproduce', ...args])) ?? 'ran', why, `reproduce ${args.join(' ')}`);
 });

@@ -33,6 +33,8 @@ export interface Verdict extends Pick<Judgement, 'measured' | 'published' | 'fac
 export interface EvaluateOptions {
   /** Seed of the bootstrap intervals: the run's --seed (same data and seed, same verdicts). */
   seed?: number;
+  /** Of every interval (default 0.95; reproduce --settle's later looks are stricter). */
+  confidence?: number;
   /** Why an experiment has no document, by experiment name (e.g. "not available in this forklab"). */
   absent?: Readonly<Record<string, string>>;
 }
@@ -79,7 +81,7 @@ export function evaluateClaim(docs: readonly RunDocument[], claim: Claim, opts: 
   let data: ExperimentData | null = null;
   try {
     data = dataFor(docs, claim.experiment, opts.absent?.[claim.experiment]);
-    const j = judge(claim.check, { data, kind: claim.kind, seed: opts.seed ?? 1 });
+    const j = judge(claim.check, { data, kind: claim.kind, seed: opts.seed ?? 1, confidence: opts.confidence ?? 0.95 });
     const notes = [...(j.notes ?? []), ...data.notes];
     if (j.minRepeats === 1 && j.outcome !== 'inconclusive') notes.push('one repeat only: the interval shows iteration noise, not run-to-run swings');
     const v: Verdict = { ...base, verdict: j.outcome, measured: j.measured, published: j.published, factor: j.factor, detail: j.detail, notes };

@@ -41,6 +41,26 @@ export function checkSeries(data: ExperimentData, repeats: readonly (readonly nu
     throw new NotMeasurable(`${data.experiment} ${what}: no spread: identical samples (${n} of ${first} ns), which no real clock gives`);
 }
 
+/**
+ * The configurations of several runs of one experiment, each run's repeats numbered on after the previous run's:
+ * two runs of three probes are six repeats, not three pooled pairwise (what reproduce --settle adds).
+ */
+export function probesOf(docs: readonly { configurations: Config[] }[]): Config[] {
+  if (docs.length <= 1) return docs.flatMap((d) => d.configurations);
+  let offset = 0;
+  const out: Config[] = [];
+  for (const d of docs) {
+    let top = 0;
+    for (const c of d.configurations) {
+      const r = typeof c['repeat'] === 'number' ? c['repeat'] : 0;
+      top = Math.max(top, r);
+      out.push(offset === 0 ? c : { ...c, repeat: r + offset });
+    }
+    offset += top;
+  }
+  return out;
+}
+
 /** The spread across repeats needs two repeats, each with its own spread. */
 export function checkRepeats(data: ExperimentData, repeats: readonly (readonly number[])[], timed: boolean, what: string): void {
   if (repeats.length < 2) throw new NotMeasurable(`${data.experiment} ${what}: a single repeat, and the claim is about how repeats agree (rerun with --repeats 2 or more)`);

@@ -13,6 +13,8 @@ export interface JudgeOptions {
   articles?: readonly string[];
   /** Seed of the bootstrap intervals. */
   seed: number;
+  /** Of every interval (default 0.95). */
+  confidence?: number;
   /** Why an experiment has no document, by name; default "no run of X was given". */
   absent?: Readonly<Record<string, string>>;
 }
@@ -37,7 +39,7 @@ export function judgeDocuments(docs: readonly RunDocument[], opts: JudgeOptions,
     for (const e of Array.isArray(a.experiment) ? a.experiment : [a.experiment])
       if (!docs.some((d) => d.experiment === e)) absent[e] = opts.absent?.[e] ?? `no run of ${e} was given`;
   const claims = p.claims.filter((c) => ids.has(c.article));
-  const verdicts = evaluateClaims(docs, claims, { seed: opts.seed, absent });
+  const verdicts = evaluateClaims(docs, claims, { seed: opts.seed, absent, confidence: opts.confidence ?? 0.95 });
   const figures = compareFigures(
     docs,
     p.figures.filter((f) => ids.has(f.article)),

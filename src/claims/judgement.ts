@@ -30,6 +30,8 @@ export interface JudgeContext {
   data: ExperimentData;
   kind: 'shape' | 'magnitude';
   seed: number;
+  /** Of every interval (default 0.95). */
+  confidence?: number;
 }
 
 export const statOf = (c: Check): CheckStatistic => c.statistic ?? 'median';
@@ -55,7 +57,7 @@ export function eachOf(data: ExperimentData, sel: Series, keys: readonly string[
 
 /** A measured quantity scaled to the claim's unit: its value and its interval (null: single readings). */
 export function scaled(q: Quantity, scale: number, ctx: JudgeContext, label: string, floor = -Infinity): { point: number; interval: Range | null; minRepeats: number } {
-  const m = measureQuantity(q, { seed: ctx.seed, paired: ctx.data.paired });
+  const m = measureQuantity(q, { seed: ctx.seed, paired: ctx.data.paired, confidence: ctx.confidence ?? 0.95 });
   const point = m.point * scale;
   if (!Number.isFinite(point)) throw new NotMeasurable(`${label} is not a finite number (a denominator of 0?)`);
   // `floor`: the least value the quantity can take (max ÷ min is never below 1), where a widened interval stops.

@@ -33,6 +33,8 @@ export interface MeasureContext {
   seed: number;
   /** The experiment times its series in the same iterations. */
   paired: boolean;
+  /** Of the interval (default 0.95; stricter on later looks of reproduce --settle). */
+  confidence?: number;
 }
 
 export function pointOf(q: Quantity): number {
@@ -66,12 +68,12 @@ export function measureQuantity(q: Quantity, ctx: MeasureContext): Measured {
   const minRepeats = Math.min(...q.groups.map((g) => g.length));
   if (q.groups.every((g) => g.reduce((a, r) => a + r.length, 0) < 2)) return { point, interval: null, minRepeats };
   const { blocks, slot } = blocksOf(q, ctx.paired);
-  const ci = bootstrapQuantity({ blocks, statistic: q.stat, combine: (s) => q.combine(slot.map((j) => s[j]!)) }, { seed: ctx.seed });
+  const ci = bootstrapQuantity({ blocks, statistic: q.stat, combine: (s) => q.combine(slot.map((j) => s[j]!)) }, { seed: ctx.seed, confidence: ctx.confidence ?? 0.95 });
   if (ci === null) return { point, interval: { low: -Infinity, high: Infinity }, minRepeats };
   // Few repeats: widened by the small-sample factor (src/stats/clusters.ts); a point outside its own interval
   // (a skewed statistic) widens about the nearer edge.
   const centre = Math.min(Math.max(point, ci.low), ci.high);
-  return { point, interval: widen(centre, ci.low, ci.high, clusterWidening(minRepeats)), minRepeats };
+  return { point, interval: widen(centre, ci.low, ci.high, clusterWidening(minRepeats, ctx.confidence ?? 0.95)), minRepeats };
 }
 
 /** A quantity built from several operands: their groups side by side, combined from their values. */

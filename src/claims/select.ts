@@ -6,7 +6,7 @@ import { EXPERIMENTS, findExperiment } from '../experiments/index.js';
 import type { CheckStatistic, Operand, Series, SeriesValue } from '../reference/published.js';
 import { mean, median } from '../stats/descriptive.js';
 import { verifyConditions } from './conditions.js';
-import { checkSelection, checkSeries } from './evidence.js';
+import { checkSelection, checkSeries, probesOf } from './evidence.js';
 import { NotMeasurable, type Config, type ExperimentData } from './data.js';
 
 export { NotMeasurable, type Config, type ExperimentData };
@@ -18,7 +18,7 @@ export const CONTEXT_KEYS: readonly string[] = [...new Set(EXPERIMENTS.flatMap((
 export function dataFor(docs: readonly RunDocument[], experiment: string, absent?: string): ExperimentData {
   const mine = docs.filter((d) => d.experiment === experiment);
   if (mine.length === 0) throw new NotMeasurable(absent ?? `${experiment} did not run`);
-  const all = mine.flatMap((d) => d.configurations);
+  const all = probesOf(mine);
   const configs = all.filter((c) => c['state'] === 'ok');
   if (configs.length === 0) throw new NotMeasurable(`${experiment} ran but no configuration succeeded`);
   const notes: string[] = [];

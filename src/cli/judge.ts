@@ -2,6 +2,7 @@
 // cover, without measuring: stored runs (id, uuid, latest~N) or run documents exported from any machine
 // (`forklab export`, `--json`), or a `forklab reproduce --json` file. Prints the same summary as reproduce.
 import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { readInputFile } from './input.js';
 import type { Command } from 'commander';
 import { verdictsDocument } from '../claims/judge.js';
@@ -85,6 +86,10 @@ export function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
       state: `run ${d.runId ? d.runId.slice(0, 8) : '(not stored)'} on ${String(d.machine?.hostname ?? '?')}, ${d.startedAt.slice(0, 16).replace('T', ' ')}${d.complete ? '' : ', incomplete'}`,
     }));
     const mixed = groups.length > 1 && !x.group ? `; pooled from ${groups.length} machines (--mix-machines)` : '';
+    const open = x.judged.verdicts.filter((v) => v.verdict === 'inconclusive');
+    const next = open.length
+      ? `\nNext: forklab reproduce${x.docs.every((d) => d.machine?.hostname === hostname()) ? '' : ' (on that machine)'} --quick --only ${[...new Set(open.map((v) => v.article))].join(',')} --settle 300 measures these articles again and then, in fresh probes, only what the ${open.length} inconclusive verdict${open.length === 1 ? ' rests' : 's rest'} on, until each is decided or 300 s are spent (docs/reproduce.md, "Settling").\n`
+      : '';
     process.stdout.write(
       renderSummary(
         x.judged,
@@ -92,7 +97,7 @@ export function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
         paintsFor(o.color),
         `judged from ${x.docs.length} run${x.docs.length === 1 ? '' : 's'} without measuring; seed ${seed}${mixed}`,
         o.verbose === true,
-      ),
+      ) + next,
     );
   }
   return 0;

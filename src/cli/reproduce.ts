@@ -20,6 +20,7 @@ import type { DbLocation } from './database.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { hostname } from 'node:os';
 import { dbOption, fileFlagPath, fileOption, labelOption, noColorOption, noStoreOption, pinOption, planFileFlag, quickOption, seedOption } from './options.js';
+import { settle, settleSummary } from './settle.js';
 
 export { REPRODUCE_SCHEMA, REPRODUCE_VERSION, type ReproduceDocument } from '../claims/reproduction.js';
 
@@ -38,6 +39,8 @@ export interface ReproduceOptions {
   color?: boolean;
   /** --verbose: claim ids, kinds and formulas in the summary. */
   verbose?: boolean;
+  /** --settle SECONDS: measure again what the inconclusive verdicts rest on, within this budget. */
+  settle?: string;
 }
 
 /** The articles --only names (all when absent), in the file's order. */
@@ -89,6 +92,8 @@ const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 /** What a reproduction needs before it measures anything: checked options, the plan, the history. */
 interface Prepared {
   articles: Article[];
+  /** --settle's budget in seconds, or null. */
+  settleS: number | null;
   quick: boolean;
   pinCpu: number | null;
   seed: number;
@@ -107,9 +112,12 @@ function prepare(o: ReproduceOptions, published: Published): Prepared {
     const toStdout = [outputs.json, outputs.html, outputs.markdown].filter((t) => t?.kind === 'fd' && t.fd === 1).length;
     if (toStdout > 1) throw new UsageError('--json', 'only one of --json, --html and --markdown can write to standard output');
     const quick = o.quick === true;
+    const settleS = o.settle === undefined ? null : Number(o.settle);
+    if (settleS !== null && !(Number.isFinite(settleS) && settleS > 0 && settleS <= 86_400))
+      throw new UsageError('--settle', `needs a budget in seconds, above 0 and at most 86400 (a day), got ${JSON.stringify(o.settle)}`);
     const steps = plan(articles, quick);
     requireNative(nativePaths());
-    return { articles, quick, pinCpu, seed, runLabel, outputs, steps, history: openHistory(o) };
+    return { articles, settleS, quick, pinCpu, seed, runLabel, outputs, steps, history: openHistory(o) };
   } catch (e) {
     if (e instanceof UsageError) throw new CliError(`forklab reproduce: ${e.message}`);
     throw e;
@@ -249,6 +257,48 @@ async function writeOutputs(p: Prepared, doc: ReproduceDocument, runs: readonly 
   if (markdown) writeOne('--markdown', markdown, reproductionMarkdown(doc, runs), doc, stored);
 }
 
+/** --settle: the looks at what the inconclusive verdicts rest on (src/cli/settle.ts); their runs join the reproduction's. */
+async function settleOpen(
+  o: ReproduceOptions,
+  p: Prepared,
+  m: Measured,
+  judged: Judged,
+  absent: Record<string, string>,
+  published: Published,
+  warn: (name: string, w: Warning) => void,
+): Promise<{ judged: Judged; text: string }> {
+  const before = judged.verdicts.filter((v) => v.verdict === 'inconclusive').length;
+  const controller = new AbortController();
+  const stopSignals = onInterrupt(controller);
+  const history = openHistory(o);
+  try {
+    const s = await settle({
+      steps: p.steps.map((x) => ({ name: x.name, exp: x.state?.startsWith('ran') ? x.exp : null, params: x.params })),
+      docs: m.docs,
+      judged,
+      budgetS: p.settleS!,
+      seed: p.seed,
+      pinCpu: p.pinCpu,
+      articles: p.articles.map((a) => a.id),
+      absent,
+      published,
+      signal: controller.signal,
+      store: history?.store ?? null,
+      label: p.runLabel,
+      warn,
+    });
+    for (const d of s.added) {
+      m.docs.push(d);
+      m.runs.push(d.runId ?? d);
+    }
+    if (controller.signal.aborted) m.interrupted = interruptedStatus(controller.signal);
+    return { judged: s.judged, text: settleSummary(s, p.settleS!, before) };
+  } finally {
+    stopSignals();
+    history?.store.close();
+  }
+}
+
 export async function runReproduce(o: ReproduceOptions): Promise<number> {
   const published = loadPublished();
   const p = prepare(o, published);
@@ -259,13 +309,19 @@ export async function runReproduce(o: ReproduceOptions): Promise<number> {
   const m = await measure(p, warn);
   // Verdicts and figures of the chosen articles only: the same path as `forklab judge`.
   const absent = Object.fromEntries(p.steps.filter((s) => s.absent !== null).map((s) => [s.name, s.absent!]));
-  const judged = judgeDocuments(m.docs, { articles: p.articles.map((a) => a.id), seed: p.seed, absent }, published);
+  let judged = judgeDocuments(m.docs, { articles: p.articles.map((a) => a.id), seed: p.seed, absent }, published);
+  let settled = '';
+  if (p.settleS !== null && m.interrupted === null) {
+    const s = await settleOpen(o, p, m, judged, absent, published, warn);
+    judged = s.judged;
+    settled = s.text;
+  }
   if (m.interrupted !== null) process.stderr.write(`forklab reproduce: ${m.stoppedBy}; what finished:\n`);
   const statuses = p.steps.map((s) => ({ experiment: s.name, state: s.state! }));
   const footer = `preset: ${p.quick ? 'quick (--quick)' : 'full (the articles’ settings)'}; seed ${p.seed}; total ${secs(Date.now() - startedAt.getTime())}`;
   const { json, html, markdown } = p.outputs;
   const ownsStdout = [json, html, markdown].some((t) => t?.kind === 'fd' && t.fd === 1);
-  (ownsStdout ? process.stderr : process.stdout).write(renderSummary(judged, statuses, c, footer, o.verbose === true)); // a document on stdout owns it
+  (ownsStdout ? process.stderr : process.stdout).write(renderSummary(judged, statuses, c, footer, o.verbose === true) + (settled ? `\n${settled}` : '')); // a document on stdout owns it
   const doc = reproductionDocument(p, m, judged, startedAt);
   const id = storeReproduction(o, doc);
   if (id !== null) process.stderr.write(`forklab reproduce: stored as reproduction R${id} with its runs (forklab report R${id} --html report.html)\n`);
@@ -289,6 +345,10 @@ export function registerReproduceCommand(program: Command): void {
     .addOption(pinOption())
     .addOption(seedOption())
     .option('--verbose', "each claim's id, kind and the formula it was judged by, besides the article's sentence")
+    .option(
+      '--settle <seconds>',
+      'then measure again, in fresh probes, only what the inconclusive verdicts rest on, look after look at a stricter confidence, until each is decided or this many seconds are spent',
+    )
     .addOption(noColorOption())
     .action(async (opts: ReproduceOptions) => {
       process.exitCode = await runReproduce({ ...opts, color: opts.color === false ? false : undefined, store: opts.store === false ? false : undefined });
