@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parseStrace, cloneFlags, execArgv, execPath } from '../src/experiments/trace/strace.js';
 import { buildModel, runtimeOf } from '../src/experiments/trace/model.js';
-import { processFigures, sampleAt, samplesByPid, type ProcSample } from '../src/experiments/trace/figures.js';
+import { addSample, processFigures, sampleAt, samplesByPid, type ProcSample } from '../src/experiments/trace/figures.js';
 import { adviceFor, estimate, fitModel, launchNs } from '../src/experiments/trace/cost.js';
 import { summarize } from '../src/experiments/trace/summary.js';
 import { answerLine, traceView } from '../src/experiments/trace/view.js';
@@ -141,6 +141,18 @@ test('RSS at a call: the latest sample before it, else the first after, within r
   assert.equal(sampleAt(s, 1, 9.9)!.rssKb, 100);
   assert.equal(sampleAt(s, 1, 30), null);
   assert.equal(sampleAt(s, 2, 10), null);
+});
+
+test('equal readings in a row are kept once, and the kept one covers the whole stretch', () => {
+  const kept: ProcSample[] = [];
+  const last = new Map<number, ProcSample>();
+  for (let i = 0; i < 100; i++) addSample(kept, last, { pid: 1, atS: 10 + i * 0.02, rssKb: 100_000 + (i % 2), pteKb: 300 });
+  addSample(kept, last, { pid: 1, atS: 12, rssKb: 200_000, pteKb: 500 });
+  assert.equal(kept.length, 2);
+  assert.ok(Math.abs(kept[0]!.untilS! - 11.98) < 1e-9);
+  const s = samplesByPid(kept);
+  assert.equal(sampleAt(s, 1, 11.9)!.rssKb, 100_000, 'a call inside the stretch, 1.9 s after its first reading');
+  assert.equal(sampleAt(s, 1, 12.1)!.rssKb, 200_000);
 });
 
 test('cost model: each fork priced by both launch lines at its creator’s RSS; a view that leads with the answer', () => {

@@ -3,10 +3,14 @@
 import { median } from '../../stats/descriptive.js';
 import { MECHANISMS, runtimeOf, type Creation, type Mechanism, type Runtime, type TraceModel } from './model.js';
 
-/** One reading of /proc/PID/status: VmRSS and VmPTE in kB, at a wall-clock time in seconds. */
+/**
+ * One reading of /proc/PID/status: VmRSS and VmPTE in kB, at a wall-clock time in seconds; untilS: the same reading
+ * (within 1 %) was taken again until then (the observer keeps one sample for a stretch of equal readings).
+ */
 export interface ProcSample {
   pid: number;
   atS: number;
+  untilS?: number;
   rssKb: number;
   pteKb: number;
 }
@@ -14,7 +18,10 @@ export interface ProcSample {
 /** How far from a call a /proc sample may be and still describe the process at that call. */
 export const SAMPLE_REACH_S = 0.5;
 
-/** The sample of pid nearest a time (the latest before it, else the earliest after it), within SAMPLE_REACH_S. */
+/** Seconds from t to the span a sample covers (0 inside it). */
+const distance = (s: ProcSample, t: number) => (t < s.atS ? s.atS - t : Math.max(0, t - (s.untilS ?? s.atS)));
+
+/** The sample of pid that covers a time, else the latest before it, else the earliest after it, within SAMPLE_REACH_S. */
 export function sampleAt(byPid: ReadonlyMap<number, readonly ProcSample[]>, pid: number, atS: number): ProcSample | null {
   const xs = byPid.get(pid);
   if (!xs?.length) return null;
@@ -27,14 +34,29 @@ export function sampleAt(byPid: ReadonlyMap<number, readonly ProcSample[]>, pid:
       break;
     }
   }
-  const near = before && atS - before.atS <= SAMPLE_REACH_S ? before : null;
-  if (near) return near;
-  return after && after.atS - atS <= SAMPLE_REACH_S ? after : before && atS - before.atS <= SAMPLE_REACH_S ? before : null;
+  if (before && distance(before, atS) <= SAMPLE_REACH_S) return before;
+  return after && distance(after, atS) <= SAMPLE_REACH_S ? after : null;
+}
+
+/** Appends a reading, or extends the last one of its process when the reading is the same within 1 %. */
+export function addSample(samples: ProcSample[], last: Map<number, ProcSample>, s: ProcSample): void {
+  const prev = last.get(s.pid);
+  const same = (a: number, b: number) => Math.abs(a - b) <= Math.max(1, 0.01 * b);
+  if (prev && same(s.rssKb, prev.rssKb) && same(s.pteKb, prev.pteKb)) {
+    prev.untilS = s.atS;
+    return;
+  }
+  samples.push(s);
+  last.set(s.pid, s);
 }
 
 export function samplesByPid(samples: readonly ProcSample[]): Map<number, ProcSample[]> {
   const out = new Map<number, ProcSample[]>();
-  for (const s of samples) out.set(s.pid, [...(out.get(s.pid) ?? []), s]);
+  for (const s of samples) {
+    const xs = out.get(s.pid);
+    if (xs) xs.push(s);
+    else out.set(s.pid, [s]);
+  }
   for (const xs of out.values()) xs.sort((a, b) => a.atS - b.atS);
   return out;
 }
@@ -140,7 +162,9 @@ export function processFigures(model: TraceModel, samples: readonly ProcSample[]
   const groups = new Map<string, Creation[]>();
   for (const c of model.creations) {
     const k = `${c.pid}|${c.program ?? ''}`;
-    groups.set(k, [...(groups.get(k) ?? []), c]);
+    const g = groups.get(k);
+    if (g) g.push(c);
+    else groups.set(k, [c]);
   }
   const s = samplesByPid(samples);
   return [...groups.values()]

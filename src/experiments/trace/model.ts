@@ -118,8 +118,13 @@ export function buildModel(log: StraceLog, opts: { known?: Record<number, string
     if (ev.name === 'execve' && ev.ret === 0) {
       const path = execPath(ev.args);
       if (path) {
-        execsOf.set(pid, [...(execsOf.get(pid) ?? []), { path, argv: execArgv(ev.args), atS: ev.startS }]);
-        programs[pid] = [...(programs[pid] ?? []), path];
+        const e = { path, argv: execArgv(ev.args), atS: ev.startS };
+        const mine = execsOf.get(pid);
+        if (mine) mine.push(e);
+        else execsOf.set(pid, [e]);
+        const progs = programs[pid];
+        if (progs) progs.push(path);
+        else programs[pid] = [path];
       }
       continue;
     }

@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { ForklabError } from '../../errors.js';
-import type { ProcSample } from './figures.js';
+import { addSample, type ProcSample } from './figures.js';
 
 export const TRACED_CALLS = 'clone,clone3,fork,vfork,execve,exit_group';
 
@@ -146,6 +146,7 @@ export function observe(o: ObserveOptions): Promise<Observation> {
   const attach = 'pid' in o.mode;
   const args = straceArgs(o.outFile, attach ? { pid: (o.mode as { pid: number }).pid } : (o.mode as { command: string[] }));
   const samples: ProcSample[] = [];
+  const lastSample = new Map<number, ProcSample>();
   const startedS = Date.now() / 1000;
   const child = spawn(o.tracer.path, args, { stdio: attach ? ['ignore', 'ignore', 'pipe'] : 'inherit' });
   let tracerStderr = '';
@@ -182,7 +183,7 @@ export function observe(o: ObserveOptions): Promise<Observation> {
     }
     for (const pid of pids) {
       const s = readProcSample(pid);
-      if (s) samples.push(s);
+      if (s) addSample(samples, lastSample, s);
     }
   };
   sample();

@@ -33,7 +33,7 @@ export interface TraceSummary {
   totals: { creations: number; forks: number; inCallNs: number; savingNs: number; processes: number };
   model: ModelState;
   overhead: Overhead;
-  /** /proc samples taken, and strace lines that could not be read. */
+  /** /proc readings kept (equal readings of a process in a row count once), and strace lines that could not be read. */
   procSamples: number;
   unreadLines: number;
 }
