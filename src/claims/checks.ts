@@ -58,7 +58,8 @@ export function judgeOperandExpectation(c: Check & Expectation, ctx: JudgeContex
         `${data.experiment}: ${label}`,
       );
       const q = combined([num, den], stat, ([x, y]) => (size ? (y! > 0 ? Math.abs(x!) / y! : NaN) : positiveRatio(x!, y!)));
-      return judgeExpectation(q, 1, c, 'ratio', label, ctx);
+      // A ratio of positive quantities is never below 0, however far few repeats widen its interval.
+      return judgeExpectation(q, 1, c, 'ratio', label, ctx, 0);
     }
     case 'value': {
       const op = operandGroups(data, c.operand, stat);
@@ -109,7 +110,7 @@ export function judgeGreater(c: GreaterCheck, ctx: JudgeContext): Judgement {
       `${data.experiment}: ${where(r)}${g.label} ÷ ${l.label}`,
     );
     const q = combined([g, l], stat, ([a, b]) => positiveRatio(a!, b!));
-    const m = scaled(q, 1, ctx, `${g.label} ÷ ${l.label}`);
+    const m = scaled(q, 1, ctx, `${g.label} ÷ ${l.label}`, 0);
     minRepeats = Math.min(minRepeats, m.minRepeats);
     const iv = m.interval ?? { low: m.point, high: m.point };
     const o = strictlyAbove(iv, need);

@@ -81,8 +81,8 @@ export function finite(iv: Range | null): { interval?: Range } {
 }
 
 /** Judges a quantity against a published expectation with its interval. */
-export function judgeExpectation(q: Quantity, scale: number, e: Expectation, unit: string, label: string, ctx: JudgeContext): Judgement {
-  const m = scaled(q, scale, ctx, label);
+export function judgeExpectation(q: Quantity, scale: number, e: Expectation, unit: string, label: string, ctx: JudgeContext, floor = -Infinity): Judgement {
+  const m = scaled(q, scale, ctx, label, floor);
   const b = band(e);
   const fmt = (x: number) => fmtInUnit(x, unit);
   const iv = m.interval ?? { low: m.point, high: m.point };

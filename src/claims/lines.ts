@@ -87,7 +87,7 @@ export function judgeSlopeRatio(c: SlopeRatioCheck, ctx: JudgeContext): Judgemen
     `${ctx.data.experiment}: ${label}`,
   );
   const q = twoLines(n, d, stat, (a, b) => positiveRatio(slopeOf(n.xs, a), slopeOf(d.xs, b)));
-  return judgeExpectation(q, 1, c as Expectation, 'ratio', label, ctx);
+  return judgeExpectation(q, 1, c as Expectation, 'ratio', label, ctx, 0);
 }
 
 export function judgePerEntry(c: PerEntryCheck, ctx: JudgeContext): Judgement {
@@ -99,5 +99,5 @@ export function judgePerEntry(c: PerEntryCheck, ctx: JudgeContext): Judgement {
     return slope > 0 ? slope / c.entriesPerMb : NaN;
   });
   const label = `slope over ${c.over} of ${stat}(${describeSeries(c.series)}) ÷ ${c.entriesPerMb} entries per MB`;
-  return judgeExpectation(q, 1, c as Expectation, c.unit, label, ctx);
+  return judgeExpectation(q, 1, c as Expectation, c.unit, label, ctx, 0);
 }

@@ -110,7 +110,7 @@ export function judgeGrowsLinearly(c: GrowsLinearlyCheck, ctx: JudgeContext): Ju
         const ys = ysOf(s);
         return ys[0]! > 0 ? ys[ys.length - 1]! / ys[0]! : NaN;
       };
-      const g = scaled({ ...q, stat, combine: growth }, 1, ctx, 'the growth factor');
+      const g = scaled({ ...q, stat, combine: growth }, 1, ctx, 'the growth factor', 0);
       const giv = g.interval ?? { low: g.point, high: g.point };
       const gb: [number, number] = [minGrowth, Infinity];
       const startsAbove: Outcome = siv.low > 0 ? 'holds' : 'inconclusive';
