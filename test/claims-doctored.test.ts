@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Check, Claim } from '../src/reference/published.js';
-import type { RunDocument } from '../src/report/document.js';
+import type { RunDocument } from '../src/document/run.js';
 import { FIXTURES, docs, p, verdictOf, type Cfg } from './helpers/claims-data.js';
 
 /** The claims whose data the experiments do not produce (not-measurable whatever the data). */

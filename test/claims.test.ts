@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
 import { CHECK_TYPES } from '../src/reference/published.js';
-import type { RunDocument } from '../src/report/document.js';
+import type { RunDocument } from '../src/document/run.js';
 import { evaluateClaim, evaluateClaims, type VerdictValue } from '../src/claims/evaluate.js';
 import { compareFigures } from '../src/claims/figures.js';
-import { PRESETS, presetFor } from '../src/claims/presets.js';
+import { presetFor } from '../src/experiments/index.js';
 import { EXPERIMENTS as REGISTERED } from '../src/experiments/index.js';
 import { parseOnly, registerReproduceCommand, runReproduce } from '../src/cli/reproduce.js';
 import { Command } from 'commander';
@@ -281,7 +281,7 @@ describe('published figures beside this machine', () => {
 describe('reproduce presets and command line', () => {
   test('every registered experiment has a full and a quick preset its parse() accepts', () => {
     for (const exp of REGISTERED) {
-      assert.ok(PRESETS[exp.name], `preset for ${exp.name}`);
+      assert.ok(exp.presets.full && exp.presets.quick, `preset for ${exp.name}`);
       for (const quick of [false, true]) assert.doesNotThrow(() => exp.parse(presetFor(exp.name, quick)!), `${exp.name} ${quick ? 'quick' : 'full'}`);
     }
     assert.equal(presetFor('nonesuch', true), null);
@@ -308,8 +308,8 @@ describe('reproduce presets and command line', () => {
       ['000', '003'],
     );
     assert.throws(() => parseOnly('000,7', p), /--only: unknown article "7"/);
-    await assert.rejects(runReproduce({ only: '9' }), /forklab reproduce: --only: unknown article "9"/);
-    await assert.rejects(runReproduce({ only: '000', db: '/etc/hostname/forklab.db' }), /forklab reproduce: --db: /);
+    await assert.rejects(runReproduce({ only: '9' }), /--only: unknown article "9"/);
+    await assert.rejects(runReproduce({ only: '000', db: '/etc/hostname/forklab.db' }), /--db: /);
     const program = new Command('forklab');
     registerReproduceCommand(program);
     const cmd = program.commands.find((c) => c.name() === 'reproduce')!;

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { cowExperiment, splitForkSeries, thpVerdict, COW_SERIES } from '../src/experiments/cow.js';
-import { measurementToJson } from '../src/report/document.js';
+import { measurementToJson } from '../src/document/run.js';
 import { UsageError } from '../src/experiments/types.js';
 import { testContext } from './helpers/context.js';
 

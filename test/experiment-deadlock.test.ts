@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { deadlockExperiment, summarizeDeadlock, fmtDuration, errnoName, type DeadlockParams } from '../src/experiments/deadlock.js';
 import { nativePaths, requireNative } from '../src/runner/paths.js';
 import { killGroup } from '../src/runner/processes.js';
-import { measurementToJson } from '../src/report/document.js';
+import { measurementToJson } from '../src/document/run.js';
 import { UsageError, type Measurement } from '../src/experiments/types.js';
 import { testContext } from './helpers/context.js';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { execExperiment } from '../src/experiments/exec.js';
 import { pairedExecBootstrap } from '../src/experiments/exec/paired.js';
 import { tscCyclesPerUs } from '../src/experiments/exec/ldstats.js';
-import { measurementToJson } from '../src/report/document.js';
+import { measurementToJson } from '../src/document/run.js';
 import { UsageError } from '../src/experiments/types.js';
 import { childrenOf } from './helpers/procs.js';
 import { testContext } from './helpers/context.js';

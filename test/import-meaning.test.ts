@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { checkDocumentMeaning, MAX_SAMPLE_NS } from '../src/store/meaning.js';
 import { DocumentError } from '../src/document/validate.js';
 import { readBounded } from '../src/cli/input.js';
-import type { RunDocument } from '../src/report/document.js';
+import type { RunDocument } from '../src/document/run.js';
 import { runCli, sandbox } from './helpers/cli.js';
 
 const QUICK = ['spawn', '--methods', 'fork-exit', '--rss', '0', '--thp', 'off', '--repeats', '1', '--iterations', '8', '--ci-target', '0'];

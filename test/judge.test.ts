@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { judgeDocuments, VERDICTS_SCHEMA, type VerdictsDocument } from '../src/claims/judge.js';
-import type { RunDocument } from '../src/report/document.js';
+import type { RunDocument } from '../src/document/run.js';
 import { fakeDocument } from './fixtures/store/fake.js';
 import { runCli, sandbox } from './helpers/cli.js';
 

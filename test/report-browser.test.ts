@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { RunDocument } from '../src/report/document.js';
+import type { RunDocument } from '../src/document/run.js';
 import { renderHtml } from '../src/report/html.js';
 import { chartsFor, publishedCharts } from '../src/report/charts.js';
 import { runConclusions } from '../src/report/judged.js';

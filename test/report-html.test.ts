@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunDocument } from '../src/report/document.js';
+import type { RunDocument } from '../src/document/run.js';
 import { escapeHtml, renderHtml } from '../src/report/html.js';
 import { chartsFor, publishedCharts } from '../src/report/charts.js';
 import { groupsOf, readingRecords } from '../src/report/groups.js';

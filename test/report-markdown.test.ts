@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { RunDocument } from '../src/report/document.js';
+import type { RunDocument } from '../src/document/run.js';
 import { mdCell, renderCompareMarkdown, renderMarkdown } from '../src/report/markdown.js';
 import { resultsOf } from '../src/report/results.js';
 import { renderView } from '../src/report/terminal.js';

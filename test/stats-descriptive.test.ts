@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { quantile, median, mean, stdev, describe } from '../src/stats/index.js';
+import { quantile, median, mean, stdev, describe } from '../src/stats/descriptive.js';
 
 function close(actual: number, expected: number, tol = 1e-9): void {
   assert.ok(Math.abs(actual - expected) <= tol, `expected ${expected}, got ${actual} (tol ${tol})`);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mannWhitneyU, normalCdf, erfc } from '../src/stats/index.js';
+import { mannWhitneyU, normalCdf, erfc } from '../src/stats/mannwhitney.js';
 
 function close(actual: number, expected: number, tol: number): void {
   assert.ok(Math.abs(actual - expected) <= tol, `expected ${expected}, got ${actual} (tol ${tol})`);

@@ -4,7 +4,7 @@
 import { Option, type Command } from 'commander';
 import { compareRuns, type Comparison, type FigureComparison } from '../store/compare.js';
 import { UsageError } from '../experiments/types.js';
-import { renderTable } from '../report/table.js';
+import { renderTable } from '../text/table.js';
 import { fmtIn } from '../text/format.js';
 import { timeUnit } from '../report/groups.js';
 import { resultsOf } from '../report/results.js';
@@ -12,7 +12,7 @@ import { renderView } from '../report/terminal.js';
 import { findExperiment } from '../experiments/index.js';
 import type { RunDocument } from '../document/run.js';
 import { dbOption, emitTo, fileOption, noColorOption, planFileFlag } from './options.js';
-import { CliError } from './run.js';
+import { CliError } from './errors.js';
 import { colors, plain, guarded, localTime, out, RUN_HELP, show, withStore, type Colors, type Opts } from './history-common.js';
 
 function fmtP(p: number): string {

@@ -10,7 +10,7 @@ import { readDoctorFacts } from '../env/doctor-facts.js';
 import { doctorSummary, runDoctorChecks, type DoctorCheck, type FileChange } from '../env/doctor.js';
 import { parseThpChoice } from '../env/parse.js';
 import { readTextOrNull } from '../env/memory.js';
-import { CliError } from './run.js';
+import { CliError } from './errors.js';
 import { emitTo, fileOption, noColorOption, planFileFlag } from './options.js';
 
 /** A change made by --apply, with what was there before. */
@@ -41,7 +41,7 @@ function readSaved(path: string): SavedChange[] {
     const v = JSON.parse(readFileSync(path, 'utf8')) as { changes?: SavedChange[] };
     return Array.isArray(v.changes) ? v.changes : [];
   } catch (e) {
-    throw new CliError(`forklab doctor: ${path} (saved values) is unreadable: ${(e as Error).message}. Remove it once the settings are as you want them.`, 1);
+    throw new CliError(`${path} (saved values) is unreadable: ${(e as Error).message}. Remove it once the settings are as you want them.`, 1);
   }
 }
 
@@ -167,8 +167,8 @@ export function registerDoctor(program: Command): void {
     .addOption(noColorOption())
     .exitOverride()
     .action(async (o: { json?: string | boolean; apply?: boolean; reset?: boolean; saved?: string; color?: boolean }) => {
-      if (o.apply && o.reset) throw new CliError('forklab doctor: --apply and --reset: choose one');
-      if (o.saved !== undefined && o.saved.trim() === '') throw new CliError('forklab doctor: --saved: expected a file path');
+      if (o.apply && o.reset) throw new CliError('--apply and --reset: choose one');
+      if (o.saved !== undefined && o.saved.trim() === '') throw new CliError('--saved: expected a file path');
       const savedPath = o.saved ?? defaultSavedPath();
       const json = planFileFlag('--json', o.json);
       if (o.reset) {

@@ -4,10 +4,7 @@
 import { CommanderError, type Command } from 'commander';
 import { ForklabError } from '../errors.js';
 
-/**
- * A command-line problem found by the CLI itself. Its message may already begin with "forklab COMMAND: "
- * (older call sites built the prefix themselves); the printer adds the prefix only when it is missing.
- */
+/** A command-line problem found by the CLI itself; its message never names the command (the printer prefixes it). */
 export class CliError extends ForklabError {
   constructor(message: string, exitCode = 2, hint?: string) {
     super('usage', message, { exitCode, hint });
@@ -19,7 +16,7 @@ export class CliError extends ForklabError {
 export function reportError(e: unknown, command: string, write: (s: string) => void = (s) => void process.stderr.write(s)): number {
   const prefix = `forklab ${command}: `;
   if (e instanceof ForklabError) {
-    write(`${e.message.startsWith('forklab ') ? e.message : prefix + e.message}\n`);
+    write(`${prefix}${e.message}\n`);
     if (e.hint) write(`  hint: ${e.hint}\n`);
     return e.exitCode;
   }

@@ -7,7 +7,7 @@ import { readInputFile } from './input.js';
 import type { Command } from 'commander';
 import { verdictsDocument } from '../claims/judge.js';
 import { groupByMachine, judgeEachMachine, judgeMixed, whyApart } from '../claims/machines.js';
-import type { RunDocument } from '../report/document.js';
+import type { RunDocument } from '../document/run.js';
 import type { Store } from '../store/db.js';
 import { openDatabase } from './database.js';
 import { DocumentError, parseRunDocument, validateRunDocument } from '../document/validate.js';

@@ -97,22 +97,22 @@ function follow(start: string): { path: string; st: Stats | null } {
 }
 
 /** Can a new file be created in dir? Tried for real (a temporary directory made and removed): /proc, read-only mounts. */
-function probeDirectory(dir: string): void {
+function probeDirectory(dir: string, bad: (problem: string) => never): void {
   let st: Stats;
   try {
     st = statSync(dir);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new Error(`directory ${dir} does not exist`);
-    if (code === 'ENOTDIR') throw new Error(`${dir} is not a directory (a component of the path is a file)`);
-    throw new Error(`cannot reach directory ${dir}: ${errnoText(e)}`);
+    if (code === 'ENOENT') bad(`directory ${dir} does not exist`);
+    if (code === 'ENOTDIR') bad(`${dir} is not a directory (a component of the path is a file)`);
+    bad(`cannot reach directory ${dir}: ${errnoText(e)}`);
   }
-  if (!st.isDirectory()) throw new Error(`${dir} is not a directory`);
+  if (!st.isDirectory()) bad(`${dir} is not a directory`);
   try {
     accessSync(dir, constants.W_OK);
     rmdirSync(mkdtempSync(join(dir, '.forklab-check-')));
   } catch (e) {
-    throw new Error(`cannot create files in ${dir}: ${errnoText(e)}`);
+    bad(`cannot create files in ${dir}: ${errnoText(e)}`);
   }
 }
 
@@ -121,48 +121,52 @@ function probeDirectory(dir: string): void {
  * the flag and the problem. Nothing is created or changed.
  */
 export function planOutput(flag: string, file: string): OutputTarget {
-  if (file.trim() === '') throw new UsageError(flag, 'the file name is empty; give a path, or - for standard output');
+  const bad = (problem: string): never => {
+    throw new UsageError(flag, problem);
+  };
+  if (file.trim() === '') bad('the file name is empty; give a path, or - for standard output');
   if (file === '-') return { kind: 'fd', fd: 1, display: 'standard output' };
   const abs = resolve(file);
+  const fd = fdOf(abs);
+  if (fd !== null) {
+    if (fd === 0) bad(`${file} is standard input; give a file, or - for standard output`);
+    try {
+      fstatSync(fd);
+    } catch {
+      bad(`${file}: descriptor ${fd} is not open`);
+    }
+    return { kind: 'fd', fd, display: fd === 1 ? 'standard output' : fd === 2 ? 'standard error' : `descriptor ${fd}` };
+  }
+  let followed: { path: string; st: Stats | null };
   try {
-    const fd = fdOf(abs);
-    if (fd !== null) {
-      if (fd === 0) throw new Error(`${file} is standard input; give a file, or - for standard output`);
-      try {
-        fstatSync(fd);
-      } catch {
-        throw new Error(`${file}: descriptor ${fd} is not open`);
-      }
-      return { kind: 'fd', fd, display: fd === 1 ? 'standard output' : fd === 2 ? 'standard error' : `descriptor ${fd}` };
-    }
-    const { path, st } = follow(abs);
-    const via = path === abs ? '' : ` (the link ${file} points at ${path})`;
-    if (st === null) {
-      probeDirectory(dirname(path));
-      return { kind: 'atomic', path, display: file, existing: null };
-    }
-    if (st.isDirectory()) throw new Error(`${file} is a directory${via}; give a file name`);
-    if (st.isBlockDevice()) throw new Error(`${file} is a block device${via}; forklab writes only to files, pipes and character devices`);
-    if (st.isSocket()) throw new Error(`${file} is a socket${via}; give a file`);
-    if (st.isCharacterDevice() || st.isFIFO()) {
-      try {
-        accessSync(path, constants.W_OK);
-      } catch (e) {
-        throw new Error(`cannot write to ${file}${via}: ${errnoText(e)}`);
-      }
-      return { kind: 'through', path, display: file, what: st.isFIFO() ? 'FIFO' : 'character device' };
-    }
+    followed = follow(abs);
+  } catch (e) {
+    return bad((e as Error).message);
+  }
+  const { path, st } = followed;
+  const via = path === abs ? '' : ` (the link ${file} points at ${path})`;
+  if (st === null) {
+    probeDirectory(dirname(path), bad);
+    return { kind: 'atomic', path, display: file, existing: null };
+  }
+  if (st.isDirectory()) bad(`${file} is a directory${via}; give a file name`);
+  if (st.isBlockDevice()) bad(`${file} is a block device${via}; forklab writes only to files, pipes and character devices`);
+  if (st.isSocket()) bad(`${file} is a socket${via}; give a file`);
+  if (st.isCharacterDevice() || st.isFIFO()) {
     try {
       accessSync(path, constants.W_OK);
     } catch (e) {
-      throw new Error(`${file}${via} exists and is not writable (${errnoText(e)}); it was left as it is`);
+      bad(`cannot write to ${file}${via}: ${errnoText(e)}`);
     }
-    probeDirectory(dirname(path));
-    return { kind: 'atomic', path, display: file, existing: { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid } };
-  } catch (e) {
-    if (e instanceof UsageError) throw e;
-    throw new UsageError(flag, (e as Error).message);
+    return { kind: 'through', path, display: file, what: st.isFIFO() ? 'FIFO' : 'character device' };
   }
+  try {
+    accessSync(path, constants.W_OK);
+  } catch (e) {
+    bad(`${file}${via} exists and is not writable (${errnoText(e)}); it was left as it is`);
+  }
+  probeDirectory(dirname(path), bad);
+  return { kind: 'atomic', path, display: file, existing: { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid } };
 }
 
 /** Writes all of text to an open descriptor, waiting when a non-blocking pipe is full. */

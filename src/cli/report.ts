@@ -11,7 +11,7 @@ import type { Published } from '../reference/published.js';
 import { REPRODUCE_SCHEMA, asReproduceDocument, type ReproduceDocument } from '../claims/reproduction.js';
 import { isReproductionRef } from '../store/db.js';
 import { renderCompareMarkdown, renderMarkdown } from '../report/markdown.js';
-import { CliError } from './run.js';
+import { CliError } from './errors.js';
 import { dbOption, fileFlagPath, fileOption } from './options.js';
 import { UsageError } from '../errors.js';
 import { BROKEN_PIPE_STATUS, OutputError, planOutput, writeOutput, writeStdout, type OutputTarget } from './output.js';
@@ -61,7 +61,7 @@ async function conclusionsFor(doc: RunDocument, deps: ReportDeps): Promise<RunCo
 }
 
 function usage(message: string): never {
-  throw new CliError(`forklab report: ${message}`);
+  throw new CliError(message);
 }
 
 async function loadDocs(run: string | undefined, o: ReportOptions, deps: ReportDeps): Promise<RunDocument[]> {
@@ -79,7 +79,7 @@ async function loadDocs(run: string | undefined, o: ReportOptions, deps: ReportD
     } catch (e) {
       if (e instanceof CliError) throw e;
       // The same status as `forklab show` for a run that is not there, or a file that cannot be read: bad input.
-      throw new CliError(`forklab report: ${inputs.length ? '--input: ' : ''}${(e as Error).message}`, 2);
+      throw new CliError(`${inputs.length ? '--input: ' : ''}${(e as Error).message}`, 2);
     }
   }
   return docs;
@@ -92,7 +92,7 @@ function writeReport(flag: string, target: OutputTarget, text: string): void {
   } catch (e) {
     if (!(e instanceof OutputError)) throw e;
     if (e.errno === 'EPIPE') process.exit(BROKEN_PIPE_STATUS);
-    throw new OutputError(e.display, e.errno, `forklab report: ${flag}: ${e.message}`, `nothing was changed at ${e.display}`);
+    throw new OutputError(e.display, e.errno, `${flag}: ${e.message}`, `nothing was changed at ${e.display}`);
   }
   if (target.kind !== 'fd') process.stderr.write(`forklab: wrote ${target.display}\n`);
 }
@@ -155,7 +155,7 @@ async function reproductionFor(run: string | undefined, o: ReportOptions, deps: 
       got = await deps.loadReproduction(run, o.db);
     } catch (e) {
       if (e instanceof CliError) throw e;
-      throw new CliError(`forklab report: ${(e as Error).message}`, 1);
+      throw new CliError((e as Error).message, 1);
     }
     const doc = asReproduceDocument(got.doc, `reproduction ${run}`);
     return {

@@ -5,13 +5,13 @@ import type { Command } from 'commander';
 import { findExperiment } from '../experiments/index.js';
 import { UsageError, type Experiment, type Warning } from '../experiments/types.js';
 import { nativePaths, requireNative } from '../runner/paths.js';
-import type { RunDocument } from '../report/document.js';
+import type { RunDocument } from '../document/run.js';
 import { articleExperiments, loadPublished, type Article, type Published } from '../reference/published.js';
 import { REPRODUCE_SCHEMA, REPRODUCE_VERSION, type ReproduceDocument } from '../claims/reproduction.js';
 import { judgeDocuments, type Judged } from '../claims/judge.js';
-import { presetFor } from '../claims/presets.js';
+import { presetFor } from '../experiments/index.js';
 import { paintsFor, renderSummary } from './summary.js';
-import { CliError, executeExperiment, interruptedStatus, interruptedWord, onInterrupt, openHistory, parseCommon } from './run.js';
+import { executeExperiment, interruptedStatus, interruptedWord, onInterrupt, openHistory, parseCommon } from './run.js';
 import { doctorSummaryLine } from './doctor.js';
 import { formatWitness } from '../env/witness.js';
 import type { Store } from '../store/db.js';
@@ -105,23 +105,18 @@ interface Prepared {
 }
 
 function prepare(o: ReproduceOptions, published: Published): Prepared {
-  try {
-    const articles = parseOnly(o.only, published);
-    const { pinCpu, seed, label: runLabel, json } = parseCommon({ ...o, json: fileFlagPath(o.json) });
-    const outputs = { json, html: planFileFlag('--html', o.html), markdown: planFileFlag('--markdown', o.markdown) };
-    const toStdout = [outputs.json, outputs.html, outputs.markdown].filter((t) => t?.kind === 'fd' && t.fd === 1).length;
-    if (toStdout > 1) throw new UsageError('--json', 'only one of --json, --html and --markdown can write to standard output');
-    const quick = o.quick === true;
-    const settleS = o.settle === undefined ? null : Number(o.settle);
-    if (settleS !== null && !(Number.isFinite(settleS) && settleS > 0 && settleS <= 86_400))
-      throw new UsageError('--settle', `needs a budget in seconds, above 0 and at most 86400 (a day), got ${JSON.stringify(o.settle)}`);
-    const steps = plan(articles, quick);
-    requireNative(nativePaths());
-    return { articles, settleS, quick, pinCpu, seed, runLabel, outputs, steps, history: openHistory(o) };
-  } catch (e) {
-    if (e instanceof UsageError) throw new CliError(`forklab reproduce: ${e.message}`);
-    throw e;
-  }
+  const articles = parseOnly(o.only, published);
+  const { pinCpu, seed, label: runLabel, json } = parseCommon({ ...o, json: fileFlagPath(o.json) });
+  const outputs = { json, html: planFileFlag('--html', o.html), markdown: planFileFlag('--markdown', o.markdown) };
+  const toStdout = [outputs.json, outputs.html, outputs.markdown].filter((t) => t?.kind === 'fd' && t.fd === 1).length;
+  if (toStdout > 1) throw new UsageError('--json', 'only one of --json, --html and --markdown can write to standard output');
+  const quick = o.quick === true;
+  const settleS = o.settle === undefined ? null : Number(o.settle);
+  if (settleS !== null && !(Number.isFinite(settleS) && settleS > 0 && settleS <= 86_400))
+    throw new UsageError('--settle', `needs a budget in seconds, above 0 and at most 86400 (a day), got ${JSON.stringify(o.settle)}`);
+  const steps = plan(articles, quick);
+  requireNative(nativePaths());
+  return { articles, settleS, quick, pinCpu, seed, runLabel, outputs, steps, history: openHistory(o) };
 }
 
 interface Measured {
@@ -242,7 +237,7 @@ function writeOne(flag: string, target: OutputTarget, text: string, doc: Reprodu
         : ids.length
           ? `the runs are stored (${ids.join(', ')}): forklab export RUN writes each`
           : undefined;
-    throw new OutputError(e.display, e.errno, `forklab reproduce: ${flag}: ${e.message}`, hint);
+    throw new OutputError(e.display, e.errno, `${flag}: ${e.message}`, hint);
   }
   if (target.kind !== 'fd') process.stderr.write(`forklab reproduce: wrote ${target.display}\n`);
 }

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
 import { dbOption } from './options.js';
-import { CliError } from './run.js';
+import { CliError } from './errors.js';
 import { guarded, localTime, RUN_HELP, withStore } from './history-common.js';
 import type { RunRow } from '../store/db.js';
 

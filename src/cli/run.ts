@@ -9,7 +9,7 @@ import { addProbeUsage, emptyUsageTotals, witnessOfLoad, type NoiseWitness } fro
 import { noiseFigures, noiseWarning } from '../experiments/noise.js';
 import { parseCpusAllowedList } from '../env/parse.js';
 import { readFileSync } from 'node:fs';
-import { buildDocument, type RunDocument } from '../report/document.js';
+import { buildDocument, type RunDocument } from '../document/run.js';
 import { UsageError, type Experiment, type ExperimentRun, type CommandOptions, type Warning } from '../experiments/types.js';
 import { parseCpu, parseInteger } from '../experiments/parse.js';
 import { findExperiment } from '../experiments/index.js';
@@ -31,8 +31,6 @@ export interface CommonOptions {
   color?: boolean;
 }
 
-export { CliError } from './errors.js';
-
 export function cpusAllowed(): number[] | null {
   try {
     const line = readFileSync('/proc/self/status', 'utf8')
@@ -50,7 +48,6 @@ export function parseLabel(label: string | undefined): string | undefined {
   const t = label.trim();
   if (t === '') throw new UsageError('--label', 'is empty; give a short text (--label baseline), or leave --label out');
   if (t.length > 200) throw new UsageError('--label', `is ${t.length} characters long; at most 200`);
-  // eslint-disable-next-line no-control-regex
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what a label may not hold
   if (/[\u0000-\u001f\u007f]/.test(t)) throw new UsageError('--label', 'contains a line break or another control character');
   return t;

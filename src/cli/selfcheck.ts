@@ -20,8 +20,9 @@ import { EXPERIMENTS, findExperiment } from '../experiments/index.js';
 import type { SelfcheckPair } from '../experiments/selfcheck.js';
 import { METHODS, THP_MODES, type Method, type ThpMode } from '../experiments/spawn.js';
 import { UsageError } from '../experiments/types.js';
-import { renderTable, fmtUs } from '../report/table.js';
-import { CliError, cpusAllowed, onInterrupt } from './run.js';
+import { renderTable } from '../text/table.js';
+import { fmtUs } from '../text/format.js';
+import { cpusAllowed, onInterrupt } from './run.js';
 import { doctorSummaryLine } from './doctor.js';
 
 export const TOLERANCE = 0.1;
@@ -248,14 +249,8 @@ export function registerSelfcheck(program: Command): void {
     .addOption(pinOption())
     .exitOverride()
     .action(async (o: Record<string, string | undefined>) => {
-      let p: SelfcheckParams;
-      try {
-        p = parseSelfcheck(o, cpusAllowed());
-        preflightSelfcheck(p);
-      } catch (e) {
-        if (e instanceof UsageError) throw new CliError(`forklab selfcheck: ${e.message}`);
-        throw e;
-      }
+      const p = parseSelfcheck(o, cpusAllowed());
+      preflightSelfcheck(p);
       const native = requireNative(nativePaths());
       process.stderr.write(`${await doctorSummaryLine()}\n`);
       const controller = new AbortController();

@@ -9,7 +9,7 @@ import { judgeDocuments, type Judged } from '../claims/judge.js';
 import type { Verdict } from '../claims/evaluate.js';
 import type { Experiment, Warning } from '../experiments/types.js';
 import type { Published } from '../reference/published.js';
-import type { RunDocument } from '../report/document.js';
+import type { RunDocument } from '../document/run.js';
 import type { Store } from '../store/db.js';
 import { executeExperiment } from './run.js';
 

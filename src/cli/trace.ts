@@ -167,7 +167,7 @@ export async function traceAction(command: string[], o: TraceOptions): Promise<n
   try {
     obs = await observe({ tracer, outFile, sampleMs: plan.sampleMs, mode: plan.mode });
     if ('pid' in plan.mode && obs.exit.code !== 0 && obs.endedBy === 'process-ended' && !existsSync(outFile))
-      throw new CliError(`forklab trace: strace could not attach to pid ${plan.mode.pid}: ${obs.tracerStderr.trim() || `status ${obs.exit.code}`}`, 1);
+      throw new CliError(`strace could not attach to pid ${plan.mode.pid}: ${obs.tracerStderr.trim() || `status ${obs.exit.code}`}`, 1);
     const text = existsSync(outFile) ? readFileSync(outFile, 'utf8') : '';
     if (plan.keepTrace) copyFileSync(outFile, plan.keepTrace);
     const model = buildModel(parseStrace(text), { known });

@@ -1,14 +1,8 @@
 // The distribution of a run's raw samples per configuration (box, whiskers, outliers), as pyperf hist shows it.
 import type { RunDocument } from '../document/run.js';
+import { quantileUnchecked } from '../stats/descriptive.js';
 import { chart, type ChartDef } from './chart-spec.js';
 import { configLabel, groupsOf, timeUnit } from './groups.js';
-
-/** Quartiles of sorted samples (linear interpolation between order statistics). */
-function quantileOf(sorted: readonly number[], q: number): number {
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  return sorted[lo]! + (sorted[Math.min(lo + 1, sorted.length - 1)]! - sorted[lo]!) * (pos - lo);
-}
 
 const MAX_OUTLIERS = 200;
 
@@ -29,8 +23,8 @@ export function distributionChart(doc: RunDocument): ChartDef | null {
       .sort((a, b) => a - b);
     if (samples.length === 0) continue;
     const label = configLabel(doc.experiment, g.series, g.fields);
-    const q1 = quantileOf(samples, 0.25);
-    const q3 = quantileOf(samples, 0.75);
+    const q1 = quantileUnchecked(samples, 0.25);
+    const q3 = quantileUnchecked(samples, 0.75);
     const iqr = q3 - q1;
     const inside = samples.filter((x) => x >= q1 - 1.5 * iqr && x <= q3 + 1.5 * iqr);
     const lo = inside[0] ?? samples[0]!;
@@ -38,7 +32,7 @@ export function distributionChart(doc: RunDocument): ChartDef | null {
     const out = samples.filter((x) => x < lo || x > hi);
     const shown = out.length > MAX_OUTLIERS ? [...out.slice(0, MAX_OUTLIERS / 2), ...out.slice(-MAX_OUTLIERS / 2)] : out;
     const u = (ns: number) => ns / unit.perNs;
-    boxes.push({ kind: 'box', label, n: samples.length, q1: u(q1), median: u(quantileOf(samples, 0.5)), q3: u(q3), lo: u(lo), hi: u(hi), outliers: out.length });
+    boxes.push({ kind: 'box', label, n: samples.length, q1: u(q1), median: u(quantileUnchecked(samples, 0.5)), q3: u(q3), lo: u(lo), hi: u(hi), outliers: out.length });
     for (const x of shown) outliers.push({ kind: 'outlier', label, value: u(x) });
   }
   if (boxes.length === 0) return null;

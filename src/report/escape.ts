@@ -5,7 +5,6 @@
 
 /** Line breaks and other control characters (tabs included) become one space each. */
 function oneLine(s: string): string {
-  // eslint-disable-next-line no-control-regex
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this escapes
   return s.replace(/\r\n|[\u0000-\u001f\u007f\u0085\u2028\u2029]/g, ' ');
 }

@@ -1,12 +1,12 @@
 // A run's raw data for other tools: every sample as a CSV row, and the per-configuration summary as a
 // Markdown table (pooled repeats), for `forklab export RUN --csv | --markdown`.
-import type { RunDocument } from './document.js';
+import type { RunDocument } from '../document/run.js';
 import { CONFIGURATION_KEYS } from '../document/run.js';
 import { groupConfigurations, groupMedian } from '../store/compare.js';
 import { describe } from '../stats/descriptive.js';
 import { mdTable } from './markdown.js';
 import { mdText } from './escape.js';
-import { fmtUs, fmtUsCi } from './table.js';
+import { fmtUs, fmtUsCi } from '../text/format.js';
 
 /** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; numbers as plain decimals. */
 export function csvField(v: unknown): string {

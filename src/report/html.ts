@@ -1,6 +1,6 @@
 // One self-contained HTML report: inline CSS, charts as inline SVG drawn at write time, no script, no URL.
 // Every string that comes from the run (machine record, parameters, warnings, series names) is escaped.
-import type { RunDocument } from './document.js';
+import type { RunDocument } from '../document/run.js';
 import { renderSvg } from './svg.js';
 import { chartsFor, compareChart, publishedCharts, type ChartDef } from './charts.js';
 import type { ClaimVerdict, PublishedComparison } from './judged.js';

@@ -1,7 +1,7 @@
 // What a report concludes about one run: the verdicts of the claims that run can judge and its figures beside the
 // published ones, both from the claims engine (src/claims/judge.ts, the path `reproduce` and `judge` take), mapped
 // to the shapes the HTML and Markdown views draw. A run of the user's own program (--target) judges no claim.
-import type { RunDocument } from './document.js';
+import type { RunDocument } from '../document/run.js';
 import type { Published } from '../reference/published.js';
 import { judgeDocuments } from '../claims/judge.js';
 import type { FigureComparison } from '../claims/figures.js';

@@ -1,7 +1,7 @@
 // What a reader sees instead of the document's keys: parameters as the flags a user types (--rss 0,128, not
 // rssMb), machine fields in words (page size, not pageSizeBytes), numbers without exponents and with thousands
 // separators (1,110 µs, not 1.11e+3 µs).
-import type { RunDocument } from './document.js';
+import type { RunDocument } from '../document/run.js';
 import { findExperiment } from '../experiments/index.js';
 import { words } from '../text/words.js';
 

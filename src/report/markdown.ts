@@ -1,10 +1,10 @@
 // The parts of a report the HTML and Markdown renderings share (machine, comparison of two runs) and the
 // Markdown rendering itself: GitHub-flavoured, for pasting into an issue or a blog post. The results are the
 // experiment's own view (src/report/results.ts), the same the terminal shows.
-import { documentWitness, type RunDocument } from './document.js';
+import { documentWitness, type RunDocument } from '../document/run.js';
 import { formatWitness } from '../env/witness.js';
 import type { MachineRecord } from '../env/machine.js';
-import { fmtRatio } from './table.js';
+import { fmtRatio } from '../text/format.js';
 import type { ClaimVerdict, PublishedComparison } from './judged.js';
 import { articleOf, configLabel, groupsOf, timeUnit, type Cell, type Group } from './groups.js';
 import { compareRuns } from '../store/compare.js';

@@ -1,7 +1,7 @@
 // A reproduction as a report (`forklab reproduce --html/--markdown`, `forklab report R<n>`): summary first —
 // how many claims hold, differ, are inconclusive or not measurable, per article — then per article its headline
 // figures beside this machine's, every verdict with its interval and detail, and the charts of its runs.
-import type { RunDocument } from './document.js';
+import type { RunDocument } from '../document/run.js';
 import type { ReproduceDocument } from '../claims/reproduction.js';
 import type { Verdict } from '../claims/evaluate.js';
 import type { FigureComparison } from '../claims/figures.js';

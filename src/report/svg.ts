@@ -15,7 +15,7 @@ function load(): Promise<{ vega: Vega; vl: VegaLite }> {
 /** A loader that refuses everything: the specifications carry their data inline, and a report must never fetch. */
 function refusingLoader(vega: Vega) {
   const loader = vega.loader();
-  const refuse = (uri: unknown) => Promise.reject(new Error(`forklab report: refusing to load ${String(uri)}`));
+  const refuse = (uri: unknown) => Promise.reject(new Error(`refusing to load ${String(uri)}: a report never fetches`));
   loader.load = refuse as typeof loader.load;
   loader.sanitize = refuse as typeof loader.sanitize;
   loader.http = refuse as typeof loader.http;

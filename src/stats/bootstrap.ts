@@ -54,27 +54,6 @@ export function bootstrapMedianCi(samplesNs: readonly number[], opts: BootstrapO
 }
 
 /**
- * Percentile bootstrap interval of median(a) / median(b), resampling a and b independently. Every value of b
- * must be > 0 so that no resampled denominator can be zero or negative, which is the case for durations.
- */
-export function bootstrapRatioCi(a: readonly number[], b: readonly number[], opts: BootstrapOptions): RatioInterval {
-  const { resamples, confidence } = check(opts, 'bootstrapRatioCi');
-  assertSamples(a, 'bootstrapRatioCi (a)');
-  assertSamples(b, 'bootstrapRatioCi (b)');
-  if (b.some((x) => !(x > 0))) throw new RangeError(`bootstrapRatioCi: every value of b must be > 0, found ${Math.min(...b)}`);
-  const q = { blocks: [single([a]), single([b])], statistic: 'median' as const, combine: (s: readonly number[]) => s[0]! / s[1]! };
-  const ci = bootstrapQuantity(q, { seed: opts.seed, resamples, confidence });
-  const ratio = q.combine([q.blocks[0]!, q.blocks[1]!].map((x) => medianOf(x.series[0]![0]!)));
-  return ci === null ? { ratio, low: ratio, high: ratio, confidence } : { ratio, low: ci.low, high: ci.high, confidence };
-}
-
-function medianOf(xs: readonly number[]): number {
-  const s = Float64Array.from(xs).sort();
-  const n = s.length;
-  return n % 2 ? s[(n - 1) / 2]! : (s[n / 2 - 1]! + s[n / 2]!) / 2;
-}
-
-/**
  * Half-width of an interval relative to a point estimate:
  * max(median - low, high - median) / |median|. Used as a stopping rule
  * (e.g. stop sampling once this is <= 0.02, i.e. within +/-2 %).

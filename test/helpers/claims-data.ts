@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { getClaim, loadPublished, type Claim } from '../../src/reference/published.js';
-import type { RunDocument } from '../../src/report/document.js';
+import type { RunDocument } from '../../src/document/run.js';
 import { evaluateClaim, type Verdict } from '../../src/claims/evaluate.js';
 import { EXPERIMENTS as REGISTERED } from '../../src/experiments/index.js';
 

@@ -29,7 +29,7 @@ export function findTracer(env: NodeJS.ProcessEnv = process.env): Tracer {
     const version = /version\s+(\S+)/.exec(String(v.stdout ?? ''))?.[1] ?? null;
     return { name: 'strace', path, version };
   }
-  throw new ForklabError('usage', 'forklab trace: no tracer found: strace is not in PATH', {
+  throw new ForklabError('usage', 'no tracer found: strace is not in PATH', {
     hint: 'install it: apt-get install strace (Debian, Ubuntu), dnf install strace (Fedora), apk add strace (Alpine)',
   });
 }

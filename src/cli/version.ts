@@ -1,1 +1,0 @@
-export { FORKLAB_VERSION } from '../version.js';
