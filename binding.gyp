@@ -12,6 +12,7 @@
         "native/probe.c",
         "native/region.c",
         "native/launch.c",
+        "native/child.c",
         "<!@(node scripts/list-cases.mjs)"
       ],
       "defines": ["<!@(node scripts/probe-version.mjs)"],

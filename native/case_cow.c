@@ -15,16 +15,13 @@
  * hugeAfterKb) and the parent's at the baseline (parentHugeKb).
  * Arguments: size-mb=N  thp=on|off|default */
 #include "probe.h"
+#include "child.h"
 #include "region.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -94,10 +91,9 @@ static void child_fail(struct child_result *r, const char *call) {
     strncpy(r->call, call, sizeof r->call - 1);
 }
 
-static void child_main(int fd) {
+static void child_main(int fd, void *unused) {
     struct child_result r;
     memset(&r, 0, sizeof r);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (measured(read_pass, &r.read_ns, &r.read_flt) != 0) child_fail(&r, "getrusage");
     else if (huge_kb(&r.huge_before_kb) != 0) child_fail(&r, "open(/proc/self/smaps)");
     else if (measured(write_pass, &r.first_ns, &r.first_flt) != 0) child_fail(&r, "getrusage");
@@ -115,65 +111,24 @@ static void child_main(int fd) {
     _exit(0);
 }
 
-/* Reads the child's result within timeout_ms; 1 = got it, 0 = EOF (child died), -1 = error (emitted). */
-static int read_result(int fd, struct child_result *r, int timeout_ms) {
-    char *p = (char *)r;
-    size_t got = 0;
-    uint64_t deadline = fl_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-    while (got < sizeof *r) {
-        uint64_t now = fl_now_ns();
-        if (now >= deadline) return fl_fail_msg("poll", "the child sent no result in time; killed it");
-        struct pollfd pfd = {fd, POLLIN, 0};
-        int n = poll(&pfd, 1, (int)((deadline - now) / 1000000ull) + 1);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return fl_fail("poll", errno);
-        if (n == 0) continue;
-        ssize_t k = read(fd, p + got, sizeof *r - got);
-        if (k < 0 && errno == EINTR) continue;
-        if (k < 0) return fl_fail("read(pipe)", errno);
-        if (k == 0) return 0;
-        got += (size_t)k;
-    }
-    return 1;
-}
-
-static int reap(pid_t pid, int *status) {
-    pid_t w;
-    do w = waitpid(pid, status, 0); while (w < 0 && errno == EINTR);
-    return w < 0 ? -1 : 0;
-}
-
 /* One fork: the child's three passes into *r. 0, or -1 with an error line emitted; the child is reaped. */
 static int one_fork(struct child_result *r) {
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) return fl_fail("pipe2", errno);
-    pid_t pid = fork();
-    if (pid < 0) {
-        int e = errno;
-        close(fds[0]);
-        close(fds[1]);
-        return fl_fail("fork", e);
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        child_main(fds[1]);
-    }
-    close(fds[1]);
+    fl_child c;
+    if (fl_child_start(&c, FL_FROM_CHILD, child_main, NULL) != 0) return -1;
     /* 30 s plus 50 µs a page: far beyond any CoW pass, short enough not to hang the run. */
-    int timeout_ms = 30000 + (int)(pages / 20);
-    int got = read_result(fds[0], r, timeout_ms);
-    close(fds[0]);
-    if (got < 0) kill(pid, SIGKILL);
+    uint64_t timeout_ns = (30000ull + (uint64_t)(pages / 20)) * 1000000ull;
+    int got = fl_child_read(&c, r, sizeof *r, fl_now_ns() + timeout_ns);
+    fl_child_close(&c);
+    if (got < 0) {
+        fl_child_kill(&c);
+        return got == FL_CHILD_LATE ? fl_fail_msg("poll", "the child sent no result in time; killed it") : -1;
+    }
     int status;
-    if (reap(pid, &status) != 0) return got < 0 ? -1 : fl_fail("waitpid", errno);
-    if (got < 0) return -1;
+    if (fl_child_reap(&c, 0, &status) != 0) return -1;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got == 0) {
-        char msg[128];
-        if (WIFSIGNALED(status))
-            snprintf(msg, sizeof msg, "the measuring child was killed by signal %d", WTERMSIG(status));
-        else
-            snprintf(msg, sizeof msg, "the measuring child exited with status %d before sending its result",
-                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        char how[64], msg[128];
+        fl_child_status_text(status, how, sizeof how);
+        snprintf(msg, sizeof msg, "the measuring child %s%s", how, WIFSIGNALED(status) ? "" : " before sending its result");
         return fl_fail_msg("waitpid", msg);
     }
     if (r->call[0]) {

@@ -21,17 +21,13 @@
  * child wrote its result), hung (still alive at its deadline), killed, childErrno (timedlock's result when
  * reported), childPid. Every child is reaped before batch returns. */
 #include "probe.h"
+#include "child.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -120,9 +116,8 @@ static int setup(void) {
 }
 
 /* In the child: only async-signal-safe calls besides the lock attempt itself; the result goes through the pipe. */
-static void child_main(int wfd, pid_t parent) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(3);
+static void child_main(int wfd, void *arg) {
+    if (getppid() != *(const pid_t *)arg) _exit(3);
     struct child_report r = {0, 0};
     uint64_t t0 = fl_now_ns();
     if (variant == PLAIN_LOCK) {
@@ -141,82 +136,36 @@ static void child_main(int wfd, pid_t parent) {
     _exit(w == (ssize_t)sizeof r ? 0 : 4);
 }
 
-/* Waits for the child's report until deadline_ns; 1 = report read, 0 = nothing (deadline or EOF), -1 = error. */
-static int read_report(int fd, uint64_t deadline_ns, struct child_report *r) {
-    for (;;) {
-        uint64_t now = fl_now_ns();
-        int ms = now >= deadline_ns ? 0 : (int)((deadline_ns - now + 999999) / 1000000);
-        struct pollfd p = {fd, POLLIN, 0};
-        int n = poll(&p, 1, ms);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return fl_fail("poll", errno);
-        if (n == 0) return 0;
-        ssize_t got = read(fd, r, sizeof *r);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) return fl_fail("read", errno);
-        return got == (ssize_t)sizeof *r ? 1 : 0;
-    }
-}
-
 struct outcome {
     uint64_t wait_ns, fork_ns, acquired, reported, hung, killed, child_errno, pid;
 };
 
-/* Reaps the child by deadline_ns, or kills and reaps it. 0, or -1 (error emitted). */
-static int reap_or_kill(pid_t pid, uint64_t deadline_ns, struct outcome *o) {
-    for (;;) {
-        int st;
-        pid_t w = waitpid(pid, &st, WNOHANG);
-        if (w == pid) return 0;
-        if (w < 0 && errno != EINTR) return fl_fail("waitpid", errno);
-        if (fl_now_ns() >= deadline_ns) break;
-        sleep_ns(1000000);
-    }
-    o->hung = 1;
-    if (kill(pid, SIGKILL) != 0 && errno != ESRCH) return fl_fail("kill", errno);
-    o->killed = 1;
-    for (;;) {
-        int st;
-        pid_t w = waitpid(pid, &st, 0);
-        if (w == pid) return 0;
-        if (w < 0 && errno != EINTR) return fl_fail("waitpid", errno);
-    }
-}
-
 static int once(struct outcome *o) {
     memset(o, 0, sizeof *o);
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) return fl_fail("pipe2", errno);
-    if (pin_held_lock() != 0) {
-        close(fds[0]), close(fds[1]);
-        return -1;
-    }
+    if (pin_held_lock() != 0) return -1;
     pid_t parent = getpid();
-    uint64_t t0 = fl_now_ns();
-    pid_t pid = fork();
-    uint64_t t1 = fl_now_ns();
-    if (pid == 0) child_main(fds[1], parent);
-    int fork_errno = errno;
+    fl_child c;
+    int started = fl_child_start(&c, FL_FROM_CHILD, child_main, &parent);
     unpin(); /* already done by prepare in the with-atfork variant */
-    close(fds[1]);
-    if (pid < 0) {
-        close(fds[0]);
-        return fl_fail("fork", fork_errno);
-    }
-    o->fork_ns = t1 - t0;
-    o->pid = (uint64_t)pid;
+    if (started != 0) return -1;
+    uint64_t t1 = c.forked_at_ns;
+    o->fork_ns = c.fork_ns;
+    o->pid = (uint64_t)c.pid;
     uint64_t deadline = t1 + (uint64_t)(child_timeout_ms + (variant == PLAIN_LOCK ? 0 : MARGIN_MS)) * 1000000ull;
     struct child_report r;
-    int got = read_report(fds[0], deadline, &r);
+    int got = fl_child_read(&c, &r, sizeof r, deadline); /* 1: a report; 0 or late: nothing */
     uint64_t watched = fl_now_ns() - t1;
-    close(fds[0]);
-    if (got < 0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
+    fl_child_close(&c);
+    if (got == -1) {
+        fl_child_kill(&c);
         return -1;
     }
+    if (got != 1) got = 0;
     uint64_t reap_by = got == 1 ? t1 + watched + (uint64_t)MARGIN_MS * 1000000ull : deadline; /* a reporting child is exiting */
-    if (reap_or_kill(pid, reap_by > deadline ? reap_by : deadline, o) != 0) return -1;
+    int status;
+    int reaped = fl_child_reap(&c, reap_by > deadline ? reap_by : deadline, &status);
+    if (reaped < 0) return -1;
+    if (reaped == 1) o->hung = o->killed = 1;
     if (got == 1) {
         o->reported = 1;
         o->wait_ns = r.wait_ns;

@@ -15,15 +15,13 @@
  * Arguments: layout=sparse|dense pages=N spacing-kb=K role=measure|hold */
 #include "launch.h"
 #include "probe.h"
+#include "child.h"
 
 #include <errno.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -40,8 +38,7 @@ static int layout;
 static long pages, spacing, page_size;
 static char *range;       /* the reservation (sparse) or the mapping (dense) */
 static size_t range_bytes;
-static pid_t child = -1;
-static int sock = -1;     /* the parent's end of the socket to the child */
+static fl_child child = {-1, -1, 0, 0}; /* child.fd: the parent's end of the socket to the child */
 
 /* The kernel frees page tables after an RCU grace period, so PageTables lags an exit or exec by tens of ms:
  * reads it every 10 ms until three reads in a row agree within 512 kB (other processes move it too), at
@@ -69,9 +66,9 @@ static void put_phase(const char *phase) {
     fl_info_begin();
     snprintf(key, sizeof key, "%s.parentVmPteKb", phase);
     fl_info_long(key, fl_proc_kb("/proc/self/status", "VmPTE"));
-    if (child > 0) {
+    if (child.pid > 0) {
         char path[64];
-        snprintf(path, sizeof path, "/proc/%d/status", (int)child);
+        snprintf(path, sizeof path, "/proc/%d/status", (int)child.pid);
         snprintf(key, sizeof key, "%s.childVmPteKb", phase);
         fl_info_long(key, fl_proc_kb(path, "VmPTE"));
     }
@@ -113,19 +110,8 @@ static int build(void) {
     return 0;
 }
 
-static void kill_child(void) {
-    if (child > 0) {
-        kill(child, SIGKILL);
-        while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {}
-        child = -1;
-    }
-    if (sock >= 0) close(sock);
-    sock = -1;
-}
-
 /* The child between fork and exec: waits for one byte ('x': exec the holder) or end of input (_exit). */
-static void child_main(int s, const char *exe) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
+static void child_main(int s, void *exe) {
     char c;
     ssize_t r;
     do r = read(s, &c, 1); while (r < 0 && errno == EINTR);
@@ -133,7 +119,7 @@ static void child_main(int s, const char *exe) {
     if (dup2(s, 0) < 0 || dup2(s, 1) < 0) _exit(126);
     char *const argv[] = {(char *)exe, "pagetables", "role=hold", NULL};
     char *const envp[] = {NULL};
-    execve(exe, argv, envp);
+    execve((const char *)exe, argv, envp);
     _exit(127);
 }
 
@@ -141,19 +127,14 @@ static void child_main(int s, const char *exe) {
 static int await_ready(void) {
     char buf[4096];
     size_t have = 0;
+    uint64_t deadline = fl_now_ns() + (uint64_t)READY_TIMEOUT_MS * 1000000ull;
     for (;;) {
-        struct pollfd p = {sock, POLLIN, 0};
-        int r = poll(&p, 1, READY_TIMEOUT_MS);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) return fl_fail("poll", errno);
-        if (r == 0) return fl_fail_msg("poll", "the exec'd child did not report ready within 20 s");
-        ssize_t n = read(sock, buf + have, sizeof buf - 1 - have);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return fl_fail("read(child socket)", errno);
+        long n = fl_child_read_some(&child, buf + have, sizeof buf - 1 - have, deadline);
+        if (n == FL_CHILD_LATE) return fl_fail_msg("poll", "the exec'd child did not report ready within 20 s");
+        if (n < 0) return -1;
         if (n == 0) {
             int status = 0;
-            while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
-            child = -1;
+            if (fl_child_reap(&child, 0, &status) != 0) return -1;
             char msg[128];
             snprintf(msg, sizeof msg, "the child ended before its exec'd holder was ready (exit status %d, signal %d)",
                      WIFEXITED(status) ? WEXITSTATUS(status) : -1, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
@@ -166,15 +147,12 @@ static int await_ready(void) {
     }
 }
 
+/* End of input to the holder, which exits; reaps it. */
 static int reap_child(void) {
-    if (shutdown(sock, SHUT_WR) != 0) return fl_fail("shutdown(child socket)", errno);
+    if (shutdown(child.fd, SHUT_WR) != 0) return fl_fail("shutdown(child socket)", errno);
     int status;
-    pid_t w;
-    do w = waitpid(child, &status, 0); while (w < 0 && errno == EINTR);
-    if (w < 0) return fl_fail("waitpid", errno);
-    child = -1;
-    close(sock);
-    sock = -1;
+    if (fl_child_reap(&child, 0, &status) != 0) return -1;
+    fl_child_close(&child);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         char msg[96];
         snprintf(msg, sizeof msg, "the holder child ended with status %d, signal %d",
@@ -194,29 +172,14 @@ static int phases(pid_t *forked) {
     if (build() != 0) return -1;
     put_phase("after-build");
 
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return fl_fail("socketpair", errno);
-    fflush(stdout);
-    child = fork();
-    if (child < 0) {
-        int e = errno;
-        close(sv[0]);
-        close(sv[1]);
-        return fl_fail("fork", e);
-    }
-    if (child == 0) {
-        close(sv[0]);
-        child_main(sv[1], exe);
-    }
-    close(sv[1]);
-    sock = sv[0];
-    *forked = child;
+    if (fl_child_start(&child, FL_SOCKET, child_main, exe) != 0) return -1;
+    *forked = child.pid;
     put_phase("after-fork");
 
     write_pages();
     put_phase("after-fork-parent-write");
 
-    if (send(sock, "x", 1, MSG_NOSIGNAL) != 1) return fl_fail("send(child socket)", errno);
+    if (send(child.fd, "x", 1, MSG_NOSIGNAL) != 1) return fl_fail("send(child socket)", errno);
     if (await_ready() != 0) return -1;
     put_phase("after-child-exec");
 
@@ -272,7 +235,7 @@ static int batch(long n, int warmup) {
 }
 
 static void teardown(void) {
-    kill_child();
+    fl_child_kill(&child);
     if (range) munmap(range, range_bytes);
     range = NULL;
 }

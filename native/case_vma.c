@@ -9,14 +9,12 @@
  * Arguments: vmas=N  method=fork-exit|clone-vfork|posix-spawn|fork-exec|vfork-exec  target=PATH */
 #include "launch.h"
 #include "probe.h"
+#include "child.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,7 +23,7 @@ static const char *const keys[] = {"vmas", "method", "target", NULL};
 static enum fl_method method;
 static char *region;
 static size_t region_bytes;
-static pid_t child = -1;
+static fl_child child = {-1, -1, 0, 0};
 
 typedef struct {
     long long slab_kb, sunreclaim_kb;
@@ -55,34 +53,21 @@ static int build(long vmas, long page) {
     return 0;
 }
 
+/* The paused child: waits until the parent closes the pipe (end of input: released), then exits. */
+static void paused_main(int fd, void *unused) {
+    char c;
+    ssize_t r;
+    do r = read(fd, &c, 1); while (r < 0 && errno == EINTR);
+    _exit(0);
+}
+
 /* Forks a child that waits on a pipe, reads Slab while it lives, releases and reaps it. 0 or -1. */
 static int paused_child(slab_reading *with_child) {
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) != 0) return fl_fail("pipe2", errno);
-    fflush(stdout);
-    child = fork();
-    if (child < 0) {
-        int e = errno;
-        close(p[0]);
-        close(p[1]);
-        return fl_fail("fork", e);
-    }
-    if (child == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        close(p[1]);
-        char c;
-        ssize_t r;
-        do r = read(p[0], &c, 1); while (r < 0 && errno == EINTR); /* end of input: released */
-        _exit(0);
-    }
-    close(p[0]);
+    if (fl_child_start(&child, FL_TO_CHILD, paused_main, NULL) != 0) return -1;
     *with_child = read_slab();
-    close(p[1]);
+    fl_child_close(&child);
     int status;
-    pid_t w;
-    do w = waitpid(child, &status, 0); while (w < 0 && errno == EINTR);
-    if (w < 0) return fl_fail("waitpid", errno);
-    child = -1;
+    if (fl_child_reap(&child, 0, &status) != 0) return -1;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return fl_fail_msg("waitpid", "the paused child did not exit 0");
     return 0;
 }
@@ -124,11 +109,7 @@ static int setup(void) {
 static int batch(long n, int warmup) { return fl_launch_batch(method, n, warmup); }
 
 static void teardown(void) {
-    if (child > 0) {
-        kill(child, SIGKILL);
-        while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {}
-        child = -1;
-    }
+    fl_child_kill(&child);
     if (region) munmap(region, region_bytes);
     region = NULL;
 }
