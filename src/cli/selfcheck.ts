@@ -13,13 +13,13 @@ import { killAllGroups } from '../runner/processes.js';
 import { mean, median } from '../stats/descriptive.js';
 import { ratioOfMedians } from '../stats/pool.js';
 import { readMemoryBudget } from '../env/memory.js';
+import { HEADROOM_BYTES, requireMemory } from '../experiments/preflight.js';
 import { sampleLoad } from '../env/machine.js';
 import { addProbeUsage, emptyUsageTotals, formatWitness, witnessOfLoad, type NoiseWitness, type ProbeUsageTotals } from '../env/witness.js';
 import { parseChoiceList, parseCpu, parseInteger, parseIntegerList } from '../experiments/parse.js';
 import { EXPERIMENTS, findExperiment } from '../experiments/index.js';
 import type { SelfcheckPair } from '../experiments/selfcheck.js';
 import { METHODS, THP_MODES, type Method, type ThpMode } from '../experiments/spawn.js';
-import { UsageError } from '../experiments/types.js';
 import { renderTable } from '../text/table.js';
 import { fmtUs } from '../text/format.js';
 import { cpusAllowed, onInterrupt } from './run.js';
@@ -78,12 +78,12 @@ export function preflightSelfcheck(p: SelfcheckParams, fitBytes: number | null =
   const sizes = selfcheckPairs(p).map((x) => x.memoryMb);
   if (sizes.length === 0) return;
   const biggest = Math.max(...sizes);
-  const need = biggest * MIB + 2 * MIB + 64 * MIB;
-  if (fitBytes !== null && need > fitBytes)
-    throw new UsageError(
-      '--rss',
-      `${biggest} MB does not fit: this machine can give about ${Math.floor(fitBytes / MIB)} MB more, and forklab keeps 64 MB of headroom. Use a smaller --rss.`,
-    );
+  requireMemory(
+    '--rss',
+    biggest * MIB + 2 * MIB + HEADROOM_BYTES,
+    (mb) => `${biggest} MB does not fit: this machine can give about ${mb} MB more, and forklab keeps 64 MB of headroom. Use a smaller --rss.`,
+    fitBytes,
+  );
 }
 
 /** Every pair of the suites chosen, suite by suite in the order --suites names them. */

@@ -14,7 +14,8 @@ import { parseChoiceList, parseInteger, str } from './parse.js';
 import { fmtNs, fmtRatio } from '../text/format.js';
 import { heading, text, note, blank, table, type Block } from './view.js';
 import { THP_CONDITION, thpNeverWarnings } from './thp.js';
-import { NANOSECONDS_PER_PAGE, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
+import { NANOSECONDS_PER_PAGE, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
+import { budgetSources, HEADROOM_BYTES, requireMemory } from './preflight.js';
 
 export const COW_THP_MODES = ['off', 'on', 'default'] as const;
 export type CowThp = (typeof COW_THP_MODES)[number];
@@ -310,16 +311,16 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
 
   preflight(p) {
     // The parent's region, the child's copy of all of it after its first write, THP alignment, headroom.
-    const needBytes = 2 * p.sizeMb * MIB + 2 * MIB + 64 * MIB;
+    const needBytes = 2 * p.sizeMb * MIB + 2 * MIB + HEADROOM_BYTES;
     const budget = readMemoryBudget();
-    if (budget.fitBytes !== null && needBytes > budget.fitBytes)
-      throw new UsageError(
-        '--size-mb',
+    requireMemory(
+      '--size-mb',
+      needBytes,
+      (mb) =>
         `${p.sizeMb} MB does not fit: the parent holds it and the child copies all of it, so it needs about ${Math.ceil(needBytes / MIB)} MB, ` +
-          `and this machine can give about ${Math.floor(budget.fitBytes / MIB)} MB (MemAvailable ` +
-          `${budget.memAvailableBytes === null ? '?' : Math.floor(budget.memAvailableBytes / MIB)} MB` +
-          `${budget.cgroupLimitBytes === null ? '' : `, cgroup limit ${Math.floor(budget.cgroupLimitBytes / MIB)} MB`}). Use a smaller --size-mb.`,
-      );
+        `and this machine can give about ${mb} MB (${budgetSources(budget)}). Use a smaller --size-mb.`,
+      budget.fitBytes,
+    );
     return thpNeverWarnings(p.thp);
   },
 

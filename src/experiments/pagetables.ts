@@ -6,12 +6,13 @@ import { sweep } from './sweep.js';
 import { publishedValue } from '../reference/published.js';
 import { fixedPlan } from '../runner/plans.js';
 import type { InfoValue } from '../runner/protocol.js';
-import { OWN_MAPPINGS, readMaxMapCount, readMemoryBudget } from '../env/memory.js';
+import { OWN_MAPPINGS, readMaxMapCount } from '../env/memory.js';
 import { measurementsFrom } from './measure.js';
 import { parseInteger, str } from './parse.js';
 import { fmtRatio, fmtUsCi } from '../text/format.js';
 import { heading, text, note, blank, table, type Block } from './view.js';
 import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
+import { HEADROOM_BYTES, requireMemory } from './preflight.js';
 
 export const LAYOUTS = ['sparse', 'dense'] as const;
 export type Layout = (typeof LAYOUTS)[number];
@@ -249,13 +250,13 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
         `${p.pages} sparse pages need ${sparseMappings(p.pages)} mappings (each page splits the PROT_NONE reservation) plus about ${OWN_MAPPINGS} of the probe's own, more than vm.max_map_count (${maxMapCount}) allows. ` +
           `Use at most ${Math.floor((maxMapCount - OWN_MAPPINGS - 1) / 2)} pages, or as root: sysctl -w vm.max_map_count=${need}`,
       );
-    const needBytes = peakBytes(p) + 64 * MIB;
-    const budget = readMemoryBudget();
-    if (budget.fitBytes !== null && needBytes > budget.fitBytes)
-      throw new UsageError(
-        '--pages',
-        `${p.pages} pages need about ${Math.ceil(needBytes / MIB)} MB at the peak (the pages, their copy-on-write copies, the page tables twice, 64 MB headroom); this machine can give about ${Math.floor(budget.fitBytes / MIB)} MB. Use fewer --pages or a smaller --spacing-kb.`,
-      );
+    const needBytes = peakBytes(p) + HEADROOM_BYTES;
+    requireMemory(
+      '--pages',
+      needBytes,
+      (mb) =>
+        `${p.pages} pages need about ${Math.ceil(needBytes / MIB)} MB at the peak (the pages, their copy-on-write copies, the page tables twice, 64 MB headroom); this machine can give about ${mb} MB. Use fewer --pages or a smaller --spacing-kb.`,
+    );
     return [];
   },
 

@@ -1,9 +1,9 @@
 // Helpers of the experiments whose one probe times several series in the same iterations (create, exec):
 // a batched plan, measurements per series, per-series summaries and their warnings, the memory check.
 import type { ProbeResult, SamplingPlan, SeriesData } from '../runner/probe.js';
-import { readMemoryBudget } from '../env/memory.js';
 import { measurementsFrom, pooledStats } from './measure.js';
-import { UsageError, type Measurement, type Scalar, type Warning } from './types.js';
+import type { Measurement, Scalar, Warning } from './types.js';
+import { HEADROOM_BYTES, requireMemory } from './preflight.js';
 
 /** Warm-up, then `iterations` timed iterations in batches of `batch` (so the runner can stop between batches). */
 export function batchedPlan(warmupIterations: number, iterations: number, batch = 250): SamplingPlan {
@@ -79,11 +79,11 @@ export function seriesWarnings(ms: readonly Measurement[]): Warning[] {
 const BYTES_PER_SAMPLE = 160;
 
 export function checkSamplesFit(samples: number, flag: string): void {
-  const budget = readMemoryBudget();
-  const need = samples * BYTES_PER_SAMPLE + 64 * 1024 * 1024;
-  if (budget.fitBytes !== null && need > budget.fitBytes)
-    throw new UsageError(
-      flag,
-      `${samples} samples need about ${Math.ceil(need / 2 ** 20)} MB to record and analyse, and this machine can give about ${Math.floor(budget.fitBytes / 2 ** 20)} MB more. Use fewer --iterations or --repeats.`,
-    );
+  const need = samples * BYTES_PER_SAMPLE + HEADROOM_BYTES;
+  requireMemory(
+    flag,
+    need,
+    (mb) =>
+      `${samples} samples need about ${Math.ceil(need / 2 ** 20)} MB to record and analyse, and this machine can give about ${mb} MB more. Use fewer --iterations or --repeats.`,
+  );
 }

@@ -13,7 +13,8 @@ import { fmtUs, fmtUsCi } from '../text/format.js';
 import { blank, heading, note, table, type Block } from './view.js';
 import { targetCommandLine, targetParams } from './target.js';
 import { THP_CONDITION, thpNeverWarnings } from './thp.js';
-import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
+import { budgetSources, HEADROOM_BYTES, requireMemory } from './preflight.js';
 import type { SelfcheckPair } from './selfcheck.js';
 
 export const METHODS = ['fork-exec', 'vfork-exec', 'posix-spawn', 'clone-vfork', 'fork-exit'] as const;
@@ -264,15 +265,14 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
   preflight(p) {
     const warnings: Warning[] = [];
     const biggest = Math.max(...p.rssMb);
-    const needBytes = biggest * MIB + 2 * MIB + 64 * MIB; // the region, THP alignment, the probe and its children
+    const needBytes = biggest * MIB + 2 * MIB + HEADROOM_BYTES; // the region, THP alignment, the probe and its children
     const budget = readMemoryBudget();
-    if (budget.fitBytes !== null && needBytes > budget.fitBytes)
-      throw new UsageError(
-        '--rss',
-        `${biggest} MB does not fit: this machine can give about ${Math.floor(budget.fitBytes / MIB)} MB more ` +
-          `(MemAvailable ${budget.memAvailableBytes === null ? '?' : Math.floor(budget.memAvailableBytes / MIB)} MB` +
-          `${budget.cgroupLimitBytes === null ? '' : `, cgroup limit ${Math.floor(budget.cgroupLimitBytes / MIB)} MB`}), and forklab keeps 64 MB of headroom. Use a smaller --rss.`,
-      );
+    requireMemory(
+      '--rss',
+      needBytes,
+      (mb) => `${biggest} MB does not fit: this machine can give about ${mb} MB more (${budgetSources(budget)}), and forklab keeps 64 MB of headroom. Use a smaller --rss.`,
+      budget.fitBytes,
+    );
     warnings.push(...thpNeverWarnings(p.thp));
     return warnings;
   },

@@ -6,12 +6,13 @@ import { fixedPlan } from '../runner/plans.js';
 import { sweep } from './sweep.js';
 import { linearFit } from '../stats/regression.js';
 import { median } from '../stats/descriptive.js';
-import { readMemoryBudget, OWN_MAPPINGS, readMaxMapCount } from '../env/memory.js';
+import { OWN_MAPPINGS, readMaxMapCount } from '../env/memory.js';
 import { measurementsFrom, pooledStats } from './measure.js';
 import { parseInteger, parseIntegerList, str } from './parse.js';
 import { fmtRatio, fmtUsCi } from '../text/format.js';
 import { heading, text, note, blank, table, type Block } from './view.js';
-import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
+import { HEADROOM_BYTES, requireMemory } from './preflight.js';
 
 export const VMA_METHODS = ['fork-exit', 'clone-vfork', 'posix-spawn'] as const;
 export type VmaMethod = (typeof VMA_METHODS)[number];
@@ -253,13 +254,13 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
     p.vmas = capped.vmas;
     if (capped.warning) warnings.push(capped.warning);
     const biggest = Math.max(...p.vmas);
-    const needBytes = biggest * BYTES_PER_VMA_BOUND * 2 + 64 * MIB;
-    const budget = readMemoryBudget();
-    if (budget.fitBytes !== null && needBytes > budget.fitBytes)
-      throw new UsageError(
-        '--vmas',
-        `${biggest} VMAs may need about ${Math.ceil(needBytes / MIB)} MB of kernel memory (parent and child copies, 64 MB headroom); this machine can give about ${Math.floor(budget.fitBytes / MIB)} MB. Use smaller --vmas.`,
-      );
+    const needBytes = biggest * BYTES_PER_VMA_BOUND * 2 + HEADROOM_BYTES;
+    requireMemory(
+      '--vmas',
+      needBytes,
+      (mb) =>
+        `${biggest} VMAs may need about ${Math.ceil(needBytes / MIB)} MB of kernel memory (parent and child copies, 64 MB headroom); this machine can give about ${mb} MB. Use smaller --vmas.`,
+    );
     return warnings;
   },
 
