@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { cowExperiment, splitForkSeries, thpVerdict, COW_SERIES } from '../src/experiments/cow.js';
 import { measurementToJson } from '../src/document/run.js';
-import { UsageError } from '../src/experiments/types.js';
 import { testContext } from './helpers/context.js';
+import { assertRefused, usageErrorFor } from './helpers/bad-input.js';
 
 const SIZE_MB = 24; // unusual, so the leftover check below can recognise this test's probes
 const PAGES = SIZE_MB * 256;
@@ -45,12 +45,7 @@ test('bad input names the flag', () => {
     [{ repeats: 'x' }, '--repeats'],
     [{ warmup: '-1' }, '--warmup'],
   ];
-  for (const [raw, flag] of cases)
-    assert.throws(
-      () => cowExperiment.parse(raw),
-      (e: unknown) => e instanceof UsageError && e.flag === flag,
-      JSON.stringify(raw),
-    );
+  assertRefused((raw) => cowExperiment.parse(raw), cases);
 });
 
 test('defaults follow the article: 80 MB, THP off and on, 5 repeats of 3 forks', () => {
@@ -59,10 +54,7 @@ test('defaults follow the article: 80 MB, THP off and on, 5 repeats of 3 forks',
 
 test('a --size-mb that does not fit (parent + child copy) is refused before any work', () => {
   const p = cowExperiment.parse({ sizeMb: String(4 * 1024 * 1024) }); // 4 TiB: parses, fits no machine this runs on
-  assert.throws(
-    () => cowExperiment.preflight(p),
-    (e: unknown) => e instanceof UsageError && e.flag === '--size-mb' && /does not fit/.test(e.message),
-  );
+  assert.throws(() => cowExperiment.preflight(p), usageErrorFor('--size-mb', /does not fit/));
 });
 
 test("the probe's per-fork line becomes four series in ns per page, not rounded", () => {

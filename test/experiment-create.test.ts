@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CREATE_FIELDS, createExperiment } from '../src/experiments/create.js';
 import { measurementsPerSeries, seriesWarnings } from '../src/experiments/paired.js';
-import { UsageError } from '../src/experiments/types.js';
 import type { ProbeResult } from '../src/runner/probe.js';
 import { childrenOf } from './helpers/procs.js';
 import { runCli, sandbox } from './helpers/cli.js';
 import { testContext } from './helpers/context.js';
+import { assertRefused, usageErrorFor } from './helpers/bad-input.js';
 const childrenOfThisProcess = () => childrenOf(process.pid);
 
 test('bad input names the flag', () => {
@@ -22,21 +22,13 @@ test('bad input names the flag', () => {
     [{ repeats: '0' }, '--repeats'],
     [{ warmup: '-1' }, '--warmup'],
   ];
-  for (const [raw, flag] of cases)
-    assert.throws(
-      () => createExperiment.parse(raw),
-      (e: unknown) => e instanceof UsageError && e.flag === flag,
-      JSON.stringify(raw),
-    );
+  assertRefused((raw) => createExperiment.parse(raw), cases);
   assert.deepEqual(createExperiment.parse({}), { iterations: 2000, warmup: 50, repeats: 3, maxRepeats: 3, repeatsCiTarget: 0.05, repeatsBudgetS: 20 });
 });
 
 test('samples that cannot fit in memory are refused before any work', () => {
   const p = createExperiment.parse({ iterations: '1000000', repeats: '1000' }); // 2e9 samples
-  assert.throws(
-    () => createExperiment.preflight(p),
-    (e: unknown) => e instanceof UsageError && e.flag === '--iterations' && /MB/.test(e.message),
-  );
+  assert.throws(() => createExperiment.preflight(p), usageErrorFor('--iterations', /MB/));
 });
 
 const PER_SERIES = { thread: { identity: CREATE_FIELDS.thread, observed: {} }, fork: { identity: CREATE_FIELDS.fork, observed: {} } };

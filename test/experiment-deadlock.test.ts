@@ -10,8 +10,9 @@ import { deadlockExperiment, summarizeDeadlock, fmtDuration, errnoName, type Dea
 import { nativePaths, requireNative } from '../src/runner/paths.js';
 import { killGroup } from '../src/runner/processes.js';
 import { measurementToJson } from '../src/document/run.js';
-import { UsageError, type Measurement } from '../src/experiments/types.js';
+import type { Measurement } from '../src/experiments/types.js';
 import { testContext } from './helpers/context.js';
+import { assertRefused } from './helpers/bad-input.js';
 
 interface ProcStat {
   pid: number;
@@ -60,12 +61,7 @@ test('bad input names the flag', () => {
     [{ repeats: '0' }, '--repeats'],
     [{ variants: 'without-atfork,spoon' }, '--variants'],
   ];
-  for (const [raw, flag] of cases)
-    assert.throws(
-      () => deadlockExperiment.parse(raw),
-      (e: unknown) => e instanceof UsageError && e.flag === flag && e.message.startsWith(flag),
-      JSON.stringify(raw),
-    );
+  assertRefused((raw) => deadlockExperiment.parse(raw), cases);
   const p = deadlockExperiment.parse({});
   assert.deepEqual(p, { variants: ['without-atfork', 'with-atfork', 'plain-lock'], holdMs: 50, childTimeoutMs: 500, repeats: 3 });
   assert.deepEqual(deadlockExperiment.preflight(p), []);

@@ -7,9 +7,9 @@ import { execExperiment } from '../src/experiments/exec.js';
 import { pairedExecBootstrap } from '../src/experiments/exec/paired.js';
 import { tscCyclesPerUs } from '../src/experiments/exec/ldstats.js';
 import { measurementToJson } from '../src/document/run.js';
-import { UsageError } from '../src/experiments/types.js';
 import { childrenOf } from './helpers/procs.js';
 import { testContext } from './helpers/context.js';
+import { assertRefused, usageErrorFor } from './helpers/bad-input.js';
 const childrenOfThisProcess = () => childrenOf(process.pid);
 
 test('bad input names the flag', () => {
@@ -21,21 +21,13 @@ test('bad input names the flag', () => {
     [{ ldRuns: '-1' }, '--ld-runs'],
     [{ ldRuns: '1.5' }, '--ld-runs'],
   ];
-  for (const [raw, flag] of cases)
-    assert.throws(
-      () => execExperiment.parse(raw),
-      (e: unknown) => e instanceof UsageError && e.flag === flag,
-      JSON.stringify(raw),
-    );
+  assertRefused((raw) => execExperiment.parse(raw), cases);
   assert.deepEqual(execExperiment.parse({}), { iterations: 2000, warmup: 20, repeats: 2, ldRuns: 10 });
 });
 
 test('samples that cannot fit in memory are refused before any work', () => {
   const p = execExperiment.parse({ iterations: '1000000', repeats: '1000' });
-  assert.throws(
-    () => execExperiment.preflight(p),
-    (e: unknown) => e instanceof UsageError && e.flag === '--iterations',
-  );
+  assert.throws(() => execExperiment.preflight(p), usageErrorFor('--iterations'));
 });
 
 test('paired bootstrap: constant shifts give exact intervals; a shared drift cancels', () => {

@@ -5,21 +5,19 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PHASES, pagetablesExperiment as exp, peakBytes, sparseMappings } from '../src/experiments/pagetables.js';
 import { readMaxMapCount } from '../src/env/memory.js';
-import { UsageError } from '../src/experiments/types.js';
 import { forklabChildrenOf, probeAlive } from './helpers/procs.js';
 import { testContext } from './helpers/context.js';
-
-const flagError = (flag: string) => (e: unknown) => e instanceof UsageError && e.flag === flag;
+import { usageErrorFor } from './helpers/bad-input.js';
 
 test('parse: bad values name their flag', () => {
-  assert.throws(() => exp.parse({ pages: '0' }), flagError('--pages'));
-  assert.throws(() => exp.parse({ pages: 'many' }), flagError('--pages'));
-  assert.throws(() => exp.parse({ spacingKb: '6' }), flagError('--spacing-kb'));
-  assert.throws(() => exp.parse({ spacingKb: '4' }), flagError('--spacing-kb'));
-  assert.throws(() => exp.parse({ iterations: '0' }), flagError('--iterations'));
-  assert.throws(() => exp.parse({ warmup: '-1' }), flagError('--warmup'));
+  assert.throws(() => exp.parse({ pages: '0' }), usageErrorFor('--pages'));
+  assert.throws(() => exp.parse({ pages: 'many' }), usageErrorFor('--pages'));
+  assert.throws(() => exp.parse({ spacingKb: '6' }), usageErrorFor('--spacing-kb'));
+  assert.throws(() => exp.parse({ spacingKb: '4' }), usageErrorFor('--spacing-kb'));
+  assert.throws(() => exp.parse({ iterations: '0' }), usageErrorFor('--iterations'));
+  assert.throws(() => exp.parse({ warmup: '-1' }), usageErrorFor('--warmup'));
   // 16 M pages one GiB apart: far beyond the 64 TiB of address space allowed.
-  assert.throws(() => exp.parse({ pages: '16000000', spacingKb: '1048576' }), flagError('--spacing-kb'));
+  assert.throws(() => exp.parse({ pages: '16000000', spacingKb: '1048576' }), usageErrorFor('--spacing-kb'));
   const p = exp.parse({});
   assert.deepEqual(p, { pages: 8000, spacingKb: 2048, iterations: 10, warmup: 1, repeats: 1 });
 });
@@ -31,7 +29,7 @@ test('preflight: more sparse pages than vm.max_map_count allows is refused, nami
   assert.ok(sparseMappings(pages) > max);
   assert.throws(
     () => exp.preflight(exp.parse({ pages: String(pages), spacingKb: '8' })),
-    (e: unknown) => flagError('--pages')(e) && /sysctl -w vm\.max_map_count=/.test((e as Error).message),
+    (e: unknown) => usageErrorFor('--pages')(e) && /sysctl -w vm\.max_map_count=/.test((e as Error).message),
   );
   assert.deepEqual(exp.preflight(exp.parse({ pages: '2000' })), []);
 });

@@ -4,8 +4,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { spawnExperiment, summarizeSpawn, perEntryCost } from '../src/experiments/spawn.js';
-import { UsageError, type Measurement } from '../src/experiments/types.js';
+import type { Measurement } from '../src/experiments/types.js';
 import { testContext } from './helpers/context.js';
+import { assertRefused, usageErrorFor } from './helpers/bad-input.js';
 
 const thpEnabled = (() => {
   try {
@@ -26,21 +27,12 @@ test('bad input names the flag', () => {
     [{ repeats: 'x' }, '--repeats'],
     [{ ciTarget: '-1' }, '--ci-target'],
   ];
-  for (const [raw, flag] of cases) {
-    assert.throws(
-      () => spawnExperiment.parse(raw),
-      (e: unknown) => e instanceof UsageError && e.flag === flag,
-      JSON.stringify(raw),
-    );
-  }
+  assertRefused((raw) => spawnExperiment.parse(raw), cases);
 });
 
 test('an --rss that does not fit into memory is refused before any work', () => {
   const p = spawnExperiment.parse({ rss: String(4 * 1024 * 1024) }); // 4 TiB: parses, but fits no machine this runs on
-  assert.throws(
-    () => spawnExperiment.preflight(p),
-    (e: unknown) => e instanceof UsageError && e.flag === '--rss' && /does not fit/.test(e.message),
-  );
+  assert.throws(() => spawnExperiment.preflight(p), usageErrorFor('--rss', /does not fit/));
 });
 
 test('per-entry cost from the slope reproduces the article arithmetic', () => {

@@ -6,19 +6,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { capVmas, vmaExperiment as exp } from '../src/experiments/vma.js';
 import { readMaxMapCount } from '../src/env/memory.js';
-import { UsageError } from '../src/experiments/types.js';
 import { forklabChildrenOf, probeAlive } from './helpers/procs.js';
 import { testContext } from './helpers/context.js';
-
-const flagError = (flag: string) => (e: unknown) => e instanceof UsageError && e.flag === flag;
+import { usageErrorFor } from './helpers/bad-input.js';
 
 test('parse: bad values name their flag', () => {
-  assert.throws(() => exp.parse({ vmas: 'lots' }), flagError('--vmas'));
-  assert.throws(() => exp.parse({ vmas: '0,,10' }), flagError('--vmas'));
-  assert.throws(() => exp.parse({ vmas: '-1' }), flagError('--vmas'));
-  assert.throws(() => exp.parse({ iterations: '0' }), flagError('--iterations'));
-  assert.throws(() => exp.parse({ repeats: '0' }), flagError('--repeats'));
-  assert.throws(() => exp.parse({ warmup: 'x' }), flagError('--warmup'));
+  assert.throws(() => exp.parse({ vmas: 'lots' }), usageErrorFor('--vmas'));
+  assert.throws(() => exp.parse({ vmas: '0,,10' }), usageErrorFor('--vmas'));
+  assert.throws(() => exp.parse({ vmas: '-1' }), usageErrorFor('--vmas'));
+  assert.throws(() => exp.parse({ iterations: '0' }), usageErrorFor('--iterations'));
+  assert.throws(() => exp.parse({ repeats: '0' }), usageErrorFor('--repeats'));
+  assert.throws(() => exp.parse({ warmup: 'x' }), usageErrorFor('--warmup'));
   const p = exp.parse({ vmas: '10000,0,1000,0' });
   assert.deepEqual(p.vmas, [0, 1000, 10000]);
 });
