@@ -1,16 +1,19 @@
 // Numbers as text: µs and ns with sensible precision, intervals, percentages, ratios. Every layer may use them
 // to fill the cells of a table (src/experiments/ does; src/report/ renders the tables).
 
-/** Microseconds from nanoseconds with sensible precision: 3.85 ms → "3850", 154.2 µs → "154", 9.53 µs → "9.53". */
+/** Whole numbers from 1,000 up with thousands separators, as every report writes them (never an exponent). */
+const whole = (x: number) => (Math.abs(x) >= 1000 ? Math.round(x).toLocaleString('en-US') : x.toFixed(0));
+
+/** Microseconds from nanoseconds with sensible precision: 3.85 ms → "3,850", 154.2 µs → "154", 9.53 µs → "9.53". */
 export function fmtUs(ns: number): string {
   const us = ns / 1000;
-  if (us >= 100) return us.toFixed(0);
+  if (us >= 100) return whole(us);
   if (us >= 10) return us.toFixed(1);
   return us.toFixed(2);
 }
 
 export function fmtNs(ns: number): string {
-  if (ns >= 100) return ns.toFixed(0);
+  if (ns >= 100) return whole(ns);
   if (ns >= 10) return ns.toFixed(1);
   return ns.toFixed(2);
 }
@@ -25,7 +28,7 @@ export function fmtPct(fraction: number): string {
 }
 
 export function fmtRatio(x: number): string {
-  return x >= 10 ? `${x.toFixed(0)}×` : `${x.toFixed(2)}×`;
+  return x >= 10 ? `${whole(x)}×` : `${x.toFixed(2)}×`;
 }
 
 /** Nanoseconds in a unit of `perNs` ns: ns (perNs 1) or µs (perNs 1000), with the precision of fmtNs / fmtUs. */
