@@ -22,7 +22,8 @@ const skip = chromiumSkip;
 test('the HTML report renders offline in Chromium: charts with their series, no error, no request', { skip, timeout: 60_000 }, async () => {
   const doc = fixture('spawn');
   const { comparisons, verdicts } = runConclusions(doc, loadPublished());
-  const expected = [...chartsFor(doc), ...publishedCharts(comparisons)].map((c) => c.id);
+  // The figures beside the article's come before the run's own charts (the answer leads, then the article's figures).
+  const expected = [...publishedCharts(comparisons), ...chartsFor(doc)].map((c) => c.id);
   const html = await renderHtml({
     doc,
     comparisons,

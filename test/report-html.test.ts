@@ -71,7 +71,18 @@ test('spawn report: one SVG per chart, hostile strings only escaped, no URL but 
   assert.ok(html.includes('&lt;/style&gt;&lt;script&gt;alert(3)&lt;/script&gt;'));
   assert.equal((html.match(/<\/style>/g) ?? []).length, 1, 'the only </style> closes our stylesheet');
 
-  for (const section of ['machine', 'warnings', 'results', 'published', 'claims', 'raw']) assert.ok(html.includes(`<section id="${section}">`), section);
+  // The answer first, then the figures beside the article, the results and charts, then the machine record.
+  const order = ['answer', 'published', 'results', 'machine', 'warnings', 'raw'].map((section) => html.indexOf(`<section id="${section}">`));
+  assert.ok(
+    order.every((at) => at > 0),
+    `every section: ${order.join(' ')}`,
+  );
+  assert.deepEqual(
+    [...order].sort((x, y) => x - y),
+    order,
+    'in that order',
+  );
+  assert.match(html, /docs\/glossary\.md/, 'the glossary linked');
   for (const badge of ['holds', 'differs', 'not-measurable']) assert.ok(html.includes(`<span class="badge ${badge}">`), badge);
   // The figures come from the claims engine: only this experiment's, only those this run measured.
   assert.ok(comparisons.length > 0 && comparisons.every((c) => c.figureId!.startsWith('000.')), comparisons.map((c) => c.figureId).join(' '));

@@ -55,8 +55,9 @@ test('spawn: machine summary, one table per THP mode, slopes, warnings, terminal
   const md = renderMarkdown(doc);
   assertWellFormed(md);
   const ts = tables(md);
-  const machine = ts[0]!;
+  const machine = ts.find((t) => t.header[0] === 'machine')!;
   assert.deepEqual(machine.header, ['machine', 'value']);
+  assert.ok(md.indexOf('### The answer') < md.indexOf('### Results') && md.indexOf('### Results') < md.indexOf('### Machine'), 'the answer first, the machine last');
   for (const k of ['hostname', 'kernel', 'CPU', 'memory', 'THP', 'glibc / compiler / Node'])
     assert.ok(
       machine.rows.some((r) => r[0] === k),
@@ -93,17 +94,29 @@ test('strings from the run cannot break a table or inject HTML', () => {
   assert.ok(md.includes('| hostname | evil\\|&lt;script&gt;alert(1)&lt;/script&gt; |'));
 });
 
-test('published figures and claim verdicts become tables', () => {
+test('published figures become a table in the article’s words, verdicts the answer’s list', () => {
   const md = renderMarkdown(fixture('spawn'), {
-    comparisons: [{ label: 'fork-exec · 0 MB · THP on · mean', publishedValue: 186, measuredValue: 801.2, unit: 'us', statistic: 'mean', article: '000' }],
+    comparisons: [
+      {
+        label: 'fork-exec · 0 MB · THP on · mean',
+        figureLabel: 'fork()+exec() from a parent with no extra memory',
+        publishedValue: 186,
+        measuredValue: 801.2,
+        unit: 'us',
+        statistic: 'mean',
+        article: '000',
+      },
+      { label: 'fork-exec · 0 MB · THP off · mean', publishedValue: 1860, measuredValue: 18012, unit: 'us', statistic: 'mean', article: '000' },
+    ],
     verdicts: [{ claimId: '000.vfork-flat', statement: 'vfork | flat', verdict: 'holds', detail: 'ok' }],
   });
   assertWellFormed(md);
   const ts = tables(md);
-  const pub = ts.find((t) => t.header[0] === 'figure')!;
-  assert.deepEqual(pub.rows[0], ['fork-exec · 0 MB · THP on · mean', 'mean', '186 µs', '801 µs', '4.31×', '']);
-  const claims = ts.find((t) => t.header[0] === 'claim')!;
-  assert.deepEqual(claims.rows[0], ['000.vfork-flat', 'vfork \\| flat', '✅ holds', 'ok']);
+  const pub = ts.find((t) => t.header[0] === 'figure, in the article’s words')!;
+  assert.deepEqual(pub.rows[0], ['fork()+exec() from a parent with no extra memory', 'mean', '186 µs', '801 µs', '4.31×', '']);
+  assert.deepEqual(pub.rows[1], ['fork-exec · 0 MB · THP off · mean', 'mean', '1,860 µs', '18,012 µs', '9.68×', ''], 'thousands separators');
+  assert.match(md, /^- ✅ holds: vfork .*flat — ok \(`000\.vfork-flat`\)$/m);
+  assert.match(md, /Of 1 claim of article 000 \(Three ways to start a process\), on this machine 1 holds, 0 differ/);
 });
 
 test('every fixture gives well-formed tables; unknown experiments one row per configuration', () => {

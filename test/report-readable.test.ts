@@ -56,7 +56,8 @@ for (const name of EXPERIMENTS) {
     const html = await renderHtml({ doc, ...c });
     assert.ok(c.verdicts.length > 0, `${name} judges some claim`);
     assert.equal((html.match(/<span class="badge /g) ?? []).length, c.verdicts.length, 'every verdict in the HTML');
-    assert.match(md, /### Claims/);
+    assert.match(md, /### The answer/);
+    assert.doesNotMatch(md, /\b(rssMb|sizeMb|hugePagesKb)\b|\b(method|thp|series)=/, 'notes in words, not document keys');
     for (const v of c.verdicts) assert.ok(md.includes(v.claimId), `${v.claimId} in the Markdown`);
     const params = md.split('\n').find((l) => l.startsWith('Parameters:'))!;
     for (const key of Object.keys(doc.params).filter((k) => /[A-Z]/.test(k))) assert.ok(!new RegExp(`\\b${key}\\b`).test(params), `${key} not raw in ${params}`);

@@ -118,9 +118,12 @@ function pointsChart(experiment: string, s: PointsChartSpec, groups: Group[], pu
     ? {
         facet: { column: { field: s.facet.field, type: 'nominal', title: s.facet.title, sort: present(values, s.facet.field, orderOf(experiment, s.facet.field)) } },
         spec: { width: s.width, height: s.height, layer },
+        // Each panel its own y scale: THP on and off differ several-fold, and on one scale the smaller one's growth looks flat.
+        resolve: { scale: { y: 'independent' } },
       }
     : { width: s.width, height: s.height, layer };
-  return chart(s.id, s.title, withCaption(s.caption, marks, s.published), [...values, ...fits, ...marks], body);
+  const caption = s.facet ? `${withCaption(s.caption, marks, s.published)} Each panel has its own y scale.` : withCaption(s.caption, marks, s.published);
+  return chart(s.id, s.title, caption, [...values, ...fits, ...marks], body);
 }
 
 function barsChart(experiment: string, s: BarsChartSpec, groups: Group[], published: readonly PublishedMark[]): ChartDef | null {

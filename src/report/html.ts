@@ -5,6 +5,9 @@ import { renderSvg } from './svg.js';
 import { chartsFor, compareChart, publishedCharts, type ChartDef } from './charts.js';
 import type { ClaimVerdict, PublishedComparison } from './judged.js';
 import { articleOf } from './groups.js';
+import { GLOSSARY_NOTE, answerOf } from './answer.js';
+import { getArticle } from '../reference/published.js';
+import { articleIntro } from '../reference/describe.js';
 import { RAW_DATA_NOTE, compareTable, machineEntries, witnessText, type ReportTable } from './markdown.js';
 import { resultsOf } from './results.js';
 import { asciiChart } from './ascii-chart.js';
@@ -53,6 +56,8 @@ th{background:var(--soft);text-align:left}
 td.num{text-align:right;white-space:nowrap}
 .scroll{overflow-x:auto}
 .note{color:var(--muted);font-size:.92em}
+.lead{font-size:1.15em;font-weight:600}
+ul.answer{padding-left:1.2em}ul.answer li{margin:.35em 0}
 .warnings li{margin:4px 0}
 .warnings code,.badge{font-size:.85em}
 code{background:var(--soft);padding:1px 4px;border-radius:4px;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
@@ -147,32 +152,47 @@ ${sections.join('\n')}
 }
 
 function publishedHtml(comparisons: readonly PublishedComparison[]): string {
-  return tableHtml({
-    header: ['figure', 'statistic', 'article', 'published', 'this machine', 'this ÷ published', 'note'],
-    rows: comparisons.map((c) => {
-      return [
-        c.label,
-        c.statistic ?? '',
-        c.article ?? '',
-        fmtValue(c.publishedValue, c.unit),
-        fmtValue(c.measuredValue, c.unit),
-        `${fmtNumber(c.measuredValue / c.publishedValue)}×`,
-        c.note ?? '',
-      ];
-    }),
-    leftAlign: [0, 1, 2, 6],
+  // One article per run report: named once above its figures, not on every row.
+  const articles = [...new Set(comparisons.map((c) => (c.articleTitle ? `Article ${c.article}: ${c.articleTitle}` : `Article ${c.article ?? '?'}`)))];
+  const one = articles.length === 1;
+  const table = tableHtml({
+    header: [...(one ? [] : ['article']), 'figure, in the article’s words', 'statistic', 'published', 'this machine', 'this ÷ published', 'compared with'],
+    rows: comparisons.map((c) => [
+      ...(one ? [] : [c.articleTitle ? `${c.article} ${c.articleTitle}` : (c.article ?? '')]),
+      c.figureLabel ?? c.label,
+      c.statistic ?? '',
+      fmtValue(c.publishedValue, c.unit),
+      fmtValue(c.measuredValue, c.unit),
+      `${fmtNumber(c.measuredValue / c.publishedValue)}×`,
+      c.note ?? '',
+    ]),
+    leftAlign: one ? [0, 1, 5] : [0, 1, 2, 6],
   });
+  return `${one ? `<h3>${esc(articles[0]!)}</h3>\n` : ''}${table}`;
 }
 
-function verdictsHtml(verdicts: readonly ClaimVerdict[]): string {
-  const label = { holds: 'holds', differs: 'differs', inconclusive: 'inconclusive', 'not-measurable': 'not measurable' };
-  const rows = verdicts
-    .map(
-      (v) =>
-        `<tr><td><code>${esc(v.claimId)}</code></td><td>${esc(v.statement)}</td><td><span class="badge ${v.verdict}">${label[v.verdict]}</span></td><td>${esc(v.detail)}</td></tr>`,
-    )
+const VERDICT_WORDS = { holds: 'holds', differs: 'differs', inconclusive: 'inconclusive', 'not-measurable': 'not measurable' } as const;
+
+/** The answer first: the verdicts counted and each in words (differs, open, not judged, holds), the notes once. */
+export function answerHtml(doc: RunDocument, comparisons: readonly PublishedComparison[], verdicts: readonly ClaimVerdict[]): string {
+  const article = articleOf(doc.experiment);
+  const a = article ? getArticle(article) : undefined;
+  const ans = answerOf(article ?? null, verdicts, comparisons);
+  const items = ans.lines.map((l) => {
+    const v = l.claim;
+    const own = (v.notes ?? []).filter((n) => !ans.sharedNotes.includes(n));
+    return `<li><span class="badge ${l.verdict}">${VERDICT_WORDS[l.verdict]}</span> ${esc(v.statement)} <span class="note">— ${esc(v.detail)}${own.length ? ` ${esc(own.join(' '))}` : ''} <code>${esc(v.claimId)}</code></span></li>`;
+  });
+  return [
+    `<p class="lead">${esc(ans.headline)}</p>`,
+    a ? `<p class="note">${esc(articleIntro(a))}</p>` : '',
+    items.length ? `<ul class="answer">\n${items.join('\n')}\n</ul>` : '',
+    ans.figures ? `<p>${esc(ans.figures)}</p>` : '',
+    `<p class="note">Noise during the run: ${esc(witnessText(doc))}.${ans.sharedNotes.length ? ` On every verdict: ${esc(ans.sharedNotes.join(' '))}` : ''}</p>`,
+    `<p class="note">${esc(GLOSSARY_NOTE)}</p>`,
+  ]
+    .filter(Boolean)
     .join('\n');
-  return `<div class="scroll"><table>\n<thead><tr><th>claim</th><th>statement</th><th>verdict</th><th>detail</th></tr></thead>\n<tbody>\n${rows}\n</tbody>\n</table></div>`;
 }
 
 function footer(input: HtmlReportInput): string {
@@ -187,16 +207,11 @@ export async function renderHtml(input: HtmlReportInput): Promise<string> {
 
 async function renderSingle(input: HtmlReportInput): Promise<string> {
   const { doc } = input;
-  const sections: string[] = [];
-  sections.push(
-    `<section id="machine"><h2>Machine and run</h2>\n<div class="side"><div>${dl(machineEntries(doc.machine, true))}</div><div>${dl(runEntries(doc))}</div></div></section>`,
-  );
-  sections.push(`<section id="warnings"><h2>Warnings</h2>\n${warningsHtml(doc)}</section>`);
-  const results: string[] = [blocksHtml(resultsOf(doc))];
-  for (const c of chartsFor(doc, input.comparisons ?? [])) results.push(await figureHtml(c));
-  sections.push(`<section id="results"><h2>Results</h2>\n${results.join('\n')}</section>`);
-
   const comparisons = input.comparisons ?? [];
+  const verdicts = input.verdicts ?? [];
+  const sections: string[] = [];
+  // The answer, then the figures beside the article's, then the charts, then the machine record and raw details.
+  sections.push(`<section id="answer"><h2>The answer</h2>\n${answerHtml(doc, comparisons, verdicts)}</section>`);
   const published: string[] = [];
   if (comparisons.length) {
     published.push(publishedHtml(comparisons));
@@ -204,18 +219,23 @@ async function renderSingle(input: HtmlReportInput): Promise<string> {
   } else {
     published.push('<p class="note">No published figure matches a configuration of this run (the articles measured other sizes or other statistics).</p>');
   }
-  sections.push(`<section id="published"><h2>This machine beside the published figures</h2>\n${published.join('\n')}</section>`);
-  const verdicts = input.verdicts ?? [];
-  sections.push(`<section id="claims"><h2>Claims</h2>\n${verdicts.length ? verdictsHtml(verdicts) : '<p class="note">No claim was judged for this report.</p>'}</section>`);
+  sections.push(`<section id="published"><h2>Beside the article</h2>\n${published.join('\n')}</section>`);
+  const results: string[] = [blocksHtml(resultsOf(doc))];
+  for (const c of chartsFor(doc, comparisons)) results.push(await figureHtml(c));
+  sections.push(`<section id="results"><h2>Results</h2>\n${results.join('\n')}</section>`);
+  sections.push(
+    `<section id="machine"><h2>Machine and run</h2>\n<div class="side"><div>${dl(machineEntries(doc.machine, true))}</div><div>${dl(runEntries(doc))}</div></div></section>`,
+  );
+  sections.push(`<section id="warnings"><h2>Warnings</h2>\n${warningsHtml(doc)}</section>`);
   sections.push(`<section id="raw"><h2>Raw data</h2>\n<p>${withCode(RAW_DATA_NOTE)}</p></section>`);
   const title = `forklab ${esc(doc.experiment)} on ${esc(doc.machine.hostname)}`;
   const sub = `${esc(doc.startedAt)} · ${esc(doc.machine.kernel)} · ${doc.complete ? 'complete' : 'incomplete'}`;
   const nav: [string, string][] = [
+    ['answer', 'Answer'],
+    ['published', 'Beside the article'],
+    ['results', 'Results'],
     ['machine', 'Machine'],
     ['warnings', `Warnings (${doc.warnings.length})`],
-    ['results', 'Results'],
-    ['published', 'Published'],
-    ['claims', 'Claims'],
     ['raw', 'Raw data'],
   ];
   return page(title, sub, nav, sections, footer(input));

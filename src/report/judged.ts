@@ -7,6 +7,7 @@ import { judgeDocuments } from '../claims/judge.js';
 import type { FigureComparison } from '../claims/figures.js';
 import { findExperiment } from '../experiments/index.js';
 import { articleOf, configLabel, type Cell } from './groups.js';
+import { inWords } from './in-words.js';
 
 /** This machine beside one published figure, both in `unit`. */
 export interface PublishedComparison {
@@ -17,6 +18,9 @@ export interface PublishedComparison {
   article?: string;
   figureId?: string;
   statistic?: string;
+  /** The figure in the article's words ("fork()+exec() from a 1024 MB parent, huge pages off") and the article's title. */
+  figureLabel?: string;
+  articleTitle?: string;
   /** The article's own condition when forklab reproduces it with an equivalent one (e.g. THP default under "always"). */
   note?: string;
   /** The configuration the figure is at, in the run's identity fields (series, method, rssMb, thp…): where a chart draws it. */
@@ -27,7 +31,10 @@ export interface ClaimVerdict {
   claimId: string;
   statement: string;
   verdict: 'holds' | 'differs' | 'inconclusive' | 'not-measurable';
+  /** The verdict in words, with its figures and what would settle it. */
   detail: string;
+  /** Notes on the evidence (a run's warnings, say), in words; a report says the ones every verdict shares once. */
+  notes?: string[];
 }
 
 export interface RunConclusions {
@@ -50,7 +57,8 @@ export function runConclusions(doc: RunDocument, published: Published, seed = 1)
       claimId: v.claimId,
       statement: v.statement,
       verdict: v.verdict,
-      detail: [v.plain ?? v.detail, ...v.notes, ...(v.settle ? [`to settle it: ${v.settle}`] : [])].join(' '),
+      detail: inWords([v.plain ?? v.detail, ...(v.settle ? [`to settle it: ${v.settle}`] : [])].join(' ')),
+      notes: v.notes.map(inWords),
     }));
   const comparisons = publishedComparisons(j.figures, published, doc.experiment);
   return { verdicts, comparisons, note: verdicts.length ? null : `no claim of article ${article} is about ${doc.experiment} alone` };
@@ -63,13 +71,17 @@ export function publishedComparisons(figures: readonly FigureComparison[], publi
   const context = exp?.contextKeys ?? [];
   /** A published series' label: its series named by the series field where the figure names it so. */
   const labelOf = (s: Record<string, Cell>) => configLabel(experiment, String((exp?.seriesField ? s[exp.seriesField] : undefined) ?? s.series ?? ''), s);
+  const seen = new Set<string>();
   for (const f of figures) {
-    if (f.experiment !== experiment || f.measured === null) continue;
+    if (f.experiment !== experiment || f.measured === null || seen.has(f.figureId)) continue;
     const figure = published.figures.find((x) => x.id === f.figureId);
     if (!figure) continue;
+    seen.add(f.figureId); // one row per figure
     const where = Object.fromEntries(Object.entries(figure.equivalentSeries ?? figure.series).filter(([k]) => !context.includes(k))) as Record<string, Cell>;
     comparisons.push({
       label: `${labelOf(where)} · ${f.statistic}`,
+      figureLabel: figure.label,
+      articleTitle: published.articles.find((a) => a.id === f.article)?.titleEn,
       publishedValue: f.published,
       measuredValue: f.measured,
       unit: f.unit,
@@ -77,11 +89,7 @@ export function publishedComparisons(figures: readonly FigureComparison[], publi
       figureId: f.figureId,
       statistic: f.statistic,
       series: where,
-      note: f.detail.startsWith('as computed by claim')
-        ? f.detail.split(':')[0]!
-        : figure.equivalentSeries
-          ? `published for ${labelOf(figure.series as Record<string, Cell>)}`
-          : '',
+      note: f.detail.startsWith('as computed by claim') ? f.detail.split(':')[0]! : `this machine: ${labelOf(where)}`,
     });
   }
   return comparisons;

@@ -2,6 +2,9 @@
 // Markdown rendering itself: GitHub-flavoured, for pasting into an issue or a blog post. The results are the
 // experiment's own view (src/report/results.ts), the same the terminal shows.
 import { documentWitness, type RunDocument } from '../document/run.js';
+import { GLOSSARY_NOTE, answerOf } from './answer.js';
+import { getArticle } from '../reference/published.js';
+import { articleIntro } from '../reference/describe.js';
 import { formatWitness } from '../env/witness.js';
 import type { MachineRecord } from '../env/machine.js';
 import { fmtRatio } from '../text/format.js';
@@ -191,6 +194,43 @@ function runLine(doc: RunDocument): string {
 
 export function renderMarkdown(doc: RunDocument, opts: MarkdownOptions = {}): string {
   const out: string[] = [`## forklab ${mdText(doc.experiment)} on ${mdText(doc.machine.hostname)}`, '', runLine(doc), ''];
+  const comparisons = opts.comparisons ?? [];
+  const verdicts = opts.verdicts ?? [];
+  const article = articleOf(doc.experiment);
+  const a = article ? getArticle(article) : undefined;
+  // The answer first, then the figures beside the article's, then the results and charts, then the machine record.
+  const ans = answerOf(article ?? null, verdicts, comparisons);
+  const mark = { holds: '✅ holds', differs: '❌ differs', inconclusive: '❔ inconclusive', 'not-measurable': '➖ not measurable' };
+  out.push('### The answer', '', mdLine(ans.headline), '');
+  if (a) out.push(mdLine(articleIntro(a)), '');
+  for (const l of ans.lines) {
+    const own = (l.claim.notes ?? []).filter((n) => !ans.sharedNotes.includes(n));
+    out.push(`- ${mark[l.verdict]}: ${mdLine(l.claim.statement)} — ${mdLine(l.claim.detail)}${own.length ? ` ${mdLine(own.join(' '))}` : ''} (\`${l.claim.claimId}\`)`);
+  }
+  if (ans.lines.length) out.push('');
+  if (ans.figures) out.push(mdLine(ans.figures), '');
+  out.push(`Noise during the run: ${mdLine(witnessText(doc))}.${ans.sharedNotes.length ? ` On every verdict: ${mdLine(ans.sharedNotes.join(' '))}` : ''}`, '');
+  out.push(mdLine(GLOSSARY_NOTE), '');
+  if (comparisons.length) {
+    out.push('### Beside the article', '');
+    if (a) out.push(`Article ${a.id}: ${mdText(a.titleEn)}`, '');
+    out.push(
+      mdTable({
+        header: ['figure, in the article’s words', 'statistic', 'published', 'this machine', 'this ÷ published', 'compared with'],
+        rows: comparisons.map((c) => [
+          c.figureLabel ?? c.label,
+          c.statistic ?? '',
+          fmtValue(c.publishedValue, c.unit),
+          fmtValue(c.measuredValue, c.unit),
+          `${fmtNumber(c.measuredValue / c.publishedValue)}×`,
+          c.note ?? '',
+        ]),
+        leftAlign: [0, 1, 5],
+      }),
+      '',
+    );
+  }
+  out.push('### Results', '', ...blocksMarkdown(resultsOf(doc), opts.asciiChart !== false));
   out.push('### Machine', '', mdTable({ header: ['machine', 'value'], rows: machineEntries(doc.machine, false), leftAlign: [0, 1] }), '');
   out.push(
     `Parameters: ${paramFlags(doc)
@@ -198,42 +238,7 @@ export function renderMarkdown(doc: RunDocument, opts: MarkdownOptions = {}): st
       .join(' ')}`,
     '',
   );
-  out.push(`Noise during the run: ${mdLine(witnessText(doc))}`, '');
   out.push('### Warnings', '', ...mdWarnings(doc), '');
-  out.push('### Results', '', ...blocksMarkdown(resultsOf(doc), opts.asciiChart !== false));
-  if (opts.comparisons?.length) {
-    out.push('### This machine beside the published figures', '');
-    out.push(
-      mdTable({
-        header: ['figure', 'statistic', 'published', 'this machine', 'this ÷ published', 'note'],
-        rows: opts.comparisons.map((c) => {
-          return [
-            c.label,
-            c.statistic ?? '',
-            fmtValue(c.publishedValue, c.unit),
-            fmtValue(c.measuredValue, c.unit),
-            `${fmtNumber(c.measuredValue / c.publishedValue)}×`,
-            c.note ?? '',
-          ];
-        }),
-        leftAlign: [0, 1, 5],
-      }),
-      '',
-    );
-  }
-  if (opts.verdicts?.length) {
-    const mark = { holds: '✅ holds', differs: '❌ differs', inconclusive: '❔ inconclusive', 'not-measurable': '➖ not measurable' };
-    out.push(
-      '### Claims',
-      '',
-      mdTable({
-        header: ['claim', 'statement', 'verdict', 'detail'],
-        rows: opts.verdicts.map((v) => [v.claimId, v.statement, mark[v.verdict], v.detail]),
-        leftAlign: [0, 1, 2, 3],
-      }),
-      '',
-    );
-  }
   out.push('### Raw data', '', RAW_DATA_NOTE, '');
   return out.join('\n');
 }

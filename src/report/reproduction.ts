@@ -2,6 +2,8 @@
 // how many claims hold, differ, are inconclusive or not measurable, per article — then per article its headline
 // figures beside this machine's, every verdict with its interval and detail, and the charts of its runs.
 import type { RunDocument } from '../document/run.js';
+import { GLOSSARY_NOTE } from './answer.js';
+import { articleIntro } from '../reference/describe.js';
 import type { ReproduceDocument } from '../claims/reproduction.js';
 import type { Verdict } from '../claims/evaluate.js';
 import type { FigureComparison } from '../claims/figures.js';
@@ -112,7 +114,7 @@ function verdictsHtml(vs: readonly Verdict[]): string {
 
 async function articleHtml(v: ArticleView): Promise<string> {
   const parts = [`<section id="article-${esc(v.article.id)}"><h2>Article ${esc(v.article.id)} — ${esc(v.article.titleEn)}</h2>`];
-  parts.push(`<p class="note">${esc(`${v.article.title} (${v.article.language}). ${v.statuses.map((s) => `${s.experiment}: ${s.state}`).join('; ')}`)}</p>`);
+  parts.push(`<p class="note">${esc(`${articleIntro(v.article)} ${v.statuses.map((s) => `${s.experiment}: ${s.state}`).join('; ')}`)}</p>`);
   if (v.headline.length) parts.push('<h3>Headline figures beside this machine’s</h3>', tableHtml(FIGURE_HEADER, figureRows(v.headline)));
   parts.push('<h3>Verdicts</h3>', v.verdicts.length ? verdictsHtml(v.verdicts) : '<p class="note">No claim of this article was judged.</p>');
   const published = loadPublished();
@@ -132,6 +134,7 @@ export async function reproductionHtml(doc: ReproduceDocument, runs: readonly Ru
     `<p>${esc(runLine(doc, runs))}</p>`,
     tableHtml(SUMMARY_HEADER, summaryRows(views, doc.verdicts)),
     '<p class="note">A claim holds when the whole 95 % interval of the measured quantity lies inside its band, differs when the whole interval lies outside, and is inconclusive when the interval straddles an edge. Shape claims should hold on any Linux machine; magnitude claims depend on the machine.</p>',
+    `<p class="note">${esc(GLOSSARY_NOTE)}</p>`,
     '</section>',
   ].join('\n');
   const sections = [summary, ...(await Promise.all(views.map(articleHtml)))];
@@ -145,10 +148,10 @@ export async function reproductionHtml(doc: ReproduceDocument, runs: readonly Ru
 export function reproductionMarkdown(doc: ReproduceDocument, runs: readonly RunDocument[]): string {
   const views = articlesOf(doc, runs);
   const out = ['## forklab reproduction', '', mdText(runLine(doc, runs)), '', '### Summary', ''];
-  out.push(mdTable({ header: SUMMARY_HEADER, rows: summaryRows(views, doc.verdicts), leftAlign: [0] }), '');
+  out.push(mdTable({ header: SUMMARY_HEADER, rows: summaryRows(views, doc.verdicts), leftAlign: [0] }), '', mdText(GLOSSARY_NOTE), '');
   for (const v of views) {
     out.push(`### Article ${mdText(v.article.id)} — ${mdText(v.article.titleEn)}`, '');
-    out.push(mdText(v.statuses.map((s) => `${s.experiment}: ${s.state}`).join('; ')), '');
+    out.push(mdText(`${articleIntro(v.article)} ${v.statuses.map((s) => `${s.experiment}: ${s.state}`).join('; ')}`), '');
     if (v.headline.length) out.push(mdTable({ header: FIGURE_HEADER, rows: figureRows(v.headline), leftAlign: [0, 1, 5] }), '');
     if (v.verdicts.length)
       out.push(
