@@ -216,6 +216,12 @@ export function chartsFor(doc: RunDocument, comparisons: readonly PublishedCompa
 }
 
 /** Both runs' medians per configuration in one chart, the run as colour. */
+/** A step per category, but never wider than a 1,280-px page leaves for the plot (labels and legend beside it). */
+function fitWidth(values: readonly { label: string }[], step: number): number | { step: number } {
+  const n = new Set(values.map((v) => v.label)).size;
+  return n * step > 720 ? 720 : { step };
+}
+
 export function compareChart(a: RunDocument, b: RunDocument, labels: [string, string]): ChartDef | null {
   const unit = timeUnit(a.experiment);
   const values = [
@@ -227,7 +233,7 @@ export function compareChart(a: RunDocument, b: RunDocument, labels: [string, st
   const color = { field: 'run', type: 'nominal', scale: { domain: labels }, title: 'run' };
   const layer = pointsWithCi(x, y, color, false, { xOffset: { field: 'run', type: 'nominal', scale: { domain: labels } } });
   return chart('compare-runs', 'Both runs, configuration by configuration', `Median ${unit.label} of every configuration in both runs, with 95 % intervals.`, values, {
-    width: { step: 36 },
+    width: fitWidth(values, 90), // a category holds both runs side by side (xOffset): about 90 px each
     height: 240,
     layer,
   });
@@ -252,7 +258,7 @@ export function publishedCharts(comparisons: readonly PublishedComparison[]): Ch
       `Each published figure and the same statistic measured here, in ${u} (log scale).`,
       values,
       {
-        width: { step: 34 },
+        width: fitWidth(values, 34),
         height: 240,
         mark: { type: 'point', filled: true, size: 70 },
         encoding: {
