@@ -3,7 +3,7 @@
 import { runProbe, type ProbeResult, type SamplingPlan } from '../runner/probe.js';
 import { interleave } from '../runner/schedule.js';
 import { ciHalfWidthFraction } from '../runner/plans.js';
-import type { Measurement, RunContext } from './types.js';
+import type { Measurement, RepeatsStop, RunContext } from './types.js';
 
 export interface ProbeJob {
   /** A driver that speaks the probe protocol instead of the C probe (see ProbeRequest.command). */
@@ -41,16 +41,6 @@ export interface AdaptiveRepeats {
   targetCiFraction: number;
   /** Wall time allowed for the rounds beyond `repeats`, in ms. */
   budgetMs: number;
-}
-
-/** Why the sweep stopped running repeats: recorded in the run's params as `repeatsStop`. */
-export interface RepeatsStop {
-  /** planned: adaptive repeats were off (exactly --repeats). */
-  reason: 'planned' | 'ci-reached' | 'max-repeats' | 'budget' | 'cancelled';
-  /** Rounds run (the most any configuration got). */
-  rounds: number;
-  /** The widest figure's half-width ÷ median when it stopped (null: nothing to judge). */
-  widestCiFraction: number | null;
 }
 
 export interface SweepResult {

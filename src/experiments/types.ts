@@ -4,7 +4,6 @@ import type { NativePaths } from '../runner/paths.js';
 import type { Summary } from '../stats/descriptive.js';
 import type { ChartSpec, FieldLabel, ThpCondition } from './chart.js';
 import type { SelfcheckSuite } from './selfcheck.js';
-import type { RepeatsStop } from './sweep.js';
 import type { Block } from './view.js';
 
 export type Scalar = string | number | boolean | null;
@@ -41,6 +40,16 @@ export interface Measurement {
 export interface Warning {
   code: string;
   message: string;
+}
+
+/** Why the sweep stopped running repeats: recorded in the run's params as `repeatsStop`. */
+export interface RepeatsStop {
+  /** planned: adaptive repeats were off (exactly --repeats). */
+  reason: 'planned' | 'ci-reached' | 'max-repeats' | 'budget' | 'cancelled';
+  /** Rounds run (the most any configuration got). */
+  rounds: number;
+  /** The widest figure's half-width ÷ median when it stopped (null: nothing to judge). */
+  widestCiFraction: number | null;
 }
 
 /** What a run's parameters carry besides the experiment's own: why its sweep stopped repeating (sweep.ts). */
