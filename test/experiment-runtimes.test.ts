@@ -220,7 +220,7 @@ test('the view answers first: runtime · version · call · mechanism · µs at 
   assert.deepEqual(first.header, ['runtime', 'version', 'call', 'mechanism', 'µs at 0 MB', 'µs at 1 GiB', 'grows?']);
   assert.deepEqual(first.rows, [
     ['go1.19', '1.19.8', 'os/exec Cmd.Run', 'posix_spawn', '700', '750', 'no'],
-    ['node24', '24.22.3', 'child_process.spawn (buffers)', 'fork', '1800', '17000', 'grows'],
+    ['node24', '24.22.3', 'child_process.spawn (buffers)', 'fork', '1,800', '17,000', 'grows'], // thousands separators, as every report writes them,
   ]);
   const text = renderView(blocks, { color: false });
   assert.match(text, /By mechanism/);
