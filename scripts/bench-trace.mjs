@@ -11,14 +11,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { opt, repo } from './bench-args.mjs';
 
-const repo = fileURLToPath(new URL('..', import.meta.url));
-const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : dflt;
-};
 const sizes = opt('rss', '0,256,1024').split(',').map(Number);
 const children = Number(opt('children', '40'));
 const reps = Number(opt('reps', '3'));
