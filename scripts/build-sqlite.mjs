@@ -3,11 +3,12 @@
 // built: forklab uses it. Node 20 has none, so better-sqlite3 is built here from its bundled SQLite sources
 // (its own install script is turned off in package.json's allowScripts: it would try to download a prebuilt
 // binary, then Node's headers). As for the C probe, the headers of the running Node are used when its install
-// has them (include/node under its prefix), so the build works offline. ~100 s of one core.
+// has them (include/node under its prefix), so the build works offline (node-gyp found as the C probe's is). ~100 s of one core.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { findNodeGyp, nodeGypArgs, nodeGypEnv } from '@forklab/spawn/scripts/find-node-gyp.mjs';
 
 function hasNodeSqlite() {
   const emit = process.emitWarning;
@@ -41,18 +42,13 @@ if (existsSync(built)) {
   }
 }
 
-const prefix = dirname(dirname(process.execPath));
-const args = ['rebuild', '--release'];
-if (existsSync(join(prefix, 'include', 'node', 'node_api.h'))) args.push(`--nodedir=${prefix}`);
-const fromNpm = process.env.npm_config_node_gyp;
-const bundled = join(prefix, 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
-const gyp = fromNpm && existsSync(fromNpm) ? fromNpm : existsSync(bundled) ? bundled : null;
+const args = [...nodeGypArgs(), '--release'];
+const gyp = findNodeGyp();
 if (!gyp) {
   console.error('forklab: cannot find node-gyp to build better-sqlite3 (Node 20 has no node:sqlite); install npm with its bundled node-gyp, or use Node 22.13 or newer');
   process.exit(1);
 }
-const env = { ...process.env };
-if (env.npm_config_nodedir === '') delete env.npm_config_nodedir;
+const env = nodeGypEnv();
 const verbose = Boolean(process.env.FORKLAB_BUILD_VERBOSE);
 const started = Date.now();
 const r = spawnSync(process.execPath, [gyp, ...args], { cwd: dir, stdio: verbose ? 'inherit' : ['ignore', 'pipe', 'pipe'], env, maxBuffer: 64 * 1024 * 1024 });
