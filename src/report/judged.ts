@@ -49,7 +49,7 @@ export function runConclusions(doc: RunDocument, published: Published, seed = 1)
   const article = articleOf(doc.experiment);
   if (typeof doc.params.target === 'string')
     return { verdicts: [], comparisons: [], note: `this run measured ${doc.params.target} (--target), not the article's program: no claim is judged` };
-  if (!article) return { verdicts: [], comparisons: [], note: `no article is about the experiment ${doc.experiment}` };
+  if (!article) return { verdicts: [], comparisons: [], note: `a ${doc.experiment} run is not one of the articles' experiments: no published claim applies to it` };
   const j = judgeDocuments([doc], { seed, articles: [article] }, published);
   const verdicts: ClaimVerdict[] = j.verdicts
     .filter((v) => v.experiment === doc.experiment)
