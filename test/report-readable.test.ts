@@ -12,6 +12,7 @@ import { renderHtml } from '../src/report/html.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { runConclusions } from '../src/report/judged.js';
 import { fmtNumber, paramFlags } from '../src/report/labels.js';
+import { fmtUs, fmtUsCi } from '../src/text/format.js';
 import { loadPublished } from '../src/reference/published.js';
 import { chromiumSkip, launchChromium } from './helpers/browser.js';
 
@@ -28,6 +29,10 @@ test('numbers for a reader: separators, no exponent', () => {
   assert.equal(fmtNumber(0.000123), '0.000123');
   assert.equal(fmtNumber(12.345), '12.3');
   assert.equal(fmtNumber(1e-7), '0.0000001');
+  // rounded before the separator is decided: 999.6 is 1,000 (a table once read "929 [718–1000]")
+  assert.equal(fmtNumber(999.6), '1,000');
+  assert.equal(fmtUs(999_600), '1,000');
+  assert.equal(fmtUsCi(929_000, 718_000, 999_700), '929 [718–1,000]');
   for (const x of [1e21 / 1e3, 123456789.5, 3e-9, 0.5]) assert.doesNotMatch(fmtNumber(x), E_NOTATION, String(x));
 });
 

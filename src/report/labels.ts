@@ -9,7 +9,7 @@ import { words } from '../text/words.js';
 export function fmtNumber(x: number): string {
   if (!Number.isFinite(x)) return String(x);
   const a = Math.abs(x);
-  if (a >= 1000) return Math.round(x).toLocaleString('en-US');
+  if (Math.round(a) >= 1000) return Math.round(x).toLocaleString('en-US'); // 999.6 too: 1,000, not 1000
   if (a === 0) return '0';
   const decimals = Math.min(20, Math.max(0, 2 - Math.floor(Math.log10(a))));
   return x

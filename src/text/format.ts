@@ -2,7 +2,8 @@
 // to fill the cells of a table (src/experiments/ does; src/report/ renders the tables).
 
 /** Whole numbers from 1,000 up with thousands separators, as every report writes them (never an exponent). */
-const whole = (x: number) => (Math.abs(x) >= 1000 ? Math.round(x).toLocaleString('en-US') : x.toFixed(0));
+/** (Rounded first, so 999.6 is written 1,000, not 1000.) */
+const whole = (x: number) => Math.round(x).toLocaleString('en-US');
 
 /** Microseconds from nanoseconds with sensible precision: 3.85 ms → "3,850", 154.2 µs → "154", 9.53 µs → "9.53". */
 export function fmtUs(ns: number): string {
