@@ -9,7 +9,7 @@ import { median } from '../stats/descriptive.js';
 import { readMemoryBudget } from '../env/memory.js';
 import { measurementsFrom, pooledStats } from './measure.js';
 import { parseChoiceList, parseDecimal, parseInteger, parseIntegerList, str } from './parse.js';
-import { fmtUs, fmtUsCi } from '../text/format.js';
+import { fmtNs, fmtUs, fmtUsCi } from '../text/format.js';
 import { blank, heading, note, table, type Block } from './view.js';
 import { targetCommandLine, targetParams } from './target.js';
 import { THP_CONDITION, thpNeverWarnings } from './thp.js';
@@ -351,7 +351,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
       out.push(blank);
     }
     if (run.summary.slopes.length) {
-      const rows = run.summary.slopes.map((s) => [s.method, s.thp, s.slopeUsPerMb.toFixed(3), s.r2.toFixed(3), s.entry ? `${s.entry.ns.toFixed(0)} ns/${s.entry.kind}` : '—']);
+      const rows = run.summary.slopes.map((s) => [s.method, s.thp, s.slopeUsPerMb.toFixed(3), s.r2.toFixed(3), s.entry ? `${fmtNs(s.entry.ns)} ns/${s.entry.kind}` : '—']);
       out.push(heading('Growth with parent RSS (least squares over per-repeat medians)'));
       out.push(table(['method', 'THP', 'µs per MB', 'R²', 'per entry'], rows, { leftAlign: [0, 1] }));
       const on = run.summary.slopes.find((s) => s.method === 'fork-exec' && s.thp === 'on');
