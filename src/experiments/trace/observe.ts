@@ -198,6 +198,9 @@ export function observe(o: ObserveOptions): Promise<Observation> {
     }
     endedBy ??= 'interrupt';
     const kids = traced();
+    // The command is known from here on even if no sample has run since it started: once it has ended, what it
+    // left running is ended too (without this, a background job that ignores SIGINT outlived an early Ctrl-C).
+    if (commandPid === null && child.pid) commandPid = descendants(child.pid)[0] ?? null;
     if (interrupts > 1) {
       for (const p of kids) safeKill(p, 'SIGKILL');
       child.kill('SIGKILL');
