@@ -8,11 +8,11 @@ import { articleOf } from './groups.js';
 import { GLOSSARY_NOTE, answerOf } from './answer.js';
 import { getArticle } from '../reference/published.js';
 import { articleIntro } from '../reference/describe.js';
-import { RAW_DATA_NOTE, compareTable, machineEntries, witnessText, type ReportTable } from './markdown.js';
+import { COMPARISON_HEADER, RAW_DATA_NOTE, compareTable, comparisonCells, machineEntries, witnessText, type ReportTable } from './markdown.js';
 import { resultsOf } from './results.js';
 import { asciiChart } from './ascii-chart.js';
 import type { Block } from '../experiments/view.js';
-import { fmtNumber, fmtValue, machineLabel, paramFlags } from './labels.js';
+import { machineLabel, paramFlags } from './labels.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -156,16 +156,8 @@ function publishedHtml(comparisons: readonly PublishedComparison[]): string {
   const articles = [...new Set(comparisons.map((c) => (c.articleTitle ? `Article ${c.article}: ${c.articleTitle}` : `Article ${c.article ?? '?'}`)))];
   const one = articles.length === 1;
   const table = tableHtml({
-    header: [...(one ? [] : ['article']), 'figure, in the article’s words', 'statistic', 'published', 'this machine', 'this ÷ published', 'compared with'],
-    rows: comparisons.map((c) => [
-      ...(one ? [] : [c.articleTitle ? `${c.article} ${c.articleTitle}` : (c.article ?? '')]),
-      c.figureLabel ?? c.label,
-      c.statistic ?? '',
-      fmtValue(c.publishedValue, c.unit),
-      fmtValue(c.measuredValue, c.unit),
-      `${fmtNumber(c.measuredValue / c.publishedValue)}×`,
-      c.note ?? '',
-    ]),
+    header: [...(one ? [] : ['article']), ...COMPARISON_HEADER],
+    rows: comparisons.map((c) => [...(one ? [] : [c.articleTitle ? `${c.article} ${c.articleTitle}` : (c.article ?? '')]), ...comparisonCells(c)]),
     leftAlign: one ? [0, 1, 5] : [0, 1, 2, 6],
   });
   return `${one ? `<h3>${esc(articles[0]!)}</h3>\n` : ''}${table}`;

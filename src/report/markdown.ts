@@ -38,6 +38,22 @@ const text = (v: unknown): string => (v === null || v === undefined ? '—' : ty
  * intervals, B ÷ A with its bootstrap interval, the Mann–Whitney p-value and the mark — ▲ slower / ▼ faster only
  * when the difference is real. Rows in the configurations' order (numbers by value); those in one run only last.
  */
+
+/** The columns of a figure beside the article's, in every report (HTML and Markdown). */
+export const COMPARISON_HEADER = ['figure, in the article’s words', 'statistic', 'published', 'this machine', 'this ÷ published', 'compared with'];
+
+/** One figure beside the article's: the cells under COMPARISON_HEADER. */
+export function comparisonCells(c: PublishedComparison): string[] {
+  return [
+    c.figureLabel ?? c.label,
+    c.statistic ?? '',
+    fmtValue(c.publishedValue, c.unit),
+    fmtValue(c.measuredValue, c.unit),
+    `${fmtNumber(c.measuredValue / c.publishedValue)}×`,
+    c.note ?? '',
+  ];
+}
+
 export function compareTable(a: RunDocument, b: RunDocument, labels: [string, string]): ReportTable {
   const unit = timeUnit(a.experiment);
   const cmp = compareRuns(a, b);
@@ -216,15 +232,8 @@ export function renderMarkdown(doc: RunDocument, opts: MarkdownOptions = {}): st
     if (a) out.push(`Article ${a.id}: ${mdText(a.titleEn)}`, '');
     out.push(
       mdTable({
-        header: ['figure, in the article’s words', 'statistic', 'published', 'this machine', 'this ÷ published', 'compared with'],
-        rows: comparisons.map((c) => [
-          c.figureLabel ?? c.label,
-          c.statistic ?? '',
-          fmtValue(c.publishedValue, c.unit),
-          fmtValue(c.measuredValue, c.unit),
-          `${fmtNumber(c.measuredValue / c.publishedValue)}×`,
-          c.note ?? '',
-        ]),
+        header: COMPARISON_HEADER,
+        rows: comparisons.map(comparisonCells),
         leftAlign: [0, 1, 5],
       }),
       '',
