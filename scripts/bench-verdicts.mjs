@@ -5,7 +5,8 @@
 // verdict; a claim that moves with the machine's noise says inconclusive rather than alternating. Prints the
 // figures; never a test (timings on a shared machine swing).
 //
-// Options: --runs N (default 2)  --seed N (default 1)  --json FILE (both runs' verdicts and the comparison)
+// Options: --runs N (default 2)  --seed N (default 1)  --only 000,002 (those articles: for trying a preset; the
+// goal is over all of them)  --json FILE (both runs' verdicts and the comparison)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import { opt, repo } from './bench-args.mjs';
 const runs = Number(opt('runs', '2'));
 const seed = opt('seed', '1');
 const jsonOut = opt('json', undefined);
+const only = opt('only', undefined);
 if (!Number.isInteger(runs) || runs < 2) {
   console.error('bench:verdicts: --runs must be an integer ≥ 2');
   process.exit(2);
@@ -29,7 +31,7 @@ try {
     process.stderr.write(`bench:verdicts: reproduce --quick, run ${r} of ${runs} …\n`);
     const p = spawnSync(
       process.execPath,
-      [join(repo, 'bin', 'forklab.js'), 'reproduce', '--quick', '--seed', seed, '--json', file, '--db', join(tmp, 'history.db'), '--no-color'],
+      [join(repo, 'bin', 'forklab.js'), 'reproduce', '--quick', ...(only ? ['--only', only] : []), '--seed', seed, '--json', file, '--db', join(tmp, 'history.db'), '--no-color'],
       {
         cwd: repo,
         encoding: 'utf8',
@@ -55,7 +57,7 @@ const moved = rows.filter((r) => !same.includes(r));
 const count = (res, v) => res.verdicts.filter((x) => x.verdict === v).length;
 
 const out = [];
-out.push(`forklab bench:verdicts — ${runs} consecutive reproduce --quick runs, seed ${seed}`);
+out.push(`forklab bench:verdicts — ${runs} consecutive reproduce --quick runs, seed ${seed}${only ? `, articles ${only} only` : ''}`);
 for (const [i, res] of results.entries())
   out.push(
     `  run ${i + 1}: ${res.seconds.toFixed(0)} s, exit ${res.exit}; ${count(res, 'holds')} hold, ${count(res, 'differs')} differ, ${count(res, 'inconclusive')} inconclusive, ${count(res, 'not-measurable')} not measurable`,

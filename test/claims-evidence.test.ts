@@ -3,7 +3,7 @@
 // matches it. No probe runs here.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { clusterWidening } from '../src/stats/clusters.js';
+import { clusterWidening, widen } from '../src/stats/clusters.js';
 import { bowShare, parabolaFit } from '../src/stats/curvature.js';
 import { FIXTURES, docs, edit, rss, set, setUs, vmas, verdictOf, type Cfg } from './helpers/claims-data.js';
 
@@ -153,5 +153,17 @@ describe('rules of evidence', () => {
     assert.equal(clusterWidening(1), 1);
     assert.ok(Math.abs(clusterWidening(2) - 9.17) < 0.01 && Math.abs(clusterWidening(3) - 2.69) < 0.01);
     assert.ok(clusterWidening(10) < 1.3 && clusterWidening(10) > 1);
+  });
+
+  test('a ratio or a time is widened many-fold (log scale) and stays above 0; a difference linearly', () => {
+    // a ratio of 8× with edges 5× and 9×, widened 2.7 times: linearly its lower edge would be −0.1×
+    const r = widen(8, 5, 9, 2.7, true);
+    assert.ok(r.low > 0 && Math.abs(r.low - 8 * (5 / 8) ** 2.7) < 1e-12, JSON.stringify(r));
+    assert.ok(Math.abs(r.high - 8 * (9 / 8) ** 2.7) < 1e-12);
+    assert.ok(r.low < 5 && r.high > 9, 'wider on both sides');
+    // a difference, a slope or a share keeps the linear widening, as does an interval reaching 0
+    assert.deepEqual(widen(8, 5, 9, 2), { low: 2, high: 10 });
+    assert.deepEqual(widen(1, -1, 2, 2, true), { low: -3, high: 3 });
+    assert.deepEqual(widen(8, 5, 9, 1, true), { low: 5, high: 9 });
   });
 });

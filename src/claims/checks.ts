@@ -57,21 +57,16 @@ export function judgeOperandExpectation(c: Check & Expectation, ctx: JudgeContex
             ],
         `${data.experiment}: ${label}`,
       );
-      const q = combined([num, den], stat, ([x, y]) => (size ? (y! > 0 ? Math.abs(x!) / y! : NaN) : positiveRatio(x!, y!)));
+      const q = { ...combined([num, den], stat, ([x, y]) => (size ? (y! > 0 ? Math.abs(x!) / y! : NaN) : positiveRatio(x!, y!))), multiplicative: !size };
       // A ratio of positive quantities is never below 0, however far few repeats widen its interval.
       return judgeExpectation(q, 1, c, 'ratio', label, ctx, 0);
     }
     case 'value': {
       const op = operandGroups(data, c.operand, stat);
       const scale = c.operand.metric ? 1 : nsTo(c.unit);
-      return judgeExpectation(
-        combined([op], stat, ([a]) => a!),
-        scale,
-        c,
-        c.unit,
-        op.label,
-        ctx,
-      );
+      // a time is many-fold noisy; a difference or a reading (page tables, Slab) is not
+      const isTime = !c.operand.metric && c.operand.minus === undefined && c.operand.minusMetric === undefined;
+      return judgeExpectation({ ...combined([op], stat, ([a]) => a!), multiplicative: isTime }, scale, c, c.unit, op.label, ctx);
     }
     default:
       throw new Error(`judgeOperandExpectation: ${c.type} is judged elsewhere`);
@@ -109,7 +104,7 @@ export function judgeGreater(c: GreaterCheck, ctx: JudgeContext): Judgement {
       ],
       `${data.experiment}: ${where(r)}${g.label} ÷ ${l.label}`,
     );
-    const q = combined([g, l], stat, ([a, b]) => positiveRatio(a!, b!));
+    const q = { ...combined([g, l], stat, ([a, b]) => positiveRatio(a!, b!)), multiplicative: true };
     const m = scaled(q, 1, ctx, `${g.label} ÷ ${l.label}`, 0);
     minRepeats = Math.min(minRepeats, m.minRepeats);
     const iv = m.interval ?? { low: m.point, high: m.point };
@@ -139,7 +134,7 @@ export function judgeApproxEqual(c: ApproxEqualCheck, ctx: JudgeContext): Judgem
     ops.map((o) => ({ label: o.label, value: operandPoint(o, stat) })),
     `${ctx.data.experiment}: max ÷ min`,
   );
-  const q = combined(ops, stat, (v) => (Math.min(...v) > 0 ? Math.max(...v) / Math.min(...v) : NaN));
+  const q = { ...combined(ops, stat, (v) => (Math.min(...v) > 0 ? Math.max(...v) / Math.min(...v) : NaN)), multiplicative: true };
   const m = scaled(q, 1, ctx, 'max ÷ min', 1);
   const iv = m.interval ?? { low: m.point, high: m.point };
   const operandValue = (o: (typeof ops)[number], i: number) => fmtMetric(o.combine(o.groups.map((g) => pooledStatistic(g, stat))), c.operands[i]!.metric);

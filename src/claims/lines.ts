@@ -86,7 +86,7 @@ export function judgeSlopeRatio(c: SlopeRatioCheck, ctx: JudgeContext): Judgemen
     ],
     `${ctx.data.experiment}: ${label}`,
   );
-  const q = twoLines(n, d, stat, (a, b) => positiveRatio(slopeOf(n.xs, a), slopeOf(d.xs, b)));
+  const q = { ...twoLines(n, d, stat, (a, b) => positiveRatio(slopeOf(n.xs, a), slopeOf(d.xs, b))), multiplicative: true };
   return judgeExpectation(q, 1, c as Expectation, 'ratio', label, ctx, 0);
 }
 

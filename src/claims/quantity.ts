@@ -16,6 +16,12 @@ export interface Quantity {
   stat: CheckStatistic;
   /** From the statistic of each group (same order) to the quantity; non-finite results are dropped. */
   combine: (stats: readonly number[]) => number;
+  /**
+   * A ratio of positive quantities, or a time: its noise is many-fold, so the small-sample widening applies on
+   * the log scale (src/stats/clusters.ts). Differences, slopes and shares, which may pass through 0, are widened
+   * on the linear scale.
+   */
+  multiplicative?: boolean;
 }
 
 export interface Measured {
@@ -73,7 +79,7 @@ export function measureQuantity(q: Quantity, ctx: MeasureContext): Measured {
   // Few repeats: widened by the small-sample factor (src/stats/clusters.ts); a point outside its own interval
   // (a skewed statistic) widens about the nearer edge.
   const centre = Math.min(Math.max(point, ci.low), ci.high);
-  return { point, interval: widen(centre, ci.low, ci.high, clusterWidening(minRepeats, ctx.confidence ?? 0.95)), minRepeats };
+  return { point, interval: widen(centre, ci.low, ci.high, clusterWidening(minRepeats, ctx.confidence ?? 0.95), q.multiplicative === true), minRepeats };
 }
 
 /** A quantity built from several operands: their groups side by side, combined from their values. */

@@ -34,7 +34,7 @@ export function judgeFlat(c: FlatCheck, ctx: JudgeContext): Judgement {
     const ys = p.groups.map((g) => pooledStatistic(g, stat));
     checkPositive([{ label: `the smallest ${stat} of ${describeSeries(sel)}`, value: Math.min(...ys) }], `${data.experiment}: largest ÷ smallest`);
     const spread = (s: readonly number[]) => (Math.min(...s) > 0 ? Math.max(...s) / Math.min(...s) : NaN);
-    const m = scaled(lineQuantity(p, stat, spread), 1, ctx, `largest ÷ smallest of ${describeSeries(sel)}`, 1);
+    const m = scaled({ ...lineQuantity(p, stat, spread), multiplicative: true }, 1, ctx, `largest ÷ smallest of ${describeSeries(sel)}`, 1);
     minRepeats = Math.min(minRepeats, m.minRepeats);
     const iv = m.interval ?? { low: m.point, high: m.point };
     let o = against(iv, b);
@@ -110,7 +110,7 @@ export function judgeGrowsLinearly(c: GrowsLinearlyCheck, ctx: JudgeContext): Ju
         const ys = ysOf(s);
         return ys[0]! > 0 ? ys[ys.length - 1]! / ys[0]! : NaN;
       };
-      const g = scaled({ ...q, stat, combine: growth }, 1, ctx, 'the growth factor', 0);
+      const g = scaled({ ...q, stat, combine: growth, multiplicative: true }, 1, ctx, 'the growth factor', 0);
       const giv = g.interval ?? { low: g.point, high: g.point };
       const gb: [number, number] = [minGrowth, Infinity];
       const startsAbove: Outcome = siv.low > 0 ? 'holds' : 'inconclusive';

@@ -131,6 +131,8 @@ function judging(): string {
     '  Over few repeats the interval is widened about its point by the small-sample factor t(R − 1) ÷ z · √(R ÷ (R − 1))',
     `  (\`src/stats/clusters.ts\`: ${clusterWidening(2).toFixed(1)}× for 2 repeats, ${clusterWidening(3).toFixed(1)}× for 3, ${clusterWidening(5).toFixed(1)}× for 5): R probe processes show their spread through R values only, and`,
     '  a verdict must not be decided by two lucky ones (on a loaded machine it decides fewer, instead of deciding wrongly).',
+    '  Times and ratios of positive quantities are widened on the log scale (each edge k times as many-fold from the point:',
+    '  a ratio never reaches 0×); differences, slopes and shares, which may pass through 0, on the linear scale.',
     "  Seeded by the run's `--seed`: the same data and seed give the same verdicts.",
     '* **Bands keep the claim\'s direction.** `approx` is published ×/÷ factor, or with `tolerance.of: "excess"` a tolerance on the',
     '  ratio minus one, 1 + (published − 1) ×/÷ factor, so that "A costs about 1.61× B" never holds when A ≤ B; the validator',

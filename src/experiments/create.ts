@@ -95,9 +95,11 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
   paired: true,
   seriesField: 'method',
   presets: {
-    // 002: 2000 runs of each.
-    full: { iterations: '2000', warmup: '50', repeats: '3' },
-    quick: { iterations: '700', warmup: '20', repeats: '3' },
+    // 002: 2000 runs of each. Ten fresh probes: a probe costs well under a second, and the fork ÷ thread ratio
+    // moves from probe to probe by more than within one (over three probes, the widened interval of that ratio
+    // reached from 5× to 9× and back between consecutive quick runs).
+    full: { iterations: '2000', warmup: '50', repeats: '10' },
+    quick: { iterations: '300', warmup: '20', repeats: '10' },
     note: 'article 002: 2000 runs of thread create+join and of fork+waitpid',
   },
   selfcheck: () =>
