@@ -108,6 +108,23 @@ function openPipes(stdio: StdioSpec[], fds: number[]): void {
   });
 }
 
+const UV_EINVAL = -22;
+
+/**
+ * Frees Node's own Process handle, which the ChildProcess constructor made and forklab does not use. Node
+ * frees a Process handle only when it is closed, and closing one whose libuv handle was never initialised is
+ * not safe; a spawn that libuv refuses before it forks (an inherited descriptor of -1: EINVAL) initialises it,
+ * and close() then frees it. Without this, every forklab call would leave about 0.9 KB behind.
+ */
+export function releaseReal(real: ProcessHandle, shape: HandleShape): boolean {
+  const stdio = [{ type: 'fd', fd: -1 }];
+  const err = shape === 'options' ? real.spawn({ file: '/', args: ['/'], envPairs: [], stdio }) : real.spawn('/', ['/'], undefined, [], stdio, 0, undefined, undefined);
+  if (err !== UV_EINVAL) return false;
+  real.onexit = undefined;
+  real.close();
+  return true;
+}
+
 export class ForklabProcessHandle implements ProcessHandle {
   pid?: number;
   onexit?: (exitCode: number, signalCode: string) => void;
@@ -135,17 +152,20 @@ export class ForklabProcessHandle implements ProcessHandle {
       this.pid = real.pid;
       return err;
     }
+    // As Node's handle: each argument is converted to a string (42 is "42"; a Symbol throws the TypeError
+    // Node's does), and an empty cwd means none.
+    const args = (r.args ?? []).map((x) => `${x}`);
+    const cwd = r.cwd || null;
     this.mode = 'forklab';
     this.onServe(true, null);
-    // The real handle stays unspawned. Node never frees an unspawned Process handle (about 0.9 KB each);
-    // making it spawnable-then-closed (a spawn libuv refuses before forking) corrupts the heap on Node 24.
+    releaseReal(this.real, this.shape);
     const kinds = r.stdio.map((s) => {
       if (s.type === 'pipe' || s.type === 'overlapped') return STDIO_PIPE;
       if (s.type === 'ignore') return STDIO_IGNORE;
       if (s.type === 'wrap') return s.handle?.fd as number;
       return s.fd as number;
     });
-    const [err, pid, child, ...fds] = native().spawn(r.file, r.args ?? [], r.envPairs ?? [], r.cwd ?? null, kinds, r.detached, (status, sig) =>
+    const [err, pid, child, ...fds] = native().spawn(r.file, args, r.envPairs ?? [], cwd, kinds, r.detached, (status, sig) =>
       this.closed ? undefined : this.onexit?.(status, sig ? (signalNames[sig] ?? `SIG${sig}`) : ''),
     );
     if (err !== 0) {

@@ -70,8 +70,9 @@ function forklabSync(this: unknown, options: SyncOptions): NativeSyncResult {
   const readable = options.stdio.map((s) => s.type === 'pipe' && Boolean(s.writable));
   return addon.spawnSync({
     file: options.file,
-    args: options.args ?? [],
-    envPairs: options.envPairs ?? [],
+    // as Node's sync spawner: entries that are not strings are converted (42 is "42")
+    args: (options.args ?? []).map((x) => `${x}`),
+    envPairs: (options.envPairs ?? []).map((x) => `${x}`),
     cwd: options.cwd ?? null,
     stdio,
     input,

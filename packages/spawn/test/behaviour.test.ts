@@ -112,6 +112,24 @@ test('a script without #! runs through /bin/sh, as with execvp', async () => {
   assert.equal(b.stdout.toString(), 'plain script\n');
 });
 
+test('an empty cwd means none, and arguments that are not strings are converted, as child_process', async () => {
+  let [a, b] = await both('pwd', [], { cwd: '' });
+  same(a, b, "cwd ''");
+  assert.equal(b.exitCode, 0);
+  [a, b] = await both('sh', ['-c', 'echo "$@"', 'sh', 42, true, { toString: () => 'obj' }] as unknown as string[]);
+  same(a, b, 'non-string args');
+  assert.equal(b.stdout.toString(), '42 true obj\n');
+  const thrown = impls.map(([, m]) => {
+    try {
+      m('true', [Symbol('s')] as unknown as string[]);
+      return 'no throw';
+    } catch (e) {
+      return `${(e as Error).name}: ${(e as Error).message}`;
+    }
+  });
+  assert.equal(thrown[1], thrown[0]);
+});
+
 test('failures to start: missing program, a directory, a non-executable file, a missing cwd', async () => {
   const plain = join(tmp, 'not-executable');
   writeFileSync(plain, '#!/bin/sh\n');

@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import * as childProcess from 'node:child_process';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import './helpers/addon.js';
 import * as forklab from '../src/index.js';
 
@@ -142,4 +144,29 @@ test('kill with a signal name and a number, unref/ref, and an exec timeout of In
     seen.push(inf);
   }
   assert.deepEqual(seen.slice(2), seen.slice(0, 2));
+});
+
+test("a finished child is garbage-collected, as child_process's is: Node's unused Process handle is closed", async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const collected: Record<string, boolean> = {};
+  for (const [name, m] of impls) {
+    const refs: WeakRef<object>[] = [];
+    for (const stdio of ['ignore', 'pipe'] as const) {
+      await new Promise<void>((resolve, reject) => {
+        const c = m.spawn('true', [], { stdio, ...LIMIT });
+        refs.push(new WeakRef(c));
+        c.on('error', reject);
+        c.on('close', () => resolve());
+      });
+    }
+    for (let i = 0; i < 10 && refs.some((r) => r.deref()); i++) {
+      await new Promise((r) => setImmediate(r));
+      gc();
+    }
+    collected[name] = refs.every((r) => r.deref() === undefined);
+  }
+  // Node frees a Process handle only once it is closed; the ChildProcess constructor's one, left unspawned,
+  // would keep the child and everything it holds (about 2 KB a call) for the life of the process.
+  assert.deepEqual(collected, { child_process: true, forklab: true });
 });

@@ -61,6 +61,13 @@ test('spawnSync: signal, timeout with killSignal, maxBuffer, a missing program o
   same('spawnSync', 'sh', ['-c', 'head -c 1000 /dev/zero'], { maxBuffer: 1000 });
   same('spawnSync', 'forklab-no-such-program');
   same('spawnSync', 'true', [], { cwd: '/nonexistent' });
+  same('spawnSync', 'true', [], { cwd: '' });
+});
+
+test('arguments that are not strings are converted, as child_process converts them', () => {
+  same('spawnSync', 'sh', ['-c', 'echo "$@"', 'sh', 42, true, { toString: () => 'obj' }] as unknown[], { encoding: 'utf8' });
+  same('execFileSync', 'sh', ['-c', 'echo "$1"', 'sh', 7] as unknown[], { encoding: 'utf8' });
+  same('spawnSync', 'sh', ['-c', 'true', Symbol('s')] as unknown[]);
 });
 
 test('execSync and execFileSync: returned output, thrown errors with status and output', () => {
