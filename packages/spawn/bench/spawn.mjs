@@ -4,7 +4,9 @@
 // heap of the same size) a fresh Node process holds that memory and, interleaved round by round in
 // random order, measures each function through child_process and through forklab/spawn: spawn and execFile
 // (to exit) and spawnSync of the probe's static target, fork with one message round trip (a Node child),
-// and asks the C probe (holding the same size) for posix_spawn+waitpid: the floor.
+// and asks the C probe (holding the same size) for posix_spawn+waitpid: the floor. Between the two, the addon
+// alone (its spawn called directly, the exit awaited, without child_process's JavaScript): what of the gap
+// to the floor is forklab's own, and what is child_process's.
 // Then the event loop: the longest gap of a 1 ms interval timer during 100 sequential spawns, and how
 // long the spawn() call itself blocks; and, for scale, the longest gap with no spawn at all over the same time. Medians in µs. Never a test: timings on a shared machine swing.
 //
@@ -14,6 +16,7 @@ import * as childProcess from 'node:child_process';
 import { spawn as cpSpawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -24,6 +27,7 @@ const target = join(repo, 'build', 'Release', 'forklab-target-static');
 const PER_ROUND = 5;
 const FORK_PER_ROUND = 1;
 const forkChild = join(here, 'fork-echo.cjs');
+const requireHere = createRequire(import.meta.url);
 const FUNCTIONS = ['spawn', 'execFile', 'spawnSync', 'fork'];
 
 function fail(msg) {
@@ -188,6 +192,23 @@ async function worker(kind, sizeMb, rounds) {
   const pr = startProbe(sizeMb);
   await pr.ready();
   const methods = { floor: async (n, warm) => (await pr.run(n, warm)).map((ns) => ({ totalNs: ns, callNs: null })) };
+  // the addon alone: the same child with the environment child_process would pass, no ChildProcess around it
+  const addon = requireHere('../dist/locate.cjs').requireAddon().addon;
+  const envPairs = Object.entries(process.env).map(([k, v]) => `${k}=${v}`);
+  const addonOnce = () =>
+    new Promise((resolve, reject) => {
+      const t0 = process.hrtime.bigint();
+      const [err] = addon.spawn(target, [target], envPairs, null, [-1, -1, -1], false, (status) =>
+        status === 0 ? resolve({ totalNs: Number(process.hrtime.bigint() - t0), callNs }) : reject(new Error(`target exited ${status}`)),
+      );
+      const callNs = Number(process.hrtime.bigint() - t0);
+      if (err !== 0) reject(new Error(`addon spawn: ${err}`));
+    });
+  methods.addon = async (n) => {
+    const r = [];
+    for (let i = 0; i < n; i++) r.push(await addonOnce());
+    return r;
+  };
   for (const fn of FUNCTIONS) {
     for (const [impl, m] of [
       ['child_process', childProcess],
@@ -265,7 +286,7 @@ async function main() {
         );
       }
       console.log(
-        `${kind.padEnd(8)} ${String(sizeMb).padStart(4)}  C floor ${f(m.floor)} µs; forklab spawn / floor ${f(m['spawn:forklab'] / m.floor, 2)}; event loop max gap over 100 spawns: cp ${f(r.maxGapMs.child_process, 1)} ms, forklab ${f(r.maxGapMs.forklab, 1)} ms, idle ${f(r.maxGapMs.idle, 1)} ms`,
+        `${kind.padEnd(8)} ${String(sizeMb).padStart(4)}  C floor ${f(m.floor)} µs; forklab spawn / floor ${f(m['spawn:forklab'] / m.floor, 2)} (the addon alone ${f(m.addon)} µs, / floor ${f(m.addon / m.floor, 2)}: the rest is child_process's JavaScript); event loop max gap over 100 spawns: cp ${f(r.maxGapMs.child_process, 1)} ms, forklab ${f(r.maxGapMs.forklab, 1)} ms, idle ${f(r.maxGapMs.idle, 1)} ms`,
       );
     }
   }

@@ -48,9 +48,12 @@ const char *fl_signal_name(int sig) {
 static napi_value fl_throw_last(napi_env env) {
     const napi_extended_error_info *info = NULL;
     napi_get_last_error_info(env, &info);
+    /* the next N-API call overwrites *info: keep the message first */
+    char msg[160];
+    snprintf(msg, sizeof msg, "forklab-spawn: %s", info && info->error_message ? info->error_message : "N-API call failed");
     bool pending = false;
     napi_is_exception_pending(env, &pending);
-    if (!pending) napi_throw_error(env, NULL, info && info->error_message ? info->error_message : "N-API call failed");
+    if (!pending) napi_throw_error(env, NULL, msg);
     return NULL;
 }
 

@@ -1,8 +1,10 @@
 // Where forklab meets node:child_process: ChildProcess.prototype.spawn is wrapped so that, for a call
 // forklab serves, `this._handle` is a ForklabProcessHandle before child_process's own spawn method runs;
 // everything else (validation, envPairs from process.env, stdio pipes, errors, events, IPC) stays Node's.
-// The wrapper is installed for the duration of one forklab call (spawn, exec, execFile, fork of this
-// package) and removed after it, or permanently by register. State is per thread and shared by every copy
+// The wrapper is installed at the first forklab call (spawn, exec, execFile, fork of this package) and stays:
+// outside a forklab call (and without register) it hands the call to child_process's own method untouched.
+// Installing and removing it around every call would change ChildProcess.prototype each time, which throws away
+// V8's caches for everything child_process looks up through it: that alone made a spawn about 40 % slower. State is per thread and shared by every copy
 // of the package loaded in it (ES module and CommonJS builds), through a global symbol.
 import childProcess from 'node:child_process';
 import { channel } from 'node:diagnostics_channel';
@@ -129,10 +131,6 @@ function install(): void {
   proto.spawn = wrapper;
 }
 
-function uninstall(): void {
-  if (state.wrapper && proto.spawn === state.wrapper) proto.spawn = state.originalMethod;
-}
-
 /** Runs call (a child_process function) with forklab serving the children it starts. */
 export function armed<T>(fn: FunctionName, call: () => T): T {
   const prev = state.current;
@@ -144,7 +142,6 @@ export function armed<T>(fn: FunctionName, call: () => T): T {
   } finally {
     state.armed--;
     state.current = prev;
-    if (state.armed === 0 && !state.registered) uninstall();
   }
 }
 

@@ -28,18 +28,25 @@ interface SyncOptions {
 
 type SyncBinding = { spawn: (options: SyncOptions) => NativeSyncResult };
 
-let binding: SyncBinding | undefined;
-let realSync: SyncBinding['spawn'] | undefined;
-let current: FunctionName = 'spawnSync';
-let depth = 0;
-let registered = false;
+/** Per thread, shared by every copy of the package loaded in it (ES module and CommonJS builds). */
+interface SyncState {
+  binding: SyncBinding;
+  realSync: SyncBinding['spawn'];
+  current: FunctionName;
+  depth: number;
+  registered: boolean;
+}
+const SYNC_STATE = Symbol.for('forklab.spawn.sync');
+const shared = globalThis as unknown as Record<symbol, SyncState | undefined>;
 
-function syncBinding(): SyncBinding {
-  if (!binding) {
-    binding = (process as unknown as { binding(n: string): SyncBinding }).binding('spawn_sync');
-    realSync = binding.spawn;
+function syncState(): SyncState {
+  let st = shared[SYNC_STATE];
+  if (!st) {
+    const binding = (process as unknown as { binding(n: string): SyncBinding }).binding('spawn_sync');
+    st = { binding, realSync: binding.spawn, current: 'spawnSync', depth: 0, registered: false };
+    shared[SYNC_STATE] = st;
   }
-  return binding;
+  return st;
 }
 
 function syncReason(o: SyncOptions): string | null {
@@ -55,8 +62,10 @@ function syncReason(o: SyncOptions): string | null {
 }
 
 function forklabSync(this: unknown, options: SyncOptions): NativeSyncResult {
-  const fn = current;
-  const real = realSync as SyncBinding['spawn'];
+  const st = syncState();
+  const fn = st.current;
+  const real = st.realSync;
+  if (st.depth === 0 && !st.registered) return Reflect.apply(real, this, [options]); // not a forklab call
   const missing = unavailableReason();
   const addon = missing === null ? native() : undefined;
   const reason = missing !== null ? `unavailable: ${missing.split('\n')[0]}` : !addon?.spawnSync ? 'spawnSync: not in this addon build' : syncReason(options);
@@ -86,22 +95,24 @@ function forklabSync(this: unknown, options: SyncOptions): NativeSyncResult {
 
 /** Runs call (spawnSync, execSync or execFileSync) with forklab's sync spawner in place. */
 export function armedSync<T>(fn: FunctionName, call: () => T): T {
-  const b = syncBinding();
-  const prev = current;
-  if (depth === 0) current = fn;
-  depth++;
-  b.spawn = forklabSync;
+  const st = syncState();
+  const prev = st.current;
+  if (st.depth === 0) st.current = fn;
+  st.depth++;
+  // installed once and left (outside a forklab call it hands over to Node's): changing the binding around
+  // every call would throw away V8's caches for it
+  if (st.binding.spawn !== forklabSync) st.binding.spawn = forklabSync;
   try {
     return call();
   } finally {
-    depth--;
-    current = prev;
-    if (depth === 0 && !registered) b.spawn = realSync as SyncBinding['spawn'];
+    st.depth--;
+    st.current = prev;
   }
 }
 
 /** The whole thread from now on (register). */
 export function registerSync(): void {
-  registered = true;
-  syncBinding().spawn = forklabSync;
+  const st = syncState();
+  st.registered = true;
+  st.binding.spawn = forklabSync;
 }

@@ -107,3 +107,11 @@ spawn('true', []).on('exit', () => { throw new Error('from listener'); });`);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, 'caught from listener\n');
 });
+
+test("the addon's own errors keep N-API's message (not a generic 'N-API call failed')", async () => {
+  const { native } = await import('../src/native.js');
+  assert.throws(
+    () => native().spawn('/bin/true', [42 as unknown as string], [], null, [-1, -1, -1], false, () => {}),
+    (e: Error) => /^forklab-spawn: A string was expected/.test(e.message),
+  );
+});

@@ -170,3 +170,15 @@ test("a finished child is garbage-collected, as child_process's is: Node's unuse
   // would keep the child and everything it holds (about 2 KB a call) for the life of the process.
   assert.deepEqual(collected, { child_process: true, forklab: true });
 });
+
+test("outside forklab's calls (no register) node:child_process serves its own calls, async and sync", async () => {
+  await new Promise((resolve) => forklab.spawn('true', [], LIMIT).on('close', resolve));
+  forklab.spawnSync('true', [], LIMIT);
+  const before = JSON.stringify(forklab.registerStats().byFunction);
+  const child = childProcess.spawn('true', [], LIMIT);
+  // Node's own process handle, not forklab's
+  assert.equal((child as unknown as { _handle: object })._handle.constructor.name, 'Process');
+  await new Promise((resolve) => child.on('close', resolve));
+  assert.equal(childProcess.spawnSync('sh', ['-c', 'exit 4'], LIMIT).status, 4);
+  assert.equal(JSON.stringify(forklab.registerStats().byFunction), before, 'nothing counted as served by forklab');
+});
