@@ -130,3 +130,25 @@ test('comparison of two runs: statistics in src/stats, repeats resampled', () =>
   assert.equal(slower.ratio, 2);
   assert.ok(slower.ratioLow! > 1.9 && slower.ratioHigh! < 2.1);
 });
+
+test('series in rounds share their repeat draws: what a round shares cancels in a ratio; independent ones are unchanged', () => {
+  // Five rounds whose machine state moves everything by ×0.8…×1.2; B costs twice A in every round.
+  const level = [0.8, 0.9, 1, 1.1, 1.2];
+  const series = (base: number, wobble: number) => level.map((l, r) => Array.from({ length: 41 }, (_, i) => base * l * (1 + ((i * 7 + r * 3 + wobble) % 11) / 1000)));
+  const a = series(100, 0);
+  const b = series(200, 5);
+  const ratio: Quantity['combine'] = (s) => s[1]! / s[0]!;
+  const apart = bootstrapQuantity({ blocks: [single(a), single(b)], statistic: 'median', combine: ratio }, { seed: 2 })!;
+  const together = bootstrapQuantity({ blocks: [{ series: [a, b], rounds: true }], statistic: 'median', combine: ratio }, { seed: 2 })!;
+  assert.ok(together.low > 1.98 && together.high < 2.02, `in rounds: ${JSON.stringify(together)}`);
+  assert.ok(apart.high - apart.low > 10 * (together.high - together.low), `apart: ${JSON.stringify(apart)}`);
+  // Series whose rounds share nothing: about the same interval either way.
+  const c = level.map((_, r) => Array.from({ length: 41 }, (_, i) => 100 * level[(r * 2) % 5]! + i / 10));
+  const d = level.map((_, r) => Array.from({ length: 41 }, (_, i) => 200 * level[(r * 3 + 1) % 5]! + i / 10));
+  const w = (q: { low: number; high: number }) => q.high - q.low;
+  const cApart = bootstrapQuantity({ blocks: [single(c), single(d)], statistic: 'median', combine: ratio }, { seed: 2 })!;
+  const cTogether = bootstrapQuantity({ blocks: [{ series: [c, d], rounds: true }], statistic: 'median', combine: ratio }, { seed: 2 })!;
+  assert.ok(w(cTogether) > 0.5 * w(cApart) && w(cTogether) < 2 * w(cApart), JSON.stringify([cApart, cTogether]));
+  // Unequal numbers of repeats cannot be drawn in rounds.
+  assert.throws(() => bootstrapQuantity({ blocks: [{ series: [a, b.slice(1)], rounds: true }], statistic: 'median', combine: ratio }, { seed: 2 }), /same number of repeats/);
+});

@@ -49,8 +49,22 @@ export function pointOf(q: Quantity): number {
 
 const shapeOf = (g: number[][]) => g.map((r) => r.length).join('/');
 
-/** Blocks for the bootstrap and, for each group, where its statistic lands in the resampled vector. */
+/**
+ * Blocks for the bootstrap and, for each group, where its statistic lands in the resampled vector. Series of an
+ * unpaired experiment with the same number of repeats were measured round by round (repeat r of each in round
+ * r): one block in rounds, each configuration once.
+ */
 function blocksOf(q: Quantity, paired: boolean): { blocks: Block[]; slot: number[] } {
+  const repeats = new Set(q.groups.map((g) => g.length));
+  if (!paired && repeats.size === 1 && q.groups.length > 1) {
+    // the same configuration (one probe's readings) is drawn together, iteration by iteration
+    const first = new Map<string, number>();
+    const together = q.keys.map((k, i) => {
+      if (!first.has(k)) first.set(k, i);
+      return first.get(k)!;
+    });
+    return { blocks: [{ series: q.groups, rounds: true, together }], slot: q.groups.map((_, i) => i) };
+  }
   const byKey = new Map<string, { series: number[][][]; at: number[] }>();
   q.groups.forEach((g, i) => {
     const k = paired ? `shape:${shapeOf(g)}` : `cfg:${q.keys[i]}`;

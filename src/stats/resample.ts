@@ -9,6 +9,10 @@
  * - Paired: series measured in the same iterations (the probe times both in every iteration) form one `Block`;
  *   a resample draws repeats and iteration indices once per block and uses them for every series in it, so
  *   drift shared by the series cancels in their differences and ratios.
+ * - In rounds: series measured by separate probes but round by round (repeat r of every configuration in round
+ *   r, src/runner/schedule.ts) form a `rounds` block: a resample draws the repeats once for all of them, and the
+ *   iterations within each series on their own. What a round shares (the machine's state at that time) cancels
+ *   in their ratios; series that share nothing get the same interval as drawn apart.
  * - Medians by counting: each series is sorted once; a resample only counts how often each rank was drawn
  *   and walks the counts to the middle, so a resample costs O(draws) with no sorting.
  * - Seeded (mulberry32): the same data and seed give the same interval. The seed is the run's --seed.
@@ -28,6 +32,13 @@ export type Repeats = readonly (readonly number[])[];
  */
 export interface Block {
   series: readonly Repeats[];
+  /** The series share only their rounds: the same repeat draws, iterations drawn within each (any lengths). */
+  rounds?: boolean;
+  /**
+   * In rounds: series with the same number here come from the same probes (the same configuration: readings
+   * of one iteration) and share their iteration draws too; they must have the same samples per repeat.
+   */
+  together?: readonly number[];
 }
 
 export interface Quantity {
@@ -118,7 +129,13 @@ function checkBlock(b: Block, where: string): void {
   const shape = b.series[0]!.map((rep) => rep.length);
   if (shape.length === 0 || shape.some((n) => n === 0)) throw new RangeError(`${where}: a series has no repeats, or an empty repeat`);
   for (const s of b.series) {
-    if (s.length !== shape.length || s.some((rep, r) => rep.length !== shape[r])) throw new RangeError(`${where}: paired series must have the same repeats and samples per repeat`);
+    if (b.rounds) {
+      if (s.length !== shape.length || s.some((rep) => rep.length === 0)) throw new RangeError(`${where}: series in rounds must have the same number of repeats, none empty`);
+      const first = b.series[b.together?.indexOf(b.together[b.series.indexOf(s)]!) ?? -1];
+      if (first && first !== s && first.some((rep, r) => rep.length !== s[r]!.length))
+        throw new RangeError(`${where}: series drawn together must have the same samples per repeat`);
+    } else if (s.length !== shape.length || s.some((rep, r) => rep.length !== shape[r]))
+      throw new RangeError(`${where}: paired series must have the same repeats and samples per repeat`);
     for (const rep of s) for (const x of rep) if (!Number.isFinite(x)) throw new RangeError(`${where}: sample ${x} is not finite`);
   }
 }
@@ -153,6 +170,44 @@ function resampleBlock(b: Block, prep: Prepared[], stat: ResampleStatistic, rng:
   }
 }
 
+/**
+ * One resample of a rounds block: the repeats drawn once for every series, then the iterations of each drawn
+ * repeat, once per group of series drawn together (each series on its own without `together`).
+ */
+function resampleRounds(b: Block, prep: Prepared[], stat: ResampleStatistic, rng: () => number, out: number[], at: number): void {
+  const R = b.series[0]!.length;
+  const picks = Array.from({ length: R }, () => (R === 1 ? 0 : Math.floor(rng() * R)));
+  const groupOf = b.together ?? b.series.map((_, s) => s);
+  const members = new Map<number, number[]>();
+  groupOf.forEach((g, s) => {
+    members.set(g, [...(members.get(g) ?? []), s]);
+  });
+  for (const ss of members.values()) {
+    const sums = ss.map(() => 0);
+    const minRank = ss.map(() => Infinity);
+    for (const s of ss) prep[s]!.counts.fill(0);
+    let total = 0;
+    for (const r of picks) {
+      const n = prep[ss[0]!]!.ranks[r]!.length;
+      total += n;
+      for (let j = 0; j < n; j++) {
+        const i = Math.floor(rng() * n);
+        ss.forEach((s, m) => {
+          const p = prep[s]!;
+          const rank = p.ranks[r]![i]!;
+          if (stat === 'median') p.counts[rank]! += 1;
+          else if (stat === 'mean') sums[m]! += p.sorted[rank]!;
+          else if (rank < minRank[m]!) minRank[m] = rank;
+        });
+      }
+    }
+    ss.forEach((s, m) => {
+      const p = prep[s]!;
+      out[at + s] = stat === 'median' ? medianOfCounts(p.sorted, p.counts, total) : stat === 'mean' ? sums[m]! / total : p.sorted[minRank[m]!]!;
+    });
+  }
+}
+
 /** How many resamples a quantity gets: RESAMPLES, fewer when the draws would exceed MAX_DRAWS. */
 export function resamplesFor(draws: number, requested = RESAMPLES): number {
   return Math.max(Math.min(requested, MIN_RESAMPLES), Math.min(requested, Math.floor(MAX_DRAWS / Math.max(1, draws))));
@@ -171,9 +226,14 @@ export function bootstrapQuantity(q: Quantity, opts: ResampleOptions): QuantityI
   });
   // An unpaired series' order within a repeat carries no information: sorted, the result depends only on
   // each repeat's multiset of values.
-  const blocks = q.blocks.map((b) => (b.series.length === 1 ? { series: [b.series[0]!.map((rep) => Array.from(Float64Array.from(rep).sort()))] } : b));
+  const sortRepeats = (s: Repeats) => s.map((rep) => Array.from(Float64Array.from(rep).sort()));
+  // (in rounds, only series drawn on their own: the others' order pairs them)
+  const alone = (b: Block, s: number) => !b.together || b.together.filter((g) => g === b.together![s]).length === 1;
+  const blocks = q.blocks.map(
+    (b): Block => (b.rounds ? { ...b, series: b.series.map((s, i) => (alone(b, i) ? sortRepeats(s) : s)) } : b.series.length === 1 ? { series: [sortRepeats(b.series[0]!)] } : b),
+  );
   const point = q.combine(blocks.flatMap((b) => b.series.map((s) => pooledStatistic(s, q.statistic))));
-  const sizes = blocks.map((b) => b.series[0]!.reduce((a, rep) => a + rep.length, 0));
+  const sizes = blocks.map((b) => Math.max(...b.series.map((s) => s.reduce((a, rep) => a + rep.length, 0))));
   if (sizes.every((n) => n < 2)) return null;
   const draws = blocks.reduce((a, b, i) => a + sizes[i]! * b.series.length, 0);
   const resamples = resamplesFor(draws, opts.resamples ?? RESAMPLES);
@@ -184,7 +244,8 @@ export function bootstrapQuantity(q: Quantity, opts: ResampleOptions): QuantityI
   for (let r = 0; r < resamples; r++) {
     let at = 0;
     blocks.forEach((b, i) => {
-      resampleBlock(b, prep[i]!, q.statistic, rng, stats, at);
+      if (b.rounds) resampleRounds(b, prep[i]!, q.statistic, rng, stats, at);
+      else resampleBlock(b, prep[i]!, q.statistic, rng, stats, at);
       at += b.series.length;
     });
     const v = q.combine(stats);
