@@ -88,7 +88,8 @@ function forklabSync(this: unknown, options: SyncOptions): NativeSyncResult {
     readable,
     detached: Boolean(options.detached),
     timeoutMs: options.timeout ?? 0,
-    maxBuffer: options.maxBuffer ?? Number.POSITIVE_INFINITY,
+    // as Node's sync spawner: a maxBuffer of 0 is no limit
+    maxBuffer: options.maxBuffer !== undefined && options.maxBuffer > 0 ? options.maxBuffer : Number.POSITIVE_INFINITY,
     killSignal: options.killSignal ?? 15,
   });
 }

@@ -59,6 +59,8 @@ test('spawnSync: signal, timeout with killSignal, maxBuffer, a missing program o
   // exited or killed depends on timing, in child_process too)
   same('spawnSync', 'sh', ['-c', 'head -c 3000 /dev/zero; exec sleep 5'], { maxBuffer: 1000 });
   same('spawnSync', 'sh', ['-c', 'head -c 1000 /dev/zero'], { maxBuffer: 1000 });
+  same('spawnSync', 'echo', ['a maxBuffer of 0 is no limit'], { maxBuffer: 0 });
+  same('execFileSync', 'echo', ['hi'], { maxBuffer: 0, encoding: 'utf8' });
   same('spawnSync', 'forklab-no-such-program');
   same('spawnSync', 'true', [], { cwd: '/nonexistent' });
   same('spawnSync', 'true', [], { cwd: '' });
