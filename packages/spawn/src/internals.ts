@@ -29,6 +29,8 @@ export interface FallbackEvent {
 }
 
 interface State {
+  /** FORKLAB_SPAWN=off when the package loaded: every call is child_process's own (an incident switch). */
+  disabled: string | null;
   shape: HandleShape | null;
   shapeWhy: string;
   originalMethod: (this: unknown, ...a: unknown[]) => unknown;
@@ -61,6 +63,7 @@ function detectShape(method: unknown): [HandleShape | null, string] {
 function makeState(): State {
   const [shape, why] = detectShape(proto.spawn);
   return {
+    disabled: process.env.FORKLAB_SPAWN === 'off' ? 'disabled: FORKLAB_SPAWN=off' : null,
     shape,
     shapeWhy: shape ? '' : `node internals: ${why} (Node ${process.version}); node:child_process serves every call`,
     originalMethod: proto.spawn,
@@ -92,7 +95,7 @@ export function count(fn: FunctionName, served: boolean, reason: string | null, 
   s.byReason[why] = (s.byReason[why] ?? 0) + 1;
   const event: FallbackEvent = { reason: why, function: fn, command: String(command) };
   // a reason that is about this process (no addon, unknown internals) is said once; an option every time
-  const once = why.startsWith('unavailable') || why.startsWith('node internals');
+  const once = why.startsWith('unavailable') || why.startsWith('node internals') || why.startsWith('disabled');
   if (once && state.said.has(why)) return;
   state.said.add(why);
   if (fallbackChannel.hasSubscribers) fallbackChannel.publish(event);
@@ -104,6 +107,10 @@ function swapHandle(child: ChildInternals, options: unknown): void {
   const command = (options as { file?: unknown } | null)?.file;
   const real = child._handle;
   if (!real || real[BRAND]) return;
+  if (state.disabled) {
+    count(fn, false, state.disabled, command);
+    return;
+  }
   if (!state.shape) {
     count(fn, false, state.shapeWhy, command);
     return;

@@ -1,7 +1,7 @@
 // The sync family: spawnSync, execSync and execFileSync all end in process.binding('spawn_sync').spawn(options),
 // which child_process looks up at call time. forklab's replacement takes the same options (validated by
 // Node) and returns the same result object, from the addon's posix_spawn + poll loop (native/spawn_sync.c).
-import { count, type FunctionName } from './internals.js';
+import { count, state as handleState, type FunctionName } from './internals.js';
 import { native, type NativeSyncResult, STDIO_IGNORE, STDIO_PIPE, unavailableReason } from './native.js';
 
 interface SyncStdio {
@@ -66,6 +66,10 @@ function forklabSync(this: unknown, options: SyncOptions): NativeSyncResult {
   const fn = st.current;
   const real = st.realSync;
   if (st.depth === 0 && !st.registered) return Reflect.apply(real, this, [options]); // not a forklab call
+  if (handleState.disabled) {
+    count(fn, false, handleState.disabled, options?.file);
+    return Reflect.apply(real, this, [options]);
+  }
   const missing = unavailableReason();
   const addon = missing === null ? native() : undefined;
   const reason = missing !== null ? `unavailable: ${missing.split('\n')[0]}` : !addon?.spawnSync ? 'spawnSync: not in this addon build' : syncReason(options);

@@ -115,3 +115,29 @@ test("the addon's own errors keep N-API's message (not a generic 'N-API call fai
     (e: Error) => /^forklab-spawn: A string was expected/.test(e.message),
   );
 });
+
+test('FORKLAB_SPAWN=off: register changes nothing, and every forklab function is child_process with the reason counted', () => {
+  const code = `import * as cp from 'node:child_process';
+await import(${JSON.stringify(new URL('../src/register.ts', import.meta.url).href)});
+const f = await import(${JSON.stringify(index)});
+const plain = cp.spawn('true', [], { timeout: 30000 });
+const own = f.spawn('true', [], { timeout: 30000 });
+await Promise.all([plain, own].map((c) => new Promise((r) => c.on('close', r))));
+const sync = f.spawnSync('sh', ['-c', 'exit 3'], { timeout: 30000 });
+console.log(JSON.stringify({ status: sync.status, stats: f.registerStats() }));`;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, FORKLAB_SPAWN: 'off' },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout) as {
+    status: number;
+    stats: { served: number; byFunction: Record<string, { served: number; fallbacks: number; byReason: Record<string, number> }> };
+  };
+  assert.equal(out.status, 3);
+  assert.equal(out.stats.served, 0);
+  assert.deepEqual(out.stats.byFunction.spawn?.byReason, { 'disabled: FORKLAB_SPAWN=off': 1 });
+  assert.deepEqual(out.stats.byFunction.spawnSync?.byReason, { 'disabled: FORKLAB_SPAWN=off': 1 });
+  assert.equal(out.stats.byFunction.ChildProcess, undefined, 'the plain child_process call is not even seen: register did nothing');
+});
