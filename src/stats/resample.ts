@@ -131,80 +131,63 @@ function checkBlock(b: Block, where: string): void {
   for (const s of b.series) {
     if (b.rounds) {
       if (s.length !== shape.length || s.some((rep) => rep.length === 0)) throw new RangeError(`${where}: series in rounds must have the same number of repeats, none empty`);
-      const first = b.series[b.together?.indexOf(b.together[b.series.indexOf(s)]!) ?? -1];
-      if (first && first !== s && first.some((rep, r) => rep.length !== s[r]!.length))
-        throw new RangeError(`${where}: series drawn together must have the same samples per repeat`);
     } else if (s.length !== shape.length || s.some((rep, r) => rep.length !== shape[r]))
       throw new RangeError(`${where}: paired series must have the same repeats and samples per repeat`);
     for (const rep of s) for (const x of rep) if (!Number.isFinite(x)) throw new RangeError(`${where}: sample ${x} is not finite`);
   }
+  // in rounds, the series drawn together must be paired: the same samples per repeat as the first of them
+  if (b.rounds)
+    for (const g of drawGroups(b))
+      for (const s of g)
+        if (b.series[s]!.some((rep, r) => rep.length !== b.series[g[0]!]![r]!.length))
+          throw new RangeError(`${where}: series drawn together must have the same samples per repeat`);
 }
 
-/** Draws one resample of a block (repeats, then iterations, shared by its series) into `out` from `at`. */
-function resampleBlock(b: Block, prep: Prepared[], stat: ResampleStatistic, rng: () => number, out: number[], at: number): void {
-  const reps = b.series[0]!;
-  const R = reps.length;
-  const k = prep.length;
-  const sums = new Array<number>(k).fill(0);
-  const minRank = new Array<number>(k).fill(Infinity);
-  for (const p of prep) p.counts.fill(0);
-  let total = 0;
-  for (let d = 0; d < R; d++) {
-    // One repeat: nothing to draw at the top level (so one repeat is exactly the ordinary bootstrap).
-    const r = R === 1 ? 0 : Math.floor(rng() * R);
-    const n = reps[r]!.length;
-    total += n;
-    for (let j = 0; j < n; j++) {
-      const i = Math.floor(rng() * n);
-      for (let s = 0; s < k; s++) {
-        const rank = prep[s]!.ranks[r]![i]!;
-        if (stat === 'median') prep[s]!.counts[rank]! += 1;
-        else if (stat === 'mean') sums[s]! += prep[s]!.sorted[rank]!;
-        else if (rank < minRank[s]!) minRank[s] = rank;
-      }
-    }
-  }
-  for (let s = 0; s < k; s++) {
-    const p = prep[s]!;
-    out[at + s] = total === 0 ? NaN : stat === 'median' ? medianOfCounts(p.sorted, p.counts, total) : stat === 'mean' ? sums[s]! / total : p.sorted[minRank[s]!]!;
-  }
+/** The series of a block whose iterations are drawn together: all of them, or in rounds each group of `together`. */
+function drawGroups(b: Block): number[][] {
+  if (!b.rounds) return [b.series.map((_, s) => s)];
+  const groups = new Map<number, number[]>();
+  b.series.forEach((_, s) => {
+    const g = b.together?.[s] ?? s;
+    groups.set(g, [...(groups.get(g) ?? []), s]);
+  });
+  return [...groups.values()];
 }
 
 /**
- * One resample of a rounds block: the repeats drawn once for every series, then the iterations of each drawn
- * repeat, once per group of series drawn together (each series on its own without `together`).
+ * Draws one resample of a block into `out` from `at`: the repeats (once for the whole block), then within each
+ * drawn repeat the iterations, shared by the series drawn together (drawGroups).
  */
-function resampleRounds(b: Block, prep: Prepared[], stat: ResampleStatistic, rng: () => number, out: number[], at: number): void {
+function resampleBlock(b: Block, prep: Prepared[], stat: ResampleStatistic, rng: () => number, out: number[], at: number): void {
   const R = b.series[0]!.length;
-  const picks = Array.from({ length: R }, () => (R === 1 ? 0 : Math.floor(rng() * R)));
-  const groupOf = b.together ?? b.series.map((_, s) => s);
-  const members = new Map<number, number[]>();
-  groupOf.forEach((g, s) => {
-    members.set(g, [...(members.get(g) ?? []), s]);
-  });
-  for (const ss of members.values()) {
-    const sums = ss.map(() => 0);
-    const minRank = ss.map(() => Infinity);
+  const picks: number[] = [];
+  for (const ss of drawGroups(b)) {
+    const k = ss.length;
+    const sums = new Array<number>(k).fill(0);
+    const minRank = new Array<number>(k).fill(Infinity);
     for (const s of ss) prep[s]!.counts.fill(0);
     let total = 0;
-    for (const r of picks) {
+    for (let d = 0; d < R; d++) {
+      // One repeat: nothing to draw at the top level (so one repeat is exactly the ordinary bootstrap).
+      picks[d] ??= R === 1 ? 0 : Math.floor(rng() * R);
+      const r = picks[d]!;
       const n = prep[ss[0]!]!.ranks[r]!.length;
       total += n;
       for (let j = 0; j < n; j++) {
         const i = Math.floor(rng() * n);
-        ss.forEach((s, m) => {
-          const p = prep[s]!;
+        for (let m = 0; m < k; m++) {
+          const p = prep[ss[m]!]!;
           const rank = p.ranks[r]![i]!;
           if (stat === 'median') p.counts[rank]! += 1;
           else if (stat === 'mean') sums[m]! += p.sorted[rank]!;
           else if (rank < minRank[m]!) minRank[m] = rank;
-        });
+        }
       }
     }
-    ss.forEach((s, m) => {
-      const p = prep[s]!;
-      out[at + s] = stat === 'median' ? medianOfCounts(p.sorted, p.counts, total) : stat === 'mean' ? sums[m]! / total : p.sorted[minRank[m]!]!;
-    });
+    for (let m = 0; m < k; m++) {
+      const p = prep[ss[m]!]!;
+      out[at + ss[m]!] = total === 0 ? NaN : stat === 'median' ? medianOfCounts(p.sorted, p.counts, total) : stat === 'mean' ? sums[m]! / total : p.sorted[minRank[m]!]!;
+    }
   }
 }
 
@@ -224,14 +207,17 @@ export function bootstrapQuantity(q: Quantity, opts: ResampleOptions): QuantityI
   q.blocks.forEach((b, i) => {
     checkBlock(b, `bootstrapQuantity (block ${i})`);
   });
-  // An unpaired series' order within a repeat carries no information: sorted, the result depends only on
-  // each repeat's multiset of values.
+  // The order within a repeat of a series drawn on its own carries no information: sorted, the result depends
+  // only on each repeat's multiset of values.
   const sortRepeats = (s: Repeats) => s.map((rep) => Array.from(Float64Array.from(rep).sort()));
-  // (in rounds, only series drawn on their own: the others' order pairs them)
-  const alone = (b: Block, s: number) => !b.together || b.together.filter((g) => g === b.together![s]).length === 1;
-  const blocks = q.blocks.map(
-    (b): Block => (b.rounds ? { ...b, series: b.series.map((s, i) => (alone(b, i) ? sortRepeats(s) : s)) } : b.series.length === 1 ? { series: [sortRepeats(b.series[0]!)] } : b),
-  );
+  const blocks = q.blocks.map((b): Block => {
+    const alone = new Set(
+      drawGroups(b)
+        .filter((g) => g.length === 1)
+        .map((g) => g[0]),
+    );
+    return { ...b, series: b.series.map((s, i) => (alone.has(i) ? sortRepeats(s) : s)) };
+  });
   const point = q.combine(blocks.flatMap((b) => b.series.map((s) => pooledStatistic(s, q.statistic))));
   const sizes = blocks.map((b) => Math.max(...b.series.map((s) => s.reduce((a, rep) => a + rep.length, 0))));
   if (sizes.every((n) => n < 2)) return null;
@@ -244,8 +230,7 @@ export function bootstrapQuantity(q: Quantity, opts: ResampleOptions): QuantityI
   for (let r = 0; r < resamples; r++) {
     let at = 0;
     blocks.forEach((b, i) => {
-      if (b.rounds) resampleRounds(b, prep[i]!, q.statistic, rng, stats, at);
-      else resampleBlock(b, prep[i]!, q.statistic, rng, stats, at);
+      resampleBlock(b, prep[i]!, q.statistic, rng, stats, at);
       at += b.series.length;
     });
     const v = q.combine(stats);

@@ -4,8 +4,9 @@
 // The wrapper is installed at the first forklab call (spawn, exec, execFile, fork of this package) and stays:
 // outside a forklab call (and without register) it hands the call to child_process's own method untouched.
 // Installing and removing it around every call would change ChildProcess.prototype each time, which throws away
-// V8's caches for everything child_process looks up through it: that alone made a spawn about 40 % slower. State is per thread and shared by every copy
-// of the package loaded in it (ES module and CommonJS builds), through a global symbol.
+// V8's caches for everything child_process looks up through it: that alone made a spawn about 40 % slower.
+// State is per thread and shared by every copy of the package loaded in it (ES module and CommonJS builds),
+// through a global symbol.
 import childProcess from 'node:child_process';
 import { channel } from 'node:diagnostics_channel';
 import { ForklabProcessHandle, type HandleShape, type ProcessHandle } from './handle.js';
