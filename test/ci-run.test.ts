@@ -3,16 +3,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from './helpers/tmp.js';
 
 const SCRIPT = fileURLToPath(new URL('../.ci/run', import.meta.url));
 
 /** A PATH with the real tools .ci/run needs, no strace (so it must install something), and fakes for apt-get and npm. */
 function fakePath(apt: { update: number; install: number }): { bin: string; npmLog: string; home: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'forklab-ci-'));
+  const dir = tempDir('forklab-ci-');
   const bin = join(dir, 'bin');
   mkdirSync(bin);
   for (const tool of ['bash', 'env', 'dirname', 'timeout', 'gcc', 'make', 'python3', 'cat']) {

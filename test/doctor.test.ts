@@ -1,13 +1,13 @@
 // forklab doctor: checks on recorded /proc and /sys text (never on this machine's state), --apply and --reset.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, sandbox } from './helpers/cli.js';
 import { runDoctorChecks, doctorSummary, type DoctorCheck } from '../src/env/doctor.js';
 import { cgroupDirs, type DoctorFacts } from '../src/env/doctor-facts.js';
 import { applyChanges, resetChanges, currentValue, defaultSavedPath, type ApplyIo, type SavedChange } from '../src/cli/doctor.js';
+import { tempDir } from './helpers/tmp.js';
 
 /** Recorded on a 2-vCPU nested VM (cgroup v1) while other builds loaded both CPUs. */
 const VM: DoctorFacts = JSON.parse(readFileSync(new URL('./fixtures/doctor/vm-2cpu-busy.json', import.meta.url), 'utf8'));
@@ -190,7 +190,7 @@ test('saved values live in the state directory, not beside results', () => {
 });
 
 test('forklab doctor --json through the CLI: every check with found/why/command, and the summary', () => {
-  const home = mkdtempSync(join(tmpdir(), 'forklab-doctor-'));
+  const home = tempDir('forklab-doctor-');
   const box = sandbox({ ...process.env, XDG_STATE_HOME: join(home, 'state') });
   const r = runCli(box, ['doctor', '--json'], { env: { HOME: home } });
   assert.equal(r.code, 0, r.stderr);

@@ -6,11 +6,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:https';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHUNK_CHARS, decodeStream, encodeDocument, statusLine } from '../src/fleet/frame.js';
 import { sandbox, startCli } from './helpers/cli.js';
+import { tempDir } from './helpers/tmp.js';
 
 const FIX = join(import.meta.dirname, 'fixtures', 'report');
 const docText = (name: string, runId: string) => JSON.stringify({ ...JSON.parse(readFileSync(join(FIX, `${name}.json`), 'utf8')), runId });
@@ -106,7 +106,7 @@ const podObject = (p: Pod) => ({
 });
 
 // A TLS stand-in (kubectl sends a token only over https): a throw-away certificate for 127.0.0.1.
-const TLS = mkdtempSync(join(tmpdir(), 'forklab-tls-'));
+const TLS = tempDir('forklab-tls-');
 const openssl = spawnSync(
   'openssl',
   [

@@ -4,9 +4,8 @@
 // constructed difference — its fork-exec samples doubled, so that the comparison has something real to find.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildFleet } from '../src/fleet/document.js';
 import { fleetHtml, fleetMarkdown } from '../src/fleet/render.js';
@@ -14,6 +13,7 @@ import { judgeDocuments } from '../src/claims/judge.js';
 import { machineKey } from '../src/env/machine-key.js';
 import type { RunDocument } from '../src/document/run.js';
 import { runCli, sandbox } from './helpers/cli.js';
+import { tempDir } from './helpers/tmp.js';
 
 const FIX = join(import.meta.dirname, 'fixtures', 'fleet');
 const real = ['spawn', 'vma', 'deadlock'].map((n) => JSON.parse(readFileSync(join(FIX, `${n}.json`), 'utf8')) as RunDocument);
@@ -129,7 +129,7 @@ test('fleet report: Markdown and HTML show the four parts', () => {
 
 test('fleet report: the command line reads a collect directory, and names a bad reference', () => {
   const box = sandbox();
-  const dir = mkdtempSync(join(tmpdir(), 'forklab-fleet-'));
+  const dir = tempDir('forklab-fleet-');
   for (const d of all) {
     const sub = join(dir, d.machine.placement!.node!);
     mkdirSync(sub, { recursive: true });

@@ -2,10 +2,10 @@
 // temporary HOME and FORKLAB_DB (no XDG_DATA_HOME), so no test reads or writes the user's history, and a time
 // limit, so a hang fails one test instead of holding the suite.
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncOptions } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from './tmp.js';
 
 export const CLI_ENTRY = fileURLToPath(new URL('../fixtures/cli-entry.ts', import.meta.url));
 /** tsx by absolute URL: the children run in the sandbox directory, where a bare `--import tsx` would not resolve. */
@@ -23,7 +23,7 @@ export interface Sandbox {
 
 /** A temporary directory with a HOME and a database path, and the environment that points the CLI at them. */
 export function sandbox(base: NodeJS.ProcessEnv = process.env): Sandbox {
-  const dir = mkdtempSync(join(tmpdir(), 'forklab-test-'));
+  const dir = tempDir('forklab-test-');
   const home = join(dir, 'home');
   mkdirSync(home);
   const db = join(dir, 'history.db');

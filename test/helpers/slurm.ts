@@ -2,11 +2,12 @@
 // directory, on free ports, for the fleet slurm test. When it cannot start here, `reason` says exactly why
 // (what is missing, or the daemon's last log line) and the test skips with it. stop() ends what it started.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { hostname, tmpdir } from 'node:os';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { tempDir } from './tmp.js';
 
 export interface Slurm {
   dir: string;
@@ -31,7 +32,7 @@ export async function startSlurm(): Promise<Slurm | { reason: string }> {
   const missing = ['munged', 'slurmctld', 'slurmd', 'sbatch', 'squeue', 'sinfo'].filter((b) => spawnSync('sh', ['-c', `command -v ${b}`]).status !== 0);
   if (missing.length) return { reason: `${missing.join(', ')} not installed (apt-get install -y slurm-wlm munge)` };
   if (process.getuid?.() !== 0) return { reason: 'slurmd must run as root to start jobs, and this test is not root' };
-  const dir = mkdtempSync(join(tmpdir(), 'forklab-slurm-'));
+  const dir = tempDir('forklab-slurm-');
   for (const d of ['munge', 'state', 'spool', 'log']) mkdirSync(join(dir, d));
   // munged wants every directory above its socket searchable by all, and its key readable by it alone.
   chmodSync(dir, 0o755);
