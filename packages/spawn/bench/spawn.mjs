@@ -10,7 +10,11 @@
 // Then the event loop: the longest gap of a 1 ms interval timer during 100 sequential spawns, and how
 // long the spawn() call itself blocks; and, for scale, the longest gap with no spawn at all over the same time. Medians in µs. Never a test: timings on a shared machine swing.
 //
-// Options: --sizes 0,256,1024  --kinds buffers,heap  --rounds 20 (5 spawns per method per round)
+// Fresh worker processes of one size differ from each other by more than their samples do, so each size is
+// measured in --passes worker processes, the sizes in alternating order pass after pass (0, 256, 1024, then
+// 1024, 256, 0, …); a figure is the median over the passes, with the range of the passes beside the ratios.
+//
+// Options: --sizes 0,256,1024  --kinds buffers,heap  --rounds 20 (5 spawns per method per round)  --passes 3
 //          --json FILE (the raw result)
 import * as childProcess from 'node:child_process';
 import { spawn as cpSpawn } from 'node:child_process';
@@ -36,7 +40,7 @@ function fail(msg) {
 }
 
 function parseArgs(argv) {
-  const o = { sizes: [0, 256, 1024], kinds: ['buffers', 'heap'], rounds: 20, json: null };
+  const o = { sizes: [0, 256, 1024], kinds: ['buffers', 'heap'], rounds: 20, passes: 3, json: null };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, v] = [argv[i], argv[i + 1]];
     if (v === undefined) fail(`${flag}: a value is required`);
@@ -49,6 +53,9 @@ function parseArgs(argv) {
     } else if (flag === '--rounds') {
       o.rounds = Number(v);
       if (!Number.isInteger(o.rounds) || o.rounds < 1) fail(`--rounds: a whole number >= 1, got "${v}"`);
+    } else if (flag === '--passes') {
+      o.passes = Number(v);
+      if (!Number.isInteger(o.passes) || o.passes < 1) fail(`--passes: a whole number >= 1, got "${v}"`);
     } else if (flag === '--json') o.json = v;
     else fail(`unknown option ${flag}`);
   }
@@ -258,24 +265,52 @@ function runWorker(kind, sizeMb, rounds) {
   });
 }
 
+/** The median over passes of each figure of one kind and size (the passes' own figures kept in `passes`). */
+function combine(passes) {
+  const out = { ...passes[0], passes: passes.map((p) => ({ medianUs: p.medianUs, callMedianUs: p.callMedianUs, maxGapMs: p.maxGapMs, rssMb: p.rssMb })) };
+  for (const field of ['medianUs', 'callMedianUs', 'maxGapMs']) {
+    out[field] = {};
+    for (const k of Object.keys(passes[0][field])) out[field][k] = median(passes.map((p) => p[field][k]));
+  }
+  return out;
+}
+
 async function main() {
   if (process.argv[2] === '--worker') return worker(process.argv[3], Number(process.argv[4]), Number(process.argv[5]));
   const o = parseArgs(process.argv.slice(2));
   if (!existsSync(probe) || !existsSync(target)) fail('the probe is not built: run `node scripts/build-native.mjs`');
   if (!existsSync(join(here, '..', 'dist', 'index.js'))) fail('@forklab/spawn is not built: run `npm run build`');
-  const results = [];
   const pressureBefore = cpuPressure();
-  const f = (x, d = 0) => (x === undefined ? '-' : x.toFixed(d));
+  const f = (x, d = 0) => (x === undefined || Number.isNaN(x) ? '-' : x.toFixed(d));
+  const byCell = new Map(); // `${kind} ${sizeMb}` → one result per pass
+  const skipped = new Set();
+  for (let pass = 0; pass < o.passes; pass++) {
+    const sizes = pass % 2 === 0 ? o.sizes : [...o.sizes].reverse();
+    for (const kind of o.kinds) {
+      for (const sizeMb of sizes) {
+        const key = `${kind} ${sizeMb}`;
+        // the Node parent (a V8 heap needs about twice its live size) plus the probe holding the same
+        const needMb = (kind === 'heap' ? 2.5 : 1.2) * sizeMb + sizeMb + 512;
+        if (memAvailableMb() < needMb) {
+          if (!skipped.has(key))
+            console.log(`${kind.padEnd(8)} ${String(sizeMb).padStart(4)} | skipped: needs ~${Math.round(needMb)} MB, MemAvailable ${Math.round(memAvailableMb())} MB`);
+          skipped.add(key);
+          continue;
+        }
+        process.stderr.write(`bench:spawn: pass ${pass + 1} of ${o.passes}: ${kind} ${sizeMb} MB …\n`);
+        const r = await runWorker(kind, sizeMb, o.rounds);
+        byCell.set(key, [...(byCell.get(key) ?? []), r]);
+      }
+    }
+  }
+  const results = [];
+  console.log(`medians over ${o.passes} pass(es) of fresh worker processes`);
   console.log('kind     MB   function  | child_process µs | forklab µs | cp/forklab | call cp µs | call forklab µs');
   for (const kind of o.kinds) {
     for (const sizeMb of o.sizes) {
-      // the Node parent (a V8 heap needs about twice its live size) plus the probe holding the same
-      const needMb = (kind === 'heap' ? 2.5 : 1.2) * sizeMb + sizeMb + 512;
-      if (memAvailableMb() < needMb) {
-        console.log(`${kind.padEnd(8)} ${String(sizeMb).padStart(4)} | skipped: needs ~${Math.round(needMb)} MB, MemAvailable ${Math.round(memAvailableMb())} MB`);
-        continue;
-      }
-      const r = await runWorker(kind, sizeMb, o.rounds);
+      const passes = byCell.get(`${kind} ${sizeMb}`);
+      if (!passes) continue;
+      const r = combine(passes);
       results.push(r);
       const m = r.medianUs;
       for (const fn of FUNCTIONS) {
@@ -285,26 +320,35 @@ async function main() {
           `${kind.padEnd(8)} ${String(sizeMb).padStart(4)}  ${fn.padEnd(9)} | ${f(cp).padStart(15)} | ${f(fl).padStart(10)} | ${f(cp / fl, 2).padStart(10)} | ${f(ccp).padStart(10)} | ${f(cfl).padStart(15)}`,
         );
       }
+      const perPass = (num, den) => {
+        const xs = passes.map((p) => p.medianUs[num] / p.medianUs[den]);
+        return passes.length > 1 ? ` [passes ${f(Math.min(...xs), 2)}-${f(Math.max(...xs), 2)}]` : '';
+      };
       console.log(
-        `${kind.padEnd(8)} ${String(sizeMb).padStart(4)}  C floor ${f(m.floor)} µs; forklab spawn / floor ${f(m['spawn:forklab'] / m.floor, 2)} (the addon alone ${f(m.addon)} µs, / floor ${f(m.addon / m.floor, 2)}: the rest is child_process's JavaScript); event loop max gap over 100 spawns: cp ${f(r.maxGapMs.child_process, 1)} ms, forklab ${f(r.maxGapMs.forklab, 1)} ms, idle ${f(r.maxGapMs.idle, 1)} ms`,
+        `${kind.padEnd(8)} ${String(sizeMb).padStart(4)}  C floor ${f(m.floor)} µs; forklab spawn / floor ${f(m['spawn:forklab'] / m.floor, 2)}${perPass('spawn:forklab', 'floor')} (the addon alone ${f(m.addon)} µs, / floor ${f(m.addon / m.floor, 2)}${perPass('addon', 'floor')}: the rest is child_process's JavaScript); event loop max gap over 100 spawns: cp ${f(r.maxGapMs.child_process, 1)} ms, forklab ${f(r.maxGapMs.forklab, 1)} ms, idle ${f(r.maxGapMs.idle, 1)} ms`,
       );
     }
   }
-  // flatness: each function's median at the largest size over its median at 0 MB, per kind
+  // flatness: each function's median at the largest size over its median at 0 MB, per kind (the range: the same
+  // ratio pass by pass, each pass's largest size over its own smallest)
   for (const kind of o.kinds) {
     const at = (mb) => results.find((r) => r.kind === kind && r.sizeMb === mb);
     const small = at(Math.min(...o.sizes));
     const large = at(Math.max(...o.sizes));
     if (!small || !large || small === large) continue;
-    const ratios = FUNCTIONS.map(
-      (fn) =>
-        `${fn} cp ${f(large.medianUs[`${fn}:child_process`] / small.medianUs[`${fn}:child_process`], 2)} forklab ${f(large.medianUs[`${fn}:forklab`] / small.medianUs[`${fn}:forklab`], 2)}`,
-    );
-    console.log(`${kind}: ${large.sizeMb} MB ÷ ${small.sizeMb} MB: ${ratios.join('; ')}; floor ${f(large.medianUs.floor / small.medianUs.floor, 2)}`);
+    const ratio = (k) => {
+      const xs = large.passes.map((p, i) => p.medianUs[k] / small.passes[i]?.medianUs[k]).filter((x) => Number.isFinite(x));
+      const range = xs.length > 1 ? ` [${f(Math.min(...xs), 2)}-${f(Math.max(...xs), 2)}]` : '';
+      return `${f(large.medianUs[k] / small.medianUs[k], 2)}${range}`;
+    };
+    const ratios = FUNCTIONS.map((fn) => `${fn} cp ${ratio(`${fn}:child_process`)} forklab ${ratio(`${fn}:forklab`)}`);
+    console.log(`${kind}: ${large.sizeMb} MB ÷ ${small.sizeMb} MB: ${ratios.join('; ')}; addon alone ${ratio('addon')}; floor ${ratio('floor')}`);
   }
   const pressureAfter = cpuPressure();
-  console.log(`samples per method and size: ${o.rounds * PER_ROUND} (fork: ${o.rounds * FORK_PER_ROUND}); CPU pressure avg10 before/after: ${pressureBefore}/${pressureAfter}`);
-  if (o.json) writeFileSync(o.json, JSON.stringify({ rounds: o.rounds, perRound: PER_ROUND, cpuPressure: [pressureBefore, pressureAfter], results }, null, 2));
+  console.log(
+    `samples per method, size and pass: ${o.rounds * PER_ROUND} (fork: ${o.rounds * FORK_PER_ROUND}); CPU pressure avg10 before/after: ${pressureBefore}/${pressureAfter}`,
+  );
+  if (o.json) writeFileSync(o.json, JSON.stringify({ rounds: o.rounds, perRound: PER_ROUND, passes: o.passes, cpuPressure: [pressureBefore, pressureAfter], results }, null, 2));
 }
 
 await main();
