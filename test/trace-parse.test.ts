@@ -207,7 +207,7 @@ test('cost model: each fork priced by both launch lines at its creator’s RSS; 
 });
 
 test('a stored spawn run as the model: fork-exec and posix-spawn cells at THP default, else the kernel’s setting', async () => {
-  const { modelFromSpawnRun } = await import('../src/cli/trace.js');
+  const { modelFromStoredRun } = await import('../src/experiments/trace/stored.js');
   const cell = (method: string, thp: string, rssMb: number, medianNs: number) => ({ method, thp, rssMb, medianNs });
   const summary = {
     cells: [
@@ -222,11 +222,12 @@ test('a stored spawn run as the model: fork-exec and posix-spawn cells at THP de
       cell('posix-spawn', 'on', 1024, 655_000),
     ],
     slopes: [],
-  } as unknown as Parameters<typeof modelFromSpawnRun>[0];
-  const m = modelFromSpawnRun(summary, 'abcdef12-0000', '2026-12-01T08:00:00Z')!;
+  };
+  const m = modelFromStoredRun(summary, 'abcdef12-0000', '2026-12-01T08:00:00Z')!;
   assert.deepEqual(m.source, { kind: 'stored', runId: 'abcdef12-0000', startedAt: '2026-12-01T08:00:00Z' });
   assert.equal(m.points.length, 4, 'only fork-exec and posix-spawn, of one THP setting');
   assert.ok(['on', 'off'].includes(m.thp));
   if (m.thp === 'off') assert.ok(Math.abs(m.fork.nsPerMb - 14_062.5) < 1e-6);
-  assert.equal(modelFromSpawnRun({ cells: [cell('fork-exec', 'off', 0, 1)], slopes: [] } as never, 'x', 'y'), null, 'one size is no line');
+  assert.equal(modelFromStoredRun({ cells: [cell('fork-exec', 'off', 0, 1)], slopes: [] }, 'x', 'y'), null, 'one size is no line');
+  assert.equal(modelFromStoredRun({ slopes: [] }, 'x', 'y'), null, 'a summary without cells is no model');
 });

@@ -38,8 +38,6 @@ const PENDING: Readonly<Record<string, readonly string[]>> = {
   'src/claims/checks.ts': ['pages', 'childAcquired', 'childReported', 'childKilled', 'childResult'],
   // Keys whose value names itself in a verdict's plain line.
   'src/claims/plain.ts': ['method'],
-  // trace's cost model, fitted from a stored spawn run's summary (its methods and fields).
-  'src/cli/trace.ts': ['spawn', 'fork-exec', 'posix-spawn', 'method'],
 };
 
 function names(): Set<string> {

@@ -18,7 +18,7 @@ import { buildModel } from '../experiments/trace/model.js';
 import { processFigures } from '../experiments/trace/figures.js';
 import { findTracer, observe, type Observation, type Tracer } from '../experiments/trace/observe.js';
 import { measureModel, measureOverhead, modelSizesMb, type Overhead } from '../experiments/trace/calibrate.js';
-import { fitModel, type ModelPoint, type SpawnModel } from '../experiments/trace/cost.js';
+import type { SpawnModel } from '../experiments/trace/cost.js';
 import { summarize, traceMeasurements, type ModelState, type TraceSummary } from '../experiments/trace/summary.js';
 import { traceView } from '../experiments/trace/view.js';
 import { renderView } from '../report/terminal.js';
@@ -30,7 +30,7 @@ import { CliError } from './errors.js';
 import { openHistory, parseCommon, writeRunJson } from './run.js';
 import { dbArgument, type DbLocation } from './database.js';
 import { FORKLAB_VERSION } from '../version.js';
-import type { SpawnSummary } from '../experiments/spawn.js';
+import { MODEL_EXPERIMENT, MODEL_NEEDS, modelFromStoredRun } from '../experiments/trace/stored.js';
 
 interface TraceOptions {
   pid?: string;
@@ -101,35 +101,17 @@ export function planTrace(command: string[], o: TraceOptions): Plan {
   };
 }
 
-/** This machine's fork+exec and posix_spawn points from a stored spawn run (THP as the system has it, else off). */
-export function modelFromSpawnRun(summary: SpawnSummary, runId: string, startedAt: string): SpawnModel | null {
-  const thps = new Set(summary.cells.map((c) => c.thp));
-  // THP as the traced programs have it: the system's setting when measured, else on for "always", off otherwise.
-  const always = (() => {
-    try {
-      return /\[always\]/.test(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'));
-    } catch {
-      return false;
-    }
-  })();
-  const thp = thps.has('default') ? 'default' : always && thps.has('on') ? 'on' : thps.has('off') ? 'off' : 'on';
-  const points: ModelPoint[] = summary.cells
-    .filter((c) => c.thp === thp && (c.method === 'fork-exec' || c.method === 'posix-spawn'))
-    .map((c) => ({ method: c.method as ModelPoint['method'], rssMb: c.rssMb, medianNs: c.medianNs }));
-  return fitModel({ kind: 'stored', runId, startedAt }, thp, points);
-}
-
-/** The stored spawn run the model uses: the one named, else the latest complete one of this machine; null when none. */
+/** The stored run the model uses (of MODEL_EXPERIMENT): the one named, else the latest complete one of this machine; null when none. */
 function storedModel(store: Store, ref: string | null): SpawnModel | null {
   const rows = ref
     ? [store.listRuns().find((r) => r.id === store.resolveRun(ref))!]
-    : store.listRuns({ experiment: 'spawn' }).filter((r) => r.status === 'complete' && r.hostname === hostname() && !r.imported);
+    : store.listRuns({ experiment: MODEL_EXPERIMENT }).filter((r) => r.status === 'complete' && r.hostname === hostname() && !r.imported);
   for (const row of rows.sort((a, b) => b.startedAt.localeCompare(a.startedAt))) {
     const doc = store.getDocument(row.id);
-    if (doc.experiment !== 'spawn') throw new UsageError('--model', `run ${ref} is a ${doc.experiment} run; give a spawn run`);
-    const m = doc.summary ? modelFromSpawnRun(doc.summary as SpawnSummary, row.uuid, row.startedAt) : null;
+    if (doc.experiment !== MODEL_EXPERIMENT) throw new UsageError('--model', `run ${ref} is a ${doc.experiment} run; give a ${MODEL_EXPERIMENT} run`);
+    const m = doc.summary ? modelFromStoredRun(doc.summary, row.uuid, row.startedAt) : null;
     if (m) return m;
-    if (ref) throw new UsageError('--model', `spawn run ${ref} has no fork-exec and posix-spawn figures at two sizes or more`);
+    if (ref) throw new UsageError('--model', `${MODEL_EXPERIMENT} run ${ref} has no ${MODEL_NEEDS}`);
   }
   return null;
 }
