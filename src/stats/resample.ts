@@ -156,12 +156,12 @@ function drawGroups(b: Block): number[][] {
 
 /**
  * Draws one resample of a block into `out` from `at`: the repeats (once for the whole block), then within each
- * drawn repeat the iterations, shared by the series drawn together (drawGroups).
+ * drawn repeat the iterations, shared by the series drawn together (`groups`: the block's drawGroups).
  */
-function resampleBlock(b: Block, prep: Prepared[], stat: ResampleStatistic, rng: () => number, out: number[], at: number): void {
+function resampleBlock(b: Block, groups: readonly (readonly number[])[], prep: Prepared[], stat: ResampleStatistic, rng: () => number, out: number[], at: number): void {
   const R = b.series[0]!.length;
   const picks: number[] = [];
-  for (const ss of drawGroups(b)) {
+  for (const ss of groups) {
     const k = ss.length;
     const sums = new Array<number>(k).fill(0);
     const minRank = new Array<number>(k).fill(Infinity);
@@ -210,13 +210,11 @@ export function bootstrapQuantity(q: Quantity, opts: ResampleOptions): QuantityI
   // The order within a repeat of a series drawn on its own carries no information: sorted, the result depends
   // only on each repeat's multiset of values.
   const sortRepeats = (s: Repeats) => s.map((rep) => Array.from(Float64Array.from(rep).sort()));
-  const blocks = q.blocks.map((b): Block => {
-    const alone = new Set(
-      drawGroups(b)
-        .filter((g) => g.length === 1)
-        .map((g) => g[0]),
-    );
-    return { ...b, series: b.series.map((s, i) => (alone.has(i) ? sortRepeats(s) : s)) };
+  // the groups of each block, found once: every resample draws by them
+  const groups = q.blocks.map(drawGroups);
+  const blocks = q.blocks.map((b, i): Block => {
+    const alone = new Set(groups[i]!.filter((g) => g.length === 1).map((g) => g[0]));
+    return { ...b, series: b.series.map((s, j) => (alone.has(j) ? sortRepeats(s) : s)) };
   });
   const point = q.combine(blocks.flatMap((b) => b.series.map((s) => pooledStatistic(s, q.statistic))));
   const sizes = blocks.map((b) => Math.max(...b.series.map((s) => s.reduce((a, rep) => a + rep.length, 0))));
@@ -230,7 +228,7 @@ export function bootstrapQuantity(q: Quantity, opts: ResampleOptions): QuantityI
   for (let r = 0; r < resamples; r++) {
     let at = 0;
     blocks.forEach((b, i) => {
-      resampleBlock(b, prep[i]!, q.statistic, rng, stats, at);
+      resampleBlock(b, groups[i]!, prep[i]!, q.statistic, rng, stats, at);
       at += b.series.length;
     });
     const v = q.combine(stats);
