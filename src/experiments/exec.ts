@@ -6,9 +6,9 @@ import { statSync } from 'node:fs';
 import { sweep } from './sweep.js';
 import { publishedValue } from '../reference/published.js';
 import { runCommand } from '../runner/command.js';
-import { ldMeasurement, parseLdStatistics, readCyclesPerUs, summarizeLdStatistics, type LdStatistics, type LdSummary } from './exec/ldstats.js';
-import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesFields, type SeriesSummary } from './paired.js';
-import { pairedExecBootstrap, pairedSamples } from './exec/paired.js';
+import { ldMeasurement, parseLdStatistics, readCyclesPerUs, type LdStatistics } from './exec/ldstats.js';
+import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, type SeriesFields, type SeriesSummary } from './paired.js';
+import { EXEC_SERIES, summarizeExec, type ExecSeries, type ExecSummary, type ExecveAlone } from './exec/summary.js';
 import { parseInteger, str } from './parse.js';
 import { fmtRatio, fmtUs, fmtUsCi } from '../text/format.js';
 import { heading, text, note, blank, table, type Block } from './view.js';
@@ -16,8 +16,8 @@ import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measur
 import type { SelfcheckPair } from './selfcheck.js';
 import { targetCommandLine, targetParams } from './target.js';
 
-export const EXEC_SERIES = ['fork-exit', 'exec-dynamic', 'exec-static'] as const;
-export type ExecSeries = (typeof EXEC_SERIES)[number];
+/** The experiment's series, exported beside it (test/reference-published.test.ts reads them here). */
+export { EXEC_SERIES };
 
 export interface ExecParams {
   /** Timed iterations per probe process; each times one launch of each series. */
@@ -29,45 +29,6 @@ export interface ExecParams {
   /** --target: the user's program (absolute path), measured in the dynamic target's place; absent: built-in targets. */
   target?: string;
   targetArgs?: string[];
-}
-
-/** execve alone: an exec series minus fork-exit. */
-export interface ExecveAlone {
-  /** median(exec) − median(fork-exit). */
-  medianNs: number;
-  /** Percentile interval of that difference from a paired bootstrap over probe processes, then iterations. */
-  ciLowNs: number;
-  ciHighNs: number;
-  /** min(exec) − min(fork-exit). */
-  minNs: number;
-}
-
-export interface ExecSummary {
-  series: Record<ExecSeries, SeriesSummary | null>;
-  execveAlone: { dynamic: ExecveAlone | null; static: ExecveAlone | null };
-  /** execve alone, dynamic ÷ static; interval from the same paired bootstrap (null if a resample had static ≤ 0). */
-  dynamicOverStatic: { ratio: number; low: number | null; high: number | null; confidence: number } | null;
-  fileBytes: { dynamic: number; static: number };
-  ld: LdSummary | null;
-  ldFailures: string[];
-  /** --target: the user's program in the dynamic target's place (series exec-target); absent for the built-in targets. */
-  target?: ExecTargetSummary;
-  /** The loader's cycles per µs when it is the x86 TSC and /proc/cpuinfo gives its rate; else null. */
-  cyclesPerUs: number | null;
-  /** One plain system call (getppid), timed in the same iterations: the yardstick of "hundreds of system calls". */
-  syscall: SeriesSummary | null;
-}
-
-export interface ExecTargetSummary {
-  path: string;
-  args: string[];
-  fileBytes: number;
-  /** fork + execve + run to exit + waitpid of the program. */
-  series: SeriesSummary | null;
-  /** That minus fork-exit: what execve and the program's own run add to a fork. */
-  execveAlone: ExecveAlone | null;
-  /** The program's execve alone ÷ the static `return 0` program's. */
-  overStatic: ExecSummary['dynamicOverStatic'];
 }
 
 /** Article 004's figures (µs and KB), from data/published.json. */
@@ -85,51 +46,6 @@ export function article004() {
 }
 
 const DEFAULTS = { iterations: '2000', warmup: '20', repeats: '2', ldRuns: '10' };
-
-/** execve alone of `middle` and of the static target (each minus fork-exit), and middle ÷ static, with paired intervals. */
-function execveAloneOf(ms: readonly Measurement[], middle: string, base: SeriesSummary | null, mid: SeriesSummary | null, stat: SeriesSummary | null, seed: number) {
-  const paired = pairedSamples(ms, middle);
-  if (paired[0].length === 0 || !base || !mid || !stat) return null;
-  const b = pairedExecBootstrap(paired[0], paired[1], paired[2], seed);
-  const sAlone = stat.medianNs - base.medianNs;
-  return {
-    middle: { medianNs: mid.medianNs - base.medianNs, ciLowNs: b.dynamic[0], ciHighNs: b.dynamic[1], minNs: mid.minNs - base.minNs } as ExecveAlone,
-    static: { medianNs: sAlone, ciLowNs: b.static[0], ciHighNs: b.static[1], minNs: stat.minNs - base.minNs } as ExecveAlone,
-    ratio: sAlone > 0 ? { ratio: (mid.medianNs - base.medianNs) / sAlone, low: b.ratio?.[0] ?? null, high: b.ratio?.[1] ?? null, confidence: b.confidence } : null,
-  };
-}
-
-export function summarizeExec(
-  ms: readonly Measurement[],
-  seed: number,
-  fileBytes: { dynamic: number; static: number },
-  ldRuns: readonly LdStatistics[],
-  ldFailures: string[],
-  cyclesPerUs: number | null,
-  userTarget?: { path: string; args: string[]; fileBytes: number },
-): ExecSummary {
-  const series = Object.fromEntries(EXEC_SERIES.map((s) => [s, summarizeSeries(ms, s, seed)])) as Record<ExecSeries, SeriesSummary | null>;
-  const base = series['fork-exit'];
-  const stat = series['exec-static'];
-  const dyn = execveAloneOf(ms, 'exec-dynamic', base, series['exec-dynamic'], stat, seed);
-  const summary: ExecSummary = {
-    series,
-    execveAlone: { dynamic: dyn?.middle ?? null, static: dyn?.static ?? null },
-    dynamicOverStatic: dyn?.ratio ?? null,
-    fileBytes,
-    ld: summarizeLdStatistics(ldRuns),
-    ldFailures,
-    cyclesPerUs,
-    syscall: summarizeSeries(ms, 'getppid', seed),
-  };
-  if (userTarget) {
-    const mine = summarizeSeries(ms, 'exec-target', seed);
-    const t = execveAloneOf(ms, 'exec-target', base, mine, stat, seed);
-    summary.execveAlone.static = t?.static ?? null;
-    summary.target = { ...userTarget, series: mine, execveAlone: t?.middle ?? null, overStatic: t?.ratio ?? null };
-  }
-  return summary;
-}
 
 function execWarnings(run: { measurements: Measurement[]; summary: ExecSummary; params: ExecParams }): Warning[] {
   const s = run.summary;
