@@ -2,25 +2,22 @@
 // page, writes every page once (the CoW fault and 4 KiB copy), writes every page again; the baseline is the
 // same write pass in the parent, on pages that need no fault. With THP on it reports what the kernel did
 // with the huge pages on the first write: split them, or copied them whole.
-import type { SeriesData } from '../runner/probe.js';
 import { getArticle, getFigure, publishedValue } from '../reference/published.js';
 import { fixedPlan } from '../runner/plans.js';
 import { sweep } from './sweep.js';
-import { ratioOfMedians } from '../stats/pool.js';
-import { median } from '../stats/descriptive.js';
 import { readMemoryBudget } from '../env/memory.js';
-import { measurementsFrom, pooledStats, repeatsOf } from './measure.js';
+import { measurementsFrom } from './measure.js';
 import { parseChoiceList, parseInteger, str } from './parse.js';
 import { fmtNs, fmtRatio } from '../text/format.js';
 import { heading, text, note, blank, table, type Block } from './view.js';
 import { THP_CONDITION, thpNeverWarnings } from './thp.js';
 import { NANOSECONDS_PER_PAGE, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
 import { budgetSources, HEADROOM_BYTES, requireMemory } from './preflight.js';
+import { COW_SERIES, COW_THP_MODES, splitForkSeries, summarizeCow, type CowCell, type CowPass, type CowSeries, type CowSummary, type CowThp } from './cow/summary.js';
 
-export const COW_THP_MODES = ['off', 'on', 'default'] as const;
-export type CowThp = (typeof COW_THP_MODES)[number];
-export const COW_SERIES = ['read', 'first-write', 'second-write', 'no-fork-write'] as const;
-export type CowSeries = (typeof COW_SERIES)[number];
+/** The experiment's vocabulary and the probe-line split, exported beside it (the tests read them here). */
+export { COW_SERIES, COW_THP_MODES, splitForkSeries };
+export { thpVerdict } from './cow/summary.js';
 
 export interface CowParams {
   sizeMb: number;
@@ -30,46 +27,6 @@ export interface CowParams {
   /** Timed forks per probe process. */
   iterations: number;
   warmup: number;
-}
-
-export interface CowPass {
-  series: CowSeries;
-  n: number;
-  /** Median ns per page over every fork of every repeat, with its bootstrap 95 % interval. */
-  medianNs: number;
-  ciLowNs: number;
-  ciHighNs: number;
-  cv: number;
-  repeatMediansNs: number[];
-  /** Median minor faults of the pass (child's, or the parent's for no-fork-write), and per page. */
-  minflt: number;
-  faultsPerPage: number;
-}
-
-/** What the kernel did with the huge pages on the child's first write. */
-export type ThpVerdict = 'no-huge-pages' | 'split' | 'copied-huge' | 'mixed';
-
-export interface CowCell {
-  thp: CowThp;
-  sizeMb: number;
-  pages: number;
-  passes: Partial<Record<CowSeries, CowPass>>;
-  /** median(first-write) / median(second-write), with a bootstrap interval. */
-  firstToSecond: { ratio: number; low: number; high: number } | null;
-  firstToNoFork: number | null;
-  /** first-write ns per page × pages: what the child pays to write the whole region once. */
-  cowTotalMs: number | null;
-  cowTotalLowMs: number | null;
-  cowTotalHighMs: number | null;
-  /** Child's AnonHugePages of the region before and after its first write (medians, kB). */
-  hugeBeforeKb: number | null;
-  hugeAfterKb: number | null;
-  thpVerdict: ThpVerdict | null;
-  failedRepeats: number;
-}
-
-export interface CowSummary {
-  cells: CowCell[];
 }
 
 /** Article 001's figures (80 MB, 4 KiB pages, THP off), from data/published.json. */
@@ -86,104 +43,6 @@ export function article001() {
 
 const MIB = 1024 * 1024;
 const DEFAULTS = { sizeMb: '80', thp: 'off,on', repeats: '5', iterations: '3', warmup: '1' };
-
-/** Which columns of the probe's one "fork" line feed each series. */
-const COLUMNS: Record<CowSeries, { ns: string; minflt: string; extra: Record<string, string> }> = {
-  read: { ns: 'readNs', minflt: 'readMinflt', extra: {} },
-  'first-write': { ns: 'firstWriteNs', minflt: 'firstWriteMinflt', extra: { hugeBeforeKb: 'hugeBeforeKb', hugeAfterKb: 'hugeAfterKb' } },
-  'second-write': { ns: 'secondWriteNs', minflt: 'secondWriteMinflt', extra: {} },
-  'no-fork-write': { ns: 'noForkWriteNs', minflt: 'noForkWriteMinflt', extra: { hugeKb: 'parentHugeKb' } },
-};
-
-/**
- * The probe reports each fork as one line (whole-pass totals in columns); this splits it into the four
- * series, in ns per page (floating point: integer ns per page would lose most of a 5–15 ns figure).
- * Each series keeps the pass totals (passNs) and minor faults (minflt) as columns.
- */
-export function splitForkSeries(fork: SeriesData | undefined, pages: number): SeriesData[] {
-  if (!fork || pages <= 0) return [];
-  const out: SeriesData[] = [];
-  for (const name of COW_SERIES) {
-    const c = COLUMNS[name];
-    const passNs = fork.columns[c.ns];
-    const minflt = fork.columns[c.minflt];
-    if (!passNs || !minflt) continue;
-    const columns: Record<string, number[]> = { passNs: [...passNs], minflt: [...minflt] };
-    for (const [to, from] of Object.entries(c.extra)) if (fork.columns[from]) columns[to] = [...fork.columns[from]!];
-    if (name === 'first-write') columns.forkToReapNs = [...fork.samplesNs];
-    out.push({ series: name, samplesNs: passNs.map((ns) => ns / pages), columns });
-  }
-  return out;
-}
-
-export function thpVerdict(regionKb: number, hugeBeforeKb: number, hugeAfterKb: number, faultsPerPage: number): ThpVerdict {
-  if (hugeBeforeKb < regionKb * 0.1) return 'no-huge-pages';
-  if (faultsPerPage <= 0.1 && hugeAfterKb >= hugeBeforeKb * 0.5) return 'copied-huge';
-  if (faultsPerPage >= 0.5 && hugeAfterKb < hugeBeforeKb * 0.5) return 'split';
-  return 'mixed';
-}
-
-const col = (ms: readonly Measurement[], name: string): number[] => ms.flatMap((m) => m.columns[name] ?? []);
-
-export function summarizeCow(ms: readonly Measurement[], seed: number): CowSummary {
-  const cells: CowCell[] = [];
-  const keys = [...new Set(ms.map((m) => `${m.identity.thp}|${m.identity.sizeMb}`))];
-  for (const key of keys) {
-    const mine = ms.filter((m) => `${m.identity.thp}|${m.identity.sizeMb}` === key);
-    const { thp, sizeMb } = { thp: mine[0]!.identity.thp as CowThp, sizeMb: mine[0]!.identity.sizeMb as number };
-    const pages = Number(mine[0]!.identity.pages) || sizeMb * 256;
-    const passes: CowCell['passes'] = {};
-    for (const series of COW_SERIES) {
-      const ok = mine.filter((m) => m.series === series && m.state === 'ok' && m.stats);
-      const st = pooledStats(ok, () => true, seed);
-      if (!st) continue;
-      const faults = col(ok, 'minflt');
-      const flt = faults.length ? median(faults) : Number.NaN; // NaN: a document without the fault counts
-      passes[series] = {
-        series,
-        n: st.n,
-        medianNs: st.medianNs,
-        ciLowNs: st.ciLowNs,
-        ciHighNs: st.ciHighNs,
-        cv: st.cv,
-        repeatMediansNs: ok.map((m) => m.stats!.medianNs),
-        minflt: flt,
-        faultsPerPage: flt / pages,
-      };
-    }
-    // Both passes are timed after the same fork: paired, repeat by repeat.
-    const r = ratioOfMedians(
-      repeatsOf(mine, (m) => m.series === 'second-write'),
-      repeatsOf(mine, (m) => m.series === 'first-write'),
-      seed,
-      { paired: true },
-    );
-    const fw = passes['first-write'];
-    const nf = passes['no-fork-write'];
-    const firstOk = mine.filter((m) => m.series === 'first-write' && m.state === 'ok');
-    const hb = col(firstOk, 'hugeBeforeKb');
-    const ha = col(firstOk, 'hugeAfterKb');
-    const hugeBeforeKb = hb.length ? median(hb) : null;
-    const hugeAfterKb = ha.length ? median(ha) : null;
-    cells.push({
-      thp,
-      sizeMb,
-      pages,
-      passes,
-      firstToSecond: r ? { ratio: r.ratio, low: r.low, high: r.high } : null,
-      firstToNoFork: fw && nf && nf.medianNs > 0 ? fw.medianNs / nf.medianNs : null,
-      cowTotalMs: fw ? (fw.medianNs * pages) / 1e6 : null,
-      cowTotalLowMs: fw ? (fw.ciLowNs * pages) / 1e6 : null,
-      cowTotalHighMs: fw ? (fw.ciHighNs * pages) / 1e6 : null,
-      hugeBeforeKb,
-      hugeAfterKb,
-      thpVerdict: fw && hugeBeforeKb !== null && hugeAfterKb !== null ? thpVerdict(sizeMb * 1024, hugeBeforeKb, hugeAfterKb, fw.faultsPerPage) : null,
-      failedRepeats: new Set(mine.filter((m) => m.state === 'failed').map((m) => m.repeat)).size,
-    });
-  }
-  cells.sort((a, b) => COW_THP_MODES.indexOf(a.thp) - COW_THP_MODES.indexOf(b.thp) || a.sizeMb - b.sizeMb);
-  return { cells };
-}
 
 export function describeVerdict(c: CowCell): string {
   const mb = (kb: number | null) => (kb === null ? '?' : `${(kb / 1024).toFixed(kb % 1024 ? 1 : 0)} MB`);
