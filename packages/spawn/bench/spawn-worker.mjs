@@ -163,7 +163,7 @@ export async function worker(kind, sizeMb, rounds, envSetting, floorExe) {
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 
-if (process.argv[2] === '--worker') {
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '--worker') {
   const [kind, sizeMb, rounds, envSetting, floorExe] = process.argv.slice(3);
   await worker(kind, Number(sizeMb), Number(rounds), envSetting, floorExe);
 }
