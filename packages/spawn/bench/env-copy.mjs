@@ -43,15 +43,21 @@ function nodeCopy(major) {
   return () => envPairsOf({ ...process.env });
 }
 
+/** Per call: the median over batches of wall time, and of this process's CPU time (user + system: less
+ * sensitive than wall time to other work on the machine), in µs. */
 function perCallUs(fn, reps = 200, batches = 15) {
   for (let i = 0; i < 20; i++) fn();
-  const out = [];
+  const wall = [];
+  const cpu = [];
   for (let b = 0; b < batches; b++) {
+    const c0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < reps; i++) fn();
-    out.push(Number(process.hrtime.bigint() - t0) / reps / 1000);
+    wall.push(Number(process.hrtime.bigint() - t0) / reps / 1000);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / reps);
   }
-  return median(out);
+  return { wall: median(wall), cpu: median(cpu) };
 }
 
 async function worker(protoPath, rounds) {
@@ -62,8 +68,11 @@ async function worker(protoPath, rounds) {
   const out = { node: process.version, major, env: envSize(envPairsOf(process.env)), copyUs: {}, spawnUs: {} };
   out.copyUs.forIn = perCallUs(() => envPairsOf(process.env));
   out.copyUs.spreadForIn = perCallUs(() => envPairsOf({ ...process.env }));
+  const plain = { ...process.env };
+  out.copyUs.plainObject = perCallUs(() => envPairsOf(plain));
   out.copyUs.thisNode = major <= 20 ? out.copyUs.forIn : out.copyUs.spreadForIn;
   out.copyUs.guard = perCallUs(() => environPathAllowed(options));
+  out.copyUs.filterInC = perCallUs(() => proto.emulatedPairs());
   if (major >= 26) {
     // Node 26's own native path, for scale (needs --expose-internals, which the orchestrator passes there)
     const { internalBinding } = createRequire(import.meta.url)('internal/test/binding');
@@ -161,10 +170,12 @@ async function main() {
       for (const setting of o.envs) {
         const r = await runWorker(node, setting, protoPath, o.rounds);
         results.push(r);
+        const us = (x, d = 1) => `${f(x.wall, d)} (CPU ${f(x.cpu, d)})`;
         console.log(
-          `${r.node} ${setting} (${r.env.count} variables, ${r.env.bytes} bytes): copy per call ${f(r.copyUs.thisNode)} µs ` +
-            `(${r.major >= 26 ? "Node 26's native getEnvPairs; " : ''}for..in ${f(r.copyUs.forIn)}, spread + for..in ${f(r.copyUs.spreadForIn)}); ` +
-            `guard ${f(r.copyUs.guard, 2)} µs; spawn + reap: copy ${f(r.spawnUs.copy)} µs, environ ${f(r.spawnUs.environ)} µs: saved ${f(r.savedUs)} µs`,
+          `${r.node} ${setting} (${r.env.count} variables, ${r.env.bytes} bytes), µs per call, wall (CPU): this Node's copy ${us(r.copyUs.thisNode)}` +
+            `${r.major >= 26 ? " (Node 26's native getEnvPairs)" : ''}; for..in over process.env ${us(r.copyUs.forIn)}; spread, then for..in ${us(r.copyUs.spreadForIn)}; ` +
+            `for..in over a plain copy ${us(r.copyUs.plainObject)}; the guard ${us(r.copyUs.guard, 2)}; the C filter, as JS strings ${us(r.copyUs.filterInC)}\n` +
+            `  spawn + reap, interleaved: copy ${f(r.spawnUs.copy)} µs, environ ${f(r.spawnUs.environ)} µs: saved ${f(r.savedUs)} µs a spawn`,
         );
       }
       for (const line of execFileSync(node, [join(here, 'env-check.mjs'), protoPath], { timeout: 60_000 })
