@@ -2,7 +2,9 @@
 // handling, render, write the JSON document.
 import { renderView } from '../report/terminal.js';
 import pc from 'picocolors';
-import { requireNative, nativePaths } from '../runner/paths.js';
+import { locateNative, probeRecordOf, requireNative, nativePaths } from '../runner/paths.js';
+import { detectEmulation, emulationWarning } from '../env/emulation.js';
+import { readTextOrNull } from '../env/memory.js';
 import { killAllGroups } from '../runner/processes.js';
 import { collectMachine, sampleLoad } from '../env/machine.js';
 import { addProbeUsage, emptyUsageTotals, witnessOfLoad, type NoiseWitness } from '../env/witness.js';
@@ -175,8 +177,9 @@ export async function executeExperiment<P, S>(
   params: P,
   opts: { pinCpu: number | null; seed: number; signal: AbortSignal; preWarnings?: Warning[]; progressLabel?: string; store?: Store | null; label?: string },
 ): Promise<{ run: ExperimentRun<S, P>; doc: RunDocument; storedRunId: number | null }> {
-  const native = requireNative(nativePaths());
-  const machine = await collectMachine({ pinCpu: opts.pinCpu });
+  const located = locateNative();
+  const native = requireNative(located.paths);
+  const machine = await collectMachine({ pinCpu: opts.pinCpu, probe: probeRecordOf(located.origin) });
   const before = sampleLoad();
   const progress = createProgress(opts.progressLabel ?? exp.name);
   const startedAt = new Date();
@@ -210,6 +213,7 @@ export async function executeExperiment<P, S>(
   const after = { ...sampleLoad(), probes: usage };
   const witness = witnessOfLoad({ before, after }, finishedAt.getTime() - startedAt.getTime(), opts.pinCpu);
   run.warnings.unshift(...(opts.preWarnings ?? []));
+  if (machine.emulation && !run.warnings.some((w) => w.code === 'emulated')) run.warnings.unshift({ code: 'emulated', message: emulationWarning(machine.emulation) });
   if (!opts.signal.aborted) run.warnings.push(...runNoiseWarnings(exp as Experiment<P, S>, run as ExperimentRun, witness, opts.pinCpu));
   run.warnings.push(...fewSamplesWarnings(run as ExperimentRun));
   if (opts.signal.aborted) run.complete = false;
@@ -260,6 +264,8 @@ export async function runExperimentCommand<P, S>(exp: Experiment<P, S>, raw: Com
   // 2. What the machine allows, the probe, and the history database.
   const preWarnings: Warning[] = exp.preflight(params);
   requireNative(nativePaths());
+  const emulated = detectEmulation(process.arch, readTextOrNull('/proc/cpuinfo'));
+  if (emulated) preWarnings.unshift({ code: 'emulated', message: emulationWarning(emulated) });
   const history: { store: Store; location: DbLocation } | null = openHistory(common);
   const color = common.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR);
   for (const w of preWarnings) process.stderr.write(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}\n`);

@@ -114,6 +114,12 @@ export function machineEntries(m: MachineRecord, full: boolean): [string, string
     ['pinned CPU', m.pinnedCpu === null ? 'none' : String(m.pinnedCpu)],
     ['load average', m.loadAverage.join(' ')],
   ];
+  if (m.probe)
+    out.push([
+      'probe',
+      m.probe.origin === 'prebuilt' ? `prebuilt, build id ${m.probe.buildId}` : m.probe.origin === 'built-here' ? 'built here' : `FORKLAB_NATIVE_DIR ${m.probe.dir}`,
+    ]);
+  if (m.emulation) out.push(['emulation', `${m.emulation}: timings meaningless`]);
   if (!full) return out;
   const shown = new Set([
     'hostname',
@@ -135,6 +141,8 @@ export function machineEntries(m: MachineRecord, full: boolean): [string, string
     'nodeVersion',
     'pinnedCpu',
     'loadAverage',
+    'probe',
+    'emulation',
   ]);
   for (const [k, v] of Object.entries(m)) {
     if (shown.has(k)) continue;

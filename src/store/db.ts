@@ -82,7 +82,7 @@ export class Store {
     try {
       db = openSqlite(path, { readonly });
     } catch (e) {
-      throw new StoreError(`cannot open ${path}: ${(e as Error).message}`);
+      throw new StoreError(`cannot open ${path}: ${(e as Error).message}`, 'other', (e as { hint?: string }).hint);
     }
     let ok = false;
     try {
