@@ -6,6 +6,7 @@ import type { CheckStatistic } from '../reference/published.js';
 import { clusterWidening, widen } from '../stats/clusters.js';
 import { bootstrapQuantity, pooledStatistic, type Block } from '../stats/resample.js';
 import type { Range } from './bands.js';
+import type { DriftScale } from '../stats/drift.js';
 import type { OperandGroups } from './select.js';
 
 export interface Quantity {
@@ -22,6 +23,13 @@ export interface Quantity {
    * on the linear scale.
    */
   multiplicative?: boolean;
+  /**
+   * How the quantity varies from run to run (src/stats/drift.ts): `log` (many-fold, the default of a multiplicative
+   * quantity), `relative` (additive but positive by nature, the default otherwise), `absolute` (a share that may sit at 0).
+   */
+  drift?: DriftScale;
+  /** Every group is a reading of a metric (kB, faults, bytes), not a timing: its drift is a reading's. */
+  readings?: boolean;
 }
 
 export interface Measured {
@@ -109,5 +117,6 @@ export function combined(parts: readonly OperandGroups[], stat: CheckStatistic, 
     keys: parts.flatMap((p) => p.keys),
     stat,
     combine: (s) => f(parts.map((p, i) => p.combine(s.slice(offsets[i], offsets[i]! + p.groups.length)))),
+    readings: parts.every((p) => p.readings === true),
   };
 }

@@ -29,6 +29,16 @@ import {
 } from './records.js';
 export { isReproductionRef, type ReproductionRow, type StoredReproduction, type NewReproduction } from './reproductions.js';
 import { addReproduction, getReproduction, listReproductions, resolveReproduction, type NewReproduction, type ReproductionRow, type StoredReproduction } from './reproductions.js';
+import {
+  addDriftEstimates,
+  driftHistory,
+  forgetDriftEstimates,
+  runsWithoutEstimates,
+  type NewDriftEstimates,
+  type RunWithoutEstimates,
+  type StoredDriftEstimates,
+} from './drift.js';
+export type { NewDriftEstimates, RunWithoutEstimates, StoredDriftEstimates } from './drift.js';
 
 function sleepMs(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -290,6 +300,11 @@ export class Store {
           throw new StoreError(`run ${id} is still being recorded (pid ${r.pid} on ${r.hostname}); nothing was removed. Stop that run first.`);
         measurements += this.db.prepare('DELETE FROM measurements WHERE run_id = ?').run(id).changes;
       }
+      // Estimates learnt from a removed run go with it (derived data: a run removed is not evidence any more).
+      forgetDriftEstimates(
+        this.db,
+        runIds.map((id) => this.record(id).uuid),
+      );
       let runs = 0;
       for (const id of runIds) runs += this.db.prepare('DELETE FROM runs WHERE id = ?').run(id).changes;
       return { runs, measurements };
@@ -326,6 +341,21 @@ export class Store {
 
   getReproduction(id: number): StoredReproduction {
     return getReproduction(this.db, id, this.path);
+  }
+
+  /** Keeps the within-run estimates of a judged set of runs (replacing the set of exactly these runs). */
+  addDriftEstimates(e: NewDriftEstimates): number {
+    return addDriftEstimates(this.db, e);
+  }
+
+  /** The estimate sets of one machine and experiment, most recent first. */
+  driftHistory(machineKey: string, experiment: string, version: number, limit: number): StoredDriftEstimates[] {
+    return driftHistory(this.db, machineKey, experiment, version, limit);
+  }
+
+  /** Complete runs of an experiment no estimate set covers yet, most recent first. */
+  runsWithoutEstimates(experiment: string, version: number, limit: number): RunWithoutEstimates[] {
+    return runsWithoutEstimates(this.db, experiment, version, limit);
   }
 
   /** The run with this uuid as a document, or null when it is not (or no longer) in the history. */
