@@ -7,7 +7,7 @@ import { against, band, describeBand, placement, type Outcome, type Range } from
 import { fmtInUnit } from './format.js';
 import { measureQuantity, type Quantity } from './quantity.js';
 import { driftClass, quantityKey, widenByDrift, type DriftOptions, type QuantityLog } from './drift.js';
-import { NotMeasurable, combinations, describeRestriction, describeSeries, select, type ExperimentData, type Restriction } from './select.js';
+import { NotMeasurable, combinations, describeRestriction, describeSeries, probeOf, select, type ExperimentData, type Restriction } from './select.js';
 
 export interface Judgement {
   outcome: Outcome;
@@ -67,7 +67,7 @@ export function eachOf(data: ExperimentData, sel: Series, keys: readonly string[
  */
 export function scaled(q: Quantity, scale: number, ctx: JudgeContext, label: string, floor = -Infinity): { point: number; interval: Range | null; minRepeats: number } {
   const confidence = ctx.confidence ?? 0.95;
-  const measure = () => measureQuantity(q, { seed: ctx.seed, paired: ctx.data.paired, confidence });
+  const measure = () => measureQuantity(q, { seed: ctx.seed, paired: ctx.data.paired, confidence, probeOf: (k) => probeOf(ctx.data, k) });
   const log = ctx.log;
   const m = log ? log.remembered(log.next(), measure) : measure();
   const point = m.point * scale;

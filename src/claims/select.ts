@@ -28,19 +28,32 @@ export function dataFor(docs: readonly RunDocument[], experiment: string, absent
   for (const w of new Set(mine.flatMap((d) => (d.warnings ?? []).map((x) => `${x.code}: ${x.message}`)))) notes.push(`warning ${w}`);
   const pinned = mine.every((d) => typeof d.machine?.pinnedCpu === 'number');
   const exp = findExperiment(experiment);
-  // A run's design may pair its series (one probe measuring every method round by round): then every run must.
-  const paired = exp?.pairedRun ? mine.every((d) => exp.pairedRun!(d.params ?? {})) : exp?.paired === true;
+  // Where one probe measures several configurations round by round, every run must say which fields it fixes alike.
+  const probeSets = new Set(mine.map((d) => JSON.stringify(exp?.probeKeys?.(d.params ?? {}) ?? null)));
+  const probeKeys = probeSets.size === 1 ? (JSON.parse([...probeSets][0]!) as string[] | null) : null;
   return {
     experiment,
     configs,
     notes,
-    paired,
+    paired: exp?.paired === true,
+    ...(probeKeys ? { probeKeys } : {}),
     pinned,
     params: mine.map((d) => d.params ?? {}),
     allConfigs: all,
     runIds: mine.map((d) => d.runId).filter((id): id is string => typeof id === 'string'),
     sessions: Math.max(1, mine.filter((d) => typeof d.params?.['settleOf'] !== 'string').length),
   };
+}
+
+/** The probes a group's configurations (a keyOf key) come from: their probe fields and repeats, or the key itself. */
+export function probeOf(data: ExperimentData, key: string): string {
+  if (!data.probeKeys) return key;
+  const probes = new Set<string>();
+  for (const part of key.replace(/−$/, '').split(',')) {
+    const c = data.configs[Number(part)];
+    if (c) probes.add(JSON.stringify([...data.probeKeys.map((k) => c[k] ?? null), c['repeat'] ?? null]));
+  }
+  return [...probes].sort().join('');
 }
 
 /** A configuration's identity (its series and the experiment's identity fields), without its repeat. */

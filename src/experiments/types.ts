@@ -170,16 +170,11 @@ export interface Experiment<P, S> {
   /** Whether its series are timed in the same iterations of one probe process (a claim may then pair them). */
   paired?: boolean;
   /**
-   * Whether one run's series are paired, from its parameters, where that depends on the run's design (spawn: one
-   * probe per RSS × THP measuring every method round by round, or, in runs stored before, one probe per method).
-   * Takes precedence over `paired`.
+   * The identity fields one probe process fixes, from a run's parameters, where one probe measures several
+   * configurations round by round (spawn: one probe per RSS × THP times every method): configurations of the same
+   * probes are then resampled iteration by iteration together. null: one probe per configuration (runs stored before).
    */
-  pairedRun?(params: Record<string, unknown>): boolean;
-  /**
-   * The identity fields one probe process fixes, where a probe measures several configurations (spawn's methods
-   * share a probe per RSS × THP): series paired for the bootstrap must come from the same probes.
-   */
-  probeKeys?: readonly string[];
+  probeKeys?(params: Readonly<Record<string, unknown>>): readonly string[] | null;
   /** How its THP condition is verified against the huge pages the kernel gave; absent: it has none. */
   thpCondition?: ThpCondition;
   /** How its fields are said in a configuration's label ("64 MB", "THP on"); a field without one: "key value". */
