@@ -33,12 +33,12 @@ export function driftHistory(store: Store | null, docs: readonly RunDocument[], 
   const mine = new Set(docs.map((d) => d.runId).filter((id): id is string => typeof id === 'string'));
   const history: Record<string, HistoryRun[]> = {};
   for (const experiment of new Set(docs.map((d) => d.experiment))) {
-    const runs: HistoryRun[] = store
-      .driftHistory(key, experiment, DRIFT_ESTIMATES_VERSION, MAX_HISTORY_RUNS + mine.size)
+    const runs: HistoryRun[] = store.driftEstimates
+      .history(key, experiment, DRIFT_ESTIMATES_VERSION, MAX_HISTORY_RUNS + mine.size)
       .map((s) => ({ runIds: s.runUuids, startedAt: s.startedAt, estimates: asQuantityEstimates(s.estimates) }));
     const params = docs.find((d) => d.experiment === experiment)!.params ?? {};
-    const candidates = store
-      .runsWithoutEstimates(experiment, DRIFT_ESTIMATES_VERSION, 4 * MAX_LEARNT_NOW)
+    const candidates = store.driftEstimates
+      .runsWithout(experiment, DRIFT_ESTIMATES_VERSION, 4 * MAX_LEARNT_NOW)
       .filter((r) => !mine.has(r.uuid) && r.machine && machineKey(r.machine as MachineRecord) === key && sameMeasurement(params, (r.params ?? {}) as Record<string, unknown>))
       .slice(0, MAX_LEARNT_NOW);
     if (candidates.length)
@@ -48,7 +48,7 @@ export function driftHistory(store: Store | null, docs: readonly RunDocument[], 
       const judged = judgeDocuments([doc], { seed: o.seed, drift: { withinRun: true } });
       const estimates = judged.estimates?.[experiment] ?? {};
       runs.push({ runIds: [r.uuid], startedAt: r.startedAt, estimates });
-      if (o.keep) store.addDriftEstimates({ machineKey: key, experiment, startedAt: r.startedAt, version: DRIFT_ESTIMATES_VERSION, runUuids: [r.uuid], estimates });
+      if (o.keep) store.driftEstimates.add({ machineKey: key, experiment, startedAt: r.startedAt, version: DRIFT_ESTIMATES_VERSION, runUuids: [r.uuid], estimates });
     }
     history[experiment] = runs.sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
   }
@@ -65,7 +65,7 @@ export function keepEstimates(store: Store, docs: readonly RunDocument[], judged
     const uuids = mine.map((d) => d.runId).filter((id): id is string => typeof id === 'string');
     if (uuids.length === 0 || uuids.length < mine.length || Object.keys(estimates).length === 0) continue;
     const startedAt = mine.map((d) => d.startedAt).sort()[0]!;
-    store.addDriftEstimates({ machineKey: key, experiment, startedAt, version: DRIFT_ESTIMATES_VERSION, runUuids: uuids, estimates });
+    store.driftEstimates.add({ machineKey: key, experiment, startedAt, version: DRIFT_ESTIMATES_VERSION, runUuids: uuids, estimates });
     kept++;
   }
   return kept;

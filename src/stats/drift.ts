@@ -81,29 +81,45 @@ export function onDriftScale(e: RunEstimate, scale: DriftScale): { y: number; s:
 /** The half-Student-t prior's density (unnormalised). */
 const priorDensity = (p: DriftPrior, t: number) => (1 + (t / p.scale) ** 2 / p.df) ** (-(p.df + 1) / 2);
 
+/** The usable estimates of some runs on the drift scale. */
+function usable(runs: readonly RunEstimate[], scale: DriftScale): { y: number; s: number }[] {
+  return runs.map((r) => onDriftScale(r, scale)).filter((x): x is { y: number; s: number } => x !== null);
+}
+
+/** A grid of τ from 0 to `top`, dense near 0 (where small drifts are told apart), with each point's width. */
+function tauGrid(top: number): { tau: Float64Array; width: Float64Array } {
+  const tau = new Float64Array(GRID + 1);
+  for (let g = 0; g <= GRID; g++) tau[g] = top * (g / GRID) ** 2;
+  const width = new Float64Array(GRID + 1);
+  for (let g = 0; g <= GRID; g++) width[g] = ((g < GRID ? tau[g + 1]! : tau[g]!) - (g > 0 ? tau[g - 1]! : tau[g]!)) / 2;
+  return { tau, width };
+}
+
+/** The restricted log-likelihood of τ at each grid point: each run's estimate with variance s_i² + τ², μ integrated out. */
+function restrictedLogLikelihood(xs: readonly { y: number; s: number }[], tau: Float64Array): Float64Array {
+  const out = new Float64Array(tau.length);
+  if (xs.length < 2) return out;
+  for (let g = 0; g < tau.length; g++) {
+    const w = xs.map((x) => 1 / (Math.max(x.s * x.s, S2_FLOOR) + tau[g]! ** 2));
+    const sw = w.reduce((a, b) => a + b, 0);
+    const mean = xs.reduce((a, x, i) => a + w[i]! * x.y, 0) / sw;
+    let l = -0.5 * Math.log(sw);
+    for (let i = 0; i < xs.length; i++) l += 0.5 * Math.log(w[i]!) - 0.5 * w[i]! * (xs[i]!.y - mean) ** 2;
+    out[g] = l;
+  }
+  return out;
+}
+
 /** τ's posterior from the runs' estimates of one quantity (none, or one: the prior alone). */
 export function driftPosterior(runs: readonly RunEstimate[], scale: DriftScale, prior: DriftPrior): DriftPosterior {
   if (!(prior.scale > 0 && prior.df > 0)) throw new RangeError(`driftPosterior: the prior needs a positive scale and df, got ${prior.scale} and ${prior.df}`);
-  const xs = runs.map((r) => onDriftScale(r, scale)).filter((x): x is { y: number; s: number } => x !== null);
+  const xs = usable(runs, scale);
   const ys = xs.map((x) => x.y);
   const spread = xs.length > 1 ? Math.max(...ys) - Math.min(...ys) : 0;
-  const top = Math.max(30 * prior.scale, 4 * spread, ...xs.map((x) => 4 * x.s));
-  const tau = new Float64Array(GRID + 1);
-  for (let g = 0; g <= GRID; g++) tau[g] = top * (g / GRID) ** 2; // dense near 0, where small drifts are told apart
+  const { tau, width } = tauGrid(Math.max(30 * prior.scale, 4 * spread, ...xs.map((x) => 4 * x.s)));
+  const ll = restrictedLogLikelihood(xs, tau);
   const logs = new Float64Array(GRID + 1);
-  for (let g = 0; g <= GRID; g++) {
-    const width = ((g < GRID ? tau[g + 1]! : tau[g]!) - (g > 0 ? tau[g - 1]! : tau[g]!)) / 2;
-    let l = Math.log(priorDensity(prior, tau[g]!) * width || Number.MIN_VALUE);
-    if (xs.length > 1) {
-      // The restricted likelihood: each run's estimate with variance s_i² + τ², μ integrated out.
-      const w = xs.map((x) => 1 / (Math.max(x.s * x.s, S2_FLOOR) + tau[g]! ** 2));
-      const sw = w.reduce((a, b) => a + b, 0);
-      const mean = xs.reduce((a, x, i) => a + w[i]! * x.y, 0) / sw;
-      l += -0.5 * Math.log(sw);
-      for (let i = 0; i < xs.length; i++) l += 0.5 * Math.log(w[i]!) - 0.5 * w[i]! * (xs[i]!.y - mean) ** 2;
-    }
-    logs[g] = l;
-  }
+  for (let g = 0; g <= GRID; g++) logs[g] = Math.log(priorDensity(prior, tau[g]!) * width[g]! || Number.MIN_VALUE) + ll[g]!;
   const best = Math.max(...logs);
   const weight = new Float64Array(GRID + 1);
   let sum = 0;
@@ -119,6 +135,34 @@ export function driftPosterior(runs: readonly RunEstimate[], scale: DriftScale, 
     if (cum >= 0.5 && medianTau === tau[GRID]!) medianTau = tau[g]!;
   }
   return { scale, tau, weight, runs: xs.length, prior, medianTau };
+}
+
+/**
+ * The half-t scale that best explains how many quantities drift (empirical Bayes): the scale maximising the product
+ * over quantities of ∫ prior(τ) L(τ) dτ, each quantity with its estimates in several runs. How a stated prior is
+ * measured from a machine's history (docs/reproduce.md, "The prior").
+ */
+export function fitPriorScale(quantities: readonly (readonly RunEstimate[])[], scale: DriftScale, df = 2): { scale: number; quantities: number } | null {
+  const sets = quantities.map((q) => usable(q, scale)).filter((xs) => xs.length >= 2);
+  if (sets.length === 0) return null;
+  const top = Math.max(...sets.flatMap((xs) => [4 * (Math.max(...xs.map((x) => x.y)) - Math.min(...xs.map((x) => x.y))), ...xs.map((x) => 4 * x.s)]), 1e-6);
+  const { tau, width } = tauGrid(top * 4);
+  const lls = sets.map((xs) => restrictedLogLikelihood(xs, tau));
+  let best: { scale: number; score: number } | null = null;
+  for (let k = 0; k <= 160; k++) {
+    const sigma = 10 ** (-5 + (k / 160) * 5);
+    // the half-t density, normalised: 2 ÷ σ · t_df(τ ÷ σ) up to a constant that does not depend on σ
+    const dens = Array.from(tau, (t) => (1 + (t / sigma) ** 2 / df) ** (-(df + 1) / 2) / sigma);
+    let score = 0;
+    for (const ll of lls) {
+      const peak = Math.max(...ll);
+      let m = 0;
+      for (let g = 0; g < tau.length; g++) m += dens[g]! * width[g]! * Math.exp(ll[g]! - peak);
+      score += Math.log(m || Number.MIN_VALUE) + peak;
+    }
+    if (!best || score > best.score) best = { scale: sigma, score };
+  }
+  return { scale: best!.scale, quantities: sets.length };
 }
 
 /** The predictive half-width c: E[P(|N(0, s² + τ² ÷ m)| ≤ c)] = confidence over τ's posterior. */

@@ -29,16 +29,8 @@ import {
 } from './records.js';
 export { isReproductionRef, type ReproductionRow, type StoredReproduction, type NewReproduction } from './reproductions.js';
 import { addReproduction, getReproduction, listReproductions, resolveReproduction, type NewReproduction, type ReproductionRow, type StoredReproduction } from './reproductions.js';
-import {
-  addDriftEstimates,
-  driftHistory,
-  forgetDriftEstimates,
-  runsWithoutEstimates,
-  type NewDriftEstimates,
-  type RunWithoutEstimates,
-  type StoredDriftEstimates,
-} from './drift.js';
-export type { NewDriftEstimates, RunWithoutEstimates, StoredDriftEstimates } from './drift.js';
+import { DriftEstimates, forgetDriftEstimates } from './drift.js';
+export type { DriftEstimates, NewDriftEstimates, RunWithoutEstimates, StoredDriftEstimates } from './drift.js';
 
 function sleepMs(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -343,19 +335,9 @@ export class Store {
     return getReproduction(this.db, id, this.path);
   }
 
-  /** Keeps the within-run estimates of a judged set of runs (replacing the set of exactly these runs). */
-  addDriftEstimates(e: NewDriftEstimates): number {
-    return addDriftEstimates(this.db, e);
-  }
-
-  /** The estimate sets of one machine and experiment, most recent first. */
-  driftHistory(machineKey: string, experiment: string, version: number, limit: number): StoredDriftEstimates[] {
-    return driftHistory(this.db, machineKey, experiment, version, limit);
-  }
-
-  /** Complete runs of an experiment no estimate set covers yet, most recent first. */
-  runsWithoutEstimates(experiment: string, version: number, limit: number): RunWithoutEstimates[] {
-    return runsWithoutEstimates(this.db, experiment, version, limit);
+  /** The drift estimates kept for later judgements of the same machine (src/store/drift.ts). */
+  get driftEstimates(): DriftEstimates {
+    return new DriftEstimates(this.db);
   }
 
   /** The run with this uuid as a document, or null when it is not (or no longer) in the history. */

@@ -83,3 +83,29 @@ export function forgetDriftEstimates(db: SqlDatabase, runUuids: readonly string[
   for (const u of runUuids) for (const r of sets.all(u) as { id: number }[]) n += del.run(r.id).changes;
   return n;
 }
+
+/** Every estimate set in the history, oldest first (what bench:verdicts --prior fits the priors' scales on). */
+export function allDriftEstimates(db: SqlDatabase): StoredDriftEstimates[] {
+  const rows = db.prepare('SELECT id, started_at, estimates FROM drift_estimates ORDER BY started_at, id').all() as { id: number; started_at: string; estimates: string }[];
+  return rows.map((r) => ({ runUuids: [], startedAt: r.started_at, estimates: JSON.parse(r.estimates) as Record<string, unknown> }));
+}
+
+/** The drift estimates of one history, as Store.driftEstimates hands them out. */
+export class DriftEstimates {
+  constructor(private readonly db: SqlDatabase) {}
+  /** Keeps the within-run estimates of a judged set of runs (replacing the set of exactly these runs). */
+  add(e: NewDriftEstimates): number {
+    return addDriftEstimates(this.db, e);
+  }
+  /** The estimate sets of one machine and experiment, most recent first. */
+  history(machineKey: string, experiment: string, version: number, limit: number): StoredDriftEstimates[] {
+    return driftHistory(this.db, machineKey, experiment, version, limit);
+  }
+  /** Complete runs of an experiment no estimate set covers yet, most recent first. */
+  runsWithout(experiment: string, version: number, limit: number): RunWithoutEstimates[] {
+    return runsWithoutEstimates(this.db, experiment, version, limit);
+  }
+  all(): StoredDriftEstimates[] {
+    return allDriftEstimates(this.db);
+  }
+}
