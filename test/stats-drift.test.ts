@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DRIFT_PRIORS, MAX_HISTORY_RUNS } from '../src/claims/drift.js';
-import { driftPercent, driftPosterior, onDriftScale, predictiveHalfWidth, twoSided, widenForDrift, type RunEstimate } from '../src/stats/drift.js';
+import { driftPercent, driftPosterior, fitPriorScale, onDriftScale, predictiveHalfWidth, twoSided, widenForDrift, type RunEstimate } from '../src/stats/drift.js';
 import { mulberry32 } from '../src/stats/random.js';
 
 const Z = 1.959963984540054;
@@ -101,4 +101,15 @@ test('estimates on the drift scale: the log of positive values, exact readings w
   assert.ok(Math.abs(driftPercent('log', Math.log(1.05)) - 5) < 1e-9);
   assert.equal(driftPercent('absolute', 0.02), 2);
   assert.throws(() => driftPosterior([], 'log', { scale: 0, df: 2, name: 'x' }), /positive scale/);
+});
+
+test('a prior scale is measured from many quantities: the half-t scale that explains their drift between runs', () => {
+  const rng = mulberry32(13);
+  for (const tau of [0.02, 0.1]) {
+    const quantities = Array.from({ length: 30 }, () => simulate(rng, tau, 0.01, 5));
+    const fit = fitPriorScale(quantities, 'log')!;
+    assert.equal(fit.quantities, 30);
+    assert.ok(fit.scale > tau / 2 && fit.scale < tau * 2, `drift ${tau}: fitted ${fit.scale}`);
+  }
+  assert.equal(fitPriorScale([simulate(rng, 0.1, 0.01, 1)], 'log'), null, 'one run of each quantity shows no drift');
 });
