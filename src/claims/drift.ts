@@ -72,7 +72,11 @@ export class QuantityLog {
   private readonly seen = new Set<string>();
   readonly estimates: Record<string, QuantityEstimate> = {};
   readonly used: QuantityDrift[] = [];
-  constructor(readonly claimId: string) {}
+  /** shared: the quantities measured for other claims on the same documents, by what they are (the same data, the same interval). */
+  constructor(
+    readonly claimId: string,
+    private readonly shared?: Map<string, unknown>,
+  ) {}
 
   /** The next quantity's slot: the second pass over a check measures the same quantities in the same order. */
   next(): number {
@@ -90,8 +94,13 @@ export class QuantityLog {
     this.seen.add(k);
     return k;
   }
-  remembered<T>(slot: number, f: () => T): T {
-    if (!this.memo.has(slot)) this.memo.set(slot, f());
+  remembered<T>(slot: number, f: () => T, what?: string): T {
+    if (!this.memo.has(slot)) {
+      const known = what !== undefined ? this.shared?.get(what) : undefined;
+      const v = known ?? f();
+      if (what !== undefined && known === undefined) this.shared?.set(what, v);
+      this.memo.set(slot, v);
+    }
     return this.memo.get(slot) as T;
   }
 }

@@ -46,6 +46,8 @@ export interface EvaluateOptions {
   absent?: Readonly<Record<string, string>>;
   /** The machine's drift between runs: absent, today's intervals (within-run); else widened (src/claims/drift.ts). */
   drift?: DriftOptions;
+  /** Quantities measured for earlier claims on the same documents (evaluateClaims shares one among its claims). */
+  measured?: Map<string, unknown>;
   /** Handed each judged claim's within-run quantity estimates (to be kept as history for later runs). */
   collect?: (claim: Claim, estimates: Readonly<Record<string, QuantityEstimate>>) => void;
 }
@@ -92,7 +94,7 @@ export function evaluateClaim(docs: readonly RunDocument[], claim: Claim, opts: 
   let data: ExperimentData | null = null;
   try {
     data = dataFor(docs, claim.experiment, opts.absent?.[claim.experiment]);
-    const log = new QuantityLog(claim.id);
+    const log = new QuantityLog(claim.id, opts.measured);
     const ctx: JudgeContext = { data, kind: claim.kind, seed: opts.seed ?? 1, confidence: opts.confidence ?? 0.95, log };
     // Today's intervals first; then, unless asked for them alone, the same quantities widened by the drift.
     const within = judge(claim.check, ctx);
@@ -121,5 +123,6 @@ export function evaluateClaim(docs: readonly RunDocument[], claim: Claim, opts: 
 
 /** One verdict per claim, in the claims' order. */
 export function evaluateClaims(docs: readonly RunDocument[], claims: readonly Claim[], opts: EvaluateOptions = {}): Verdict[] {
-  return claims.map((c) => evaluateClaim(docs, c, opts));
+  const measured = opts.measured ?? new Map<string, unknown>();
+  return claims.map((c) => evaluateClaim(docs, c, { ...opts, measured }));
 }

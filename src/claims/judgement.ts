@@ -69,7 +69,10 @@ export function scaled(q: Quantity, scale: number, ctx: JudgeContext, label: str
   const confidence = ctx.confidence ?? 0.95;
   const measure = () => measureQuantity(q, { seed: ctx.seed, paired: ctx.data.paired, confidence, probeOf: (k) => probeOf(ctx.data, k) });
   const log = ctx.log;
-  const m = log ? log.remembered(log.next(), measure) : measure();
+  // The same quantity of the same data (its label names what it computes, its keys which configurations, in order)
+  // is measured once for every claim that judges it.
+  const what = `${label}|${q.keys.join(';')}|${q.stat}|${q.multiplicative === true}|${ctx.data.paired}|${confidence}|${ctx.seed}`;
+  const m = log ? log.remembered(log.next(), measure, what) : measure();
   const point = m.point * scale;
   if (!Number.isFinite(point)) throw new NotMeasurable(`${label} is not a finite number (a denominator of 0?)`);
   // The interval always holds its own point (a percentile interval of a median of tied readings may not).
