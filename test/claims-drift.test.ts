@@ -152,3 +152,36 @@ test('reproduce --settle does not spend looks on verdicts only the drift keeps o
   assert.equal(s.looks, 0);
   for (const v of held) assert.match(s.open.find((o) => o.claimId === v.claimId)!.why, /only the drift between runs here keeps it open/);
 });
+
+test('the reports and the summary show the drift each verdict used, or that the intervals are one run’s own', async () => {
+  const now = createRun(2.45, 'now', at(9));
+  const swinging = historyOf([2.1, 2.9, 2.3, 3.0, 2.05, 2.8, 2.4, 2.95].map((r, i) => createRun(r, `h${i}`, at(i))));
+  const judged = judgeDocuments([now], { seed: 1, articles: ['002'], drift: { history: { create: swinging } } });
+  const doc = {
+    schema: 'forklab.reproduce' as const,
+    schemaVersion: 2 as const,
+    forklabVersion: 'test',
+    preset: 'quick' as const,
+    startedAt: at(9),
+    finishedAt: at(9),
+    articles: judged.articles,
+    experiments: [{ experiment: 'create', state: 'ran in 1 s' }],
+    runs: [now],
+    seed: 1,
+    verdicts: judged.verdicts,
+    figures: judged.figures,
+  };
+  const { reproductionMarkdown, reproductionHtml } = await import('../src/report/reproduction.js');
+  const md = reproductionMarkdown(doc, [now]);
+  assert.match(md, /Between runs here: ±[\d.]+ % \(from 8 earlier runs\)/);
+  assert.match(md, /Intervals include the drift between runs on this machine \(learnt from up to 8 earlier runs here/);
+  assert.match(md, /near the band's edge on this machine: runs here vary by ±/);
+  const html = await reproductionHtml(doc, [now]);
+  assert.match(html, /Between runs here: ±/);
+  const { renderSummary } = await import('../src/cli/summary.js');
+  const { PLAIN } = await import('../src/claims/render.js');
+  assert.match(renderSummary(judged, doc.experiments, PLAIN, 'footer'), /between runs here: ±[\d.]+ % \(from 8 earlier runs\); this run alone: holds/);
+  const today = judgeDocuments([now], { seed: 1, articles: ['002'], drift: { withinRun: true } });
+  assert.match(renderSummary(today, doc.experiments, PLAIN, 'footer'), /Intervals: this run's own \(--within-run\)/);
+  assert.doesNotMatch(reproductionMarkdown({ ...doc, verdicts: today.verdicts, withinRun: true }, [now]), /Between runs here/);
+});
