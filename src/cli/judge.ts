@@ -110,10 +110,17 @@ export function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
       state: `run ${d.runId ? d.runId.slice(0, 8) : '(not stored)'} on ${String(d.machine?.hostname ?? '?')}, ${d.startedAt.slice(0, 16).replace('T', ' ')}${d.complete ? '' : ', incomplete'}`,
     }));
     const mixed = groups.length > 1 && !x.group ? `; pooled from ${groups.length} machines (--mix-machines)` : '';
-    const open = x.judged.verdicts.filter((v) => v.verdict === 'inconclusive');
-    const next = open.length
-      ? `\nNext: forklab reproduce${x.docs.every((d) => d.machine?.hostname === hostname()) ? '' : ' (on that machine)'} --quick --only ${[...new Set(open.map((v) => v.article))].join(',')} --settle 300 measures these articles again and then, in fresh probes, only what the ${open.length} inconclusive verdict${open.length === 1 ? ' rests' : 's rest'} on, until each is decided or 300 s are spent (docs/reproduce.md, "Settling").\n`
-      : '';
+    const inconclusive = x.judged.verdicts.filter((v) => v.verdict === 'inconclusive');
+    // Held open by the drift between runs (the runs alone decide them): more probes now cannot settle those.
+    const drifting = inconclusive.filter((v) => v.withinRun && v.withinRun.verdict !== 'inconclusive');
+    const open = inconclusive.filter((v) => !drifting.includes(v));
+    const next =
+      (open.length
+        ? `\nNext: forklab reproduce${x.docs.every((d) => d.machine?.hostname === hostname()) ? '' : ' (on that machine)'} --quick --only ${[...new Set(open.map((v) => v.article))].join(',')} --settle 300 measures these articles again and then, in fresh probes, only what the ${open.length} inconclusive verdict${open.length === 1 ? ' rests' : 's rest'} on, until each is decided or 300 s are spent (docs/reproduce.md, "Settling").\n`
+        : '') +
+      (drifting.length
+        ? `\n${drifting.length} inconclusive verdict${drifting.length === 1 ? ' is' : 's are'} held open by the drift between runs on this machine, not by these runs' noise: judge runs made at different times together (forklab judge RUN RUN …; docs/reproduce.md, "Drift between runs").\n`
+        : '');
     process.stdout.write(
       renderSummary(
         x.judged,
