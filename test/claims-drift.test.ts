@@ -185,3 +185,29 @@ test('the reports and the summary show the drift each verdict used, or that the 
   assert.match(renderSummary(today, doc.experiments, PLAIN, 'footer'), /Intervals: this run's own \(--within-run\)/);
   assert.doesNotMatch(reproductionMarkdown({ ...doc, verdicts: today.verdicts, withinRun: true }, [now]), /Between runs here/);
 });
+
+test('a reproduction stored as version 1 (verdicts without drift) still loads and reports', async () => {
+  const { asReproduceDocument } = await import('../src/claims/reproduction.js');
+  const { reproductionMarkdown } = await import('../src/report/reproduction.js');
+  const now = createRun(2.2, 'old', at(1));
+  const judged = judgeDocuments([now], { seed: 1, articles: ['002'], drift: { withinRun: true } });
+  const v1 = {
+    schema: 'forklab.reproduce',
+    schemaVersion: 1,
+    forklabVersion: '0.1.0',
+    preset: 'quick',
+    startedAt: at(1),
+    finishedAt: at(1),
+    articles: ['002'],
+    experiments: [],
+    runs: [now],
+    seed: 1,
+    verdicts: judged.verdicts,
+    figures: judged.figures,
+  };
+  const doc = asReproduceDocument(JSON.parse(JSON.stringify(v1)), 'R1');
+  const md = reproductionMarkdown(doc, [now]);
+  assert.match(md, /Article 002/);
+  assert.doesNotMatch(md, /Between runs here/);
+  assert.throws(() => asReproduceDocument({ ...v1, schemaVersion: 3 }, 'R9'), /schemaVersion 3; this forklab reads versions 1 and 2/);
+});
