@@ -303,9 +303,9 @@ async function settleOpen(
   }
 }
 
-/** The history the verdicts learn this machine's drift from: read, and written unless --no-store (null: none to read). */
+/** The history the verdicts learn this machine's drift from, and keep their estimates in: read, and written unless --no-store (null: none). */
 function driftStore(o: ReproduceOptions): Store | null {
-  if (o.withinRun) return null;
+  if (o.withinRun && o.store === false) return null;
   try {
     return o.store === false ? openDatabase(o.db, { create: false, write: false }).store : (openHistory(o)?.store ?? null);
   } catch (e) {
@@ -337,7 +337,8 @@ export async function runReproduce(o: ReproduceOptions): Promise<number> {
       judged = s.judged;
       settled = s.text;
     }
-    if (history && o.store !== false && !o.withinRun) keepEstimates(history, m.docs, judged);
+    // Kept with --within-run too: the runs are in the history, and later verdicts learn from them.
+    if (history && o.store !== false) keepEstimates(history, m.docs, judged);
   } finally {
     history?.close();
   }
