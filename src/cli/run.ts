@@ -6,7 +6,7 @@ import { locateNative, probeRecordOf, requireNative, nativePaths } from '../runn
 import { detectEmulation, emulationWarning } from '../env/emulation.js';
 import { readTextOrNull } from '../env/memory.js';
 import { killAllGroups } from '../runner/processes.js';
-import { collectMachine, sampleLoad } from '../env/machine.js';
+import { collectMachine, realSources, sampleLoad, type HostSources } from '../env/machine.js';
 import { addProbeUsage, emptyUsageTotals, witnessOfLoad, type NoiseWitness } from '../env/witness.js';
 import { noiseFigures, noiseWarning } from '../experiments/noise.js';
 import { parseCpusAllowedList } from '../env/parse.js';
@@ -172,6 +172,21 @@ export function onInterrupt(controller: AbortController): () => void {
  * Runs one experiment with validated parameters: machine record, load before and after, progress on stderr,
  * every probe killed at the end. Prints nothing else; returns the run and its versioned document.
  */
+/**
+ * The machine's sources with the programs it asks (getconf, ldd, the C compiler, systemd-detect-virt) run once per
+ * forklab process: their answers do not change between the experiments of one reproduction, and each run of them
+ * forks this process (about a second per experiment on a busy 2-vCPU VM). Files (/proc, /sys) are read afresh.
+ */
+const commandAnswers = new Map<string, ReturnType<HostSources['run']>>();
+const machineSources: HostSources = {
+  ...realSources,
+  run: (cmd, args) => {
+    const key = JSON.stringify([cmd, ...args]);
+    if (!commandAnswers.has(key)) commandAnswers.set(key, realSources.run(cmd, args));
+    return commandAnswers.get(key)!;
+  },
+};
+
 export async function executeExperiment<P, S>(
   exp: Experiment<P, S>,
   params: P,
@@ -179,7 +194,7 @@ export async function executeExperiment<P, S>(
 ): Promise<{ run: ExperimentRun<S, P>; doc: RunDocument; storedRunId: number | null }> {
   const located = locateNative();
   const native = requireNative(located.paths);
-  const machine = await collectMachine({ pinCpu: opts.pinCpu, probe: probeRecordOf(located.origin) });
+  const machine = await collectMachine({ pinCpu: opts.pinCpu, probe: probeRecordOf(located.origin) }, machineSources);
   const before = sampleLoad();
   const progress = createProgress(opts.progressLabel ?? exp.name);
   const startedAt = new Date();
