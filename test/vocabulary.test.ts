@@ -26,7 +26,6 @@ const PLAIN_WORDS: Readonly<Record<string, string>> = {
 /** Names used in another sense in one file: file → name → the sense. */
 const OTHER_SENSE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   'src/reference/types.ts': { pages: 'a unit of data/published.json' },
-  'src/cli/trace.ts': { command: "the traced command line, a key of trace's own plan and document" },
 };
 
 /**

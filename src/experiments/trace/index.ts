@@ -1,5 +1,5 @@
 // `trace` as the rest of forklab sees a stored run of it: identity, series, unit and view, so `show`, `report` and
-// `export` read a trace like any run. It measures nothing through the probe sweep: `forklab trace` (src/cli/trace.ts)
+// `export` read a trace like any run. It measures nothing through the probe sweep: a trace's life (src/lab/trace.ts)
 // observes the user's own command, so its `run` refuses, naming that command.
 import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement } from '../types.js';
 import { note, type Block } from '../view.js';

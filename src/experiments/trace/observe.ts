@@ -172,7 +172,7 @@ export function observe(o: ObserveOptions): Promise<Observation> {
   let leftEnded = 0;
   const sample = () => {
     const pids = traced();
-    if (!attach && commandPid === null && child.pid) commandPid = descendants(child.pid)[0] ?? null;
+    if (!attach && commandPid === null && child.pid) commandPid = commandOf(child.pid);
     if (!attach && interrupt !== null && commandPid !== null && !alive(commandPid)) {
       for (const p of pids)
         if (p !== commandPid && alive(p)) {
@@ -200,7 +200,7 @@ export function observe(o: ObserveOptions): Promise<Observation> {
     const kids = traced();
     // The command is known from here on even if no sample has run since it started: once it has ended, what it
     // left running is ended too (without this, a background job that ignores SIGINT outlived an early Ctrl-C).
-    if (commandPid === null && child.pid) commandPid = descendants(child.pid)[0] ?? null;
+    if (commandPid === null && child.pid) commandPid = commandOf(child.pid);
     if (interrupts > 1) {
       for (const p of kids) safeKill(p, 'SIGKILL');
       child.kill('SIGKILL');
@@ -246,6 +246,48 @@ export function observe(o: ObserveOptions): Promise<Observation> {
       finish(127, null);
     });
     child.on('exit', finish);
+  });
+}
+
+/**
+ * The traced command: the child of strace that has exec'd (its command line is no longer strace's). strace forks
+ * children of its own before the command (tests of what ptrace can do, killed or ended at once), and the command's
+ * own child runs strace's code until its exec: taking strace's first child for the command, as this did before,
+ * named one of those under load, and an interrupt then took the command for ended and killed it (exit 137).
+ * Null until the command has exec'd.
+ */
+export function commandOf(tracerPid: number): number | null {
+  const own = cmdline(tracerPid);
+  if (own === null) return null;
+  for (const kid of childrenOf(tracerPid)) {
+    const line = cmdline(kid);
+    if (line !== null && line !== '' && line !== own && alive(kid)) return kid;
+  }
+  return null;
+}
+
+function cmdline(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** The direct children of pid (all its threads'). */
+function childrenOf(pid: number): number[] {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  return tasks.flatMap((t) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').split(/\s+/).filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
   });
 }
 
