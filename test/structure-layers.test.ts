@@ -50,7 +50,7 @@ export function importsOf(text: string): string[] {
 const partOf = (file: string) => relative(SRC, file).split('/')[0]!.replace(/\.js$/, '.ts');
 
 test('every part of src/ has a rank', () => {
-  for (const part of readdirSync(SRC)) assert.ok(part in RANKS, `src/${part} has no rank in test/layers.test.ts`);
+  for (const part of readdirSync(SRC)) assert.ok(part in RANKS, `src/${part} has no rank in test/structure-layers.test.ts`);
 });
 
 test('no import runs against the direction of the layers', () => {
