@@ -3,10 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { sweep, widestCiFraction } from '../src/experiments/sweep.js';
-import { measurementsFrom } from '../src/experiments/measure.js';
+import { sweep, widestCiFraction } from '../src/experiments/shared/sweep.js';
+import { measurementsFrom } from '../src/experiments/shared/measure.js';
 import { fixedPlan } from '../src/runner/plans.js';
-import { parseRepeatOptions, describeRepeatsStop } from '../src/experiments/repeats.js';
+import { parseRepeatOptions, describeRepeatsStop } from '../src/experiments/shared/repeats.js';
 import type { RunContext } from '../src/experiments/types.js';
 
 const FAKE = fileURLToPath(new URL('./fixtures/fake-probe.mjs', import.meta.url));

@@ -7,7 +7,7 @@ import type { RunDocument } from '../src/document/run.js';
 import { escapeHtml, renderHtml } from '../src/report/html.js';
 import { chartsFor, publishedCharts } from '../src/report/charts.js';
 import { groupsOf, readingRecords } from '../src/report/groups.js';
-import { pagetablesExperiment } from '../src/experiments/pagetables.js';
+import { pagetablesExperiment } from '../src/experiments/pagetables/index.js';
 import { readRunDocument, registerReportCommand, reportAction } from '../src/cli/report.js';
 import { runConclusions } from '../src/report/judged.js';
 import { loadPublished } from '../src/reference/published.js';

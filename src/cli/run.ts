@@ -13,7 +13,7 @@ import { parseCpusAllowedList } from '../env/parse.js';
 import { readFileSync } from 'node:fs';
 import { buildDocument, type RunDocument } from '../document/run.js';
 import { UsageError, type Experiment, type ExperimentRun, type CommandOptions, type Warning } from '../experiments/types.js';
-import { parseCpu, parseInteger } from '../experiments/parse.js';
+import { parseCpu, parseInteger } from '../experiments/shared/parse.js';
 import { findExperiment } from '../experiments/index.js';
 import { createProgress } from './progress.js';
 import type { Store } from '../store/db.js';

@@ -52,7 +52,7 @@ export interface RepeatsStop {
   widestCiFraction: number | null;
 }
 
-/** What a run's parameters carry besides the experiment's own: why its sweep stopped repeating (sweep.ts). */
+/** What a run's parameters carry besides the experiment's own: why its sweep stopped repeating (shared/sweep.ts). */
 export interface RunExtras {
   repeatsStop?: RepeatsStop;
 }

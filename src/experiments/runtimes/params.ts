@@ -2,7 +2,7 @@
 import { isExecutable } from './locations.js';
 import { parseFetchSpecs } from './fetch.js';
 import { ALL_VARIANTS, FAMILIES, familyOfName, type Family } from './registry.js';
-import { parseInteger, parseIntegerList, str } from '../parse.js';
+import { parseInteger, parseIntegerList, str } from '../shared/parse.js';
 import { UsageError, type OptionSpec, type Presets } from '../types.js';
 
 export interface RuntimesParams {

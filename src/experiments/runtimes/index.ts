@@ -2,24 +2,24 @@
 // own ways of starting a child, timed inside the runtime by a small driver (drivers/) that speaks the
 // probe protocol — against the parent's heap, with the system call each one was seen to make.
 import { availableParallelism } from 'node:os';
-import { adaptivePlan } from '../runner/plans.js';
-import { readMemoryBudget } from '../env/memory.js';
-import { sweep } from './sweep.js';
-import { measurementsFrom } from './measure.js';
-import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type RunContext, type Warning } from './types.js';
-import { discoverRuntimes, which, type FoundRuntime, type RuntimeEntry } from './runtimes/discover.js';
-import { fetchRuntime, parseFetchSpecs } from './runtimes/fetch.js';
-import { forklabCacheDir, runtimeCacheDir } from './runtimes/locations.js';
-import { buildDriver } from './runtimes/build.js';
-import { ALL_VARIANTS, DRIVER_FILES, FAMILIES, familySpec, type Variant } from './runtimes/registry.js';
-import { traceMechanism } from './runtimes/mechanism.js';
-import { mechanismFields, mechanismsFromMeasurements } from './runtimes/stored.js';
-import { mechanismEntry, summarizeCells, summarizeLines, type AbsentVariant, type RuntimesSummary, type VariantMechanism } from './runtimes/summary.js';
-import { parseRuntimes, RUNTIMES_OPTIONS, RUNTIMES_PRESETS, type RuntimesParams } from './runtimes/params.js';
-import { viewRuntimes } from './runtimes/render.js';
+import { adaptivePlan } from '../../runner/plans.js';
+import { readMemoryBudget } from '../../env/memory.js';
+import { sweep } from '../shared/sweep.js';
+import { measurementsFrom } from '../shared/measure.js';
+import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type RunContext, type Warning } from '../types.js';
+import { discoverRuntimes, which, type FoundRuntime, type RuntimeEntry } from './discover.js';
+import { fetchRuntime, parseFetchSpecs } from './fetch.js';
+import { forklabCacheDir, runtimeCacheDir } from './locations.js';
+import { buildDriver } from './build.js';
+import { ALL_VARIANTS, DRIVER_FILES, FAMILIES, familySpec, type Variant } from './registry.js';
+import { traceMechanism } from './mechanism.js';
+import { mechanismFields, mechanismsFromMeasurements } from './stored.js';
+import { mechanismEntry, summarizeCells, summarizeLines, type AbsentVariant, type RuntimesSummary, type VariantMechanism } from './summary.js';
+import { parseRuntimes, RUNTIMES_OPTIONS, RUNTIMES_PRESETS, type RuntimesParams } from './params.js';
+import { viewRuntimes } from './render.js';
 
-export type { RuntimesParams } from './runtimes/params.js';
-export type { RuntimesSummary } from './runtimes/summary.js';
+export type { RuntimesParams } from './params.js';
+export type { RuntimesSummary } from './summary.js';
 
 const MIB = 1024 * 1024;
 

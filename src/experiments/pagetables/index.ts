@@ -1,18 +1,18 @@
 // Experiment "pagetables" (article 003): a sparse address space costs megabytes of page tables, fork copies
 // them whole into the child (twice the memory while the child lives), exec gives them back; and fork+_exit
 // of a sparse parent is much slower than of a dense one with the same number of pages.
-import { describeFailure } from '../runner/probe.js';
-import { sweep } from './sweep.js';
-import { publishedValue } from '../reference/published.js';
-import { fixedPlan } from '../runner/plans.js';
-import type { InfoValue } from '../runner/protocol.js';
-import { OWN_MAPPINGS, readMaxMapCount } from '../env/memory.js';
-import { measurementsFrom } from './measure.js';
-import { parseInteger, str } from './parse.js';
-import { fmtRatio, fmtUsCi } from '../text/format.js';
-import { heading, text, note, blank, table, type Block } from './view.js';
-import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
-import { HEADROOM_BYTES, requireMemory } from './preflight.js';
+import { describeFailure } from '../../runner/probe.js';
+import { sweep } from '../shared/sweep.js';
+import { publishedValue } from '../../reference/published.js';
+import { fixedPlan } from '../../runner/plans.js';
+import type { InfoValue } from '../../runner/protocol.js';
+import { OWN_MAPPINGS, readMaxMapCount } from '../../env/memory.js';
+import { measurementsFrom } from '../shared/measure.js';
+import { parseInteger, str } from '../shared/parse.js';
+import { fmtRatio, fmtUsCi } from '../../text/format.js';
+import { heading, text, note, blank, table, type Block } from '../view.js';
+import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
+import { HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
 
 export const LAYOUTS = ['sparse', 'dense'] as const;
 export type Layout = (typeof LAYOUTS)[number];

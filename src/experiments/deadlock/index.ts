@@ -3,13 +3,13 @@
 // pthread_atfork the child cannot take it (it would deadlock); with pthread_atfork(prepare: lock, parent:
 // unlock, child: unlock) it can, and fork itself waits for the other thread to release the lock.
 import { constants as osConstants } from 'node:os';
-import { fixedPlan } from '../runner/plans.js';
-import { sweep } from './sweep.js';
-import { median } from '../stats/descriptive.js';
-import { measurementsFrom } from './measure.js';
-import { parseChoiceList, parseInteger, str } from './parse.js';
-import { heading, text, note, blank, table, type Block } from './view.js';
-import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Scalar, type Warning } from './types.js';
+import { fixedPlan } from '../../runner/plans.js';
+import { sweep } from '../shared/sweep.js';
+import { median } from '../../stats/descriptive.js';
+import { measurementsFrom } from '../shared/measure.js';
+import { parseChoiceList, parseInteger, str } from '../shared/parse.js';
+import { heading, text, note, blank, table, type Block } from '../view.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Scalar, type Warning } from '../types.js';
 
 export const VARIANTS = ['without-atfork', 'with-atfork', 'plain-lock'] as const;
 export type Variant = (typeof VARIANTS)[number];

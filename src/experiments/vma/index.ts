@@ -1,18 +1,18 @@
 // Experiment "vma" (article 003): fork copies every vm_area_struct of the parent, so its time and the
 // kernel memory (Slab) it takes grow with the number of mappings; clone(CLONE_VM|CLONE_VFORK)+exec and
 // posix_spawn borrow the parent's address space and do not.
-import { publishedValue } from '../reference/published.js';
-import { fixedPlan } from '../runner/plans.js';
-import { sweep } from './sweep.js';
-import { linearFit } from '../stats/regression.js';
-import { median } from '../stats/descriptive.js';
-import { OWN_MAPPINGS, readMaxMapCount } from '../env/memory.js';
-import { measurementsFrom, pooledStats } from './measure.js';
-import { parseInteger, parseIntegerList, str } from './parse.js';
-import { fmtRatio, fmtUsCi } from '../text/format.js';
-import { heading, text, note, blank, table, type Block } from './view.js';
-import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
-import { HEADROOM_BYTES, requireMemory } from './preflight.js';
+import { publishedValue } from '../../reference/published.js';
+import { fixedPlan } from '../../runner/plans.js';
+import { sweep } from '../shared/sweep.js';
+import { linearFit } from '../../stats/regression.js';
+import { median } from '../../stats/descriptive.js';
+import { OWN_MAPPINGS, readMaxMapCount } from '../../env/memory.js';
+import { measurementsFrom, pooledStats } from '../shared/measure.js';
+import { parseInteger, parseIntegerList, str } from '../shared/parse.js';
+import { fmtRatio, fmtUsCi } from '../../text/format.js';
+import { heading, text, note, blank, table, type Block } from '../view.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
+import { HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
 
 export const VMA_METHODS = ['fork-exit', 'clone-vfork', 'posix-spawn'] as const;
 export type VmaMethod = (typeof VMA_METHODS)[number];

@@ -1,9 +1,9 @@
 // The loop every experiment shares: configurations × repeats in interleaved order, one fresh probe each,
 // progress, cancellation, failures noted and kept, measurements collected.
-import { runProbe, type ProbeResult, type SamplingPlan } from '../runner/probe.js';
-import { interleave } from '../runner/schedule.js';
-import { ciHalfWidthFraction } from '../runner/plans.js';
-import type { Measurement, RepeatsStop, RunContext } from './types.js';
+import { runProbe, type ProbeResult, type SamplingPlan } from '../../runner/probe.js';
+import { interleave } from '../../runner/schedule.js';
+import { ciHalfWidthFraction } from '../../runner/plans.js';
+import type { Measurement, RepeatsStop, RunContext } from '../types.js';
 
 export interface ProbeJob {
   /** A driver that speaks the probe protocol instead of the C probe (see ProbeRequest.command). */

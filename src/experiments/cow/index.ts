@@ -2,22 +2,22 @@
 // page, writes every page once (the CoW fault and 4 KiB copy), writes every page again; the baseline is the
 // same write pass in the parent, on pages that need no fault. With THP on it reports what the kernel did
 // with the huge pages on the first write: split them, or copied them whole.
-import { getArticle, getFigure, publishedValue } from '../reference/published.js';
-import { fixedPlan } from '../runner/plans.js';
-import { sweep } from './sweep.js';
-import { readMemoryBudget } from '../env/memory.js';
-import { measurementsFrom } from './measure.js';
-import { parseChoiceList, parseInteger, str } from './parse.js';
-import { fmtNs, fmtRatio } from '../text/format.js';
-import { heading, text, note, blank, table, type Block } from './view.js';
-import { THP_CONDITION, thpNeverWarnings } from './thp.js';
-import { NANOSECONDS_PER_PAGE, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
-import { budgetSources, HEADROOM_BYTES, requireMemory } from './preflight.js';
-import { COW_SERIES, COW_THP_MODES, splitForkSeries, summarizeCow, type CowCell, type CowPass, type CowSeries, type CowSummary, type CowThp } from './cow/summary.js';
+import { getArticle, getFigure, publishedValue } from '../../reference/published.js';
+import { fixedPlan } from '../../runner/plans.js';
+import { sweep } from '../shared/sweep.js';
+import { readMemoryBudget } from '../../env/memory.js';
+import { measurementsFrom } from '../shared/measure.js';
+import { parseChoiceList, parseInteger, str } from '../shared/parse.js';
+import { fmtNs, fmtRatio } from '../../text/format.js';
+import { heading, text, note, blank, table, type Block } from '../view.js';
+import { THP_CONDITION, thpNeverWarnings } from '../shared/thp.js';
+import { NANOSECONDS_PER_PAGE, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
+import { budgetSources, HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
+import { COW_SERIES, COW_THP_MODES, splitForkSeries, summarizeCow, type CowCell, type CowPass, type CowSeries, type CowSummary, type CowThp } from './summary.js';
 
 /** The experiment's vocabulary and the probe-line split, exported beside it (the tests read them here). */
 export { COW_SERIES, COW_THP_MODES, splitForkSeries };
-export { thpVerdict } from './cow/summary.js';
+export { thpVerdict } from './summary.js';
 
 export interface CowParams {
   sizeMb: number;

@@ -2,18 +2,18 @@
 // of a child that _exit(0)s. The probe times them in alternating blocks of 50 calls of one kind (each kind
 // runs as a plain loop of its own would, while drift still hits both alike); fresh probe processes repeat
 // the whole thing.
-import { sweep } from './sweep.js';
-import { publishedValue } from '../reference/published.js';
-import { adaptiveRepeats, describeRepeatsStop, parseRepeatOptions, repeatOptions, type RepeatParams } from './repeats.js';
-import type { RatioInterval } from '../stats/bootstrap.js';
-import { ratioOfMedians } from '../stats/pool.js';
-import { repeatsOf } from './measure.js';
-import { parseInteger, str } from './parse.js';
-import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesSummary } from './paired.js';
-import { fmtRatio, fmtUs, fmtUsCi } from '../text/format.js';
-import { blank, heading, note, table, text, type Block } from './view.js';
-import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Scalar } from './types.js';
-import type { SelfcheckPair } from './selfcheck.js';
+import { sweep } from '../shared/sweep.js';
+import { publishedValue } from '../../reference/published.js';
+import { adaptiveRepeats, describeRepeatsStop, parseRepeatOptions, repeatOptions, type RepeatParams } from '../shared/repeats.js';
+import type { RatioInterval } from '../../stats/bootstrap.js';
+import { ratioOfMedians } from '../../stats/pool.js';
+import { repeatsOf } from '../shared/measure.js';
+import { parseInteger, str } from '../shared/parse.js';
+import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesSummary } from '../shared/series.js';
+import { fmtRatio, fmtUs, fmtUsCi } from '../../text/format.js';
+import { blank, heading, note, table, text, type Block } from '../view.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Scalar } from '../types.js';
+import type { SelfcheckPair } from '../selfcheck.js';
 
 export interface CreateParams extends RepeatParams {
   /** Timed iterations per probe process; each iteration times one thread and one fork. */

@@ -1,8 +1,8 @@
 // Helpers of the experiments whose one probe times several series in the same iterations (create, exec):
 // a batched plan, measurements per series, per-series summaries and their warnings, the memory check.
-import type { ProbeResult, SamplingPlan, SeriesData } from '../runner/probe.js';
+import type { ProbeResult, SamplingPlan, SeriesData } from '../../runner/probe.js';
 import { measurementsFrom, pooledStats } from './measure.js';
-import type { Measurement, Scalar, Warning } from './types.js';
+import type { Measurement, Scalar, Warning } from '../types.js';
 import { HEADROOM_BYTES, requireMemory } from './preflight.js';
 
 /** Warm-up, then `iterations` timed iterations in batches of `batch` (so the runner can stop between batches). */

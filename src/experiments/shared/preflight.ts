@@ -1,7 +1,7 @@
 // The memory check every experiment makes before it starts anything: what its largest configuration needs
 // against what this machine can give (src/env/memory.ts), refused with the flag that sets the size.
-import { readMemoryBudget, type MemoryBudget } from '../env/memory.js';
-import { UsageError } from '../errors.js';
+import { readMemoryBudget, type MemoryBudget } from '../../env/memory.js';
+import { UsageError } from '../../errors.js';
 
 const MIB = 2 ** 20;
 

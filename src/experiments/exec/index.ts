@@ -3,18 +3,18 @@
 // of the static target in every iteration, in rotating order; execve alone is each exec series' median
 // minus the baseline's. Next to the times: both file sizes, and ld.so's own accounting (LD_DEBUG=statistics).
 import { statSync } from 'node:fs';
-import { sweep } from './sweep.js';
-import { publishedValue } from '../reference/published.js';
-import { runCommand } from '../runner/command.js';
-import { ldMeasurement, parseLdStatistics, readCyclesPerUs, type LdStatistics } from './exec/ldstats.js';
-import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, type SeriesFields, type SeriesSummary } from './paired.js';
-import { EXEC_SERIES, summarizeExec, type ExecSeries, type ExecSummary, type ExecveAlone } from './exec/summary.js';
-import { parseInteger, str } from './parse.js';
-import { fmtRatio, fmtUs, fmtUsCi } from '../text/format.js';
-import { heading, text, note, blank, table, type Block } from './view.js';
-import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from './types.js';
-import type { SelfcheckPair } from './selfcheck.js';
-import { targetCommandLine, targetParams } from './target.js';
+import { sweep } from '../shared/sweep.js';
+import { publishedValue } from '../../reference/published.js';
+import { runCommand } from '../../runner/command.js';
+import { ldMeasurement, parseLdStatistics, readCyclesPerUs, type LdStatistics } from './ldstats.js';
+import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, type SeriesFields, type SeriesSummary } from '../shared/series.js';
+import { EXEC_SERIES, summarizeExec, type ExecSeries, type ExecSummary, type ExecveAlone } from './summary.js';
+import { parseInteger, str } from '../shared/parse.js';
+import { fmtRatio, fmtUs, fmtUsCi } from '../../text/format.js';
+import { heading, text, note, blank, table, type Block } from '../view.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
+import type { SelfcheckPair } from '../selfcheck.js';
+import { targetCommandLine, targetParams } from '../shared/target.js';
 
 /** The experiment's series, exported beside it (test/reference-published.test.ts reads them here). */
 export { EXEC_SERIES };
