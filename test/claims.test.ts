@@ -11,7 +11,8 @@ import { evaluateClaim, evaluateClaims, type VerdictValue } from '../src/claims/
 import { compareFigures } from '../src/claims/figures.js';
 import { presetFor } from '../src/experiments/index.js';
 import { EXPERIMENTS as REGISTERED } from '../src/experiments/index.js';
-import { parseOnly, registerReproduceCommand, runReproduce } from '../src/cli/reproduce.js';
+import { registerReproduceCommand, runReproduce } from '../src/cli/reproduce.js';
+import { parseOnly } from '../src/lab/reproduce.js';
 import { Command } from 'commander';
 
 import { FIXTURES, claim, docs, edit, inOneRepeat, p, rss, scale, set, setNs, setUs, vmas, verdictOf, acquired, type Cfg, type Edit } from './helpers/claims-data.js';

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addProbeUsage, computeWitness, emptyUsageTotals, formatWitness, parseProcStatCpu, witnessOfLoad } from '../src/env/witness.js';
-import { noiseFigures, noiseWarning } from '../src/experiments/noise.js';
+import { noiseFigures, noiseWarning } from '../src/lab/noise.js';
 import { parseLine } from '../src/runner/protocol.js';
 import { runProbe } from '../src/runner/probe.js';
 import { fixedPlan } from '../src/runner/plans.js';

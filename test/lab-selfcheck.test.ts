@@ -2,7 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { BLOCK, blockMeans, parseSelfcheck, preflightSelfcheck, renderSelfcheck, selfcheckPairs, type Cell, type SelfcheckParams } from '../src/cli/selfcheck.js';
+import { parseSelfcheck } from '../src/cli/selfcheck.js';
+import { BLOCK, blockMeans, preflightSelfcheck, selfcheckPairs, type Cell, type SelfcheckParams } from '../src/lab/selfcheck.js';
+import { renderSelfcheck } from '../src/report/selfcheck.js';
 import { nativePaths } from '../src/runner/paths.js';
 import { median } from '../src/stats/descriptive.js';
 import { UsageError } from '../src/experiments/types.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { configsBehind, narrowParams, selectorsOf } from '../src/claims/needs.js';
 import { probesOf } from '../src/claims/evidence.js';
-import { lookConfidence, MAX_LOOKS, SETTLE_ALPHA } from '../src/cli/settle.js';
+import { lookConfidence, MAX_LOOKS, SETTLE_ALPHA } from '../src/lab/settle.js';
 import { FIXTURES, claim } from './helpers/claims-data.js';
 import { runCli, sandbox } from './helpers/cli.js';
 

@@ -3,7 +3,12 @@
 import type { RunDocument } from '../document/run.js';
 import type { Verdict } from './evaluate.js';
 import type { FigureComparison } from './figures.js';
-import type { ExperimentStatus } from './render.js';
+
+/** What ran for an article: experiment, its state ("ran in 12 s", "not available in this forklab", …). */
+export interface ExperimentStatus {
+  experiment: string;
+  state: string;
+}
 
 export const REPRODUCE_SCHEMA = 'forklab.reproduce';
 /** 2: verdicts carry the drift between runs they were widened by (`drift`, `withinRun`); version 1 documents still load. */

@@ -8,7 +8,7 @@ import { checkDocumentMeaning } from '../store/meaning.js';
 import { EXPERIMENTS } from '../experiments/index.js';
 import { StoreError, isReproductionRef, type RunFilter, type RunRow, type Store } from '../store/db.js';
 import { asReproduceDocument } from '../claims/reproduction.js';
-import { paintsFor, renderSummary } from './summary.js';
+import { renderSummary } from '../report/summary.js';
 import { dbLocation } from './database.js';
 import { DocumentError, parseRunDocument } from '../document/validate.js';
 import { groupConfigurations, groupMedian } from '../store/compare.js';
@@ -206,14 +206,7 @@ function registerShow(program: Command): void {
           const doc = asReproduceDocument(repro.stored.document, `reproduction R${repro.id}`);
           if (json) return emitTo('--json', json, `${JSON.stringify(doc, null, 1)}\n`);
           const footer = `reproduction R${repro.id}: ${doc.preset === 'quick' ? 'quick preset (--quick)' : 'the articles’ settings'}, started ${localTime(doc.startedAt)}, seed ${doc.seed} (forklab report R${repro.id} --html report.html)`;
-          return out(
-            renderSummary(
-              { articles: doc.articles, verdicts: doc.verdicts, figures: doc.figures },
-              doc.experiments,
-              paintsFor(o.color === false ? false : undefined),
-              footer,
-            ).trimEnd(),
-          );
+          return out(renderSummary({ articles: doc.articles, verdicts: doc.verdicts, figures: doc.figures }, doc.experiments, colors(o), footer).trimEnd());
         }
         const [id, doc] = withStore(o, false, (s) => {
           const id = s.resolveRun(ref);

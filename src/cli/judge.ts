@@ -10,15 +10,16 @@ import { groupByMachine, judgeEachMachine, judgeMixed, whyApart, type MachineGro
 import type { Judged } from '../claims/judge.js';
 import type { DriftOptions } from '../claims/drift.js';
 import { StoreError } from '../store/db.js';
-import { driftHistory } from './drift-history.js';
+import { driftHistory } from '../lab/drift-history.js';
 import type { RunDocument } from '../document/run.js';
 import type { Store } from '../store/db.js';
 import { openDatabase } from './database.js';
 import { DocumentError, parseRunDocument, validateRunDocument } from '../document/validate.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { CliError } from './errors.js';
+import { colors } from './history-common.js';
 import { parseCommon } from './run.js';
-import { paintsFor, renderSummary } from './summary.js';
+import { renderSummary } from '../report/summary.js';
 import { dbOption, emitTo, fileOption, noColorOption, planFileFlag, seedOption, withinRunOption } from './options.js';
 
 export interface JudgeCliOptions {
@@ -125,7 +126,7 @@ export function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
       renderSummary(
         x.judged,
         statuses,
-        paintsFor(o.color),
+        colors(o),
         `judged from ${x.docs.length} run${x.docs.length === 1 ? '' : 's'} without measuring; seed ${seed}${mixed}`,
         o.verbose === true,
       ) + next,

@@ -2,10 +2,11 @@
 // every claim's verdict, then the totals.
 import type { Article } from '../reference/published.js';
 import { renderTable } from '../text/table.js';
-import type { Verdict } from './evaluate.js';
-import type { FigureComparison } from './figures.js';
-import { fmtFactor, fmtInUnit, fmtNum } from './format.js';
-import { FEW_RUNS, driftAmount } from './drift-words.js';
+import type { Verdict } from '../claims/evaluate.js';
+import type { ExperimentStatus } from '../claims/reproduction.js';
+import type { FigureComparison } from '../claims/figures.js';
+import { fmtFactor, fmtInUnit, fmtNum } from '../claims/format.js';
+import { FEW_RUNS, driftAmount } from '../claims/drift-words.js';
 
 type Paint = (s: string) => string;
 export interface Paints {
@@ -16,12 +17,6 @@ export interface Paints {
   yellow: Paint;
 }
 export const PLAIN: Paints = { bold: (s) => s, dim: (s) => s, green: (s) => s, red: (s) => s, yellow: (s) => s };
-
-/** What ran for an article: experiment, its state ("ran in 12 s", "not available in this forklab", …). */
-export interface ExperimentStatus {
-  experiment: string;
-  state: string;
-}
 
 export function verdictLabel(v: Verdict): string {
   if (v.verdict === 'holds') return 'holds';

@@ -12,7 +12,7 @@ import type { Published } from '../reference/published.js';
 import type { RunDocument } from '../document/run.js';
 import type { Store } from '../store/db.js';
 import type { DriftOptions } from '../claims/drift.js';
-import { executeExperiment } from './run.js';
+import { runExperiment, type ProgressDisplay } from './experiment.js';
 
 /** The error the looks may spend in all, and the most looks a budget buys. */
 export const SETTLE_ALPHA = 0.05;
@@ -40,6 +40,10 @@ export interface SettleInput {
   store: Store | null;
   label?: string;
   warn: (name: string, w: Warning) => void;
+  /** A line for the user about each look (the caller decides where it goes). */
+  note(line: string): void;
+  /** Where each look's progress is shown; absent: nowhere. */
+  progress?: ProgressDisplay;
   /** The drift between runs every look's verdicts are widened by (the reproduction's own). */
   drift?: DriftOptions;
 }
@@ -99,17 +103,18 @@ export async function settle(i: SettleInput): Promise<SettleOutcome> {
         continue;
       }
       const label = `[settle, look ${k}] ${name} (fresh probes for ${claims.length} open claim${claims.length === 1 ? '' : 's'})`;
-      process.stderr.write(`${label} …\n`);
+      i.note(`${label} …`);
       try {
         // A look belongs to the run it settles: the same session, whose drift between runs it shares.
         const of = mine.find((d) => typeof d.params?.['settleOf'] !== 'string')?.runId ?? 'unstored';
-        const { run, doc } = await executeExperiment(
+        const { run, doc } = await runExperiment(
           step.exp,
           { ...(params as object), settleOf: of },
           {
             pinCpu: i.pinCpu,
             seed: i.seed + k,
             signal: i.signal,
+            progress: i.progress,
             progressLabel: label,
             store: i.store,
             label: i.label,
@@ -120,7 +125,7 @@ export async function settle(i: SettleInput): Promise<SettleOutcome> {
         docs.push(doc);
         added.push(doc);
         measured = true;
-        process.stderr.write(`${label} ran in ${secs(doc.durationMs)}\n`);
+        i.note(`${label} ran in ${secs(doc.durationMs)}`);
       } catch (e) {
         for (const c of claims) why.set(c.id, `the look at ${name} failed: ${(e as Error).message}`);
       }

@@ -1,15 +1,10 @@
 // The terminal summary `forklab reproduce` and `forklab judge` both print: per article, its headline figures
 // beside the runs' and every claim's verdict, after the totals.
-import pc from 'picocolors';
 import { articleIntro } from '../reference/describe.js';
 import { loadPublished } from '../reference/published.js';
 import type { Judged } from '../claims/judge.js';
-import { PLAIN, renderArticle, renderTotals, type ExperimentStatus, type Paints } from '../claims/render.js';
-
-export function paintsFor(color: boolean | undefined): Paints {
-  const on = color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR);
-  return on ? pc : PLAIN;
-}
+import type { ExperimentStatus } from '../claims/reproduction.js';
+import { renderArticle, renderTotals, type Paints } from './verdicts.js';
 
 /** The summary as text: the totals and one line per article first, then one section per judged article, then a footer line. */
 export function renderSummary(judged: Judged, statuses: readonly ExperimentStatus[], c: Paints, footer: string, verbose = false): string {

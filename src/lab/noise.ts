@@ -1,10 +1,10 @@
-// One noise warning per run, and only when noise changes a conclusion: a figure whose 95 % interval is
-// wider than ±10 % of its median, or a witness that saw real contention. It names the figures affected
-// and gives advice that fits the run (no --pin to a pinned run, no --repeats where there is none).
+// One noise warning per run, and only when noise changes a conclusion: a figure whose 95 % interval is wider than
+// ±10 % of its median, or a witness that saw real contention. It names the figures affected and gives advice that
+// fits the run (no --pin to a pinned run, no --repeats where there is none). src/lab/warnings.ts adds it to a run.
 import { medianRankInterval } from '../stats/ranks.js';
 import { formatWitness, type NoiseWitness } from '../env/witness.js';
 import { keyValueWords } from '../text/words.js';
-import type { Measurement, Warning } from './types.js';
+import type { Measurement, Warning } from '../experiments/types.js';
 
 /** A figure is judged wide when its interval reaches further than this fraction from its median. */
 export const WIDE_FRACTION = 0.1;
