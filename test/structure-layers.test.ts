@@ -1,6 +1,7 @@
-// Layers point one way: probe → runner → experiments → document → store → claims → report → fleet → lab → cli, on a
-// ground of libraries every layer may use (stats, env, reference, text, errors, version). An import from a
-// lower layer to a higher one, or between two ground libraries, fails here, naming the file and the import.
+// Layers point one way: probe → runner → experiments → document → store and fleet (side by side, each reading
+// documents) → claims → report → lab → cli, on a ground of libraries every layer may use (stats, env, reference,
+// text, errors, version). An import from a lower layer to a higher one, or between two ground libraries, fails
+// here, naming the file and the import.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -21,9 +22,9 @@ export const RANKS: Readonly<Record<string, number>> = {
   experiments: 3,
   document: 4,
   store: 5,
+  fleet: 5,
   claims: 6,
   report: 7,
-  fleet: 7.5,
   lab: 8,
   cli: 9,
 };
@@ -51,6 +52,10 @@ const partOf = (file: string) => relative(SRC, file).split('/')[0]!.replace(/\.j
 
 test('every part of src/ has a rank', () => {
   for (const part of readdirSync(SRC)) assert.ok(part in RANKS, `src/${part} has no rank in test/structure-layers.test.ts`);
+});
+
+test('every part sits at a whole rank', () => {
+  for (const [part, rank] of Object.entries(RANKS)) assert.ok(Number.isInteger(rank), `src/${part} has rank ${rank}`);
 });
 
 test('no import runs against the direction of the layers', () => {

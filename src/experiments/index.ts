@@ -28,6 +28,9 @@ export const EXPERIMENTS: readonly AnyExperiment[] = [
 
 export const EXPERIMENT_NAMES: readonly string[] = EXPERIMENTS.map((e) => e.name);
 
+/** The experiments with selfcheck pairs, in the registry's order: what `selfcheck --suites` chooses from (the first is the default). */
+export const SUITES: readonly string[] = EXPERIMENTS.filter((e) => e.selfcheck).map((e) => e.name);
+
 /**
  * Kinds of run with a command of their own (not a sweep of probe configurations) that are stored, shown and
  * reported like an experiment's: `forklab trace`. Not in EXPERIMENTS, so no experiment command or reproduce preset.

@@ -1,56 +1,22 @@
 // The life of `forklab selfcheck` (npm run bench:fidelity): does the harness distort the figure? Runs the articles'
 // own method — a minimal stand-alone C loop, mean per call — beside forklab's probe in the same conditions,
 // interleaved, and judges forklab's figure ÷ the loop's for each pair. Checked up front like an experiment
-// (memory, every --thp value asked for); src/report/selfcheck.ts says why when it does not pass.
+// (memory, every --thp value asked for); src/claims/selfcheck.ts judges the pairs, src/report/selfcheck.ts says why
+// when one does not pass.
 import { runProbe, describeFailure } from '../runner/probe.js';
 import type { NativePaths } from '../runner/paths.js';
 import { fixedPlan } from '../runner/plans.js';
 import { runCommand } from '../runner/command.js';
 import { interleave } from '../runner/schedule.js';
-import { mean, median } from '../stats/descriptive.js';
-import { ratioOfMedians } from '../stats/pool.js';
 import { readMemoryBudget } from '../env/memory.js';
 import { addProbeUsage, type ProbeUsageTotals } from '../env/witness.js';
 import { HEADROOM_BYTES, requireMemory } from '../experiments/shared/preflight.js';
-import { EXPERIMENTS, findExperiment } from '../experiments/index.js';
-import type { SelfcheckPair } from '../experiments/selfcheck.js';
-import type { Method, ThpMode } from '../experiments/spawn/index.js';
+import { findExperiment } from '../experiments/index.js';
+import { BLOCK, blockMeans, type Cell, type Pair, type SelfcheckParams } from '../claims/selfcheck.js';
 
-export const TOLERANCE = 0.1;
 /** Untimed launches before the timed ones, the same on both sides. */
 const WARMUP = 5;
-/**
- * Calls per block. Each side's figure is the median of its blocks' means per call over all rounds: still a mean per
- * call, as the articles measure, but a VM preemption or a page-fault storm spoils one block instead of a round.
- */
-export const BLOCK = 10;
-/** Seed of the intervals (the same rounds give the same verdict). */
-const SEED = 1;
-
-/** Means of consecutive blocks of `block` samples (a trailing partial block is left out unless it is the only one). */
-export function blockMeans(samples: readonly number[], block: number): number[] {
-  const out: number[] = [];
-  for (let i = 0; i + block <= samples.length; i += block) out.push(mean(samples.slice(i, i + block)));
-  return out.length ? out : samples.length ? [mean(samples)] : [];
-}
-/** The experiments with selfcheck pairs, in the registry's order: what --suites chooses from (the first is the default). */
-export const SUITES: readonly string[] = EXPERIMENTS.filter((e) => e.selfcheck).map((e) => e.name);
 const MIB = 2 ** 20;
-
-export interface SelfcheckParams {
-  suites: string[];
-  methods: Method[];
-  rssMb: number[];
-  thp: ThpMode[];
-  iterations: number;
-  rounds: number;
-  pinCpu: number | null;
-}
-
-/** One comparison of a suite (an experiment's selfcheck pair, src/experiments/selfcheck.ts). */
-export interface Pair extends SelfcheckPair {
-  suite: string;
-}
 
 /** The memory preflight every experiment makes: the largest region, THP alignment and 64 MB headroom must fit. */
 export function preflightSelfcheck(p: SelfcheckParams, fitBytes: number | null = readMemoryBudget().fitBytes): void {
@@ -68,14 +34,6 @@ export function preflightSelfcheck(p: SelfcheckParams, fitBytes: number | null =
 /** Every pair of the suites chosen, suite by suite in the order --suites names them. */
 export function selfcheckPairs(p: SelfcheckParams): Pair[] {
   return p.suites.flatMap((name) => (findExperiment(name)?.selfcheck?.(p) ?? []).map((pair) => ({ ...pair, suite: name })));
-}
-
-export interface Cell {
-  pair: Pair;
-  /** Each round's blocks per side: means per call (per page for cow) in ns, one array per fresh process. */
-  probeRoundsNs: number[][];
-  loopRoundsNs: number[][];
-  failures: string[];
 }
 
 async function runSide(side: 'probe' | 'loop', c: Cell, p: SelfcheckParams, native: NativePaths, signal: AbortSignal, usage: ProbeUsageTotals): Promise<void> {
@@ -114,41 +72,4 @@ export async function runSelfcheck(p: SelfcheckParams, native: NativePaths, sign
   }
   if (process.stderr.isTTY) process.stderr.write('\r\x1b[2K');
   return cells;
-}
-
-export type PairVerdict = 'ok' | 'out' | 'undecided';
-
-export interface PairResult {
-  probeNs: number;
-  loopNs: number;
-  /** forklab ÷ loop, with its 95 % interval from resampling rounds, then blocks within each round (paired by round). */
-  ratio: number;
-  low: number;
-  high: number;
-  /** ok: the whole interval within ±TOLERANCE; out: entirely outside; undecided: across an edge. */
-  verdict: PairVerdict;
-  /** How far apart the rounds of one side are (max ÷ min of their medians − 1), the larger of the two sides. */
-  roundSwing: number;
-}
-
-/**
- * Each side's figure is the median of its blocks over every round; the ratio's interval resamples rounds (the
- * probe's and the loop's of one round together: they ran back to back), then blocks, so that swings between fresh
- * processes widen it instead of deciding the verdict by chance.
- */
-export function pairResult(c: Cell): PairResult | null {
-  if (!c.probeRoundsNs.length || !c.loopRoundsNs.length) return null;
-  const probeNs = median(c.probeRoundsNs.flat());
-  const loopNs = median(c.loopRoundsNs.flat());
-  if (!(loopNs > 0)) return null;
-  const ci = ratioOfMedians(c.loopRoundsNs, c.probeRoundsNs, SEED, { paired: true });
-  const ratio = probeNs / loopNs;
-  const low = ci?.low ?? ratio;
-  const high = ci?.high ?? ratio;
-  const verdict: PairVerdict = low >= 1 - TOLERANCE && high <= 1 + TOLERANCE ? 'ok' : high < 1 - TOLERANCE || low > 1 + TOLERANCE ? 'out' : 'undecided';
-  const swing = (rounds: number[][]) => {
-    const m = rounds.filter((r) => r.length).map((r) => median(r));
-    return m.length > 1 ? Math.max(...m) / Math.min(...m) - 1 : 0;
-  };
-  return { probeNs, loopNs, ratio, low, high, verdict, roundSwing: Math.max(swing(c.probeRoundsNs), swing(c.loopRoundsNs)) };
 }

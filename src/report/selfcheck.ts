@@ -1,9 +1,11 @@
 // What `forklab selfcheck` prints: each pair's figures and ratio with its interval, the worst deviation, the
-// witness, and why it did not pass with what to change (src/lab/selfcheck.ts measures and judges the pairs).
+// witness, and why it did not pass with what to change (src/lab/selfcheck.ts measures the pairs,
+// src/claims/selfcheck.ts judges them).
 import { renderTable } from '../text/table.js';
 import { fmtUs } from '../text/format.js';
 import { formatWitness, type NoiseWitness } from '../env/witness.js';
-import { BLOCK, SUITES, TOLERANCE, pairResult, type Cell, type PairResult, type PairVerdict, type SelfcheckParams } from '../lab/selfcheck.js';
+import { SUITES } from '../experiments/index.js';
+import { BLOCK, TOLERANCE, pairResult, type Cell, type PairResult, type PairVerdict, type SelfcheckParams } from '../claims/selfcheck.js';
 
 const pct = (f: number) => `${(f * 100).toFixed(0)} %`;
 

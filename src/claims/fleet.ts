@@ -5,10 +5,10 @@
 
 import type { RunDocument } from '../document/run.js';
 import { machineKey, machineName, stableFields } from '../env/machine-key.js';
-import { judgeDocuments } from '../claims/judge.js';
-import type { Verdict, VerdictValue } from '../claims/evaluate.js';
-import type { FigureComparison as PublishedComparison } from '../claims/figures.js';
-import { NotMeasurable, dataFor, repeatValues, select } from '../claims/select.js';
+import { judgeDocuments } from './judge.js';
+import type { Verdict, VerdictValue } from './evaluate.js';
+import type { FigureComparison as PublishedComparison } from './figures.js';
+import { NotMeasurable, dataFor, repeatValues, select } from './select.js';
 import { loadPublished, type Published } from '../reference/published.js';
 import { compareRuns, type Verdict as CompareVerdict } from '../store/compare.js';
 import { poolRepeats } from '../stats/pool.js';

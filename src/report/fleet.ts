@@ -3,10 +3,10 @@
 // seccomp; a row whose machines disagree marked), the headline figures × machines (value and interval; in
 // HTML a dot plot per figure), and each machine against the reference (only real differences marked).
 
-import { fmtNumber } from '../report/labels.js';
-import { escapeHtml } from '../report/html.js';
-import { mdCell } from '../report/escape.js';
-import { groupKey, type FleetDocument, type FleetMember, type HeadlinePoint, type ReferenceFigure } from './document.js';
+import { fmtNumber } from './labels.js';
+import { escapeHtml } from './html.js';
+import { mdCell } from './escape.js';
+import { groupKey, type FleetDocument, type FleetMember, type HeadlinePoint, type ReferenceFigure } from '../claims/fleet.js';
 
 const FIELD_COLUMNS = [
   'kernel',
