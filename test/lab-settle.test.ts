@@ -21,10 +21,11 @@ test('a look measures only the configurations behind the open claims', () => {
 });
 
 test("two runs of one experiment are six repeats, not three pooled pairwise; the looks' confidences spend at most 5 %", () => {
-  const a = { configurations: [{ repeat: 1 }, { repeat: 2 }, { repeat: 3 }] };
-  const b = { configurations: [{ repeat: 1 }, { repeat: 2 }, { repeat: 3 }] };
+  const probe = (repeat: number) => ({ series: 'fork', repeat, state: 'ok' as const, info: {}, samplesNs: [], stats: null });
+  const a = { configurations: [1, 2, 3].map(probe) };
+  const b = { configurations: [1, 2, 3].map(probe) };
   assert.deepEqual(
-    probesOf([a, b]).map((c) => c['repeat']),
+    probesOf([a, b]).map((c) => c.repeat),
     [1, 2, 3, 4, 5, 6],
   );
   assert.equal(probesOf([a])[0], a.configurations[0], 'one run: its own configurations');

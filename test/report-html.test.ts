@@ -137,7 +137,18 @@ test('pagetables readings come from the configurations first, else from the summ
   const inConfigs = {
     ...doc,
     summary: null,
-    configurations: [1, 2].map((repeat) => ({ series: 'reading', layout: 'dense', phase: 'before', parentVmPteKb: 90 + repeat * 10, pageTablesKb: 2000, repeat, state: 'ok' })),
+    configurations: [1, 2].map((repeat) => ({
+      series: 'reading',
+      layout: 'dense',
+      phase: 'before',
+      parentVmPteKb: 90 + repeat * 10,
+      pageTablesKb: 2000,
+      repeat,
+      state: 'ok' as const,
+      info: {},
+      samplesNs: [],
+      stats: null,
+    })),
   };
   assert.deepEqual(readingRecords(inConfigs, spec), [{ facet: 'dense', x: 'before', readings: { parentVmPteKb: 105, childVmPteKb: null, pageTablesKb: 2000 } }]);
 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareRuns, groupConfigurations } from '../src/store/compare.js';
+import { compareRuns, identityGroups } from '../src/store/compare.js';
 import { verdictOf, VERDICT_RULE } from '../src/stats/compare.js';
 import { Store } from '../src/store/db.js';
 import { failed, fakeDocument, measurement, samples } from './fixtures/store/fake.js';
@@ -126,13 +126,13 @@ test('configurations only in one run, without samples, and machine and parameter
     ],
     { experiment: 'deadlock' },
   );
-  const groups = groupConfigurations(d);
+  const groups = identityGroups(d);
   assert.equal(groups.length, 1);
   assert.deepEqual(groups[0]!.identity, { variant: 'mutex', holdMs: 50 });
   assert.deepEqual(groups[0]!.samplesNs, [5, 6, 7]);
   // vma-like: the slab readings differ per probe, the VMA count and method identify
   const vmaRuns = [0, 1].map((r) => measurement('fork-exit', { vmas: 1000, method: 'fork-exit', vmasInRegion: 1000 + r, slabGrowthKb: 40 + r }, r, [9], {}, 'vma'));
-  const v = groupConfigurations(fakeDocument(vmaRuns, { experiment: 'vma' }));
+  const v = identityGroups(fakeDocument(vmaRuns, { experiment: 'vma' }));
   assert.deepEqual(
     v.map((g) => g.label),
     ['fork-exit (vmas 1000)'],

@@ -179,11 +179,12 @@ export function judgeCountPer(c: CountPerCheck, ctx: JudgeContext): Judgement {
   const configs = select(data, c.series);
   for (const cfg of configs) {
     const v = configValues(cfg, c.field);
-    const info = cfg['info'] as Record<string, unknown> | undefined;
-    const pages = typeof cfg['pages'] === 'number' ? cfg['pages'] : typeof info?.['pages'] === 'number' ? info['pages'] : null;
+    const field = cfg['pages'];
+    const info = cfg.info['pages'];
+    const pages = typeof field === 'number' ? field : typeof info === 'number' ? info : null;
     if (!v) continue;
     if (pages === null || pages <= 0) throw new NotMeasurable(`${data.experiment} does not record how many pages ${describeSeries(c.series)} touched`);
-    const r = typeof cfg['repeat'] === 'number' ? cfg['repeat'] : 0;
+    const r = cfg.repeat;
     byRepeat.set(r, [...(byRepeat.get(r) ?? []), ...v.map((x) => x / pages)]);
   }
   if (byRepeat.size === 0) throw new NotMeasurable(`${data.experiment} does not record ${c.field} for ${describeSeries(c.series)}`);
@@ -258,8 +259,7 @@ export function judgeSpread(c: SpreadCheck, ctx: JudgeContext): Judgement {
  * ETIMEDOUT from its bounded lock attempt; a child that was killed or never reported proves nothing.
  */
 function repeatOutcome(cfg: Config, field: string): { value: boolean } | { excluded: string } {
-  const info = cfg['info'] as Record<string, unknown> | undefined;
-  const v = cfg[field] ?? info?.[field];
+  const v = cfg[field] ?? cfg.info[field];
   if (typeof v !== 'boolean') return { excluded: `recorded no ${field}` };
   if (field !== 'childAcquired') return { value: v };
   if (!('childReported' in cfg)) return v ? { value: v } : { excluded: 'did not record whether the child reported' };

@@ -71,7 +71,7 @@ export function probesOf(docs: readonly { configurations: Config[] }[]): Config[
   for (const d of docs) {
     let top = 0;
     for (const c of d.configurations) {
-      const r = typeof c['repeat'] === 'number' ? c['repeat'] : 0;
+      const r = c.repeat;
       top = Math.max(top, r);
       out.push(offset === 0 ? c : { ...c, repeat: r + offset });
     }

@@ -48,3 +48,20 @@ export function asReproduceDocument(v: unknown, where: string): ReproduceDocumen
   for (const k of ['articles', 'experiments', 'runs', 'verdicts', 'figures'] as const) if (!Array.isArray(d[k])) throw new Error(`${where}: "${k}" is missing or not an array`);
   return d as ReproduceDocument;
 }
+
+/**
+ * The one reader of a reproduction's text (`report --input`, `judge FILE`): the reproduction it holds, checked by
+ * asReproduceDocument ('runs': only its schema and runs, all `judge` reads of it); null when the text is not JSON
+ * or not a reproduction (a run document's reader then names the problem).
+ */
+export function reproductionInText(text: string, where: string, read: 'all' | 'runs' = 'all'): ReproduceDocument | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if ((parsed as { schema?: unknown } | null)?.schema !== REPRODUCE_SCHEMA) return null;
+  if (read === 'all') return asReproduceDocument(parsed, where);
+  return Array.isArray((parsed as { runs?: unknown }).runs) ? (parsed as ReproduceDocument) : null;
+}

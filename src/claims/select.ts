@@ -117,19 +117,17 @@ export function select(data: ExperimentData, sel: Series, atMax?: string, verify
  * the top-level field or the info field of that name (one value). Null when the configuration has none.
  */
 export function configValues(c: Config, metric?: string): number[] | null {
-  if (metric === undefined) {
-    const s = c['samplesNs'];
-    return Array.isArray(s) && s.length > 0 ? (s as number[]) : null;
-  }
-  const cols = c['columns'] as Record<string, number[]> | undefined;
-  if (cols && Array.isArray(cols[metric]) && cols[metric]!.length > 0) return cols[metric]!;
-  if (typeof c[metric] === 'number') return [c[metric] as number];
-  const info = c['info'] as Record<string, unknown> | undefined;
-  if (info && typeof info[metric] === 'number') return [info[metric] as number];
+  if (metric === undefined) return c.samplesNs.length > 0 ? c.samplesNs : null;
+  const col = c.columns?.[metric];
+  if (col && col.length > 0) return col;
+  const field = c[metric];
+  if (typeof field === 'number') return [field];
+  const info = c.info[metric];
+  if (typeof info === 'number') return [info];
   return null;
 }
 
-const repeatOf = (c: Config): number => (typeof c['repeat'] === 'number' ? c['repeat'] : 0);
+const repeatOf = (c: Config): number => c.repeat;
 
 /**
  * Values of a metric over configurations, repeat by repeat (the configurations of one repeat number pooled,

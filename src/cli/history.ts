@@ -11,7 +11,7 @@ import { asReproduceDocument } from '../claims/reproduction.js';
 import { renderSummary } from '../report/summary.js';
 import { dbLocation } from './database.js';
 import { DocumentError, parseRunDocument } from '../document/validate.js';
-import { groupConfigurations, groupMedian } from '../store/compare.js';
+import { identityGroups, groupMedian } from '../store/compare.js';
 import type { RunDocument } from '../document/run.js';
 import { samplesCsv, summaryMarkdown } from '../report/export.js';
 import { renderTable } from '../text/table.js';
@@ -55,7 +55,7 @@ function historyTable(rows: RunRow[], c: Colors): string {
 function resultLines(doc: RunDocument, c: Colors): string[] {
   if (findExperiment(doc.experiment)?.figures === 'outcomes') return [renderView(resultsOf(doc), { color: c !== plain })];
   const unit = timeUnit(doc.experiment);
-  const rows = groupConfigurations(doc).map((g) => {
+  const rows = identityGroups(doc).map((g) => {
     const med = groupMedian(g);
     return [
       g.label,

@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { readInputFile } from './input.js';
 import type { Command } from 'commander';
 import { verdictsDocument } from '../claims/judge.js';
+import { reproductionInText } from '../claims/reproduction.js';
 import { groupByMachine, judgeEachMachine, judgeMixed, whyApart, type MachineGroup } from '../claims/machines.js';
 import type { Judged } from '../claims/judge.js';
 import type { DriftOptions } from '../claims/drift.js';
@@ -39,9 +40,8 @@ export interface JudgeCliOptions {
 function documentsInFile(file: string, store: () => Store): RunDocument[] {
   const text = readInputFile(file);
   try {
-    const raw = JSON.parse(text) as Record<string, unknown>;
-    if (raw && raw['schema'] === 'forklab.reproduce' && Array.isArray(raw['runs']))
-      return (raw['runs'] as unknown[]).map((r) => (typeof r === 'string' ? store().getDocument(store().resolveRun(r)) : validateRunDocument(r)));
+    const repro = reproductionInText(text, file, 'runs');
+    if (repro) return repro.runs.map((r) => (typeof r === 'string' ? store().getDocument(store().resolveRun(r)) : validateRunDocument(r)));
     return [parseRunDocument(text)];
   } catch (e) {
     if (e instanceof DocumentError || e instanceof SyntaxError)
