@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import pc from 'picocolors';
 import { UsageError } from '../errors.js';
 import { resolveTarget } from '../runner/target.js';
-import { parseInteger } from '../experiments/parse.js';
+import { parseInteger } from '../experiments/shared/parse.js';
 import { findTracer, type Tracer } from '../experiments/trace/observe.js';
 import { renderView } from '../report/terminal.js';
 import type { Store } from '../store/db.js';
