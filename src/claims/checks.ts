@@ -11,6 +11,7 @@ import { combined } from './quantity.js';
 import { pooledStatistic } from '../stats/resample.js';
 import type { CheckStatistic } from '../reference/published.js';
 import { plainMark, plainPair, plainSeries, plainWhere } from './plain.js';
+import { NotMeasured } from './missing.js';
 import { baseWords } from '../text/words.js';
 import {
   NotMeasurable,
@@ -110,7 +111,7 @@ export function judgeGreater(c: GreaterCheck, ctx: JudgeContext): Judgement {
       l = operandGroups(data, c.lesser, stat, r);
     } catch (e) {
       // A pair measured on one side only is a hole in the evidence: "at every x" cannot hold on the rest.
-      if (e instanceof NotMeasurable && pairs.length > 1 && /has no configuration with/.test(e.message))
+      if (e instanceof NotMeasured && pairs.length > 1)
         throw new NotMeasurable(`${plainSeries(r)} was measured on one side only (${e.message}); the claim is about every ${c.pairBy!.join(',')}`);
       throw e;
     }

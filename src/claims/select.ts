@@ -8,6 +8,7 @@ import { mean, median } from '../stats/descriptive.js';
 import { verifyConditions } from './conditions.js';
 import { checkIdenticalRepeats, checkSelection, checkSeries, probesOf } from './evidence.js';
 import { NotMeasurable, type Config, type ExperimentData } from './data.js';
+import { notMeasuredTogether, notMeasuredValue } from './missing.js';
 
 export { NotMeasurable, type Config, type ExperimentData };
 
@@ -74,9 +75,9 @@ export function describeSeries(sel: Series): string {
   return parts.length ? parts.join(',') : 'all';
 }
 
-/** What values of `key` the data has (for "has: …" in reasons). */
-function valuesOf(data: ExperimentData, key: string): string {
-  const vs = [
+/** What values of `key` the data has (for "this run measured …" in reasons). */
+function valuesOf(data: ExperimentData, key: string): string[] {
+  return [
     ...new Set(
       data.configs
         .map((c) => c[key])
@@ -84,7 +85,6 @@ function valuesOf(data: ExperimentData, key: string): string {
         .map(String),
     ),
   ];
-  return vs.length ? vs.join(', ') : 'none';
 }
 
 /** The configurations a selector picks; throws NotMeasurable naming the first key that matches nothing. */
@@ -95,13 +95,12 @@ export function select(data: ExperimentData, sel: Series, atMax?: string, verify
     for (const [k, v] of Object.entries(sel)) {
       if (CONTEXT_KEYS.includes(k)) continue;
       const next = narrowed.filter((c) => c[k] === v);
-      if (next.length === 0)
-        throw new NotMeasurable(`${data.experiment} has no configuration with ${k}=${String(v)} (it has ${k}: ${valuesOf({ ...data, configs: narrowed }, k)})`);
+      if (next.length === 0) throw notMeasuredValue(data.experiment, k, v, valuesOf({ ...data, configs: narrowed }, k));
       narrowed = next;
     }
-    throw new NotMeasurable(`${data.experiment} has no configuration with ${describeSeries(sel)}`);
+    throw notMeasuredTogether(data.experiment, sel);
   }
-  checkSelection(data, sel, out, describeSeries);
+  checkSelection(data, sel, out);
   if (atMax !== undefined) {
     const xs = out.map((c) => c[atMax]).filter((x): x is number => typeof x === 'number');
     if (xs.length === 0) throw new NotMeasurable(`${data.experiment}: no configuration with ${describeSeries(sel)} has a numeric ${atMax}`);
