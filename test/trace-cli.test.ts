@@ -43,7 +43,7 @@ test('node: child_process forks and gets the @forklab/spawn advice with an estim
   const node = forked.summary!.processes.find((p) => p.runtime === 'node')!;
   assert.equal(node.byMechanism.fork, 4);
   assert.ok(node.rssMb && node.rssMb.median > 64, `node's RSS was sampled near its forks (${JSON.stringify(node.rssMb)})`);
-  assert.match(node.advice!.change, /node --import @forklab\/spawn\/register/);
+  assert.match(node.advice!.change, /node -r @forklab\/spawn\/register/);
   // The estimate's structure, not its size: the short spawn run measured now decides the figures, and on a loaded
   // machine posix_spawn may well measure no faster than fork at this size (the saving is then 0, never negative).
   const e = node.estimate!;

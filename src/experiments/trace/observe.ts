@@ -14,6 +14,8 @@ export interface Tracer {
   name: 'strace';
   path: string;
   version: string | null;
+  /** This strace can print the native stack of each call (-k: built with libunwind or libdw). */
+  stackTraces: boolean;
 }
 
 /** strace from PATH; a ForklabError naming the package to install when there is none. */
@@ -26,8 +28,9 @@ export function findTracer(env: NodeJS.ProcessEnv = process.env): Tracer {
       continue;
     }
     const v = spawnSync(path, ['-V'], { encoding: 'utf8', timeout: 5000 });
-    const version = /version\s+(\S+)/.exec(String(v.stdout ?? ''))?.[1] ?? null;
-    return { name: 'strace', path, version };
+    const out = String(v.stdout ?? '');
+    const version = /version\s+(\S+)/.exec(out)?.[1] ?? null;
+    return { name: 'strace', path, version, stackTraces: /stack-trace=/.test(out) };
   }
   throw new ForklabError('usage', 'no tracer found: strace is not in PATH', {
     hint: 'install it: apt-get install strace (Debian, Ubuntu), dnf install strace (Fedora), apk add strace (Alpine)',
@@ -43,9 +46,13 @@ export function beingTraced(): boolean {
   }
 }
 
-/** The strace arguments for a trace: follow children, time each call, wall-clock times, output to outFile. */
-export function straceArgs(outFile: string, mode: { command: string[] } | { pid: number }, seccomp = !beingTraced()): string[] {
-  const common = ['-f', '-T', '-ttt', '-q', '-s', '256', '-e', `trace=${TRACED_CALLS}`, '-e', 'signal=none', '-o', outFile];
+/**
+ * The strace arguments for a trace: follow children, time each call, wall-clock times, output to outFile; with
+ * stacks, the native frames of each traced call (-k).
+ */
+export function straceArgs(outFile: string, mode: { command: string[] } | { pid: number }, o: { stacks?: boolean; seccomp?: boolean } = {}): string[] {
+  const seccomp = o.seccomp ?? !beingTraced();
+  const common = ['-f', '-T', '-ttt', '-q', '-s', '256', ...(o.stacks ? ['-k'] : []), '-e', `trace=${TRACED_CALLS}`, '-e', 'signal=none', '-o', outFile];
   if ('pid' in mode) return [...common, '-p', String(mode.pid)];
   // --seccomp-bpf stops the tracee only at the traced calls (far less overhead); strace allows it only for a command.
   return [...(seccomp ? ['--seccomp-bpf'] : []), ...common, '--', ...mode.command];
@@ -137,6 +144,10 @@ export interface ObserveOptions {
   outFile: string;
   sampleMs: number;
   mode: { command: string[] } | { pid: number; durationMs: number | null };
+  /** strace -k: the native frames of each creating call. */
+  stacks: boolean;
+  /** The command's environment (the recorders added to it); default forklab's own. */
+  env?: NodeJS.ProcessEnv;
   /** Called once the tracer runs (the observer's pid, for tests and progress lines). */
   onStart?(pid: number): void;
 }
@@ -144,11 +155,11 @@ export interface ObserveOptions {
 /** Runs the trace to its end; resolves with what was observed (never rejects for the command's own failure). */
 export function observe(o: ObserveOptions): Promise<Observation> {
   const attach = 'pid' in o.mode;
-  const args = straceArgs(o.outFile, attach ? { pid: (o.mode as { pid: number }).pid } : (o.mode as { command: string[] }));
+  const args = straceArgs(o.outFile, attach ? { pid: (o.mode as { pid: number }).pid } : (o.mode as { command: string[] }), { stacks: o.stacks });
   const samples: ProcSample[] = [];
   const lastSample = new Map<number, ProcSample>();
   const startedS = Date.now() / 1000;
-  const child = spawn(o.tracer.path, args, { stdio: attach ? ['ignore', 'ignore', 'pipe'] : 'inherit' });
+  const child = spawn(o.tracer.path, args, { stdio: attach ? ['ignore', 'ignore', 'pipe'] : 'inherit', ...(o.env ? { env: o.env } : {}) });
   let tracerStderr = '';
   child.stderr?.on('data', (d: Buffer) => {
     tracerStderr += d.toString('utf8');
