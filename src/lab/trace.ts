@@ -182,6 +182,7 @@ export async function runTrace(plan: TracePlan, ctx: TraceContext): Promise<Trac
         exit: obs.exit,
         endedBy: obs.endedBy,
         leftEnded: obs.leftEnded,
+        tracerKilled: obs.tracerKilled,
         procSamples: obs.samples.length,
         unreadLines: model.unreadLines,
       },

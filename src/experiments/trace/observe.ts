@@ -120,6 +120,10 @@ function inTerminalForeground(): boolean {
   }
 }
 
+/** Attached, after the stop: when strace is asked to detach again, and when it is killed. */
+const DETACH_AGAIN_MS = 30_000;
+const DETACH_LIMIT_MS = 90_000;
+
 export type EndedBy = 'exit' | 'interrupt' | 'duration' | 'process-ended';
 
 export interface Observation {
@@ -134,6 +138,8 @@ export interface Observation {
   interrupt: NodeJS.Signals | null;
   /** Processes the command left running after an interrupt (a background job that ignores SIGINT), killed by forklab. */
   leftEnded: number;
+  /** Attached: strace did not detach when asked (twice) and was killed; the process ran on. */
+  tracerKilled: boolean;
   samples: ProcSample[];
   /** What strace itself wrote to standard error (attach mode only; with a command it shares the command's). */
   tracerStderr: string;
@@ -204,7 +210,7 @@ export function observe(o: ObserveOptions): Promise<Observation> {
     interrupts++;
     if (attach) {
       endedBy ??= 'interrupt';
-      child.kill('SIGINT'); // strace detaches and leaves the process running
+      detach();
       return;
     }
     endedBy ??= 'interrupt';
@@ -223,12 +229,28 @@ export function observe(o: ObserveOptions): Promise<Observation> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // Attached: SIGINT makes strace detach and leave the process running. Should strace not end (it never did in
+  // the tests' runs, but a run of the test suite once waited past its 4-minute limit after --duration on a loaded
+  // machine), it is asked again, and at last killed: the kernel detaches a dead tracer's tracees, which run on.
+  let detachTimers: NodeJS.Timeout[] = [];
+  let tracerKilled = false;
+  const detach = () => {
+    child.kill('SIGINT');
+    if (detachTimers.length) return;
+    detachTimers = [
+      setTimeout(() => child.kill('SIGINT'), DETACH_AGAIN_MS),
+      setTimeout(() => {
+        tracerKilled = true;
+        child.kill('SIGKILL');
+      }, DETACH_LIMIT_MS),
+    ];
+  };
   let durationTimer: NodeJS.Timeout | null = null;
   if (attach && (o.mode as { durationMs: number | null }).durationMs !== null)
     durationTimer = setTimeout(
       () => {
         endedBy ??= 'duration';
-        child.kill('SIGINT');
+        detach();
       },
       (o.mode as { durationMs: number }).durationMs,
     );
@@ -237,6 +259,7 @@ export function observe(o: ObserveOptions): Promise<Observation> {
     const finish = (code: number | null, signal: NodeJS.Signals | null) => {
       clearInterval(timer);
       if (durationTimer) clearTimeout(durationTimer);
+      for (const t of detachTimers) clearTimeout(t);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       resolve({
@@ -248,6 +271,7 @@ export function observe(o: ObserveOptions): Promise<Observation> {
         endedBy: endedBy ?? (attach ? 'process-ended' : 'exit'),
         interrupt,
         leftEnded,
+        tracerKilled,
         samples,
         tracerStderr,
       });

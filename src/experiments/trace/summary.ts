@@ -46,6 +46,8 @@ export interface TraceSummary extends Partial<CallSiteSummary> {
   endedBy: EndedBy;
   /** Processes the command left running after an interrupt, which forklab ended. */
   leftEnded: number;
+  /** Attached: strace did not detach when asked and was killed (the process ran on). */
+  tracerKilled?: boolean;
   processes: ProcessSummary[];
   totals: { creations: number; forks: number; inCallNs: number; savingNs: number; processes: number };
   model: ModelState;
