@@ -85,9 +85,10 @@ function whyUncovered(p: ProcessFigures, recording: Recording, stacks: { on: boo
     return p.runtime === 'node'
       ? 'its recorder recorded no call (NODE_OPTIONS did not reach it, a worker started with execArgv: [], or children started other than through child_process)'
       : 'its recorder recorded no call (PYTHONPATH did not reach it, python -E, -I or -S, or children started other than through subprocess and os)';
-  const noRecorder = recorded ? `recorders off (${recording.state === 'off' ? recording.reason : ''})` : `no recorder for ${p.runtime}`;
-  if (!stacks.on) return `no call sites are available for ${p.runtime}: ${noRecorder}, and ${stacks.reason}`;
-  return `no call sites are available for ${p.runtime}: ${noRecorder}, and strace -k printed no frame outside the C library`;
+  const what = p.runtime === 'other' ? (p.program?.split('/').pop() ?? 'this program') : p.runtime;
+  const noRecorder = recorded ? `recorders off (${recording.state === 'off' ? recording.reason : ''})` : `no recorder for ${what}`;
+  if (!stacks.on) return `no call sites are available for ${what}: ${noRecorder}, and ${stacks.reason}`;
+  return `no call sites are available for ${what}: ${noRecorder}, and strace -k printed no frame outside the C library`;
 }
 
 export function uncoveredOf(

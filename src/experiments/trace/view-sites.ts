@@ -127,8 +127,9 @@ export function coverageNotes(s: TraceSummary): Block[] {
     groups.set(`${program}|${u.why}`, g);
   }
   for (const g of groups.values()) {
-    const who = g.pids.length === 1 ? `pid ${g.pids[0]} (${g.program}` : `${g.pids.length} ${g.program} processes (`;
-    out.push(note(`no call sites for ${who}, ${plural(g.children, 'child', 'children')}): ${g.why}`));
+    const kids = plural(g.children, 'child', 'children');
+    const who = g.pids.length === 1 ? `pid ${g.pids[0]} (${g.program}, ${kids})` : `${g.pids.length} ${g.program} processes (${kids})`;
+    out.push(note(`no call sites for ${who}: ${g.why}`));
   }
   return out;
 }

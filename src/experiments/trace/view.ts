@@ -68,7 +68,7 @@ function processTable(s: TraceSummary): Block {
 function chart(s: TraceSummary): LatencyChart | null {
   const forking = s.processes.filter((p) => p.inCallByMechanism.fork && p.rssMb).slice(0, 5);
   if (!forking.length || !hasModel(s.model)) return null;
-  const own = forking.map((p) => ({ method: `${base(p.program)} ${p.pid}`, rssMb: p.rssMb!.median, medianNs: p.inCallByMechanism.fork!.medianNs }));
+  const own = forking.map((p) => ({ method: `${base(p.program)} ${p.pid}`, rssMb: Math.round(p.rssMb!.median), medianNs: p.inCallByMechanism.fork!.medianNs }));
   const machine = s.model.points.map((pt) => ({
     method: pt.method === 'fork-exec' ? 'this machine: fork+exec' : 'this machine: posix_spawn',
     rssMb: pt.rssMb,
