@@ -106,7 +106,7 @@ function endNote(s: TraceSummary): string {
   const wall = `wall time ${fmtDuration(s.wallNs)} under the tracer`;
   if (s.mode === 'attach') {
     const how = { duration: 'for the --duration asked', 'process-ended': 'until the process ended', interrupt: 'until interrupted', exit: 'until the tracer ended' }[s.endedBy];
-    const killed = s.tracerKilled ? '; strace did not detach when asked and was killed (the process ran on)' : '';
+    const killed = s.tracerKilled ? '; strace did not detach within 10 s of being asked and was killed (the process ran on)' : '';
     return `attached to pid ${s.pid} ${how}${killed}; ${wall}`;
   }
   const status = s.exit.signal ? `killed by ${s.exit.signal}` : `exit status ${s.exit.code}`;
