@@ -1,6 +1,7 @@
 // Finds and loads the addon. CommonJS on purpose: __dirname and require work in both builds (dist/ as ES
 // modules imports this file; dist/cjs/ requires it), so neither needs import.meta.
-// Order: FORKLAB_SPAWN_ADDON (an explicit path), the prebuild shipped in the package
+// Order: FORKLAB_SPAWN_ADDON (an explicit path; ignored, with a warning, under Node's permission model, where
+// an environment variable must not choose native code to load), the prebuild shipped in the package
 // (prebuilds/linux-x64-glibc/), then node-gyp's build/Release and build/Debug.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -29,9 +30,26 @@ export interface Candidate {
   why: string;
 }
 
+let warned = false;
+
+/** FORKLAB_SPAWN_ADDON, unless Node's permission model is on (then a warning, once). */
+function overridePath(): string | undefined {
+  const override = process.env.FORKLAB_SPAWN_ADDON;
+  if (!override) return undefined;
+  if ((process as { permission?: unknown }).permission === undefined) return override;
+  if (!warned) {
+    warned = true;
+    process.emitWarning(`FORKLAB_SPAWN_ADDON=${override} is ignored under Node's permission model: only the package's own addon is loaded`, {
+      type: 'Warning',
+      code: 'FORKLAB_SPAWN_ADDON_IGNORED',
+    });
+  }
+  return undefined;
+}
+
 export function candidates(): Candidate[] {
   const list: Candidate[] = [];
-  const override = process.env.FORKLAB_SPAWN_ADDON;
+  const override = overridePath();
   if (override) list.push({ path: override, why: 'FORKLAB_SPAWN_ADDON' });
   let pkg: string;
   try {
@@ -48,6 +66,9 @@ export function candidates(): Candidate[] {
   return list;
 }
 
+/** What this version of the package calls: an addon without one of them is from another version. */
+const REQUIRED = ['spawn', 'kill', 'ref', 'unref', 'closeProcessHandle', 'spawnSync'];
+
 /** The first candidate that loads; otherwise an error naming every path tried and why each failed. */
 export function requireAddon(): { addon: unknown; path: string } {
   const tried: string[] = [];
@@ -57,10 +78,13 @@ export function requireAddon(): { addon: unknown; path: string } {
       continue;
     }
     try {
-      return { addon: require(c.path), path: c.path };
+      const addon = require(c.path) as Record<string, unknown>;
+      const lacks = REQUIRED.filter((name) => typeof addon[name] !== 'function');
+      if (lacks.length === 0) return { addon, path: c.path };
+      tried.push(`  ${c.path} (${c.why}): built from other sources (no ${lacks.join(', ')})`);
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
-      if (e.code === 'ERR_FORKLAB_SPAWN_NO_PIDFD') throw err;
+      if (e.code === 'ERR_FORKLAB_SPAWN_NO_PIDFD' || e.code === 'ERR_FORKLAB_SPAWN_OLD_LIBC') throw err;
       tried.push(`  ${c.path} (${c.why}): ${e.message.split('\n')[0]}`);
     }
   }
