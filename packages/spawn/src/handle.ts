@@ -7,8 +7,9 @@
 import { closeSync } from 'node:fs';
 import type { FunctionName } from './counts.js';
 import { count } from './counts.js';
-import { childrenAllowed, closeReal, type ProcessHandle, readRequest, releaseReal, type SpawnRequest, setHandleFactory, trackLive } from './internals.js';
-import { native, STDIO_IGNORE, STDIO_PIPE, type NativeHandle } from './native.js';
+import { closeReal, openPipeEnds, type ProcessHandle, readRequest, releaseReal, type SpawnRequest, setHandleFactory } from './internals.js';
+import { type NativeHandle, native } from './native.js';
+import { childrenAllowed } from './permission.js';
 
 /** Why this request needs Node's handle (null: forklab serves it). */
 export function realHandleReason(r: SpawnRequest): string | null {
@@ -18,30 +19,45 @@ export function realHandleReason(r: SpawnRequest): string | null {
   const features = native().features;
   if (r.cwd && features && !features.addchdir) return `cwd: glibc ${features.glibc || '(not glibc)'} has no posix_spawn_file_actions_addchdir_np (2.29)`;
   if (r.detached && features && !features.setsid) return `detached: glibc ${features.glibc} has no POSIX_SPAWN_SETSID (2.26)`;
-  for (const s of r.stdio) {
-    if (s.type === 'pipe' || s.type === 'overlapped') {
-      if (typeof s.handle?.open !== 'function') return 'stdio pipe without a Pipe handle';
-    } else if (s.type === 'wrap') {
-      if (!Number.isInteger(s.handle?.fd) || (s.handle?.fd as number) < 0) return 'stdio stream without a descriptor';
-    } else if (s.type === 'fd' || s.type === 'inherit') {
-      if (!Number.isInteger(s.fd)) return `stdio ${s.type} without a descriptor`;
-    } else if (s.type !== 'ignore') return `stdio type ${s.type}`;
-  }
-  return null;
+  return r.why;
+}
+
+// forklab's running children, listed by process.getActiveResourcesInfo() as 'ProcessWrap' while referenced, as
+// Node lists its own (the public function is wrapped once, at forklab's first use). Per thread, shared by every
+// copy of the package; a running child's handle is kept (strongly), as Node keeps an active handle.
+const LIVE = Symbol.for('forklab.spawn.live');
+const shared = globalThis as unknown as Record<symbol, Set<ProcessHandle> | undefined>;
+shared[LIVE] ??= new Set();
+const live = shared[LIVE];
+
+function trackLive(h: ProcessHandle, running: boolean): void {
+  if (running) live.add(h);
+  else live.delete(h);
+}
+
+const PATCHED = Symbol.for('forklab.spawn.resources-patched');
+function patchResources(): void {
+  const flags = globalThis as unknown as Record<symbol, boolean | undefined>;
+  if (flags[PATCHED]) return;
+  flags[PATCHED] = true;
+  const below = process.getActiveResourcesInfo as ((...a: unknown[]) => unknown) | undefined;
+  if (typeof below !== 'function') return;
+  process.getActiveResourcesInfo = function getActiveResourcesInfo(this: unknown, ...a: unknown[]): string[] {
+    const list = Reflect.apply(below, this, a) as string[];
+    let n = 0;
+    for (const h of live) if (h.hasRef()) n++;
+    if (n === 0 || !Array.isArray(list)) return list;
+    // Node's order: requests, handles, then timers and immediates
+    let at = list.length;
+    while (at > 0 && (list[at - 1] === 'Timeout' || list[at - 1] === 'Immediate')) at--;
+    list.splice(at, 0, ...Array<string>(n).fill('ProcessWrap'));
+    return list;
+  };
 }
 
 /** Spawn errors child_process emits as 'error' and then still sets up stdio for (reading EOF from the pipes,
  * as libuv opens them after an exec failure); EMFILE and ENFILE it emits without any stdio: closed here. */
 const EMITTED_WITH_STDIO = new Set([-13 /* EACCES */, -11 /* EAGAIN */, -2 /* ENOENT */]);
-
-function openPipes(stdio: SpawnRequest['stdio'], fds: number[]): void {
-  stdio.forEach((s, i) => {
-    const fd = fds[i] ?? -1;
-    if (fd < 0) return;
-    const err = s.handle?.open?.(fd) ?? -1;
-    if (err !== 0) closeSync(fd);
-  });
-}
 
 export class ForklabProcessHandle implements ProcessHandle {
   pid?: number;
@@ -70,26 +86,15 @@ export class ForklabProcessHandle implements ProcessHandle {
       this.pid = real.pid;
       return err;
     }
-    // As Node's handle: each argument is converted to a string (42 is "42"; a Symbol throws the TypeError
-    // Node's does), and an empty cwd means none.
-    const args = (r.args ?? []).map((x) => `${x}`);
-    const envPairs = r.envPairs === undefined ? null : r.envPairs.map((x) => `${x}`);
-    const cwd = r.cwd || null;
     this.mode = 'forklab';
     count(this.fn, true, null, this.command);
     releaseReal(this.real, r.shape);
-    const kinds = r.stdio.map((s) => {
-      if (s.type === 'pipe' || s.type === 'overlapped') return STDIO_PIPE;
-      if (s.type === 'ignore') return STDIO_IGNORE;
-      if (s.type === 'wrap') return s.handle?.fd as number;
-      return s.fd as number;
-    });
-    const [err, pid, child, ...fds] = native().spawn(r.file, args, envPairs, cwd, kinds, r.detached, (status, signalName) => {
+    const [err, pid, child, ...fds] = native().spawn(r.file, r.args, r.envPairs, r.cwd, r.kinds, r.detached, (status, signalName) => {
       trackLive(this, false);
       if (!this.closed) this.onexit?.(status, signalName);
     });
     if (err !== 0) {
-      if (EMITTED_WITH_STDIO.has(err)) openPipes(r.stdio, fds);
+      if (EMITTED_WITH_STDIO.has(err)) openPipeEnds(r, fds);
       else for (const fd of fds) if (fd >= 0) closeSync(fd);
       return err;
     }
@@ -97,7 +102,7 @@ export class ForklabProcessHandle implements ProcessHandle {
     this.child = child;
     trackLive(this, true);
     if (!this.refed) native().unref(child as NativeHandle);
-    openPipes(r.stdio, fds);
+    openPipeEnds(r, fds);
     return 0;
   }
 
@@ -143,4 +148,4 @@ export class ForklabProcessHandle implements ProcessHandle {
   }
 }
 
-setHandleFactory((real, fn, command) => new ForklabProcessHandle(real, fn, command));
+setHandleFactory((real, fn, command) => new ForklabProcessHandle(real, fn, command), patchResources);

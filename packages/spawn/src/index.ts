@@ -5,7 +5,7 @@
 // longer forks (aside.ts), every function is child_process's own, unwrapped.
 import childProcess from 'node:child_process';
 import { promisify } from 'node:util';
-import { stepAsideReason } from './aside.js';
+import { nodeMechanism, stepAsideReason } from './aside.js';
 import { announce, type FunctionName } from './counts.js';
 import './handle.js';
 import { armed } from './internals.js';
@@ -30,8 +30,15 @@ const original = {
 };
 
 /** Why forklab serves nothing in this process (Node starts its children with posix_spawn itself), or null. */
-const aside = stepAsideReason();
+const verdict = nodeMechanism();
+const aside = stepAsideReason(verdict);
 if (aside) announce(aside);
+const WARNED = Symbol.for('forklab.spawn.mechanism-warned');
+const flags = globalThis as unknown as Record<symbol, boolean | undefined>;
+if (verdict.warning && !flags[WARNED]) {
+  flags[WARNED] = true;
+  process.emitWarning(verdict.warning, { code: 'FORKLAB_SPAWN_NODE_MECHANISM' });
+}
 
 type AnyFn = (...a: unknown[]) => unknown;
 

@@ -5,18 +5,20 @@
 //   forklab call), so that for a call forklab serves `this._handle` is forklab's before child_process's own
 //   method runs; the Process handle's symbols (owner_symbol) are copied to it;
 // - the Process handle's spawn(...) arguments: one options object (Node 20, 22) or positional (24, 26), read
-//   call by call; anything else goes to Node's handle;
+//   call by call, their stdio entries ({type: 'pipe' | 'ignore' | 'fd' | 'inherit' | 'wrap', ...}, a pipe's end
+//   opened on Node's Pipe handle with open(fd)) and the sync binding's options; anything else goes to Node;
 // - Node's own Process handle, left unused, is freed (releaseReal) and closed through the addon, which makes
 //   closing it safe on libuv >= 1.52;
 // - process.binding('spawn_sync').spawn, which spawnSync, execSync and execFileSync look up at call time, is
 //   wrapped the same way; it is not even looked up under the permission model (process.binding throws there)
 //   or when process.binding is not Node's own function (--pending-deprecation wraps it to warn, DEP0111);
-// - process.getActiveResourcesInfo() lists forklab's running children as 'ProcessWrap', as Node lists its own.
 // Any of these that does not look as expected means "node:child_process serves the call", never an exception.
 // State is per thread, shared by every copy of the package loaded in it (ES module and CommonJS builds).
 import childProcess from 'node:child_process';
+import { closeSync } from 'node:fs';
 import { count, type FunctionName } from './counts.js';
-import { native, unavailableReason } from './native.js';
+import { native, type NativeSyncRequest, STDIO_IGNORE, STDIO_PIPE, unavailableReason } from './native.js';
+import { permissionModel } from './permission.js';
 
 export type HandleShape = 'options' | 'positional';
 
@@ -32,24 +34,29 @@ export interface ProcessHandle {
   hasRef(): boolean;
 }
 
-export interface StdioSpec {
+interface StdioSpec {
   type: string;
   fd?: number;
   handle?: { open?(fd: number): number; fd?: number };
-  ipc?: boolean;
 }
 
+/** A call decoded from the handle's spawn(...) arguments, in the addon's terms. */
 export interface SpawnRequest {
   shape: HandleShape;
   file: string;
-  args: string[] | undefined;
-  cwd: string | undefined | null;
-  /** undefined: the child inherits the parent's environ (Node's handle without envPairs) */
-  envPairs: string[] | undefined;
+  /** converted as Node's handle converts them (handleStrings) */
+  args: string[];
+  cwd: string | null;
+  /** null: the child inherits the parent's environ (Node's handle without envPairs) */
+  envPairs: string[] | null;
+  /** per stdio entry: STDIO_PIPE, STDIO_IGNORE or a descriptor */
+  kinds: number[];
   stdio: StdioSpec[];
   detached: boolean;
   uid: number | undefined;
   gid: number | undefined;
+  /** why Node's handle must serve it as far as its arguments tell (an unknown stdio entry), or null */
+  why: string | null;
 }
 
 type Method = (this: unknown, ...a: unknown[]) => unknown;
@@ -70,9 +77,6 @@ interface State {
   armedSync: number;
   registered: boolean;
   current: FunctionName;
-  /** children forklab is running (for getActiveResourcesInfo) */
-  live: Set<ProcessHandle>;
-  resourcesPatched: boolean;
   /** what releaseReal's close did: [threw, nothing closed, closed as it was, put back in the queue first] */
   released: [number, number, number, number];
   sync: { binding: { spawn: Method } | null; why: string | null; wrapper: Method | undefined; seen: number } | undefined;
@@ -104,59 +108,85 @@ g[STATE] ??= {
   armedSync: 0,
   registered: false,
   current: 'ChildProcess',
-  live: new Set(),
-  resourcesPatched: false,
   released: [0, 0, 0, 0],
   sync: undefined,
 };
 export const state: State = g[STATE];
 
-/** The request in either shape, or null when it is not one forklab knows. */
-export function readRequest(a: unknown[]): SpawnRequest | null {
-  let r: SpawnRequest;
-  if (a.length === 1 && typeof a[0] === 'object' && a[0] !== null) {
-    const o = a[0] as Record<string, unknown>;
-    const uid = o.uid as number | undefined;
-    const gid = o.gid as number | undefined;
-    r = {
-      shape: 'options',
-      file: o.file as string,
-      args: o.args as string[],
-      cwd: o.cwd as string,
-      envPairs: o.envPairs as string[],
-      stdio: o.stdio as StdioSpec[],
-      detached: Boolean(o.detached),
-      uid,
-      gid,
-    };
-  } else if (a.length >= 6 && typeof a[5] === 'number') {
-    // (windowsHide and windowsVerbatimArguments, flags 2 and 4, mean nothing on Linux: libuv ignores them)
-    const detached = ((a[5] as number) & DETACHED_FLAG) !== 0;
-    r = {
-      shape: 'positional',
-      file: a[0] as string,
-      args: a[1] as string[],
-      cwd: a[2] as string,
-      envPairs: a[3] as string[],
-      stdio: a[4] as StdioSpec[],
-      detached,
-      uid: a[6] as number,
-      gid: a[7] as number,
-    };
-  } else return null;
-  if (r.uid === null) r.uid = undefined;
-  if (r.gid === null) r.gid = undefined;
-  if (typeof r.file !== 'string' || !Array.isArray(r.stdio)) return null;
-  if (r.args !== undefined && !Array.isArray(r.args)) return null;
-  if (r.envPairs !== undefined && r.envPairs !== null && !Array.isArray(r.envPairs)) return null;
-  if (r.envPairs === null) r.envPairs = undefined;
-  return r;
+function stdioWhy(s: StdioSpec): string | null {
+  if (s.type === 'pipe' || s.type === 'overlapped') return typeof s.handle?.open === 'function' ? null : 'stdio pipe without a Pipe handle';
+  if (s.type === 'wrap') return Number.isInteger(s.handle?.fd) && (s.handle?.fd as number) >= 0 ? null : 'stdio stream without a descriptor';
+  if (s.type === 'fd' || s.type === 'inherit') return Number.isInteger(s.fd) ? null : `stdio ${s.type} without a descriptor`;
+  return s.type === 'ignore' ? null : `stdio type ${s.type}`;
 }
 
-/** Whether Node lets this process start children (its permission model: process.permission.has('child')). */
-export function childrenAllowed(): boolean {
-  const p = (process as { permission?: { has(scope: string): boolean } }).permission;
-  return p === undefined || p.has('child') === true;
+const kindOf = (s: StdioSpec): number =>
+  s.type === 'pipe' || s.type === 'overlapped' ? STDIO_PIPE : s.type === 'ignore' ? STDIO_IGNORE : s.type === 'wrap' ? (s.handle?.fd as number) : (s.fd as number);
+
+/** The call in either shape, or null when it is not one forklab knows. Converting its arguments throws what
+ * Node's handle would throw (handleStrings). */
+export function readRequest(a: unknown[]): SpawnRequest | null {
+  let v: unknown[];
+  let detached: boolean;
+  let shape: HandleShape;
+  if (a.length === 1 && typeof a[0] === 'object' && a[0] !== null) {
+    const o = a[0] as Record<string, unknown>;
+    shape = 'options';
+    v = [o.file, o.args, o.cwd, o.envPairs, o.stdio, undefined, o.uid, o.gid];
+    detached = Boolean(o.detached);
+  } else if (a.length >= 6 && typeof a[5] === 'number') {
+    // (windowsHide and windowsVerbatimArguments, flags 2 and 4, mean nothing on Linux: libuv ignores them)
+    shape = 'positional';
+    v = a;
+    detached = ((a[5] as number) & DETACHED_FLAG) !== 0;
+  } else return null;
+  const [file, args, cwd, envPairs, stdio, , uid, gid] = v;
+  if (typeof file !== 'string' || !Array.isArray(stdio)) return null;
+  if ((args !== undefined && !Array.isArray(args)) || (envPairs != null && !Array.isArray(envPairs))) return null;
+  const specs = stdio as StdioSpec[];
+  return {
+    shape,
+    file,
+    args: handleStrings((args as unknown[] | undefined) ?? []),
+    cwd: typeof cwd === 'string' && cwd !== '' ? cwd : null, // as Node's handle: an empty cwd means none
+    envPairs: envPairs == null ? null : handleStrings(envPairs as unknown[]),
+    kinds: specs.map(kindOf),
+    stdio: specs,
+    detached,
+    uid: uid == null ? undefined : (uid as number),
+    gid: gid == null ? undefined : (gid as number),
+    why: specs.map(stdioWhy).find((w) => w !== null) ?? null,
+  };
+}
+
+/** Opens each pipe's parent end on child_process's Pipe handle (closed when that fails). */
+export function openPipeEnds(r: SpawnRequest, fds: number[]): void {
+  r.stdio.forEach((s, i) => {
+    const fd = fds[i] ?? -1;
+    if (fd >= 0 && (s.handle?.open?.(fd) ?? -1) !== 0) closeSync(fd);
+  });
+}
+
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+
+/**
+ * The arguments (or envPairs entries) as Node's Process handle converts them: String(x) for what converts (42 is
+ * "42"); for what does not (a Symbol, an object whose toString throws) Node 22 and later pass an empty string
+ * (their handle's conversion fails silently), and Node 20 converts them all and then throws the last failure's
+ * error, as checked side by side.
+ */
+export function handleStrings(list: readonly unknown[]): string[] {
+  let failure: { error: unknown } | null = null;
+  const out = list.map((x) => {
+    try {
+      return `${x}`;
+    } catch (error) {
+      failure = { error };
+      return '';
+    }
+  });
+  if (failure && NODE_MAJOR < 22) throw (failure as { error: unknown }).error;
+  return out;
 }
 
 /**
@@ -178,6 +208,7 @@ export function releaseReal(real: ProcessHandle, shape: HandleShape): void {
     return;
   }
   real.onexit = undefined;
+  real.unref(); // until its close callback it would count as a running child in getActiveResourcesInfo()
   const outcome = native().closeProcessHandle(real);
   state.released[1 + outcome]!++;
 }
@@ -189,9 +220,11 @@ export function closeReal(real: ProcessHandle, callback?: () => void): void {
 }
 
 let factory: HandleFactory | undefined;
-/** The forklab handle (handle.ts); set once. */
-export function setHandleFactory(f: HandleFactory): void {
+let onInstall: (() => void) | undefined;
+/** The forklab handle (handle.ts), and what it needs done when forklab is first used; set once. */
+export function setHandleFactory(f: HandleFactory, installed: () => void): void {
   factory ??= f;
+  onInstall ??= installed;
 }
 
 function swapHandle(child: ChildInternals, options: unknown): void {
@@ -231,33 +264,9 @@ function wrapOver(below: Method): void {
   proto.spawn = wrapper;
 }
 
-function patchResources(): void {
-  if (state.resourcesPatched) return;
-  state.resourcesPatched = true;
-  const below = process.getActiveResourcesInfo as unknown as Method | undefined;
-  if (typeof below !== 'function') return;
-  (process as unknown as { getActiveResourcesInfo: Method }).getActiveResourcesInfo = function getActiveResourcesInfo(this: unknown, ...a: unknown[]) {
-    const list = Reflect.apply(below, this, a) as unknown;
-    let n = 0;
-    for (const h of state.live) if (h.hasRef()) n++;
-    if (n === 0 || !Array.isArray(list)) return list;
-    // Node's order: requests, handles, then timers and immediates
-    let at = list.length;
-    while (at > 0 && (list[at - 1] === 'Timeout' || list[at - 1] === 'Immediate')) at--;
-    list.splice(at, 0, ...Array<string>(n).fill('ProcessWrap'));
-    return list;
-  };
-}
-
 function install(): void {
   if (!state.wrapper) wrapOver(proto.spawn);
-  patchResources();
-}
-
-/** A child forklab runs, or no longer runs (listed by getActiveResourcesInfo while referenced). */
-export function trackLive(h: ProcessHandle, running: boolean): void {
-  if (running) state.live.add(h);
-  else state.live.delete(h);
+  onInstall?.();
 }
 
 /** Runs call (a child_process function) with forklab serving the children it starts. */
@@ -291,12 +300,55 @@ export function registerHandle(): void {
   install();
 }
 
+interface SyncStdio {
+  type: string;
+  fd?: number;
+  writable?: boolean;
+  input?: ArrayBufferView;
+}
+
+export interface SyncRead {
+  uid: unknown;
+  gid: unknown;
+  cwd: string | null;
+  detached: boolean;
+  /** the request in the addon's terms; converting the arguments throws what Node's binding throws */
+  build(): NativeSyncRequest;
+}
+
+/** The sync binding's options (what spawnSync builds) in the addon's terms, or why Node's binding must serve them. */
+export function readSyncOptions(options: unknown): SyncRead | { why: string } {
+  const o = options as Record<string, unknown> | null;
+  if (!o || typeof o.file !== 'string' || !Array.isArray(o.stdio)) return { why: 'unrecognised spawn_sync options' };
+  const stdio = o.stdio as SyncStdio[];
+  for (const s of stdio) {
+    if (s.type !== 'pipe' && s.type !== 'ignore' && !((s.type === 'inherit' || s.type === 'fd') && Number.isInteger(s.fd))) return { why: `stdio type ${s.type}` };
+  }
+  const cwd = (o.cwd as string | undefined) ?? null;
+  const build = (): NativeSyncRequest => ({
+    file: o.file as string,
+    // as Node's sync spawner: entries that are not strings are converted (42 is "42"); without envPairs, environ
+    args: ((o.args as unknown[] | undefined) ?? []).map((x) => `${x}`),
+    envPairs: o.envPairs == null ? null : (o.envPairs as unknown[]).map((x) => `${x}`),
+    cwd, // (an empty one fails with ENOENT, as Node's sync spawner: chdir(""))
+    stdio: stdio.map((s) => (s.type === 'pipe' ? STDIO_PIPE : s.type === 'ignore' ? STDIO_IGNORE : (s.fd as number))),
+    input: stdio.map((s) => (s.type === 'pipe' && s.input ? new Uint8Array(s.input.buffer, s.input.byteOffset, s.input.byteLength) : null)),
+    readable: stdio.map((s) => s.type === 'pipe' && Boolean(s.writable)),
+    detached: Boolean(o.detached),
+    timeoutMs: (o.timeout as number | undefined) ?? 0,
+    // as Node's sync spawner: a maxBuffer of 0 is no limit
+    maxBuffer: typeof o.maxBuffer === 'number' && o.maxBuffer > 0 ? o.maxBuffer : Number.POSITIVE_INFINITY,
+    killSignal: (o.killSignal as number | undefined) ?? 15,
+  });
+  return { uid: o.uid, gid: o.gid, cwd, detached: Boolean(o.detached), build };
+}
+
 function lookUpSync(): NonNullable<State['sync']> {
   if (state.sync) return state.sync;
   let binding: { spawn: Method } | null = null;
   let why: string | null = null;
   const bind = (process as unknown as { binding?: (name: string) => unknown }).binding;
-  if ((process as { permission?: unknown }).permission !== undefined) why = 'node internals: process.binding is refused under Node’s permission model';
+  if (permissionModel()) why = 'node internals: process.binding is refused under Node’s permission model';
   else if (typeof bind !== 'function' || bind.name !== 'binding') why = 'node internals: process.binding is not Node’s own (under --pending-deprecation calling it warns: DEP0111)';
   else {
     try {

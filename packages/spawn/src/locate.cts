@@ -16,11 +16,16 @@ export function packageDir(): string {
   return dir;
 }
 
+/** Set when the last look at /proc failed for want of descriptors or memory (then nothing is concluded). */
+let unsure = false;
+
 /** libc of this process: 'glibc' or 'musl' (the prebuild is for glibc only). */
 function libc(): string {
   try {
     return /ld-musl|libc\.musl/.test(readFileSync('/proc/self/maps', 'latin1')) ? 'musl' : 'glibc';
-  } catch {
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EMFILE' || code === 'ENFILE' || code === 'ENOMEM') unsure = true;
     return 'unknown';
   }
 }
@@ -66,12 +71,17 @@ export function candidates(): Candidate[] {
   return list;
 }
 
+/** dlopen failures that say nothing about the addon: the process was at a limit at that moment. */
+const TRANSIENT = /Too many open files|Cannot allocate memory|Resource temporarily unavailable/;
+
 /** What this version of the package calls: an addon without one of them is from another version. */
 const REQUIRED = ['spawn', 'kill', 'ref', 'unref', 'closeProcessHandle', 'spawnSync'];
 
 /** The first candidate that loads; otherwise an error naming every path tried and why each failed. */
 export function requireAddon(): { addon: unknown; path: string } {
   const tried: string[] = [];
+  unsure = false;
+  let transient = false;
   for (const c of candidates()) {
     if (!existsSync(c.path)) {
       tried.push(`  ${c.path} (${c.why}): absent`);
@@ -85,6 +95,7 @@ export function requireAddon(): { addon: unknown; path: string } {
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       if (e.code === 'ERR_FORKLAB_SPAWN_NO_PIDFD' || e.code === 'ERR_FORKLAB_SPAWN_OLD_LIBC') throw err;
+      if (TRANSIENT.test(e.message)) transient = true;
       tried.push(`  ${c.path} (${c.why}): ${e.message.split('\n')[0]}`);
     }
   }
@@ -94,6 +105,7 @@ export function requireAddon(): { addon: unknown; path: string } {
       `@forklab/spawn: no usable addon for ${process.platform}-${process.arch} (${libc()}, N-API ${napi}, Node ${process.version}). Tried:\n${tried.join('\n')}\n` +
         'Build one with `npm rebuild @forklab/spawn` (needs gcc, make, python3) or set FORKLAB_SPAWN_ADDON to a built forklab_spawn.node.',
     ),
-    { code: 'ERR_FORKLAB_SPAWN_NO_ADDON' },
+    // (transient: the process was out of descriptors or memory; the next call tries again)
+    { code: 'ERR_FORKLAB_SPAWN_NO_ADDON', transient: transient || unsure },
   );
 }

@@ -94,7 +94,7 @@ export function native(): NativeAddon {
     addon = load();
     return addon;
   } catch (err) {
-    loadError = err as Error;
+    if (!(err as { transient?: boolean }).transient) loadError = err as Error;
     throw err;
   }
 }

@@ -1,0 +1,12 @@
+// Node's permission model (--permission; --experimental-permission on Node 20), through its public API.
+
+/** Whether Node lets this process start children: process.permission.has('child') under the model, else true. */
+export function childrenAllowed(): boolean {
+  const p = (process as { permission?: { has(scope: string): boolean } }).permission;
+  return p === undefined || p.has('child') === true;
+}
+
+/** Whether the permission model is on. */
+export function permissionModel(): boolean {
+  return (process as { permission?: unknown }).permission !== undefined;
+}
