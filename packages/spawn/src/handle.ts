@@ -8,12 +8,13 @@ import { closeSync } from 'node:fs';
 import type { FunctionName } from './counts.js';
 import { count } from './counts.js';
 import { closeReal, openPipeEnds, type ProcessHandle, readRequest, releaseReal, type SpawnRequest, setHandleFactory } from './internals.js';
-import { type NativeHandle, native } from './native.js';
-import { childrenAllowed } from './permission.js';
+import { type NativeHandle, native, STDIO_PIPE } from './native.js';
+import { childrenAllowed, pipeOpenAllowed } from './permission.js';
 
 /** Why this request needs Node's handle (null: forklab serves it). */
 export function realHandleReason(r: SpawnRequest): string | null {
   if (!childrenAllowed()) return 'permission: Node’s permission model does not allow child processes (Node’s handle refuses, as child_process)';
+  if (r.kinds.includes(STDIO_PIPE) && !pipeOpenAllowed()) return 'permission: without --allow-net, Node’s permission model refuses to open a Pipe handle on a descriptor';
   if (r.uid !== undefined) return 'uid';
   if (r.gid !== undefined) return 'gid';
   const features = native().features;

@@ -176,6 +176,9 @@ const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
  * error, as checked side by side.
  */
 export function handleStrings(list: readonly unknown[]): string[] {
+  let i = 0; // the usual case, every entry a string (envPairs has a hundred or more): the list itself, no copy
+  while (i < list.length && typeof list[i] === 'string') i++;
+  if (i === list.length) return list as string[];
   let failure: { error: unknown } | null = null;
   const out = list.map((x) => {
     try {

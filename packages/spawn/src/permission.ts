@@ -10,3 +10,11 @@ export function childrenAllowed(): boolean {
 export function permissionModel(): boolean {
   return (process as { permission?: unknown }).permission !== undefined;
 }
+
+/** Whether child_process's Pipe handles may be opened on a descriptor (what forklab does with a pipe's parent
+ * end): from the Node that knows --allow-net (26) on, the permission model refuses Pipe.open without it. */
+export function pipeOpenAllowed(): boolean {
+  const p = (process as { permission?: { has(scope: string): boolean } }).permission;
+  if (p === undefined || !process.allowedNodeEnvironmentFlags.has('--allow-net')) return true;
+  return p.has('net') === true;
+}

@@ -13,6 +13,10 @@ import { installed, lastJson, nodeIn } from './helpers/installed.js';
 const inst = installed();
 const major = Number(process.versions.node.split('.')[0]);
 const PERMISSION = major >= 22 ? '--permission' : '--experimental-permission';
+// From the Node that knows --allow-net (26) on, the model refuses Pipe.open without it: calls with pipes are then
+// Node's own (counted), and only the last spawn of APP (stdio 'ignore') is forklab's.
+const netGate = process.allowedNodeEnvironmentFlags.has('--allow-net');
+const SERVED = netGate ? 1 : 5;
 
 const APP = join(inst.project, 'app.mjs');
 writeFileSync(
@@ -32,7 +36,7 @@ const theirs = await outcome(cp);
 const ours = await outcome(f);
 const codes = await Promise.all(started.map((c) => new Promise((r) => c.on('close', r))));
 let addon = 'not tried';
-try { f.spawn('true').on('error', () => {}); addon = 'ok'; } catch (e) { addon = e.code; }
+try { f.spawn('true', [], { stdio: 'ignore' }).on('error', () => {}); addon = 'ok'; } catch (e) { addon = e.code; }
 const s = registerStats();
 console.log(JSON.stringify({ theirs, ours, codes, served: s.served, reasons: Object.keys(s.byReason), unavailable: f.unavailableReason() }));`,
 );
@@ -55,11 +59,17 @@ test('children allowed (and addons): spawn and execFile are forklab’s, the syn
   assert.deepEqual(out.codes, [4, 0, 4, 0]);
   assert.equal(out.unavailable, null);
   // the two cp calls (register routes them through forklab), the two forklab ones, and the last spawn
-  assert.equal(out.served, 5);
+  assert.equal(out.served, SERVED);
   assert.ok(
     out.reasons.every((x) => /permission model/.test(x)),
     out.reasons.join('; '),
   );
+  if (netGate) {
+    const net = nodeIn([PERMISSION, '--allow-fs-read=*', '--allow-child-process', '--allow-addons', '--allow-net', '--import', inst.register, APP]);
+    const withNet = lastJson<{ theirs: unknown; ours: unknown; served: number }>(net);
+    assert.deepEqual(withNet.ours, withNet.theirs);
+    assert.equal(withNet.served, 5, 'with --allow-net the pipes are forklab’s too');
+  }
 });
 
 test('FORKLAB_SPAWN_ADDON is ignored under the permission model, with a warning; the package’s own addon serves', () => {
@@ -68,7 +78,7 @@ test('FORKLAB_SPAWN_ADDON is ignored under the permission model, with a warning;
   });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stderr, /FORKLAB_SPAWN_ADDON=.*elsewhere\.node is ignored under Node's permission model/);
-  assert.equal(lastJson<{ served: number }>(r).served, 5);
+  assert.equal(lastJson<{ served: number }>(r).served, SERVED);
   // outside the permission model it is what it says: the path is tried first (it does not exist)
   const plain = nodeIn(['--import', inst.register, APP], { FORKLAB_SPAWN_ADDON: join(inst.project, 'elsewhere.node') });
   assert.equal(lastJson<{ served: number }>(plain).served, 9, plain.stderr); // the sync family too, there
