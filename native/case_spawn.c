@@ -1,20 +1,27 @@
-/* Case "spawn" (article 000): the parent holds rss-mb of touched anonymous memory with THP on, off or
- * left to the system; each iteration starts one child by method and waits for it.
- * Arguments: method=fork-exec|vfork-exec|posix-spawn|clone-vfork|fork-exit  rss-mb=N  thp=on|off|default
+/* Case "spawn" (article 000): the parent holds rss-mb of touched anonymous memory with THP on, off or left to the
+ * system; each iteration starts one child by method and waits for it.
+ * Arguments: methods=M[,M...] (fork-exec|vfork-exec|posix-spawn|clone-vfork|fork-exit; or method=M for one)
+ *            rss-mb=N  thp=on|off|default
+ *            block=N (calls of each method per round, default 1)  order-seed=N (the rounds' shuffle, default 1)
  *            target=PATH (the exec target), or user-target=PATH: the user's program, with the arguments that
- *            follow "--", the probe's environment and /dev/null as its standard streams (launch.h) */
+ *            follow "--", the probe's environment and /dev/null as its standard streams (launch.h)
+ * With several methods the region is filled once and the methods are interleaved round by round: in every round
+ * each method runs `block` calls, the methods in a fresh shuffled order, so that slow drift hits them alike and
+ * their ratios are paired within a round. One samples line per method per batch; a batch of n is n rounds, and
+ * samples [r * block, (r + 1) * block) of every method belong to round r. */
 #include "launch.h"
 #include "probe.h"
 #include "region.h"
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
-static const char *const keys[] = {"method", "rss-mb", "thp", "target", "user-target", NULL};
+static const char *const keys[] = {"method", "methods", "rss-mb", "thp", "block", "order-seed", "target", "user-target", NULL};
 static fl_region region;
-static enum fl_method method;
+static fl_rounds rounds;
 
 /* Article 000's trap: madvise() needs a page-aligned address, and malloc() of 1 MB returns a pointer a few
  * bytes past a page start (glibc's chunk header), so madvise() on it fails with EINVAL. Recorded, not fatal. */
@@ -27,12 +34,12 @@ static void madvise_trap(long long *offset, int *einval) {
 }
 
 static int setup(void) {
-    method = (enum fl_method)fl_arg_choice("method", "fork-exec", fl_method_names);
+    if (fl_rounds_parse(&rounds, "fork-exec") != 0) return -1;
     long rss_mb = fl_arg_long("rss-mb", 0, 0, 1L << 22);
     enum fl_thp thp = (enum fl_thp)fl_arg_choice("thp", "default", fl_thp_names);
     const char *target = fl_arg_str("target", NULL);
     const char *user_target = fl_arg_str("user-target", NULL);
-    if (method != FL_FORK_EXIT && !target && !user_target) return fl_fail_msg("usage", "target=PATH or user-target=PATH is required for exec methods");
+    if (fl_rounds_exec(&rounds) && !target && !user_target) return fl_fail_msg("usage", "target=PATH or user-target=PATH is required for exec methods");
 
     const char *call = NULL;
     if (fl_region_map(&region, (size_t)rss_mb << 20, thp, &call) != 0) return fl_fail(call, errno);
@@ -44,7 +51,9 @@ static int setup(void) {
     madvise_trap(&malloc_offset, &malloc_einval);
 
     fl_info_begin();
-    fl_info_str("method", fl_method_names[method]);
+    if (rounds.n == 1) fl_info_str("method", fl_method_names[rounds.methods[0]]);
+    fl_info_long("methods", rounds.n);
+    fl_info_long("blockCalls", rounds.block);
     fl_info_long("rssMb", rss_mb);
     fl_info_str("thp", fl_thp_names[thp]);
     fl_info_long("regionRssKb", rss_kb);
@@ -58,7 +67,7 @@ static int setup(void) {
     return 0;
 }
 
-static int batch(long n, int warmup) { return fl_launch_batch(method, n, warmup); }
+static int batch(long n, int warmup) { return fl_rounds_batch(&rounds, n, warmup); }
 
 static void teardown(void) { fl_region_unmap(&region); }
 

@@ -5,8 +5,10 @@
  * article, so fork copies the VMAs but no page tables. The count is verified in /proc/self/maps and reported.
  * Then Slab and SUnreclaim (/proc/meminfo) are read before and after building, with a forked child paused on a
  * pipe, and after that child is released and reaped.
- * batch(n): n launches by method, each timed until waitpid returned (launch.h), series named after the method.
- * Arguments: vmas=N  method=fork-exit|clone-vfork|posix-spawn|fork-exec|vfork-exec  target=PATH */
+ * batch(n): n launches by method, each timed until waitpid returned (launch.h), series named after the method;
+ * with several methods, n rounds of every method in a shuffled order (fl_rounds_batch), the mappings built once.
+ * Arguments: vmas=N  method=M or methods=M,M... (fork-exit|clone-vfork|posix-spawn|fork-exec|vfork-exec)
+ *            block=N  order-seed=N  target=PATH */
 #include "launch.h"
 #include "probe.h"
 #include "child.h"
@@ -19,8 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const keys[] = {"vmas", "method", "target", NULL};
-static enum fl_method method;
+static const char *const keys[] = {"vmas", "method", "methods", "block", "order-seed", "target", NULL};
+static fl_rounds rounds;
 static char *region;
 static size_t region_bytes;
 static fl_child child = {-1, -1, 0, 0};
@@ -73,10 +75,10 @@ static int paused_child(slab_reading *with_child) {
 }
 
 static int setup(void) {
-    method = (enum fl_method)fl_arg_choice("method", "fork-exit", fl_method_names);
+    if (fl_rounds_parse(&rounds, "fork-exit") != 0) return -1;
     long vmas = fl_arg_long("vmas", 0, 0, 1L << 26);
     const char *target = fl_arg_str("target", NULL);
-    if (method != FL_FORK_EXIT && !target) return fl_fail_msg("usage", "target=PATH is required for exec methods");
+    if (fl_rounds_exec(&rounds) && !target) return fl_fail_msg("usage", "target=PATH is required for exec methods");
     long page = sysconf(_SC_PAGESIZE);
     if (page <= 0) return fl_fail("sysconf(_SC_PAGESIZE)", errno);
     if (fl_launch_init(target, NULL) != 0) return -1;
@@ -93,7 +95,8 @@ static int setup(void) {
     slab_reading after = read_slab();
 
     fl_info_begin();
-    fl_info_str("method", fl_method_names[method]);
+    if (rounds.n == 1) fl_info_str("method", fl_method_names[rounds.methods[0]]);
+    fl_info_long("methods", rounds.n);
     fl_info_long("vmas", vmas);
     fl_info_long("vmasInRegion", inside);
     fl_info_long("mapCount", total);
@@ -106,7 +109,7 @@ static int setup(void) {
     return 0;
 }
 
-static int batch(long n, int warmup) { return fl_launch_batch(method, n, warmup); }
+static int batch(long n, int warmup) { return fl_rounds_batch(&rounds, n, warmup); }
 
 static void teardown(void) {
     fl_child_kill(&child);

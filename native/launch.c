@@ -8,6 +8,7 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -147,4 +148,67 @@ int fl_launch_batch(enum fl_method m, long n, int warmup) {
     fl_emit_samples(fl_method_names[m], warmup, ns, n);
     free(ns);
     return 0;
+}
+
+int fl_rounds_parse(fl_rounds *r, const char *default_method) {
+    const char *one = fl_arg_str("method", NULL);
+    const char *list = fl_arg_str("methods", NULL);
+    if (one && list) return fl_fail_msg("usage", "give method=M or methods=M,M..., not both");
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list ? list : one ? one : default_method);
+    r->n = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int m = -1;
+        for (int i = 0; fl_method_names[i]; i++)
+            if (strcmp(tok, fl_method_names[i]) == 0) m = i;
+        if (m < 0) return fl_fail_msg("usage", list ? "unknown value: methods" : "unknown value: method");
+        for (int i = 0; i < r->n; i++)
+            if (r->methods[i] == (enum fl_method)m) return fl_fail_msg("usage", "a method given twice: methods");
+        if (r->n == FL_MAX_METHODS) return fl_fail_msg("usage", "too many methods: methods");
+        r->methods[r->n++] = (enum fl_method)m;
+    }
+    if (r->n == 0) return fl_fail_msg("usage", "no method: methods");
+    r->block = fl_arg_long("block", 1, 1, 100000);
+    r->order = (uint64_t)fl_arg_long("order-seed", 1, 0, 0x7fffffffL) * 2654435761u + 0x9e3779b97f4a7c15ull;
+    return 0;
+}
+
+int fl_rounds_exec(const fl_rounds *r) {
+    for (int i = 0; i < r->n; i++)
+        if (r->methods[i] != FL_FORK_EXIT) return 1;
+    return 0;
+}
+
+static uint64_t next_order(fl_rounds *r) {
+    r->order ^= r->order >> 12;
+    r->order ^= r->order << 25;
+    r->order ^= r->order >> 27;
+    return r->order * 2685821657736338717ull;
+}
+
+int fl_rounds_batch(fl_rounds *r, long n, int warmup) {
+    if (r->n == 1) return fl_launch_batch(r->methods[0], n * r->block, warmup);
+    long per = n * r->block;
+    uint64_t *ns[FL_MAX_METHODS] = {0};
+    int rc = 0;
+    for (int i = 0; i < r->n && rc == 0; i++)
+        if (!(ns[i] = malloc((size_t)per * sizeof **ns))) rc = fl_fail("malloc", errno);
+    int order[FL_MAX_METHODS];
+    for (long k = 0; k < n && rc == 0; k++) {
+        for (int i = 0; i < r->n; i++) order[i] = i;
+        for (int i = r->n - 1; i > 0; i--) { /* Fisher-Yates */
+            int j = (int)(next_order(r) % (uint64_t)(i + 1));
+            int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        for (int q = 0; q < r->n && rc == 0; q++) {
+            int m = order[q];
+            for (long c = 0; c < r->block && rc == 0; c++) rc = fl_launch_once(r->methods[m], &ns[m][k * r->block + c]);
+        }
+    }
+    if (rc == 0)
+        for (int i = 0; i < r->n; i++) fl_emit_samples(fl_method_names[r->methods[i]], warmup, ns[i], per);
+    for (int i = 0; i < r->n; i++) free(ns[i]);
+    return rc;
 }

@@ -18,4 +18,21 @@ int fl_launch_once(enum fl_method m, uint64_t *ns);
 /* Runs n launches, emitting one samples line named after the method. */
 int fl_launch_batch(enum fl_method m, long n, int warmup);
 
+/* Several methods timed in one process, round by round. */
+#define FL_MAX_METHODS 8
+typedef struct {
+    enum fl_method methods[FL_MAX_METHODS];
+    int n;
+    long block;     /* calls of each method per round */
+    uint64_t order; /* the rounds' shuffle (xorshift64*), running on across batches */
+} fl_rounds;
+/* From the case's arguments: method=M, or methods=M,M... (none twice), block=N (default 1), order-seed=N.
+ * 0, or -1 with a usage error emitted. */
+int fl_rounds_parse(fl_rounds *r, const char *default_method);
+/* 1 when some method execs a target. */
+int fl_rounds_exec(const fl_rounds *r);
+/* n rounds: in each, every method `block` calls, the methods in a fresh shuffled order; one samples line per method,
+ * whose samples [k * block, (k + 1) * block) belong to round k. One method: a plain batch of n * block launches. */
+int fl_rounds_batch(fl_rounds *r, long n, int warmup);
+
 #endif

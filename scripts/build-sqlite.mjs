@@ -1,13 +1,17 @@
 #!/usr/bin/env node
-// The run history's SQLite engine at install time. A Node with node:sqlite (22.13+, 24, 26) needs nothing
-// built: forklab uses it. Node 20 has none, so better-sqlite3 is built here from its bundled SQLite sources
-// (its own install script is turned off in package.json's allowScripts: it would try to download a prebuilt
-// binary, then Node's headers). As for the C probe, the headers of the running Node are used when its install
-// has them (include/node under its prefix), so the build works offline (node-gyp found as the C probe's is). ~100 s of one core.
+// The run history's SQLite engine at install time. A Node with node:sqlite (22.13+, 24, 26) needs nothing: forklab
+// uses it. Node 20 has none: its stand-in is better-sqlite3, an optional dependency. Installed from the registry it
+// builds itself (its prebuilt download, else node-gyp); when that fails npm leaves it out and the install goes on.
+// In a checkout its own script is turned off (package.json's allowScripts: it would try a download, then Node's
+// headers), and it is built here from its bundled SQLite sources with the running Node's headers, offline
+// (~100 s of one core). Where it cannot be had, one line says what the history needs, and every command still
+// runs with --no-store. Run on its own, exits 1 when Node 20 is left without an engine.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { missingBuildTools } from '@forklab/spawn/scripts/build-tools.mjs';
 import { findNodeGyp, nodeGypArgs, nodeGypEnv } from '@forklab/spawn/scripts/find-node-gyp.mjs';
 
 function hasNodeSqlite() {
@@ -22,43 +26,47 @@ function hasNodeSqlite() {
   }
 }
 
-if (hasNodeSqlite()) process.exit(0);
+const loads = (file) => spawnSync(process.execPath, ['-e', 'require(process.argv[1])', file], { stdio: 'ignore', timeout: 60_000 }).status === 0;
 
-const require = createRequire(import.meta.url);
-let dir;
-try {
-  dir = dirname(require.resolve('better-sqlite3/package.json'));
-} catch {
-  console.error(`forklab: Node ${process.version} has no node:sqlite and better-sqlite3 is not installed; run npm ci again, or use Node 22.13 or newer`);
-  process.exit(1);
-}
-const built = join(dir, 'build', 'Release', 'better_sqlite3.node');
-if (existsSync(built)) {
+/** Why the history cannot be kept on this Node, and what to do: one line. */
+const unavailable = (why) =>
+  `forklab: Node ${process.version} has no node:sqlite and ${why}: the run history needs Node 22.13 or newer, or better-sqlite3 built here (gcc, make, python3; then npm rebuild better-sqlite3); until then measure with --no-store`;
+
+/** { ok, line }: ok when the history has an engine (line: what was done, or null); else line says why not. */
+export function ensureSqlite({ verbose = Boolean(process.env.FORKLAB_BUILD_VERBOSE) } = {}) {
+  if (hasNodeSqlite()) return { ok: true, line: null };
+  const require = createRequire(import.meta.url);
+  let dir;
   try {
-    require(built);
-    process.exit(0); // already built for this Node
+    dir = dirname(require.resolve('better-sqlite3/package.json'));
   } catch {
-    // built for another Node: build again
+    return { ok: false, line: unavailable('better-sqlite3 (its optional stand-in) could not be installed here') };
   }
+  const built = join(dir, 'build', 'Release', 'better_sqlite3.node');
+  if (existsSync(built) && loads(built)) return { ok: true, line: null };
+  const missing = missingBuildTools();
+  if (missing.length > 0) return { ok: false, line: unavailable(`better-sqlite3 is not built (${missing.map((m) => m[0]).join(', ')} missing)`) };
+  const gyp = findNodeGyp();
+  if (!gyp) return { ok: false, line: unavailable('node-gyp is not found to build better-sqlite3') };
+  const started = Date.now();
+  const r = spawnSync(process.execPath, [gyp, ...nodeGypArgs(), '--release'], {
+    cwd: dir,
+    stdio: verbose ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+    env: nodeGypEnv(),
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.status !== 0) {
+    if (!verbose) {
+      if (r.stdout?.length) process.stderr.write(r.stdout);
+      if (r.stderr?.length) process.stderr.write(r.stderr);
+    }
+    return { ok: false, line: unavailable('building better-sqlite3 failed (its output is above)') };
+  }
+  return { ok: true, line: `forklab: built better-sqlite3 for the history (Node ${process.version} has no node:sqlite) in ${((Date.now() - started) / 1000).toFixed(1)} s` };
 }
 
-const args = [...nodeGypArgs(), '--release'];
-const gyp = findNodeGyp();
-if (!gyp) {
-  console.error('forklab: cannot find node-gyp to build better-sqlite3 (Node 20 has no node:sqlite); install npm with its bundled node-gyp, or use Node 22.13 or newer');
-  process.exit(1);
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const r = ensureSqlite();
+  if (r.line) (r.ok ? console.log : console.error)(r.line);
+  process.exit(r.ok ? 0 : 1);
 }
-const env = nodeGypEnv();
-const verbose = Boolean(process.env.FORKLAB_BUILD_VERBOSE);
-const started = Date.now();
-const r = spawnSync(process.execPath, [gyp, ...args], { cwd: dir, stdio: verbose ? 'inherit' : ['ignore', 'pipe', 'pipe'], env, maxBuffer: 64 * 1024 * 1024 });
-if (r.status !== 0) {
-  if (!verbose) {
-    if (r.stdout?.length) process.stderr.write(r.stdout);
-    if (r.stderr?.length) process.stderr.write(r.stderr);
-    if (r.error) console.error(`forklab: ${r.error.message}`);
-  }
-  console.error(`forklab: building better-sqlite3 failed (Node ${process.version} has no node:sqlite, so the history needs it); Node 22.13 or newer needs no build`);
-  process.exit(r.status ?? 1);
-}
-console.log(`forklab: built better-sqlite3 for the history (Node ${process.version} has no node:sqlite) in ${((Date.now() - started) / 1000).toFixed(1)} s`);

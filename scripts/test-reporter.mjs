@@ -1,5 +1,5 @@
 // npm test's reporter: one line per test file (✔ or ✖, its counts and time), what failed in full (name, error,
-// what the file printed), the reasons of skipped tests, and a summary whose last line is "N passed, N failed".
+// what the file printed), the reasons of skipped and todo tests, and a summary whose last line is "N passed, N failed".
 // The full TAP stays one command away: npm run test:tap.
 // Works with node:test's events on Node 20 (each file a top-level test named by its path) and 22+ (tests of a
 // file at nesting 0, each carrying its file).
@@ -32,6 +32,7 @@ export default async function* reporter(source) {
   const files = new Map(); // file → { pass, fail, skip, todo, ms, failures: [], output: [] }
   const order = [];
   const skipped = [];
+  const todos = [];
   const total = { pass: 0, fail: 0, skip: 0, todo: 0, cancelled: 0 };
   const started = Date.now();
   let summaryMs = null;
@@ -92,6 +93,7 @@ export default async function* reporter(source) {
     } else if (data.todo !== undefined) {
       s.todo++;
       total.todo++;
+      todos.push(`${rel(data.file)}: ${data.name}${typeof data.todo === 'string' ? ` — ${data.todo}` : ''}${type === 'test:fail' ? ' (fails for now)' : ''}`);
     } else if (type === 'test:pass') {
       s.pass++;
       total.pass++;
@@ -104,6 +106,7 @@ export default async function* reporter(source) {
   }
   yield* flush();
   if (skipped.length) yield `\nskipped:\n${skipped.map((l) => `  - ${l}\n`).join('')}`;
+  if (todos.length) yield `\ntodo:\n${todos.map((l) => `  - ${l}\n`).join('')}`;
   const ms = summaryMs ?? Date.now() - started;
   const tests = total.pass + total.fail + total.skip + total.todo;
   yield `\n${tests} tests in ${order.length} files, ${seconds(ms)}${total.skip ? `; ${total.skip} skipped` : ''}${total.todo ? `; ${total.todo} todo` : ''}${total.cancelled ? `; ${total.cancelled} cancelled` : ''}\n`;

@@ -1,5 +1,7 @@
 // .ci/run off the network: with a fake apt-get and npm on PATH (nothing is installed, no test is run), it stops
-// before the tests when apt cannot reach its mirror, and names a package it could not install but goes on.
+// before the tests when apt cannot reach its mirror, and names a package it could not install but goes on
+// (FORKLAB_CI_ONLY_TESTS=1: the packaging checks after the tests need real tools; .ci/tarball-install.sh and
+// .ci/arm64.sh are tried for real instead).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -29,7 +31,7 @@ function fakePath(apt: { update: number; install: number }): { bin: string; npmL
 
 function ci(apt: { update: number; install: number }) {
   const f = fakePath(apt);
-  const r = spawnSync(join(f.bin, 'bash'), [SCRIPT], { encoding: 'utf8', timeout: 60_000, env: { PATH: f.bin, HOME: f.home } });
+  const r = spawnSync(join(f.bin, 'bash'), [SCRIPT], { encoding: 'utf8', timeout: 60_000, env: { PATH: f.bin, HOME: f.home, FORKLAB_CI_ONLY_TESTS: '1' } });
   return { code: r.status, stderr: r.stderr, stdout: r.stdout, npm: existsSync(f.npmLog) ? readFileSync(f.npmLog, 'utf8') : '' };
 }
 

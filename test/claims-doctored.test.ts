@@ -96,9 +96,9 @@ describe('doctored runs: every claim, every kind of thin or broken evidence', ()
   }
 });
 
-/** Sets every used configuration's samples to f(configuration) µs with a ±1 % jitter (never constant). */
+/** Sets every used configuration's samples to f(configuration) µs with a ±1 % jitter (never constant), each repeat in its own order (identical repeats are refused as copies). */
 const setAll = (f: (c: Cfg) => number) => (used: Cfg[]) => {
-  for (const c of used) c['samplesNs'] = samples(c).map((_, i) => f(c) * 1000 * (1 + ((i % 5) - 2) * 0.005));
+  for (const c of used) c['samplesNs'] = samples(c).map((_, i) => f(c) * 1000 * (1 + (((i + (c['repeat'] as number)) % 5) - 2) * 0.005));
 };
 const x = (c: Cfg, over: string) => c[over] as number;
 
@@ -111,7 +111,7 @@ describe('doctored runs: shapes, ties and signs', () => {
           claim.id,
           doctor(claim, (used) => {
             // Both sides the same samples at every pair: a ratio of exactly 1 ± noise.
-            for (const cfg of used) cfg['samplesNs'] = samples(cfg).map((_, i) => 100_000 * (1 + ((i % 5) - 2) * 0.005));
+            for (const cfg of used) cfg['samplesNs'] = samples(cfg).map((_, i) => 100_000 * (1 + (((i + (cfg['repeat'] as number)) % 5) - 2) * 0.005));
           }),
         );
         // With a slack ("never more expensive" allows 10 % either way) a tie is what the claim allows; without, it differs.

@@ -90,7 +90,7 @@ test('the recorded busy VM: load and pressure flagged, cpufreq absent, settings 
   assert.match(byId(checks, 'pinning').found, /^0-1 \(2 CPUs\)/);
   assert.match(byId(checks, 'pinning').why, /several-fold/);
   assert.equal(byId(checks, 'tracer').status, 'ok');
-  assert.match(doctorSummary(checks), /^doctor: 1 to look at \(load and CPU pressure now: .*\), 13 fine or informational/);
+  assert.match(doctorSummary(checks), /^doctor: 1 to look at \(load and CPU pressure now: .*\), 14 fine or informational/);
   assert.deepEqual(
     cgroupDirs(VM.files, 'memory').map((d) => d.dir),
     ['/sys/fs/cgroup/memory/jobs/runner', '/sys/fs/cgroup/memory/jobs', '/sys/fs/cgroup/memory'],
@@ -196,7 +196,8 @@ test('forklab doctor --json through the CLI: every check with found/why/command,
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout) as { summary: string; checks: DoctorCheck[] };
   assert.match(out.summary, /^doctor: /);
-  assert.equal(out.checks.length, 14);
+  assert.equal(out.checks.length, 16);
+  assert.match(out.checks.find((c) => c.id === 'probe')?.found ?? '', /^(built here|prebuilt, build id linux-)/);
   for (const c of out.checks) assert.ok(['ok', 'warn', 'info'].includes(c.status) && typeof c.found === 'string' && typeof c.why === 'string', c.id);
   const both = runCli(box, ['doctor', '--apply', '--reset'], { env: { HOME: home } });
   assert.equal(both.code, 2);

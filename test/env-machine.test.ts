@@ -196,3 +196,13 @@ test('buildMachineRecord: systemd-detect-virt answers', () => {
   );
   assert.equal(both.virtualization, 'docker on kvm');
 });
+
+test('buildMachineRecord: the probe set given is kept; an arm64 process with an x86 /proc/cpuinfo is emulated', () => {
+  const probe = { origin: 'prebuilt' as const, buildId: 'linux-arm64-0123456789ab', dir: '/p/prebuilds/linux-arm64' };
+  const m = buildMachineRecord(fakeMachine({ '/proc/cpuinfo': 'processor\t: 0\nvendor_id\t: AuthenticAMD\nflags\t\t: fpu sse2\n' }, {}), { pinCpu: null, probe });
+  assert.deepEqual(m.probe, probe);
+  assert.match(m.emulation ?? '', /^arm64 process on an x86 CPU/);
+  const native = buildMachineRecord(fakeMachine({ '/proc/cpuinfo': 'processor\t: 0\nFeatures\t: fp asimd\nCPU implementer\t: 0x41\n' }, {}), { pinCpu: null });
+  assert.equal(native.emulation, null);
+  assert.equal(native.probe, undefined);
+});

@@ -7,6 +7,7 @@ import { parseRuntimes } from '../src/experiments/runtimes/params.js';
 import type { RuntimeEntry } from '../src/experiments/runtimes/discover.js';
 import { which } from '../src/experiments/runtimes/discover.js';
 import { growthVerdict, heapSlope } from '../src/experiments/runtimes/slope.js';
+import { libuvLabel, libuvNote, libuvSpawn } from '../src/experiments/runtimes/libuv.js';
 import { forklabChildrenOf } from './helpers/procs.js';
 import { testContext } from './helpers/context.js';
 import { renderView } from '../src/report/terminal.js';
@@ -39,6 +40,7 @@ test('a Node-only run: every configuration measured, the mechanism observed, a v
   assert.equal(s.cells.length, 4);
   assert.equal(s.lines.length, 2);
   for (const l of s.lines) {
+    assert.equal(l.libuv, process.versions.uv, "each Node line carries its libuv version, from the driver's info line");
     assert.ok(l.slope, 'two heap sizes give a slope');
     assert.ok(['flat', 'grows', 'unclear'].includes(l.verdict));
   }
@@ -185,9 +187,10 @@ test('the view answers first: runtime · version · call · mechanism · µs at 
     repeatMediansNs: [us * 1000],
     failedRepeats: 0,
   });
-  const line = (runtime: string, variant: string, version: string, verdict: 'flat' | 'grows') => ({
+  const line = (runtime: string, variant: string, version: string, verdict: 'flat' | 'grows', libuv: string | null = null) => ({
     runtime,
     runtimeVersion: version,
+    libuv,
     variant,
     heapKind: variant.startsWith('go/') ? 'slices' : 'buffers',
     slope: null,
@@ -211,7 +214,7 @@ test('the view answers first: runtime · version · call · mechanism · µs at 
         { runtime: 'go1.19', variant: 'go/exec', result: observed('posix_spawn'), text: 'posix_spawn' },
       ],
       cells: [cell('node24', 'node/spawn', 0, 1800), cell('node24', 'node/spawn', 1024, 17000), cell('go1.19', 'go/exec', 0, 700), cell('go1.19', 'go/exec', 1024, 750)],
-      lines: [line('node24', 'node/spawn', '24.22.3', 'grows'), line('go1.19', 'go/exec', '1.19.8', 'flat')],
+      lines: [line('node24', 'node/spawn', '24.22.3', 'grows', '1.52.1'), line('go1.19', 'go/exec', '1.19.8', 'flat')],
     },
   } as unknown as Parameters<typeof runtimesExperiment.view>[0];
   const blocks = runtimesExperiment.view(run);
@@ -220,9 +223,12 @@ test('the view answers first: runtime · version · call · mechanism · µs at 
   assert.deepEqual(first.header, ['runtime', 'version', 'call', 'mechanism', 'µs at 0 MB', 'µs at 1 GiB', 'grows?']);
   assert.deepEqual(first.rows, [
     ['go1.19', '1.19.8', 'os/exec Cmd.Run', 'posix_spawn', '700', '750', 'no'],
-    ['node24', '24.22.3', 'child_process.spawn (buffers)', 'fork', '1,800', '17,000', 'grows'], // thousands separators, as every report writes them,
+    ['node24', '24.22.3', 'child_process.spawn (buffers)', 'fork · libuv 1.52.1', '1,800', '17,000', 'grows'], // thousands separators, as every report writes them,
   ]);
   const text = renderView(blocks, { color: false });
+  assert.match(text, /libuv 1\.52\.1 here\)\. Every libuv release up to 1\.52\.1 forks on Linux; its posix_spawn path \(libuv\/libuv#3520\)/);
+  assert.match(text, /makes child_process flat by itself/);
+  assert.equal(text.split('fork · libuv 1.52.1').length - 1, 2, 'the growth table shows the libuv beside the mechanism too');
   assert.match(text, /By mechanism/);
   assert.match(text, /JDK|golang\/go#5838/, 'the documented history of the runtimes in the run, with sources');
   assert.ok(text.indexOf('Does it fork?') < text.indexOf('Runtimes\n'), 'the answer comes before the inventory');
@@ -230,4 +236,18 @@ test('the view answers first: runtime · version · call · mechanism · µs at 
     blocks.some((b) => b.kind === 'latency-chart'),
     'a chart per mechanism',
   );
+});
+
+test("a Node's libuv version says whether its child_process forks: every release up to 1.52.1 does, a newer one may not", () => {
+  assert.deepEqual(libuvSpawn('1.46.0'), { state: 'forks', version: '1.46.0' });
+  assert.deepEqual(libuvSpawn('1.52.1'), { state: 'forks', version: '1.52.1' });
+  assert.deepEqual(libuvSpawn('1.53.0'), { state: 'may-posix-spawn', version: '1.53.0' });
+  assert.deepEqual(libuvSpawn('2.0.0-dev'), { state: 'may-posix-spawn', version: '2.0.0-dev' });
+  assert.deepEqual(libuvSpawn(null), { state: 'unknown' });
+  assert.deepEqual(libuvSpawn('x'), { state: 'unknown' });
+  assert.equal(libuvLabel('1.51.0'), 'libuv 1.51.0');
+  assert.match(libuvLabel('1.53.0'), /newer than 1\.52\.1: may have libuv\/libuv#3520/);
+  assert.equal(libuvNote([null]), null, 'no note without a libuv version');
+  assert.match(libuvNote(['1.52.1', '1.46.0', '1.52.1'])!, /libuv 1\.46\.0, 1\.52\.1 here/);
+  assert.match(libuvNote(['1.53.0'])!, /1\.53\.0 is newer than every release checked/);
 });

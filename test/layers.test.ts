@@ -1,4 +1,4 @@
-// Layers point one way: probe → runner → experiments → document → store → claims → report → cli, on a
+// Layers point one way: probe → runner → experiments → document → store → claims → report → fleet → lab → cli, on a
 // ground of libraries every layer may use (stats, env, reference, text, errors, version). An import from a
 // lower layer to a higher one, or between two ground libraries, fails here, naming the file and the import.
 import { test } from 'node:test';
@@ -24,7 +24,8 @@ export const RANKS: Readonly<Record<string, number>> = {
   claims: 6,
   report: 7,
   fleet: 7.5,
-  cli: 8,
+  lab: 8,
+  cli: 9,
 };
 
 function sources(dir: string): string[] {

@@ -11,9 +11,13 @@ export interface Range {
   high: number;
 }
 
-/** holds: the whole interval inside [lo, hi]; differs: entirely outside; inconclusive: across an edge. */
+/**
+ * holds: the whole interval strictly inside the band; differs: entirely outside; inconclusive: across an edge, or
+ * touching one. An edge is where the claim stops being true: a value on it (readings of integer kB whose median
+ * lands exactly there, say) cannot tell which side the truth is on, so it never holds.
+ */
 export function against(iv: Range, [lo, hi]: readonly [number, number]): Outcome {
-  if (iv.low >= lo && iv.high <= hi) return 'holds';
+  if (iv.low > lo && iv.high < hi) return 'holds';
   if (iv.high < lo || iv.low > hi) return 'differs';
   return 'inconclusive';
 }
@@ -70,8 +74,9 @@ export function placement(iv: Range, [lo, hi]: readonly [number, number], fmt: (
   const what = iv.low === iv.high ? 'the value (the same in every resample)' : 'the whole interval';
   if (o === 'holds') return `${what} lies inside the band`;
   if (o === 'differs') return iv.low > hi ? `${what} lies above the band` : `${what} lies below the band`;
-  const edges = [iv.low < lo && iv.high >= lo ? fmt(lo) : null, iv.high > hi && iv.low <= hi ? fmt(hi) : null].filter(Boolean);
-  return `the interval straddles the band's edge at ${edges.join(' and ')}`;
+  const edges = [iv.low <= lo && iv.high >= lo ? fmt(lo) : null, iv.high >= hi && iv.low <= hi ? fmt(hi) : null].filter(Boolean);
+  if (iv.low === iv.high) return `the value lies on the band's edge at ${edges.join(' and ')}, where no reading can tell which side the truth is on`;
+  return `the interval ${iv.low === lo || iv.high === hi ? 'reaches' : 'straddles'} the band's edge at ${edges.join(' and ')}`;
 }
 
 /** What would settle an inconclusive verdict, given how many repeats the data have and whether their probes were already pinned. */

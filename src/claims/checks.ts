@@ -4,7 +4,7 @@
 // data throws NotMeasurable.
 import type { ApproxEqualCheck, BooleanCheck, Check, CountPerCheck, Expectation, GreaterCheck, Series, SpreadCheck } from '../reference/published.js';
 import { allOf, against, placement, type Outcome } from './bands.js';
-import { checkPositive, checkRepeats, positiveRatio, strictlyAbove } from './evidence.js';
+import { checkIdenticalRepeats, checkPositive, checkRepeats, positiveRatio, strictlyAbove } from './evidence.js';
 import { fmtFactor, fmtMetric, fmtNum, fmtPercent } from './format.js';
 import { eachOf, finite, judgeExpectation, scaled, statOf, where, withInterval, type JudgeContext, type Judgement } from './judgement.js';
 import { combined } from './quantity.js';
@@ -12,7 +12,20 @@ import { pooledStatistic } from '../stats/resample.js';
 import type { CheckStatistic } from '../reference/published.js';
 import { plainMark, plainPair, plainSeries, plainWhere } from './plain.js';
 import { baseWords } from '../text/words.js';
-import { NotMeasurable, configValues, describeRestriction, describeSeries, keyOf, narrow, nsTo, operandGroups, select, type Config, type Restriction } from './select.js';
+import {
+  NotMeasurable,
+  configValues,
+  describeRestriction,
+  describeSeries,
+  identityKey,
+  keyOf,
+  narrow,
+  nsTo,
+  operandGroups,
+  select,
+  type Config,
+  type Restriction,
+} from './select.js';
 
 function tryEachOf(data: JudgeContext['data'], sel: Series, keys: readonly string[]): Restriction[] {
   try {
@@ -57,7 +70,11 @@ export function judgeOperandExpectation(c: Check & Expectation, ctx: JudgeContex
             ],
         `${data.experiment}: ${label}`,
       );
-      const q = { ...combined([num, den], stat, ([x, y]) => (size ? (y! > 0 ? Math.abs(x!) / y! : NaN) : positiveRatio(x!, y!))), multiplicative: !size };
+      const q = {
+        ...combined([num, den], stat, ([x, y]) => (size ? (y! > 0 ? Math.abs(x!) / y! : NaN) : positiveRatio(x!, y!))),
+        multiplicative: !size,
+        drift: size ? ('absolute' as const) : ('log' as const),
+      };
       // A ratio of positive quantities is never below 0, however far few repeats widen its interval.
       return judgeExpectation(q, 1, c, 'ratio', label, ctx, 0);
     }
@@ -171,7 +188,7 @@ export function judgeCountPer(c: CountPerCheck, ctx: JudgeContext): Judgement {
   }
   if (byRepeat.size === 0) throw new NotMeasurable(`${data.experiment} does not record ${c.field} for ${describeSeries(c.series)}`);
   const groups = [...byRepeat.entries()].sort(([a], [b]) => a - b).map(([, v]) => v);
-  const m = scaled({ groups: [groups], keys: [keyOf(data, configs)], stat: 'mean', combine: (s) => s[0]! }, 1, ctx, `${c.field} per page`);
+  const m = scaled({ groups: [groups], keys: [keyOf(data, configs)], stat: 'mean', combine: (s) => s[0]!, drift: 'absolute', readings: true }, 1, ctx, `${c.field} per page`);
   const b: [number, number] = [c.expected - c.maxAbsDeviation, c.expected + c.maxAbsDeviation];
   const iv = m.interval ?? { low: m.point, high: m.point };
   const fmt = (x: number) => x.toFixed(4);
@@ -200,11 +217,18 @@ export function judgeSpread(c: SpreadCheck, ctx: JudgeContext): Judgement {
       true,
       plainSeries(r),
     );
+    checkIdenticalRepeats(data, configs, plainSeries(r), (cfg) => identityKey(data, cfg));
     // Each repeat is its own series, resampled within itself: the interval says whether the repeats' statistics
     // differ by more than their own sampling noise explains.
     const groups = configs.map((cfg) => [configValues(cfg)!]);
     const spread = (s: readonly number[]) => (Math.max(...s) - Math.min(...s)) / (s.reduce((a, b) => a + b, 0) / s.length);
-    const m = scaled({ groups, keys: configs.map((cfg) => keyOf(data, [cfg])), stat, combine: spread }, 1, { ...ctx, data: { ...data, paired: false } }, 'the spread', 0);
+    const m = scaled(
+      { groups, keys: configs.map((cfg) => keyOf(data, [cfg])), stat, combine: spread, drift: 'absolute' },
+      1,
+      { ...ctx, data: { ...data, paired: false } },
+      'the spread',
+      0,
+    );
     const iv = m.interval ?? { low: m.point, high: m.point };
     const o = against(iv, [-Infinity, c.maxRelativeSpread]);
     outcomes.push(o);

@@ -25,4 +25,10 @@ export interface ExperimentData {
   params?: Record<string, unknown>[];
   /** Every configuration, failed ones too: what the run attempted. */
   allConfigs?: Config[];
+  /** The uuids of the runs behind these data (those stored): never their own history. */
+  runIds?: string[];
+  /** The identity fields one probe fixes where a probe measures several configurations round by round (spawn). */
+  probeKeys?: readonly string[];
+  /** Separate runs pooled here (a settle look belongs to the run it settles): the drift of their mean is τ ÷ √sessions. */
+  sessions?: number;
 }

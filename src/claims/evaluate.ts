@@ -12,6 +12,9 @@ import type { JudgeContext, Judgement } from './judgement.js';
 import { judgePerEntry, judgeSlopeRatio } from './lines.js';
 import { judgeFlat, judgeGrowsLinearly } from './shapes.js';
 import { NotMeasurable, dataFor, type ExperimentData } from './select.js';
+import { QuantityLog, type DriftOptions, type QuantityEstimate } from './drift.js';
+import { applyDrift, summarizeDrift, type VerdictDrift } from './drift-words.js';
+import type { Range } from './bands.js';
 
 export type VerdictValue = 'holds' | 'differs' | 'inconclusive' | 'not-measurable';
 export const VERDICT_VALUES: readonly VerdictValue[] = ['holds', 'differs', 'inconclusive', 'not-measurable'];
@@ -28,6 +31,10 @@ export interface Verdict extends Pick<Judgement, 'measured' | 'published' | 'fac
   notes: string[];
   /** Inconclusive only: what would settle it. */
   settle?: string;
+  /** The drift between runs on this machine that widened its intervals (absent: judged --within-run, or no interval). */
+  drift?: VerdictDrift;
+  /** What this run alone says, with today's intervals (as --within-run gives them), where the drift widened them. */
+  withinRun?: { verdict: 'holds' | 'differs' | 'inconclusive'; interval?: Range };
 }
 
 export interface EvaluateOptions {
@@ -37,6 +44,12 @@ export interface EvaluateOptions {
   confidence?: number;
   /** Why an experiment has no document, by experiment name (e.g. "not available in this forklab"). */
   absent?: Readonly<Record<string, string>>;
+  /** The machine's drift between runs: absent, today's intervals (within-run); else widened (src/claims/drift.ts). */
+  drift?: DriftOptions;
+  /** Quantities measured for earlier claims on the same documents (evaluateClaims shares one among its claims). */
+  measured?: Map<string, unknown>;
+  /** Handed each judged claim's within-run quantity estimates (to be kept as history for later runs). */
+  collect?: (claim: Claim, estimates: Readonly<Record<string, QuantityEstimate>>) => void;
 }
 
 function hasExpectation(c: Check): c is Check & Expectation {
@@ -81,13 +94,24 @@ export function evaluateClaim(docs: readonly RunDocument[], claim: Claim, opts: 
   let data: ExperimentData | null = null;
   try {
     data = dataFor(docs, claim.experiment, opts.absent?.[claim.experiment]);
-    const j = judge(claim.check, { data, kind: claim.kind, seed: opts.seed ?? 1, confidence: opts.confidence ?? 0.95 });
+    const log = new QuantityLog(claim.id, opts.measured);
+    const ctx: JudgeContext = { data, kind: claim.kind, seed: opts.seed ?? 1, confidence: opts.confidence ?? 0.95, log };
+    // Today's intervals first; then, unless asked for them alone, the same quantities widened by the drift.
+    const within = judge(claim.check, ctx);
+    const widen = opts.drift !== undefined && opts.drift.withinRun !== true;
+    let j = within;
+    if (widen) {
+      log.restart();
+      j = judge(claim.check, { ...ctx, drift: opts.drift });
+    }
+    opts.collect?.(claim, log.estimates);
     const notes = [...(j.notes ?? []), ...data.notes];
     if (j.minRepeats === 1 && j.outcome !== 'inconclusive') notes.push('one repeat only: the interval shows iteration noise, not run-to-run swings');
     const v: Verdict = { ...base, verdict: j.outcome, measured: j.measured, published: j.published, factor: j.factor, detail: j.detail, notes };
     if (j.interval) v.interval = j.interval;
     if (j.plain) v.plain = j.plain;
     if (j.outcome === 'inconclusive') v.settle = settleAdvice(j.minRepeats ?? null, data.pinned === true);
+    if (widen && log.used.length > 0) applyDrift(v, summarizeDrift(log.used), within, data.sessions ?? 1);
     return v;
   } catch (e) {
     // NotMeasurable: data missing or a condition not met; RangeError: the statistics could not be computed.
@@ -99,5 +123,6 @@ export function evaluateClaim(docs: readonly RunDocument[], claim: Claim, opts: 
 
 /** One verdict per claim, in the claims' order. */
 export function evaluateClaims(docs: readonly RunDocument[], claims: readonly Claim[], opts: EvaluateOptions = {}): Verdict[] {
-  return claims.map((c) => evaluateClaim(docs, c, opts));
+  const measured = opts.measured ?? new Map<string, unknown>();
+  return claims.map((c) => evaluateClaim(docs, c, { ...opts, measured }));
 }

@@ -42,6 +42,25 @@ export function checkSeries(data: ExperimentData, repeats: readonly (readonly nu
 }
 
 /**
+ * Timings of one configuration in two repeats (two fresh probe processes) that are the same sample for sample: no
+ * real clock gives that (a copy of one repeat's samples into another would). Throws NotMeasurable naming them.
+ */
+export function checkIdenticalRepeats(data: ExperimentData, configs: readonly Config[], what: string, identity: (c: Config) => string): void {
+  const seen = new Map<string, { repeat: unknown; key: string }>();
+  for (const c of configs) {
+    const s = c['samplesNs'];
+    if (!Array.isArray(s) || s.length < 2) continue;
+    const key = `${identity(c)}\n${s.join(',')}`;
+    const first = seen.get(key);
+    if (first && first.repeat !== c['repeat'])
+      throw new NotMeasurable(
+        `${data.experiment} ${what}: identical repeats: repeat ${String(c['repeat'])}'s ${s.length} samples are repeat ${String(first.repeat)}'s, sample for sample, which no real machine produces (fresh probe processes never time alike to the nanosecond); copied data are not evidence`,
+      );
+    if (!first) seen.set(key, { repeat: c['repeat'], key });
+  }
+}
+
+/**
  * The configurations of several runs of one experiment, each run's repeats numbered on after the previous run's:
  * two runs of three probes are six repeats, not three pooled pairwise (what reproduce --settle adds).
  */

@@ -4,9 +4,11 @@ import type { RunDocument } from '../document/run.js';
 import { loadPublished, type Published } from '../reference/published.js';
 import { evaluateClaims, type Verdict } from './evaluate.js';
 import { compareFigures, type FigureComparison } from './figures.js';
+import type { DriftOptions, QuantityEstimate } from './drift.js';
 
 export const VERDICTS_SCHEMA = 'forklab.verdicts';
-export const VERDICTS_VERSION = 1;
+/** 2: every verdict says the drift between runs its intervals were widened by (`drift`) and what this run alone says (`withinRun`). */
+export const VERDICTS_VERSION = 2;
 
 export interface JudgeOptions {
   /** Articles to judge (ids); default: every article with at least one of its experiments among the documents. */
@@ -17,12 +19,21 @@ export interface JudgeOptions {
   confidence?: number;
   /** Why an experiment has no document, by name; default "no run of X was given". */
   absent?: Readonly<Record<string, string>>;
+  /**
+   * The drift between runs (src/claims/drift.ts): by default every interval is widened by the stated prior; give
+   * the machine's earlier runs as `history` to learn it, or `withinRun` for today's intervals alone.
+   */
+  drift?: DriftOptions;
 }
 
 export interface Judged {
   articles: string[];
   verdicts: Verdict[];
   figures: FigureComparison[];
+  /** Within-run estimates of every quantity judged, by experiment and key: what later runs learn the drift from. */
+  estimates?: Record<string, Record<string, QuantityEstimate>>;
+  /** Today's intervals only (--within-run). */
+  withinRun?: boolean;
 }
 
 /** The articles whose experiments the documents cover, in the published order. */
@@ -39,13 +50,18 @@ export function judgeDocuments(docs: readonly RunDocument[], opts: JudgeOptions,
     for (const e of Array.isArray(a.experiment) ? a.experiment : [a.experiment])
       if (!docs.some((d) => d.experiment === e)) absent[e] = opts.absent?.[e] ?? `no run of ${e} was given`;
   const claims = p.claims.filter((c) => ids.has(c.article));
-  const verdicts = evaluateClaims(docs, claims, { seed: opts.seed, absent, confidence: opts.confidence ?? 0.95 });
+  const estimates: Record<string, Record<string, QuantityEstimate>> = {};
+  const collect = (c: { experiment: string }, e: Readonly<Record<string, QuantityEstimate>>) => {
+    estimates[c.experiment] = { ...estimates[c.experiment], ...e };
+  };
+  const drift = opts.drift ?? {};
+  const verdicts = evaluateClaims(docs, claims, { seed: opts.seed, absent, confidence: opts.confidence ?? 0.95, drift, collect });
   const figures = compareFigures(
     docs,
     p.figures.filter((f) => ids.has(f.article)),
     { claims, verdicts, seed: opts.seed, absent },
   );
-  return { articles: p.articles.filter((a) => ids.has(a.id)).map((a) => a.id), verdicts, figures };
+  return { articles: p.articles.filter((a) => ids.has(a.id)).map((a) => a.id), verdicts, figures, estimates, ...(drift.withinRun ? { withinRun: true } : {}) };
 }
 
 /** A run a judgement rests on, as the JSON of `forklab judge --json` names it. */
@@ -67,12 +83,13 @@ export interface VerdictsDocument extends Judged {
 }
 
 export function verdictsDocument(docs: readonly RunDocument[], judged: Judged, seed: number, forklabVersion: string): VerdictsDocument {
+  const { estimates: _kept, ...shown } = judged;
   return {
     schema: VERDICTS_SCHEMA,
     schemaVersion: VERDICTS_VERSION,
     forklabVersion,
     seed,
     runs: docs.map((d) => ({ runId: d.runId, experiment: d.experiment, startedAt: d.startedAt, hostname: String(d.machine?.hostname ?? ''), complete: d.complete })),
-    ...judged,
+    ...shown,
   };
 }

@@ -6,7 +6,8 @@ import { checkCells } from './evidence.js';
 import { against, band, describeBand, placement, type Outcome, type Range } from './bands.js';
 import { fmtInUnit } from './format.js';
 import { measureQuantity, type Quantity } from './quantity.js';
-import { NotMeasurable, combinations, describeRestriction, describeSeries, select, type ExperimentData, type Restriction } from './select.js';
+import { driftClass, quantityKey, widenByDrift, type DriftOptions, type QuantityLog } from './drift.js';
+import { NotMeasurable, combinations, describeRestriction, describeSeries, probeOf, select, type ExperimentData, type Restriction } from './select.js';
 
 export interface Judgement {
   outcome: Outcome;
@@ -32,6 +33,10 @@ export interface JudgeContext {
   seed: number;
   /** Of every interval (default 0.95). */
   confidence?: number;
+  /** The claim's quantities as they are measured: their keys, within-run figures and drift (src/claims/drift.ts). */
+  log?: QuantityLog;
+  /** How the machine's drift between runs widens every interval; absent or withinRun: not at all. */
+  drift?: DriftOptions;
 }
 
 export const statOf = (c: Check): CheckStatistic => c.statistic ?? 'median';
@@ -55,17 +60,37 @@ export function eachOf(data: ExperimentData, sel: Series, keys: readonly string[
   return combinations(configs, keys, data);
 }
 
-/** A measured quantity scaled to the claim's unit: its value and its interval (null: single readings). */
+/**
+ * A measured quantity scaled to the claim's unit: its value and its interval (null: single readings). With a log,
+ * its within-run figures are recorded under its key, and with drift options the interval is widened by this
+ * machine's drift between runs of it before anything is compared with a band (src/claims/drift.ts).
+ */
 export function scaled(q: Quantity, scale: number, ctx: JudgeContext, label: string, floor = -Infinity): { point: number; interval: Range | null; minRepeats: number } {
-  const m = measureQuantity(q, { seed: ctx.seed, paired: ctx.data.paired, confidence: ctx.confidence ?? 0.95 });
+  const confidence = ctx.confidence ?? 0.95;
+  const measure = () => measureQuantity(q, { seed: ctx.seed, paired: ctx.data.paired, confidence, probeOf: (k) => probeOf(ctx.data, k) });
+  const log = ctx.log;
+  // The same quantity of the same data (its label names what it computes, its keys which configurations, in order)
+  // is measured once for every claim that judges it.
+  const what = `${label}|${q.keys.join(';')}|${q.stat}|${q.multiplicative === true}|${ctx.data.paired}|${confidence}|${ctx.seed}`;
+  const m = log ? log.remembered(log.next(), measure, what) : measure();
   const point = m.point * scale;
   if (!Number.isFinite(point)) throw new NotMeasurable(`${label} is not a finite number (a denominator of 0?)`);
-  // `floor`: the least value the quantity can take (max ÷ min is never below 1), where a widened interval stops.
-  const iv = m.interval
-    ? { low: Math.max(floor, Math.min(m.interval.low * scale, m.interval.high * scale)), high: Math.max(m.interval.low * scale, m.interval.high * scale) }
-    : null;
+  // The interval always holds its own point (a percentile interval of a median of tied readings may not).
+  let iv = m.interval ? { low: Math.min(m.interval.low * scale, m.interval.high * scale, point), high: Math.max(m.interval.low * scale, m.interval.high * scale, point) } : null;
   if (iv && Number.isNaN(iv.low)) return { point, interval: { low: -Infinity, high: Infinity }, minRepeats: m.minRepeats };
-  return { point, interval: iv, minRepeats: m.minRepeats };
+  if (log && iv && Number.isFinite(iv.low) && Number.isFinite(iv.high)) {
+    const driftScale = q.drift ?? (q.multiplicative ? 'log' : 'relative');
+    const key = log.unique(quantityKey(log.claimId, label, ctx.data, q.keys));
+    const est = { point, low: iv.low, high: iv.high, confidence, scale: driftScale, class: driftClass(q.readings === true, driftScale) };
+    log.estimates[key] = est;
+    const widened = ctx.drift && !ctx.drift.withinRun ? widenByDrift(est, key, label, ctx.data, ctx.drift) : null;
+    if (widened) {
+      iv = widened.interval;
+      log.used.push(widened.used);
+    }
+  }
+  // `floor`: the least value the quantity can take (max ÷ min is never below 1), where a widened interval stops.
+  return { point, interval: iv ? { low: Math.max(floor, iv.low), high: iv.high } : null, minRepeats: m.minRepeats };
 }
 
 /** "= 2.1× [95 % CI 1.9×–2.3×]" or "= 16940 kB (one reading per repeat, no spread to resample)". */

@@ -14,6 +14,8 @@ export interface Points {
   xs: number[];
   groups: number[][][];
   keys: string[];
+  /** Read from a metric, not timed. */
+  readings: boolean;
 }
 
 /** The series' values at each distinct x, repeat by repeat; at least `minX` distinct x values. */
@@ -30,18 +32,18 @@ export function points(data: ExperimentData, sel: Series, over: string, metric: 
     throw new NotMeasurable(
       `${data.experiment}: ${describeSeries(sel)} was measured at ${xs.length === 1 ? `one ${over} only` : `${xs.length} values of ${over}`} (${xs.join(', ')}); ${minX === 2 ? 'a line needs two' : `a linear trend needs at least ${minX}`}`,
     );
-  return { xs, groups: xs.map((x) => repeatValues(data, byX.get(x)!, metric, sel)), keys: xs.map((x) => keyOf(data, byX.get(x)!)) };
+  return { xs, groups: xs.map((x) => repeatValues(data, byX.get(x)!, metric, sel)), keys: xs.map((x) => keyOf(data, byX.get(x)!)), readings: metric !== undefined };
 }
 
 export const slopeOf = (xs: readonly number[], ys: readonly number[]) => linearFit(xs, ys).slope;
 
 export function lineQuantity(p: Points, stat: CheckStatistic, f: (ys: readonly number[]) => number): Quantity {
-  return { groups: p.groups, keys: p.keys, stat, combine: f };
+  return { groups: p.groups, keys: p.keys, stat, combine: f, readings: p.readings };
 }
 
 export function twoLines(a: Points, b: Points, stat: CheckStatistic, f: (ya: readonly number[], yb: readonly number[]) => number): Quantity {
   const k = a.groups.length;
-  return { groups: [...a.groups, ...b.groups], keys: [...a.keys, ...b.keys], stat, combine: (s) => f(s.slice(0, k), s.slice(k)) };
+  return { groups: [...a.groups, ...b.groups], keys: [...a.keys, ...b.keys], stat, combine: (s) => f(s.slice(0, k), s.slice(k)), readings: a.readings && b.readings };
 }
 
 /** ys of a line, minus another series' statistic at the same x where the check subtracts one. */
@@ -63,7 +65,7 @@ export function minusPoints(
     groups.push(m.groups[j]!);
     keys.push(m.keys[j]!);
   }
-  return { q: { xs: p.xs, groups, keys }, k: p.groups.length };
+  return { q: { xs: p.xs, groups, keys, readings: p.readings && m.readings }, k: p.groups.length };
 }
 
 /** The fitted slope through a line's statistics at each x, on the pooled data. */

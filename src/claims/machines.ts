@@ -49,15 +49,20 @@ export function whyApart(groups: readonly MachineGroup[]): string {
   return machineDifferences(groups[0]!.docs[0]!.machine, groups[1]!.docs[0]!.machine).join('; ');
 }
 
-/** Every machine judged on its own runs. */
-export function judgeEachMachine(docs: readonly RunDocument[], opts: JudgeOptions, p?: Published): { group: MachineGroup; judged: Judged }[] {
-  return groupByMachine(docs).map((group) => ({ group, judged: judgeDocuments(group.docs, opts, p) }));
+/** Every machine judged on its own runs (and, given `driftOf`, with the drift between runs learnt from its own history). */
+export function judgeEachMachine(
+  docs: readonly RunDocument[],
+  opts: JudgeOptions,
+  p?: Published,
+  driftOf?: (group: MachineGroup) => JudgeOptions['drift'],
+): { group: MachineGroup; judged: Judged }[] {
+  return groupByMachine(docs).map((group) => ({ group, judged: judgeDocuments(group.docs, driftOf ? { ...opts, drift: driftOf(group) } : opts, p) }));
 }
 
-/** The runs of several machines pooled into one judgement, which every verdict notes. */
+/** The runs of several machines pooled into one judgement, which every verdict notes. No machine's history applies to the pool. */
 export function judgeMixed(docs: readonly RunDocument[], opts: JudgeOptions, p?: Published): Judged {
   const groups = groupByMachine(docs);
-  const judged = judgeDocuments(docs, opts, p);
+  const judged = judgeDocuments(docs, groups.length > 1 && opts.drift?.history ? { ...opts, drift: { ...opts.drift, history: {} } } : opts, p);
   if (groups.length < 2) return judged;
   const note = `pooled from ${groups.length} machines (${groups.map((g) => g.label).join(', ')}; --mix-machines): the interval counts the machines' differences as noise`;
   return { ...judged, verdicts: judged.verdicts.map((v) => ({ ...v, notes: [...v.notes, note] })) };

@@ -6,6 +6,7 @@ import type { CheckStatistic } from '../reference/published.js';
 import { clusterWidening, widen } from '../stats/clusters.js';
 import { bootstrapQuantity, pooledStatistic, type Block } from '../stats/resample.js';
 import type { Range } from './bands.js';
+import type { DriftScale } from '../stats/drift.js';
 import type { OperandGroups } from './select.js';
 
 export interface Quantity {
@@ -22,6 +23,13 @@ export interface Quantity {
    * on the linear scale.
    */
   multiplicative?: boolean;
+  /**
+   * How the quantity varies from run to run (src/stats/drift.ts): `log` (many-fold, the default of a multiplicative
+   * quantity), `relative` (additive but positive by nature, the default otherwise), `absolute` (a share that may sit at 0).
+   */
+  drift?: DriftScale;
+  /** Every group is a reading of a metric (kB, faults, bytes), not a timing: its drift is a reading's. */
+  readings?: boolean;
 }
 
 export interface Measured {
@@ -39,6 +47,11 @@ export interface MeasureContext {
   seed: number;
   /** The experiment times its series in the same iterations. */
   paired: boolean;
+  /**
+   * The probe processes a group's configurations come from (a group key → its probes), where one probe measures
+   * several configurations round by round (spawn's methods): groups of the same probes share their iteration draws.
+   */
+  probeOf?: (key: string) => string;
   /** Of the interval (default 0.95; stricter on later looks of reproduce --settle). */
   confidence?: number;
 }
@@ -54,14 +67,20 @@ const shapeOf = (g: number[][]) => g.map((r) => r.length).join('/');
  * unpaired experiment with the same number of repeats were measured round by round (repeat r of each in round
  * r): one block in rounds, each configuration once.
  */
-function blocksOf(q: Quantity, paired: boolean): { blocks: Block[]; slot: number[] } {
+function blocksOf(q: Quantity, paired: boolean, probeOf?: (key: string) => string): { blocks: Block[]; slot: number[] } {
   const repeats = new Set(q.groups.map((g) => g.length));
   if (!paired && repeats.size === 1 && q.groups.length > 1) {
-    // the same configuration (one probe's readings) is drawn together, iteration by iteration
+    // the same configuration (one probe's readings) is drawn together, iteration by iteration, and so are
+    // configurations timed round by round in the same probes (when they have the same samples per repeat)
     const first = new Map<string, number>();
     const together = q.keys.map((k, i) => {
-      if (!first.has(k)) first.set(k, i);
-      return first.get(k)!;
+      if (first.has(k)) return first.get(k)!; // the same configurations
+      const probe = probeOf ? `probe:${probeOf(k)}` : null;
+      const at = probe !== null ? first.get(probe) : undefined;
+      const g = at !== undefined && shapeOf(q.groups[at]!) === shapeOf(q.groups[i]!) ? at : i;
+      first.set(k, g);
+      if (probe !== null && at === undefined) first.set(probe, i);
+      return g;
     });
     return { blocks: [{ series: q.groups, rounds: true, together }], slot: q.groups.map((_, i) => i) };
   }
@@ -87,7 +106,7 @@ export function measureQuantity(q: Quantity, ctx: MeasureContext): Measured {
   const point = pointOf(q);
   const minRepeats = Math.min(...q.groups.map((g) => g.length));
   if (q.groups.every((g) => g.reduce((a, r) => a + r.length, 0) < 2)) return { point, interval: null, minRepeats };
-  const { blocks, slot } = blocksOf(q, ctx.paired);
+  const { blocks, slot } = blocksOf(q, ctx.paired, ctx.probeOf);
   const ci = bootstrapQuantity({ blocks, statistic: q.stat, combine: (s) => q.combine(slot.map((j) => s[j]!)) }, { seed: ctx.seed, confidence: ctx.confidence ?? 0.95 });
   if (ci === null) return { point, interval: { low: -Infinity, high: Infinity }, minRepeats };
   // Few repeats: widened by the small-sample factor (src/stats/clusters.ts); a point outside its own interval
@@ -109,5 +128,6 @@ export function combined(parts: readonly OperandGroups[], stat: CheckStatistic, 
     keys: parts.flatMap((p) => p.keys),
     stat,
     combine: (s) => f(parts.map((p, i) => p.combine(s.slice(offsets[i], offsets[i]! + p.groups.length)))),
+    readings: parts.every((p) => p.readings === true),
   };
 }

@@ -5,6 +5,7 @@ import { renderTable } from '../text/table.js';
 import type { Verdict } from './evaluate.js';
 import type { FigureComparison } from './figures.js';
 import { fmtFactor, fmtInUnit, fmtNum } from './format.js';
+import { FEW_RUNS, driftAmount } from './drift-words.js';
 
 type Paint = (s: string) => string;
 export interface Paints {
@@ -81,11 +82,21 @@ export function renderArticle(
     out.push(`  ${paintVerdict(v, c)}${pad}  ${tag}${v.statement}`);
     const indent = `  ${' '.repeat(width)}  `;
     out.push(c.dim(`${indent}${verbose ? v.detail : (v.plain ?? v.detail)}`));
+    if (v.drift) out.push(c.dim(`${indent}${driftLine(v)}`));
     if (v.settle) out.push(c.dim(`${indent}to settle it: ${v.settle}`));
     const common = shared.get(v.experiment) ?? [];
     for (const n of v.notes) if (!common.includes(n)) out.push(c.dim(`${indent}note: ${n}`));
   }
   return out.join('\n');
+}
+
+/** The drift a verdict's intervals include, in one line: "between runs here: ±4.2 % (from 6 earlier runs); this run alone: holds". */
+export function driftLine(v: Verdict): string {
+  const d = v.drift!;
+  const from =
+    d.runs === 0 ? 'the stated prior: no earlier run here yet' : `from ${d.runs} earlier run${d.runs === 1 ? '' : 's'}${d.runs < FEW_RUNS ? ' and the stated prior' : ''}`;
+  const alone = v.withinRun && v.withinRun.verdict !== v.verdict ? `; this run alone: ${v.withinRun.verdict}` : '';
+  return `between runs here: ${driftAmount(d)} (${from})${alone}`;
 }
 
 /** Notes every verdict of an experiment carries (its run's warnings, an incomplete run): printed once, not per claim. */
@@ -100,7 +111,16 @@ function sharedNotes(verdicts: readonly Verdict[]): Map<string, string[]> {
   return out;
 }
 
-export function renderTotals(verdicts: readonly Verdict[], c: Paints): string {
+/** What the intervals include: this machine's drift between runs, or (--within-run) one run's own noise alone. */
+export function intervalsLine(verdicts: readonly Verdict[], withinRun: boolean): string {
+  if (withinRun) return "Intervals: this run's own (--within-run), without the drift between runs on this machine; the verdicts say what one run shows, not what the machine does.";
+  const drifted = verdicts.filter((v) => v.drift);
+  if (drifted.length === 0) return '';
+  const runs = Math.max(...drifted.map((v) => v.drift!.runs));
+  return `Intervals include the drift between runs on this machine (${runs === 0 ? 'no earlier run here yet: the stated prior' : `learnt from up to ${runs} earlier run${runs === 1 ? '' : 's'} here`}; docs/reproduce.md); --within-run shows one run's own.`;
+}
+
+export function renderTotals(verdicts: readonly Verdict[], c: Paints, withinRun = false): string {
   const count = (kind: string | null, verdict: string) => verdicts.filter((v) => (kind === null || v.kind === kind) && v.verdict === verdict).length;
   const tally = (kind: string | null) =>
     `${count(kind, 'holds')} hold, ${count(kind, 'differs')} differ, ${count(kind, 'inconclusive')} inconclusive, ${count(kind, 'not-measurable')} not measurable`;
@@ -112,5 +132,6 @@ export function renderTotals(verdicts: readonly Verdict[], c: Paints): string {
     c.dim('A claim holds when the whole 95 % interval of the measured quantity lies inside its band, differs when the whole interval lies'),
     c.dim('outside, and is inconclusive when the interval straddles an edge (docs/published-figures.md). Shape claims should hold on any'),
     c.dim('Linux machine; magnitude claims depend on the machine.'),
+    ...(intervalsLine(verdicts, withinRun) ? [c.dim(intervalsLine(verdicts, withinRun))] : []),
   ].join('\n');
 }

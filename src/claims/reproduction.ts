@@ -6,11 +6,14 @@ import type { FigureComparison } from './figures.js';
 import type { ExperimentStatus } from './render.js';
 
 export const REPRODUCE_SCHEMA = 'forklab.reproduce';
-export const REPRODUCE_VERSION = 1;
+/** 2: verdicts carry the drift between runs they were widened by (`drift`, `withinRun`); version 1 documents still load. */
+export const REPRODUCE_VERSION = 2;
+/** Every version this forklab reads (a version 1 document simply has no drift on its verdicts). */
+export const REPRODUCE_VERSIONS_READ: readonly number[] = [1, 2];
 
 export interface ReproduceDocument {
   schema: typeof REPRODUCE_SCHEMA;
-  schemaVersion: typeof REPRODUCE_VERSION;
+  schemaVersion: 1 | typeof REPRODUCE_VERSION;
   forklabVersion: string;
   preset: 'quick' | 'full';
   startedAt: string;
@@ -25,6 +28,8 @@ export interface ReproduceDocument {
   runs: (string | RunDocument)[];
   /** Seed of the interleaving order and the bootstrap intervals. */
   seed: number;
+  /** Judged with today's intervals alone (--within-run), without the machine's drift between runs. */
+  withinRun?: boolean;
   verdicts: Verdict[];
   figures: FigureComparison[];
 }
@@ -33,7 +38,8 @@ export interface ReproduceDocument {
 export function asReproduceDocument(v: unknown, where: string): ReproduceDocument {
   const d = v as Partial<ReproduceDocument> | null;
   if (typeof d !== 'object' || d === null || d.schema !== REPRODUCE_SCHEMA) throw new Error(`${where} is not a forklab reproduction (no "schema": "${REPRODUCE_SCHEMA}")`);
-  if (d.schemaVersion !== REPRODUCE_VERSION) throw new Error(`${where} has schemaVersion ${String(d.schemaVersion)}; this forklab reads version ${REPRODUCE_VERSION}`);
+  if (!REPRODUCE_VERSIONS_READ.includes(d.schemaVersion as number))
+    throw new Error(`${where} has schemaVersion ${String(d.schemaVersion)}; this forklab reads versions ${REPRODUCE_VERSIONS_READ.join(' and ')}`);
   for (const k of ['articles', 'experiments', 'runs', 'verdicts', 'figures'] as const) if (!Array.isArray(d[k])) throw new Error(`${where}: "${k}" is missing or not an array`);
   return d as ReproduceDocument;
 }

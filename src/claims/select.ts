@@ -6,7 +6,7 @@ import { EXPERIMENTS, findExperiment } from '../experiments/index.js';
 import type { CheckStatistic, Operand, Series, SeriesValue } from '../reference/published.js';
 import { mean, median } from '../stats/descriptive.js';
 import { verifyConditions } from './conditions.js';
-import { checkSelection, checkSeries, probesOf } from './evidence.js';
+import { checkIdenticalRepeats, checkSelection, checkSeries, probesOf } from './evidence.js';
 import { NotMeasurable, type Config, type ExperimentData } from './data.js';
 
 export { NotMeasurable, type Config, type ExperimentData };
@@ -27,7 +27,39 @@ export function dataFor(docs: readonly RunDocument[], experiment: string, absent
   if (failed > 0) notes.push(`${failed} of ${all.length} ${experiment} configurations failed and are left out`);
   for (const w of new Set(mine.flatMap((d) => (d.warnings ?? []).map((x) => `${x.code}: ${x.message}`)))) notes.push(`warning ${w}`);
   const pinned = mine.every((d) => typeof d.machine?.pinnedCpu === 'number');
-  return { experiment, configs, notes, paired: findExperiment(experiment)?.paired === true, pinned, params: mine.map((d) => d.params ?? {}), allConfigs: all };
+  const exp = findExperiment(experiment);
+  // Where one probe measures several configurations round by round, every run must say which fields it fixes alike.
+  const probeSets = new Set(mine.map((d) => JSON.stringify(exp?.probeKeys?.(d.params ?? {}) ?? null)));
+  const probeKeys = probeSets.size === 1 ? (JSON.parse([...probeSets][0]!) as string[] | null) : null;
+  return {
+    experiment,
+    configs,
+    notes,
+    paired: exp?.paired === true,
+    ...(probeKeys ? { probeKeys } : {}),
+    pinned,
+    params: mine.map((d) => d.params ?? {}),
+    allConfigs: all,
+    runIds: mine.map((d) => d.runId).filter((id): id is string => typeof id === 'string'),
+    sessions: Math.max(1, mine.filter((d) => typeof d.params?.['settleOf'] !== 'string').length),
+  };
+}
+
+/** The probes a group's configurations (a keyOf key) come from: their probe fields and repeats, or the key itself. */
+export function probeOf(data: ExperimentData, key: string): string {
+  if (!data.probeKeys) return key;
+  const probes = new Set<string>();
+  for (const part of key.replace(/−$/, '').split(',')) {
+    const c = data.configs[Number(part)];
+    if (c) probes.add(JSON.stringify([...data.probeKeys.map((k) => c[k] ?? null), c['repeat'] ?? null]));
+  }
+  return [...probes].sort().join('');
+}
+
+/** A configuration's identity (its series and the experiment's identity fields), without its repeat. */
+export function identityKey(data: ExperimentData, c: Config): string {
+  const fields = ['series', ...(findExperiment(data.experiment)?.identity ?? [])];
+  return JSON.stringify(fields.map((f) => c[f] ?? null));
 }
 
 export function matches(c: Config, sel: Series): boolean {
@@ -121,6 +153,7 @@ export function repeatValues(data: ExperimentData, configs: readonly Config[], m
   const out = [...byRepeat.entries()].sort(([a], [b]) => a - b).map(([, v]) => v);
   const perConfig = configs.map((c) => configValues(c, metric)?.length ?? 0).filter((k) => k > 0);
   checkSeries(data, out, metric === undefined, describeSeries(sel) + (metric ? ` [${metric}]` : ''), perConfig);
+  if (metric === undefined) checkIdenticalRepeats(data, configs, describeSeries(sel), (c) => identityKey(data, c));
   return out;
 }
 
@@ -170,6 +203,8 @@ export interface OperandGroups {
   /** 1 when the operand is a single group, 2 with a subtracted group. */
   combine: (stats: readonly number[]) => number;
   label: string;
+  /** Read from a metric (kB, faults, bytes), not timed. */
+  readings: boolean;
 }
 
 /** Extra restriction of an operand's configurations, e.g. one rssMb of a pairBy. */
@@ -195,6 +230,7 @@ export function operandGroups(data: ExperimentData, op: Operand, stat: CheckStat
   if (op.minusMetric !== undefined && op.minus === undefined) {
     const d = pairedDifferences(data, configs, op.metric, op.minusMetric, sel);
     return {
+      readings: true,
       groups: [d],
       keys: [`${key}−`],
       combine: (s) => s[0]! * mult,
@@ -203,12 +239,19 @@ export function operandGroups(data: ExperimentData, op: Operand, stat: CheckStat
   }
   const a = repeatValues(data, configs, op.metric, sel);
   if (op.minus === undefined)
-    return { groups: [a], keys: [key], combine: (s) => s[0]! * mult, label: `${stat}(${describeSeries(sel)}${metricLabel})${mult !== 1 ? ` × ${mult}` : ''}` };
+    return {
+      readings: op.metric !== undefined,
+      groups: [a],
+      keys: [key],
+      combine: (s) => s[0]! * mult,
+      label: `${stat}(${describeSeries(sel)}${metricLabel})${mult !== 1 ? ` × ${mult}` : ''}`,
+    };
   const minusSel = narrow(op.minus, r, data);
   const minusConfigs = select(data, minusSel, op.atMax, verify);
   const b = repeatValues(data, minusConfigs, op.minusMetric ?? op.metric, minusSel);
   const minusLabel = op.minusMetric ? ` [${op.minusMetric}]` : metricLabel;
   return {
+    readings: op.metric !== undefined,
     groups: [a, b],
     keys: [key, keyOf(data, minusConfigs)],
     combine: (s) => (s[0]! - s[1]!) * mult,

@@ -44,13 +44,7 @@ export function judgeFlat(c: FlatCheck, ctx: JudgeContext): Judgement {
     let plainText = `${plainWhere(r)}the dearest point over ${plainSpan(c.over, p.xs[0]!, p.xs[p.xs.length - 1]!)} is ${withInterval(m.point, m.interval, fmtFactor)} the cheapest`;
     if (c.maxSlopeFraction) {
       const of = points(data, narrow(c.maxSlopeFraction.of, r, data), c.over, c.metric, 2);
-      const share = scaled(
-        twoLines(p, of, stat, (a, bb) => Math.abs(slopeOf(p.xs, a)) / Math.abs(slopeOf(of.xs, bb))),
-        1,
-        ctx,
-        'the slope share',
-        0,
-      );
+      const share = scaled({ ...twoLines(p, of, stat, (a, bb) => Math.abs(slopeOf(p.xs, a)) / Math.abs(slopeOf(of.xs, bb))), drift: 'absolute' }, 1, ctx, 'the slope share', 0);
       const siv = share.interval ?? { low: share.point, high: share.point };
       o = allOf([o, against(siv, [-Infinity, c.maxSlopeFraction.fraction])]);
       text += `, slope ${withInterval(share.point, share.interval, fmtPercent)} of ${describeSeries(c.maxSlopeFraction.of)}'s`;
@@ -140,7 +134,7 @@ export function judgeGrowsLinearly(c: GrowsLinearlyCheck, ctx: JudgeContext): Ju
     let bowWords = 'the fitted parabola does not rise, so it has no bow';
     let bowPlain = 'it does not rise';
     if (Number.isFinite(bowOf(q.groups.map((g) => pooledStatistic(g, stat))))) {
-      const bow = scaled({ ...q, stat, combine: bowOf }, 1, ctx, 'the bow');
+      const bow = scaled({ ...q, stat, combine: bowOf, drift: 'absolute' }, 1, ctx, 'the bow');
       const biv = bow.interval ?? { low: bow.point, high: bow.point };
       straight = against(biv, bowBand);
       minRepeats = Math.min(minRepeats, bow.minRepeats);

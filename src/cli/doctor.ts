@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { homedir } from 'node:os';
 import pc from 'picocolors';
 import { readDoctorFacts } from '../env/doctor-facts.js';
+import { probeFacts } from '../runner/paths.js';
 import { doctorSummary, runDoctorChecks, type DoctorCheck, type FileChange } from '../env/doctor.js';
 import { parseThpChoice } from '../env/parse.js';
 import { readTextOrNull } from '../env/memory.js';
@@ -150,7 +151,7 @@ function runReset(savedPath: string, io: ApplyIo): number {
 /** The one-line summary other commands print first (reproduce, selfcheck); never throws. */
 export async function doctorSummaryLine(intervalMs = 250): Promise<string> {
   try {
-    return doctorSummary(runDoctorChecks(await readDoctorFacts({ intervalMs })));
+    return doctorSummary(runDoctorChecks(await readDoctorFacts({ intervalMs, probe: probeFacts() })));
   } catch (e) {
     return `doctor: could not check this machine (${(e as Error).message})`;
   }
@@ -175,7 +176,7 @@ export function registerDoctor(program: Command): void {
         process.exitCode = runReset(savedPath, realIo());
         return;
       }
-      const checks = runDoctorChecks(await readDoctorFacts());
+      const checks = runDoctorChecks(await readDoctorFacts({ probe: probeFacts() }));
       if (json) emitTo('--json', json, `${JSON.stringify({ summary: doctorSummary(checks), checks }, null, 1)}\n`);
       else process.stdout.write(`${renderChecks(checks, o.color !== false && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR)}\n`);
       if (o.apply) process.exitCode = runApply(checks, savedPath, realIo());

@@ -6,7 +6,11 @@ import { hostname } from 'node:os';
 import { readInputFile } from './input.js';
 import type { Command } from 'commander';
 import { verdictsDocument } from '../claims/judge.js';
-import { groupByMachine, judgeEachMachine, judgeMixed, whyApart } from '../claims/machines.js';
+import { groupByMachine, judgeEachMachine, judgeMixed, whyApart, type MachineGroup } from '../claims/machines.js';
+import type { Judged } from '../claims/judge.js';
+import type { DriftOptions } from '../claims/drift.js';
+import { StoreError } from '../store/db.js';
+import { driftHistory } from './drift-history.js';
 import type { RunDocument } from '../document/run.js';
 import type { Store } from '../store/db.js';
 import { openDatabase } from './database.js';
@@ -15,7 +19,7 @@ import { FORKLAB_VERSION } from '../version.js';
 import { CliError } from './errors.js';
 import { parseCommon } from './run.js';
 import { paintsFor, renderSummary } from './summary.js';
-import { dbOption, emitTo, fileOption, noColorOption, planFileFlag, seedOption } from './options.js';
+import { dbOption, emitTo, fileOption, noColorOption, planFileFlag, seedOption, withinRunOption } from './options.js';
 
 export interface JudgeCliOptions {
   json?: string | boolean;
@@ -26,6 +30,8 @@ export interface JudgeCliOptions {
   verbose?: boolean;
   /** --mix-machines: pool the runs of several machines into one verdict per claim (each verdict says so). */
   mixMachines?: boolean;
+  /** --within-run: today's intervals alone, without the machine's drift between runs. */
+  withinRun?: boolean;
 }
 
 /** A file's run documents: one run document, or the documents a `forklab reproduce --json` file embeds. */
@@ -54,16 +60,34 @@ export function loadDocuments(refs: readonly string[], db: string | undefined): 
   }
 }
 
+/** The history to learn each machine's drift from: the database, read only (none when it does not exist). */
+function historyStore(db: string | undefined): Store | null {
+  try {
+    return openDatabase(db, { create: false, write: false }).store;
+  } catch (e) {
+    if (e instanceof StoreError && e.kind === 'missing') return null;
+    throw e;
+  }
+}
+
 export function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
   const { seed } = parseCommon({ seed: o.seed });
   const json = planFileFlag('--json', o.json);
   const docs = loadDocuments(refs, o.db);
   const groups = groupByMachine(docs);
+  const store = o.withinRun ? null : historyStore(o.db);
+  const note = (s: string) => process.stderr.write(`${s}\n`);
+  const driftOf = (d: readonly RunDocument[]): DriftOptions => (o.withinRun ? { withinRun: true } : driftHistory(store, d, { keep: false, seed, note }));
   // One judgement per machine, unless the user asks for the machines to be pooled (then every verdict says so).
-  const parts =
-    o.mixMachines || groups.length === 1
-      ? [{ group: null, docs, judged: judgeMixed(docs, { seed }) }]
-      : judgeEachMachine(docs, { seed }).map((x) => ({ ...x, docs: x.group.docs }));
+  let parts: { group: MachineGroup | null; docs: RunDocument[]; judged: Judged }[];
+  try {
+    parts =
+      o.mixMachines || groups.length === 1
+        ? [{ group: null, docs, judged: judgeMixed(docs, { seed, drift: driftOf(docs) }) }]
+        : judgeEachMachine(docs, { seed }, undefined, (g) => driftOf(g.docs)).map((x) => ({ ...x, docs: x.group.docs }));
+  } finally {
+    store?.close();
+  }
   if (json) {
     const one = (x: (typeof parts)[number]) => ({
       ...verdictsDocument(x.docs, x.judged, seed, FORKLAB_VERSION),
@@ -86,10 +110,17 @@ export function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
       state: `run ${d.runId ? d.runId.slice(0, 8) : '(not stored)'} on ${String(d.machine?.hostname ?? '?')}, ${d.startedAt.slice(0, 16).replace('T', ' ')}${d.complete ? '' : ', incomplete'}`,
     }));
     const mixed = groups.length > 1 && !x.group ? `; pooled from ${groups.length} machines (--mix-machines)` : '';
-    const open = x.judged.verdicts.filter((v) => v.verdict === 'inconclusive');
-    const next = open.length
-      ? `\nNext: forklab reproduce${x.docs.every((d) => d.machine?.hostname === hostname()) ? '' : ' (on that machine)'} --quick --only ${[...new Set(open.map((v) => v.article))].join(',')} --settle 300 measures these articles again and then, in fresh probes, only what the ${open.length} inconclusive verdict${open.length === 1 ? ' rests' : 's rest'} on, until each is decided or 300 s are spent (docs/reproduce.md, "Settling").\n`
-      : '';
+    const inconclusive = x.judged.verdicts.filter((v) => v.verdict === 'inconclusive');
+    // Held open by the drift between runs (the runs alone decide them): more probes now cannot settle those.
+    const drifting = inconclusive.filter((v) => v.withinRun && v.withinRun.verdict !== 'inconclusive');
+    const open = inconclusive.filter((v) => !drifting.includes(v));
+    const next =
+      (open.length
+        ? `\nNext: forklab reproduce${x.docs.every((d) => d.machine?.hostname === hostname()) ? '' : ' (on that machine)'} --quick --only ${[...new Set(open.map((v) => v.article))].join(',')} --settle 300 measures these articles again and then, in fresh probes, only what the ${open.length} inconclusive verdict${open.length === 1 ? ' rests' : 's rest'} on, until each is decided or 300 s are spent (docs/reproduce.md, "Settling").\n`
+        : '') +
+      (drifting.length
+        ? `\n${drifting.length} inconclusive verdict${drifting.length === 1 ? ' is' : 's are'} held open by the drift between runs on this machine, not by these runs' noise: judge runs made at different times together (forklab judge RUN RUN …; docs/reproduce.md, "Drift between runs").\n`
+        : '');
     process.stdout.write(
       renderSummary(
         x.judged,
@@ -116,6 +147,7 @@ export function registerJudgeCommand(program: Command): void {
     .addOption(seedOption())
     .option('--verbose', "each claim's id, kind and the formula it was judged by, besides the article's sentence")
     .option('--mix-machines', "pool the runs of several machines into one verdict per claim (each verdict notes it); by default each machine's runs are judged on their own")
+    .addOption(withinRunOption())
     .addOption(noColorOption())
     .action((refs: string[], opts: JudgeCliOptions) => {
       process.exitCode = runJudge(refs, { ...opts, color: opts.color === false ? false : undefined });

@@ -19,8 +19,12 @@ import { BROKEN_PIPE_STATUS, OutputError, writeOutput, type OutputTarget } from 
 import type { DbLocation } from './database.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { hostname } from 'node:os';
-import { dbOption, fileFlagPath, fileOption, labelOption, noColorOption, noStoreOption, pinOption, planFileFlag, quickOption, seedOption } from './options.js';
+import { dbOption, fileFlagPath, fileOption, labelOption, noColorOption, noStoreOption, pinOption, planFileFlag, quickOption, seedOption, withinRunOption } from './options.js';
 import { settle, settleSummary } from './settle.js';
+import { driftHistory, keepEstimates } from './drift-history.js';
+import type { DriftOptions } from '../claims/drift.js';
+import { StoreError } from '../store/db.js';
+import { openDatabase } from './database.js';
 
 export { REPRODUCE_SCHEMA, REPRODUCE_VERSION, type ReproduceDocument } from '../claims/reproduction.js';
 
@@ -41,6 +45,8 @@ export interface ReproduceOptions {
   verbose?: boolean;
   /** --settle SECONDS: measure again what the inconclusive verdicts rest on, within this budget. */
   settle?: string;
+  /** --within-run: today's intervals alone, without this machine's drift between runs. */
+  withinRun?: boolean;
 }
 
 /** The articles --only names (all when absent), in the file's order. */
@@ -193,6 +199,7 @@ function reproductionDocument(p: Prepared, m: Measured, judged: Judged, startedA
     experiments: p.steps.map((s) => ({ experiment: s.name, state: s.state! })),
     runs: m.runs,
     seed: p.seed,
+    ...(judged.withinRun ? { withinRun: true } : {}),
     verdicts: judged.verdicts,
     figures: judged.figures,
   };
@@ -261,6 +268,7 @@ async function settleOpen(
   absent: Record<string, string>,
   published: Published,
   warn: (name: string, w: Warning) => void,
+  drift: DriftOptions,
 ): Promise<{ judged: Judged; text: string }> {
   const before = judged.verdicts.filter((v) => v.verdict === 'inconclusive').length;
   const controller = new AbortController();
@@ -281,6 +289,7 @@ async function settleOpen(
       store: history?.store ?? null,
       label: p.runLabel,
       warn,
+      drift,
     });
     for (const d of s.added) {
       m.docs.push(d);
@@ -294,6 +303,17 @@ async function settleOpen(
   }
 }
 
+/** The history the verdicts learn this machine's drift from, and keep their estimates in: read, and written unless --no-store (null: none). */
+function driftStore(o: ReproduceOptions): Store | null {
+  if (o.withinRun && o.store === false) return null;
+  try {
+    return o.store === false ? openDatabase(o.db, { create: false, write: false }).store : (openHistory(o)?.store ?? null);
+  } catch (e) {
+    if (e instanceof StoreError && e.kind === 'missing') return null;
+    throw e;
+  }
+}
+
 export async function runReproduce(o: ReproduceOptions): Promise<number> {
   const published = loadPublished();
   const p = prepare(o, published);
@@ -302,14 +322,25 @@ export async function runReproduce(o: ReproduceOptions): Promise<number> {
   process.stderr.write(`${await doctorSummaryLine()}\n`);
   const startedAt = new Date();
   const m = await measure(p, warn);
-  // Verdicts and figures of the chosen articles only: the same path as `forklab judge`.
+  // Verdicts and figures of the chosen articles only: the same path as `forklab judge`, every interval widened by
+  // this machine's drift between runs, learnt from its earlier runs (docs/reproduce.md, "Drift between runs").
   const absent = Object.fromEntries(p.steps.filter((s) => s.absent !== null).map((s) => [s.name, s.absent!]));
-  let judged = judgeDocuments(m.docs, { articles: p.articles.map((a) => a.id), seed: p.seed, absent }, published);
+  const history = driftStore(o);
+  let judged: Judged;
   let settled = '';
-  if (p.settleS !== null && m.interrupted === null) {
-    const s = await settleOpen(o, p, m, judged, absent, published, warn);
-    judged = s.judged;
-    settled = s.text;
+  try {
+    const note = (s: string) => process.stderr.write(`${s}\n`);
+    const drift: DriftOptions = o.withinRun ? { withinRun: true } : driftHistory(history, m.docs, { keep: o.store !== false, seed: p.seed, note });
+    judged = judgeDocuments(m.docs, { articles: p.articles.map((a) => a.id), seed: p.seed, absent, drift }, published);
+    if (p.settleS !== null && m.interrupted === null) {
+      const s = await settleOpen(o, p, m, judged, absent, published, warn, drift);
+      judged = s.judged;
+      settled = s.text;
+    }
+    // Kept with --within-run too: the runs are in the history, and later verdicts learn from them.
+    if (history && o.store !== false) keepEstimates(history, m.docs, judged);
+  } finally {
+    history?.close();
   }
   if (m.interrupted !== null) process.stderr.write(`forklab reproduce: ${m.stoppedBy}; what finished:\n`);
   const statuses = p.steps.map((s) => ({ experiment: s.name, state: s.state! }));
@@ -344,6 +375,7 @@ export function registerReproduceCommand(program: Command): void {
       '--settle <seconds>',
       'then measure again, in fresh probes, only what the inconclusive verdicts rest on, look after look at a stricter confidence, until each is decided or this many seconds are spent',
     )
+    .addOption(withinRunOption())
     .addOption(noColorOption())
     .action(async (opts: ReproduceOptions) => {
       process.exitCode = await runReproduce({ ...opts, color: opts.color === false ? false : undefined, store: opts.store === false ? false : undefined });

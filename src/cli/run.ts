@@ -2,9 +2,11 @@
 // handling, render, write the JSON document.
 import { renderView } from '../report/terminal.js';
 import pc from 'picocolors';
-import { requireNative, nativePaths } from '../runner/paths.js';
+import { locateNative, probeRecordOf, requireNative, nativePaths } from '../runner/paths.js';
+import { detectEmulation, emulationWarning } from '../env/emulation.js';
+import { readTextOrNull } from '../env/memory.js';
 import { killAllGroups } from '../runner/processes.js';
-import { collectMachine, sampleLoad } from '../env/machine.js';
+import { collectMachine, realSources, sampleLoad, type HostSources } from '../env/machine.js';
 import { addProbeUsage, emptyUsageTotals, witnessOfLoad, type NoiseWitness } from '../env/witness.js';
 import { noiseFigures, noiseWarning } from '../experiments/noise.js';
 import { parseCpusAllowedList } from '../env/parse.js';
@@ -170,13 +172,29 @@ export function onInterrupt(controller: AbortController): () => void {
  * Runs one experiment with validated parameters: machine record, load before and after, progress on stderr,
  * every probe killed at the end. Prints nothing else; returns the run and its versioned document.
  */
+/**
+ * The machine's sources with the programs it asks (getconf, ldd, the C compiler, systemd-detect-virt) run once per
+ * forklab process: their answers do not change between the experiments of one reproduction, and each run of them
+ * forks this process (about a second per experiment on a busy 2-vCPU VM). Files (/proc, /sys) are read afresh.
+ */
+const commandAnswers = new Map<string, ReturnType<HostSources['run']>>();
+const machineSources: HostSources = {
+  ...realSources,
+  run: (cmd, args) => {
+    const key = JSON.stringify([cmd, ...args]);
+    if (!commandAnswers.has(key)) commandAnswers.set(key, realSources.run(cmd, args));
+    return commandAnswers.get(key)!;
+  },
+};
+
 export async function executeExperiment<P, S>(
   exp: Experiment<P, S>,
   params: P,
   opts: { pinCpu: number | null; seed: number; signal: AbortSignal; preWarnings?: Warning[]; progressLabel?: string; store?: Store | null; label?: string },
 ): Promise<{ run: ExperimentRun<S, P>; doc: RunDocument; storedRunId: number | null }> {
-  const native = requireNative(nativePaths());
-  const machine = await collectMachine({ pinCpu: opts.pinCpu });
+  const located = locateNative();
+  const native = requireNative(located.paths);
+  const machine = await collectMachine({ pinCpu: opts.pinCpu, probe: probeRecordOf(located.origin) }, machineSources);
   const before = sampleLoad();
   const progress = createProgress(opts.progressLabel ?? exp.name);
   const startedAt = new Date();
@@ -210,6 +228,7 @@ export async function executeExperiment<P, S>(
   const after = { ...sampleLoad(), probes: usage };
   const witness = witnessOfLoad({ before, after }, finishedAt.getTime() - startedAt.getTime(), opts.pinCpu);
   run.warnings.unshift(...(opts.preWarnings ?? []));
+  if (machine.emulation && !run.warnings.some((w) => w.code === 'emulated')) run.warnings.unshift({ code: 'emulated', message: emulationWarning(machine.emulation) });
   if (!opts.signal.aborted) run.warnings.push(...runNoiseWarnings(exp as Experiment<P, S>, run as ExperimentRun, witness, opts.pinCpu));
   run.warnings.push(...fewSamplesWarnings(run as ExperimentRun));
   if (opts.signal.aborted) run.complete = false;
@@ -260,6 +279,8 @@ export async function runExperimentCommand<P, S>(exp: Experiment<P, S>, raw: Com
   // 2. What the machine allows, the probe, and the history database.
   const preWarnings: Warning[] = exp.preflight(params);
   requireNative(nativePaths());
+  const emulated = detectEmulation(process.arch, readTextOrNull('/proc/cpuinfo'));
+  if (emulated) preWarnings.unshift({ code: 'emulated', message: emulationWarning(emulated) });
   const history: { store: Store; location: DbLocation } | null = openHistory(common);
   const color = common.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR);
   for (const w of preWarnings) process.stderr.write(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}\n`);

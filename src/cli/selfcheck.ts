@@ -4,7 +4,7 @@
 // (memory, --pin among the allowed CPUs, every --thp value asked for); says why when it does not pass.
 import { Option, type Command } from 'commander';
 import { defaultText, pinOption } from './options.js';
-import { nativePaths, requireNative, type NativePaths } from '../runner/paths.js';
+import { describeOrigin, locateNative, requireNative, type NativePaths } from '../runner/paths.js';
 import { runProbe, describeFailure } from '../runner/probe.js';
 import { fixedPlan } from '../runner/plans.js';
 import { runCommand } from '../runner/command.js';
@@ -251,8 +251,9 @@ export function registerSelfcheck(program: Command): void {
     .action(async (o: Record<string, string | undefined>) => {
       const p = parseSelfcheck(o, cpusAllowed());
       preflightSelfcheck(p);
-      const native = requireNative(nativePaths());
-      process.stderr.write(`${await doctorSummaryLine()}\n`);
+      const located = locateNative();
+      const native = requireNative(located.paths);
+      process.stderr.write(`${await doctorSummaryLine()}\nselfcheck: the probe and its loop: ${describeOrigin(located.origin)}\n`);
       const controller = new AbortController();
       const stopSignals = onInterrupt(controller);
       const usage = emptyUsageTotals();

@@ -11,6 +11,7 @@ import type { Experiment, Warning } from '../experiments/types.js';
 import type { Published } from '../reference/published.js';
 import type { RunDocument } from '../document/run.js';
 import type { Store } from '../store/db.js';
+import type { DriftOptions } from '../claims/drift.js';
 import { executeExperiment } from './run.js';
 
 /** The error the looks may spend in all, and the most looks a budget buys. */
@@ -39,6 +40,8 @@ export interface SettleInput {
   store: Store | null;
   label?: string;
   warn: (name: string, w: Warning) => void;
+  /** The drift between runs every look's verdicts are widened by (the reproduction's own). */
+  drift?: DriftOptions;
 }
 
 export interface SettleOutcome {
@@ -62,9 +65,16 @@ export async function settle(i: SettleInput): Promise<SettleOutcome> {
   const docs = [...i.docs];
   const added: RunDocument[] = [];
   const verdicts = new Map(i.judged.verdicts.map((v) => [v.claimId, v]));
-  let open = i.judged.verdicts.filter((v) => v.verdict === 'inconclusive').map((v) => v.claimId);
   const settled: SettleOutcome['settled'] = [];
   const why = new Map<string, string>();
+  // A verdict this run alone decides is held open by the drift between runs: a look is more probes of the same
+  // run, whose drift it shares, so it cannot settle it. Say so instead of spending the budget on it.
+  const inconclusive = i.judged.verdicts.filter((v) => v.verdict === 'inconclusive');
+  for (const v of inconclusive)
+    if (v.withinRun && v.withinRun.verdict !== 'inconclusive')
+      why.set(v.claimId, `only the drift between runs here keeps it open (this run alone: ${v.withinRun.verdict}); more probes of this run cannot settle it`);
+  let open = inconclusive.filter((v) => !why.has(v.claimId)).map((v) => v.claimId);
+  const driftBound = inconclusive.filter((v) => why.has(v.claimId)).map((v) => v.claimId);
   let looks = 0;
   const claimsOf = (ids: readonly string[]) => i.published.claims.filter((c) => ids.includes(c.id));
   while (open.length > 0 && looks < MAX_LOOKS && !i.signal.aborted) {
@@ -91,14 +101,20 @@ export async function settle(i: SettleInput): Promise<SettleOutcome> {
       const label = `[settle, look ${k}] ${name} (fresh probes for ${claims.length} open claim${claims.length === 1 ? '' : 's'})`;
       process.stderr.write(`${label} …\n`);
       try {
-        const { run, doc } = await executeExperiment(step.exp, params, {
-          pinCpu: i.pinCpu,
-          seed: i.seed + k,
-          signal: i.signal,
-          progressLabel: label,
-          store: i.store,
-          label: i.label,
-        });
+        // A look belongs to the run it settles: the same session, whose drift between runs it shares.
+        const of = mine.find((d) => typeof d.params?.['settleOf'] !== 'string')?.runId ?? 'unstored';
+        const { run, doc } = await executeExperiment(
+          step.exp,
+          { ...(params as object), settleOf: of },
+          {
+            pinCpu: i.pinCpu,
+            seed: i.seed + k,
+            signal: i.signal,
+            progressLabel: label,
+            store: i.store,
+            label: i.label,
+          },
+        );
         if (i.signal.aborted) break;
         for (const w of run.warnings) i.warn(name, w);
         docs.push(doc);
@@ -112,7 +128,7 @@ export async function settle(i: SettleInput): Promise<SettleOutcome> {
     if (!measured) break;
     looks = k;
     const confidence = lookConfidence(k);
-    const again = judgeDocuments(docs, { articles: i.articles, seed: i.seed, absent: i.absent, confidence }, i.published);
+    const again = judgeDocuments(docs, { articles: i.articles, seed: i.seed, absent: i.absent, confidence, drift: i.drift }, i.published);
     const still: string[] = [];
     for (const id of open) {
       const v = again.verdicts.find((x) => x.claimId === id)!;
@@ -131,9 +147,13 @@ export async function settle(i: SettleInput): Promise<SettleOutcome> {
   }
   for (const id of open) if (!why.has(id)) why.set(id, looks >= MAX_LOOKS ? `undecided after ${MAX_LOOKS} looks` : i.signal.aborted ? 'interrupted' : 'the budget is spent');
   const judged = added.length
-    ? { ...judgeDocuments(docs, { articles: i.articles, seed: i.seed, absent: i.absent }, i.published), verdicts: i.judged.verdicts.map((v) => verdicts.get(v.claimId)!) }
+    ? {
+        ...judgeDocuments(docs, { articles: i.articles, seed: i.seed, absent: i.absent, drift: i.drift }, i.published),
+        verdicts: i.judged.verdicts.map((v) => verdicts.get(v.claimId)!),
+      }
     : i.judged;
-  return { judged, added, settled, open: open.map((id) => ({ claimId: id, why: why.get(id)! })), looks, spentS: (performance.now() - t0) / 1000 };
+  const stillOpen = [...driftBound, ...open];
+  return { judged, added, settled, open: stillOpen.map((id) => ({ claimId: id, why: why.get(id)! })), looks, spentS: (performance.now() - t0) / 1000 };
 }
 
 /** The summary's paragraph on settling: how many settled, what stays open and why. */

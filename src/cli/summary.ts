@@ -38,5 +38,5 @@ export function renderSummary(judged: Judged, statuses: readonly ExperimentStatu
   const intros = p.articles.filter((a) => judged.articles.includes(a.id)).map((a) => c.dim(`  ${articleIntro(a)}`));
   const glossary = c.dim('  Terms (PTE, PMD, THP, RSS, CoW, VMA, PSI): docs/glossary.md');
   // The summary first: the totals and one line per article; then the articles introduced; then each article in full.
-  return `${renderTotals(judged.verdicts, c)}\n${perArticle.join('\n')}\n\n${intros.join('\n')}\n${glossary}\n\n${sections.join('\n\n')}\n\n${c.dim(footer)}\n`;
+  return `${renderTotals(judged.verdicts, c, judged.withinRun === true)}\n${perArticle.join('\n')}\n\n${intros.join('\n')}\n${glossary}\n\n${sections.join('\n\n')}\n\n${c.dim(footer)}\n`;
 }

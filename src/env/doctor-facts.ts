@@ -3,6 +3,7 @@
 // doctor.ts are pure functions of these facts, so tests run them on recorded text.
 import { readTextOrNull, type ReadText } from './memory.js';
 import { parseCpusAllowedList } from './parse.js';
+import type { ProbeRecord } from './machine.js';
 
 export interface DoctorFacts {
   /** path → file text, null when it could not be read. */
@@ -11,6 +12,10 @@ export interface DoctorFacts {
   now: { intervalMs: number; statBefore: string | null; statAfter: string | null; pressureBefore: string | null; pressureAfter: string | null };
   /** Effective uid (0: root, --apply may write). */
   uid: number;
+  /** The process's architecture (process.arch); absent in facts recorded before it. */
+  arch?: string;
+  /** The probe set forklab would run (record null: none), with the C library inside a prebuilt one; absent: not checked. */
+  probe?: { record: ProbeRecord | null; libc: string | null };
 }
 
 const CPU = '/sys/devices/system/cpu';
@@ -105,7 +110,7 @@ export function cgroupDirs(files: Record<string, string | null>, controller: 'me
 }
 
 /** Reads the facts of this machine; waits intervalMs between the two "now" samples. */
-export async function readDoctorFacts(opts: { intervalMs?: number; read?: ReadText } = {}): Promise<DoctorFacts> {
+export async function readDoctorFacts(opts: { intervalMs?: number; read?: ReadText; probe?: DoctorFacts['probe'] } = {}): Promise<DoctorFacts> {
   const read = opts.read ?? readTextOrNull;
   const intervalMs = opts.intervalMs ?? 1000;
   const files: Record<string, string | null> = {};
@@ -116,5 +121,7 @@ export async function readDoctorFacts(opts: { intervalMs?: number; read?: ReadTe
   await new Promise((r) => setTimeout(r, intervalMs));
   const statAfter = read('/proc/stat');
   const pressureAfter = read('/proc/pressure/cpu');
-  return { files, now: { intervalMs, statBefore, statAfter, pressureBefore, pressureAfter }, uid: process.getuid?.() ?? -1 };
+  const facts: DoctorFacts = { files, now: { intervalMs, statBefore, statAfter, pressureBefore, pressureAfter }, uid: process.getuid?.() ?? -1, arch: process.arch };
+  if (opts.probe !== undefined) facts.probe = opts.probe;
+  return facts;
 }

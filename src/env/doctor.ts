@@ -4,6 +4,7 @@
 import { parseCpusAllowedList, parseIntFile, parsePressure, parseStatusField, parseThpChoice, cpuinfoHasFlag, parseMeminfo, parseCgroupLimit } from './parse.js';
 import { parseProcStatCpu } from './witness.js';
 import { cgroupDirs, type DoctorFacts } from './doctor-facts.js';
+import { checkEmulation, checkProbe } from './doctor-probe.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'info';
 
@@ -308,6 +309,8 @@ export function runDoctorChecks(f: DoctorFacts): DoctorCheck[] {
     checkPinning(f),
     checkAslr(f),
     checkTracer(f),
+    checkEmulation(f),
+    ...[checkProbe(f)].filter((c): c is DoctorCheck => c !== null),
   ];
 }
 

@@ -18,6 +18,7 @@ import {
   type CpuPressure,
 } from './parse.js';
 
+import { detectEmulation } from './emulation.js';
 import { readIsolation, sampleCgroupCpu, type CgroupCpuSample, type IsolationFields } from './isolation.js';
 import { parseProcStatCpu, type CpuTicks, type ProbeUsageTotals } from './witness.js';
 
@@ -38,8 +39,24 @@ export interface Placement {
   source: string;
 }
 
-/** The isolation fields (seccomp, container, user namespace, CPU quota) are absent in records made before them. */
+/**
+ * Which probe set measured: compiled on this machine at install time (built-here), shipped in the package
+ * (prebuilt, scripts/prebuild.mjs: static with that build's glibc, the dynamic target on this machine's ld.so), or
+ * a directory FORKLAB_NATIVE_DIR named that holds no BUILD.json (native-dir).
+ */
+export interface ProbeRecord {
+  origin: 'built-here' | 'prebuilt' | 'native-dir';
+  /** BUILD.json's build id of a prebuilt set (e.g. "linux-x64-52f44344dcea"); null otherwise. */
+  buildId: string | null;
+  dir: string;
+}
+
+/** The isolation fields (seccomp, container, user namespace, CPU quota), probe and emulation are absent in records made before them. */
 export interface MachineRecord extends Partial<IsolationFields> {
+  /** The probe set the run used (absent in records made before it was recorded, and outside runs). */
+  probe?: ProbeRecord;
+  /** Non-null when this process's CPU is emulated (qemu-user and alike): then no timing of the run means anything. */
+  emulation?: string | null;
   /** Set by `forklab fleet collect`. */
   placement?: Placement;
   hostname: string;
@@ -286,7 +303,7 @@ function cgroupMemoryLimitOf(read: HostSources['readFile'], notes: string[]): nu
   return effectiveCgroupLimit(readCgroupLevels(cg, read));
 }
 
-export function buildMachineRecord(src: HostSources, opts: { pinCpu: number | null }): MachineRecord {
+export function buildMachineRecord(src: HostSources, opts: { pinCpu: number | null; probe?: ProbeRecord }): MachineRecord {
   const notes: string[] = [];
   const read = src.readFile;
   const cpuinfo = read('/proc/cpuinfo');
@@ -332,10 +349,12 @@ export function buildMachineRecord(src: HostSources, opts: { pinCpu: number | nu
     collectedAt: src.now().toISOString(),
     notes,
     ...readIsolation(read, src.env ?? {}),
+    ...(opts.probe ? { probe: opts.probe } : {}),
+    emulation: detectEmulation(src.os.arch(), cpuinfo),
   };
 }
 
 /** Collect the machine record of this host. Never throws for a missing file or command. */
-export async function collectMachine(opts: { pinCpu: number | null }, src: HostSources = realSources): Promise<MachineRecord> {
+export async function collectMachine(opts: { pinCpu: number | null; probe?: ProbeRecord }, src: HostSources = realSources): Promise<MachineRecord> {
   return buildMachineRecord(src, opts);
 }

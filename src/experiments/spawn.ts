@@ -34,6 +34,11 @@ export interface SpawnParams extends RepeatParams {
   ciTarget: number;
   /** Time budget per probe in ms for the timed iterations (setup excluded); 0 = none. */
   budgetMs: number;
+  /**
+   * Calls of each method per round: one probe per RSS × THP fills its region once and times every method, round by
+   * round in a shuffled order (native/case_spawn.c). Runs stored before this design have none (one probe per method).
+   */
+  block: number;
   /** --target: the user's program (absolute path) started instead of the built-in `return 0` target; absent: built-in. */
   target?: string;
   /** --target's arguments. */
@@ -86,10 +91,13 @@ const DEFAULTS = {
   repeatsCi: '5',
   repeatsBudgetS: '20',
   ciTarget: '2',
-  budgetMs: '400',
+  budgetMs: '1200',
 };
 
 /** Entries one MB of mapping needs: 256 PTEs of 4 KiB, or half a PMD of 2 MiB. */
+/** Calls of each method per round of a probe (one: the methods alternate call by call, in shuffled order). */
+export const SPAWN_BLOCK = 1;
+
 export function perEntryCost(slopeUsPerMb: number, kind: 'PTE' | 'PMD'): number {
   return (slopeUsPerMb * 1000) / (kind === 'PTE' ? 256 : 0.5);
 }
@@ -194,6 +202,8 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
     published: { unit: 'us', colour: 'series', caption: 'Hollow diamonds: the article’s published values at the same configuration (article 000 gives means).' },
   },
   thpCondition: THP_CONDITION('rssMb'),
+  // A probe fixes RSS and THP and times every method in the same rounds; runs stored before had one probe per method.
+  probeKeys: (params) => (typeof params['block'] === 'number' ? ['rssMb', 'thp'] : null),
   fieldLabels: { rssMb: { suffix: 'MB' }, thp: { prefix: 'THP' }, thpSystem: { prefix: 'system THP' } },
   seriesField: 'method',
   contextKeys: ['thpSystem'],
@@ -201,11 +211,11 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
     // 000: 300 calls per configuration, 3 fresh runs, RSS 0/128/512/1024 MB, THP on (the article's
     // "always", reproduced with MADV_HUGEPAGE) and off. The spread claim needs two repeats even when quick.
     full: { methods: 'fork-exec,vfork-exec,posix-spawn', rss: '0,128,512,1024', thp: 'on,off', iterations: '300', warmup: '5', repeats: '3', ciTarget: '0', budgetMs: '0' },
-    // Quick: five fresh probes per configuration, each up to 200 calls but at most 120 ms of them (at least 30
-    // calls), so the 1 GB fork+exec ones stop early. Fresh processes of one configuration can differ by far more
-    // than their samples do: with two, `npm run bench:verdicts` saw a claim go from differs to holds between
+    // Quick: five fresh probes per RSS × THP, each timing the three methods round by round for up to 200 rounds but
+    // at most 300 ms of them (at least 30 rounds), so the 1 GB ones stop early. Fresh processes can differ by far
+    // more than their samples do: with two, `npm run bench:verdicts` saw a claim go from differs to holds between
     // consecutive runs; with three, the interval widened for so few (2.7×) left a third of the verdicts open.
-    quick: { methods: 'fork-exec,vfork-exec,posix-spawn', rss: '0,256,1024', thp: 'on,off', iterations: '200', warmup: '3', repeats: '5', ciTarget: '0', budgetMs: '120' },
+    quick: { methods: 'fork-exec,vfork-exec,posix-spawn', rss: '0,256,1024', thp: 'on,off', iterations: '200', warmup: '3', repeats: '5', ciTarget: '0', budgetMs: '300' },
     note: 'article 000: 300 calls, 3 runs per configuration, RSS 0-1024 MB, THP on and off',
   },
   figureKeys: ['thp', 'rssMb'],
@@ -217,7 +227,8 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
             label: `${method} ${rssMb} MB THP ${thp}`,
             regionMb: rssMb,
             memoryMb: rssMb,
-            probe: (n) => ({ caseName: 'spawn', args: { method, 'rss-mb': rssMb, thp, target: n.targetStatic }, series: method }),
+            // The experiment's own design: every chosen method in the probe, round by round; this method's series.
+            probe: (n) => ({ caseName: 'spawn', args: { methods: c.methods.join(','), 'rss-mb': rssMb, thp, block: SPAWN_BLOCK, target: n.targetStatic }, series: method }),
             loop: (n, it) => [method, String(rssMb), thp, String(it), n.targetStatic],
           }),
         ),
@@ -227,9 +238,19 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
     { flags: '--methods <list>', description: `methods, comma-separated: ${METHODS.join(', ')}`, defaultValue: DEFAULTS.methods },
     { flags: '--rss <list>', description: 'parent RSS sizes in MB (MiB), comma-separated', defaultValue: DEFAULTS.rss, unit: 'MB' },
     { flags: '--thp <list>', description: 'transparent huge pages for the region: on (MADV_HUGEPAGE), off (MADV_NOHUGEPAGE), default (no madvise)', defaultValue: DEFAULTS.thp },
-    { flags: '--iterations <n>', description: 'most timed iterations per probe process', defaultValue: DEFAULTS.iterations, unit: 'iterations' },
-    { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'iterations' },
-    { flags: '--repeats <n>', description: 'fresh probe processes per configuration, interleaved', defaultValue: DEFAULTS.repeats, unit: 'processes' },
+    {
+      flags: '--iterations <n>',
+      description: 'most timed rounds per probe process (a round times each method once, in a shuffled order)',
+      defaultValue: DEFAULTS.iterations,
+      unit: 'iterations',
+    },
+    { flags: '--warmup <n>', description: 'warm-up rounds per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'iterations' },
+    {
+      flags: '--repeats <n>',
+      description: 'fresh probe processes per RSS × THP (each fills its region once and times every method), interleaved',
+      defaultValue: DEFAULTS.repeats,
+      unit: 'processes',
+    },
     ...repeatOptions(DEFAULTS),
     {
       flags: '--ci-target <percent>',
@@ -239,7 +260,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
     },
     {
       flags: '--budget-ms <ms>',
-      description: 'time budget per probe process in ms for timed iterations (setup excluded; at least 30 iterations run); 0 = none',
+      description: 'time budget per probe process in ms for timed rounds, all its methods together (setup excluded; at least 30 rounds run); 0 = none',
       defaultValue: DEFAULTS.budgetMs,
       unit: 'ms',
     },
@@ -257,6 +278,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
       repeats,
       ciTarget: ciPercent / 100,
       budgetMs: parseInteger('--budget-ms', str(raw, 'budgetMs', DEFAULTS.budgetMs), 0, 86_400_000),
+      block: SPAWN_BLOCK,
       ...parseRepeatOptions(raw, repeats, DEFAULTS),
       ...targetParams(raw),
     };
@@ -280,15 +302,16 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
   summarize: (ms, _p, seed) => summarizeSpawn(ms, seed),
 
   async run(p, ctx) {
-    const configs = p.methods.flatMap((method) => p.thp.flatMap((thp) => p.rssMb.map((rssMb) => ({ method, thp, rssMb }))));
+    // One probe per RSS × THP (and repeat): the region filled once, every method timed in it round by round.
+    const configs = p.thp.flatMap((thp) => p.rssMb.map((rssMb) => ({ thp, rssMb })));
     const plans = new Map<object, ReturnType<typeof adaptivePlan>>();
     const { measurements, complete, repeatsStop } = await sweep({
       configs,
       repeats: p.repeats,
       ...(adaptiveRepeats(p.repeats, p) ? { adaptive: adaptiveRepeats(p.repeats, p)! } : {}),
       ctx,
-      label: (c) => `${c.method} rss=${c.rssMb} MB thp=${c.thp}`,
-      job: (c) => {
+      label: (c) => `rss=${c.rssMb} MB thp=${c.thp} (${p.methods.join(', ')})`,
+      job: (c, repeat) => {
         const plan = adaptivePlan({
           warmupIterations: p.warmup,
           batchIterations: 10,
@@ -299,10 +322,17 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
         });
         const job = {
           caseName: 'spawn',
-          args: { method: c.method, 'rss-mb': c.rssMb, thp: c.thp, ...(p.target ? { 'user-target': p.target } : { target: ctx.native.targetStatic }) },
+          args: {
+            methods: p.methods.join(','),
+            'rss-mb': c.rssMb,
+            thp: c.thp,
+            block: p.block,
+            'order-seed': ctx.seed * 1000 + repeat,
+            ...(p.target ? { 'user-target': p.target } : { target: ctx.native.targetStatic }),
+          },
           ...(p.target ? { restArgs: p.targetArgs ?? [] } : {}),
           plan,
-          timeoutMs: 30_000 + c.rssMb * 40 + (p.budgetMs === 0 ? p.iterations * 200 : p.budgetMs * 4),
+          timeoutMs: 30_000 + c.rssMb * 40 + (p.budgetMs === 0 ? p.iterations * p.block * 200 * p.methods.length : p.budgetMs * 4),
         };
         plans.set(job, plan);
         return job;
@@ -310,8 +340,11 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
       measure: (c, result, repeat, job) => {
         const hugePagesKb = typeof result.info.hugePagesKb === 'number' ? result.info.hugePagesKb : null;
         const stopReason = plans.get(job)?.stopReason() ?? null;
-        const target: Record<string, string> = p.target && c.method !== 'fork-exit' ? { target: p.target } : {};
-        return measurementsFrom(result, { method: c.method, rssMb: c.rssMb, thp: c.thp, ...target }, { hugePagesKb, stopReason }, repeat, [c.method], ctx.seed);
+        return p.methods.flatMap((method) => {
+          const target: Record<string, string> = p.target && method !== 'fork-exit' ? { target: p.target } : {};
+          const mine = { ...result, series: result.series.filter((x) => x.series === method) };
+          return measurementsFrom(mine, { method, rssMb: c.rssMb, thp: c.thp, ...target }, { hugePagesKb, stopReason }, repeat, [method], ctx.seed);
+        });
       },
     });
     const summary = summarizeSpawn(measurements, ctx.seed);

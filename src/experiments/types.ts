@@ -169,6 +169,12 @@ export interface Experiment<P, S> {
   chart?: ChartSpec | null;
   /** Whether its series are timed in the same iterations of one probe process (a claim may then pair them). */
   paired?: boolean;
+  /**
+   * The identity fields one probe process fixes, from a run's parameters, where one probe measures several
+   * configurations round by round (spawn: one probe per RSS × THP times every method): configurations of the same
+   * probes are then resampled iteration by iteration together. null: one probe per configuration (runs stored before).
+   */
+  probeKeys?(params: Readonly<Record<string, unknown>>): readonly string[] | null;
   /** How its THP condition is verified against the huge pages the kernel gave; absent: it has none. */
   thpCondition?: ThpCondition;
   /** How its fields are said in a configuration's label ("64 MB", "THP on"); a field without one: "key value". */

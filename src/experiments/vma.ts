@@ -25,6 +25,8 @@ export interface VmaParams {
   iterations: number;
   warmup: number;
   repeats: number;
+  /** Calls of each method per round: one probe per VMA count builds its mappings once and times every method round by round (absent in runs stored before: one probe per method). */
+  block: number;
 }
 
 export interface VmaCell {
@@ -138,8 +140,16 @@ export function summarizeVma(ms: readonly Measurement[], seed: number): VmaSumma
     const hi = g[g.length - 1]!;
     slopes.push({ method, nsPerVma: fit.slope, interceptNs: fit.intercept, r2: fit.r2, points: fit.n, growth: lo.medianNs > 0 ? hi.medianNs / lo.medianNs : null });
   }
-  // Slab: every probe (whatever its method) forked one paused child after building its mappings.
-  const probes = ms.filter((m) => m.state === 'ok' && num(m.info, 'slabChildKb') !== null && num(m.info, 'slabBuiltKb') !== null);
+  // Slab: every probe forked one paused child after building its mappings; a probe that timed several methods
+  // counts once (its measurements share its info, probePid among it).
+  const seenProbe = new Set<string>();
+  const probes = ms.filter((m) => {
+    if (m.state !== 'ok' || num(m.info, 'slabChildKb') === null || num(m.info, 'slabBuiltKb') === null) return false;
+    const id = `${String(m.info.probePid ?? m.series)}|${m.repeat}|${String(m.identity.vmas)}`;
+    if (seenProbe.has(id)) return false;
+    seenProbe.add(id);
+    return true;
+  });
   const slab: SlabRow[] = [];
   for (const vmas of vmasList) {
     const mine = probes.filter((m) => m.identity.vmas === vmas);
@@ -218,6 +228,8 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
     height: 240,
   },
   fieldLabels: { vmas: { suffix: 'VMAs' } },
+  // A probe fixes the VMA count and times every method in the same rounds; runs stored before had one probe per method.
+  probeKeys: (params) => (typeof params['block'] === 'number' ? ['vmas'] : null),
   seriesField: 'method',
   presets: {
     // 003 mapped 1,000,000 VMAs; vm.max_map_count (65530 by default) caps what a probe may map.
@@ -232,9 +244,19 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
       defaultValue: DEFAULTS.vmas,
       unit: 'mappings',
     },
-    { flags: '--iterations <n>', description: 'timed launches per probe process', defaultValue: DEFAULTS.iterations, unit: 'launches' },
-    { flags: '--warmup <n>', description: 'warm-up launches per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'launches' },
-    { flags: '--repeats <n>', description: 'fresh probe processes per configuration, interleaved', defaultValue: DEFAULTS.repeats, unit: 'processes' },
+    {
+      flags: '--iterations <n>',
+      description: 'timed rounds per probe process (a round launches each method once, in a shuffled order)',
+      defaultValue: DEFAULTS.iterations,
+      unit: 'launches',
+    },
+    { flags: '--warmup <n>', description: 'warm-up rounds per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'launches' },
+    {
+      flags: '--repeats <n>',
+      description: 'fresh probe processes per VMA count (each builds its mappings once and times every method), interleaved',
+      defaultValue: DEFAULTS.repeats,
+      unit: 'processes',
+    },
   ],
 
   parse(raw) {
@@ -245,6 +267,7 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
       iterations: parseInteger('--iterations', str(raw, 'iterations', DEFAULTS.iterations), 1, 100_000),
       warmup: parseInteger('--warmup', str(raw, 'warmup', DEFAULTS.warmup), 0, 10_000),
       repeats: parseInteger('--repeats', str(raw, 'repeats', DEFAULTS.repeats), 1, 1000),
+      block: 1,
     };
   },
 
@@ -267,17 +290,18 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
   summarize: (ms, _p, seed) => summarizeVma(ms, seed),
 
   async run(p, ctx) {
-    const configs = p.vmas.flatMap((vmas) => VMA_METHODS.map((method) => ({ vmas, method })));
+    // One probe per VMA count (and repeat): the mappings built and the Slab read once, every method timed round by round.
+    const configs = p.vmas.map((vmas) => ({ vmas }));
     const { measurements, complete } = await sweep({
       configs,
       repeats: p.repeats,
       ctx,
-      label: (c) => `${c.method} vmas=${c.vmas}`,
-      job: (c) => ({
+      label: (c) => `vmas=${c.vmas} (${VMA_METHODS.join(', ')})`,
+      job: (c, repeat) => ({
         caseName: 'vma',
-        args: { vmas: c.vmas, method: c.method, target: ctx.native.targetStatic },
+        args: { vmas: c.vmas, methods: VMA_METHODS.join(','), block: p.block, 'order-seed': ctx.seed * 1000 + repeat, target: ctx.native.targetStatic },
         plan: fixedPlan(p.warmup, p.iterations),
-        timeoutMs: 30_000 + (p.iterations + p.warmup + 2) * (20 + c.vmas * 0.005),
+        timeoutMs: 30_000 + (p.iterations + p.warmup + 2) * p.block * VMA_METHODS.length * (20 + c.vmas * 0.005),
       }),
       measure: (c, result, repeat) => {
         const i0 = result.info;
@@ -293,7 +317,9 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
           slabAfterForkKb: num(i0, 'slabChildKb'),
           slabAfterReapKb: num(i0, 'slabAfterKb'),
         };
-        return measurementsFrom(result, { vmas: c.vmas, method: c.method }, observed, repeat, [c.method], ctx.seed);
+        return VMA_METHODS.flatMap((method) =>
+          measurementsFrom({ ...result, series: result.series.filter((x) => x.series === method) }, { vmas: c.vmas, method }, observed, repeat, [method], ctx.seed),
+        );
       },
     });
     const summary = summarizeVma(measurements, ctx.seed);

@@ -4,6 +4,7 @@
 import type { RunDocument } from '../document/run.js';
 import type { Published } from '../reference/published.js';
 import { judgeDocuments } from '../claims/judge.js';
+import { driftLine } from '../claims/render.js';
 import type { FigureComparison } from '../claims/figures.js';
 import { findExperiment } from '../experiments/index.js';
 import { articleOf, configLabel, type Cell } from './groups.js';
@@ -57,7 +58,7 @@ export function runConclusions(doc: RunDocument, published: Published, seed = 1)
       claimId: v.claimId,
       statement: v.statement,
       verdict: v.verdict,
-      detail: inWords([v.plain ?? v.detail, ...(v.settle ? [`to settle it: ${v.settle}`] : [])].join(' ')),
+      detail: inWords([v.plain ?? v.detail, ...(v.drift ? [`(${driftLine(v)})`] : []), ...(v.settle ? [`to settle it: ${v.settle}`] : [])].join(' ')),
       notes: v.notes.map(inWords),
     }));
   const comparisons = publishedComparisons(j.figures, published, doc.experiment);

@@ -14,6 +14,7 @@ import { compareRuns } from '../store/compare.js';
 import { fmtMedianCi, resultsOf } from './results.js';
 import type { Block } from '../experiments/view.js';
 import { asciiChart } from './ascii-chart.js';
+import { textBars } from './bar-chart.js';
 import { mdCell, mdCode, mdFence, mdLine, mdText } from './escape.js';
 import { fmtNumber, fmtValue, machineLabel, paramFlags } from './labels.js';
 
@@ -114,6 +115,12 @@ export function machineEntries(m: MachineRecord, full: boolean): [string, string
     ['pinned CPU', m.pinnedCpu === null ? 'none' : String(m.pinnedCpu)],
     ['load average', m.loadAverage.join(' ')],
   ];
+  if (m.probe)
+    out.push([
+      'probe',
+      m.probe.origin === 'prebuilt' ? `prebuilt, build id ${m.probe.buildId}` : m.probe.origin === 'built-here' ? 'built here' : `FORKLAB_NATIVE_DIR ${m.probe.dir}`,
+    ]);
+  if (m.emulation) out.push(['emulation', `${m.emulation}: timings meaningless`]);
   if (!full) return out;
   const shown = new Set([
     'hostname',
@@ -135,6 +142,8 @@ export function machineEntries(m: MachineRecord, full: boolean): [string, string
     'nodeVersion',
     'pinnedCpu',
     'loadAverage',
+    'probe',
+    'emulation',
   ]);
   for (const [k, v] of Object.entries(m)) {
     if (shown.has(k)) continue;
@@ -168,7 +177,9 @@ export function blocksMarkdown(blocks: readonly Block[], charts = true): string[
     else if (b.kind === 'text' || b.kind === 'note') {
       if (b.text !== '') out.push(mdLine(b.text), '');
     } else if (b.kind === 'table') out.push(mdTable(b), '');
-    else if (charts) out.push(mdFence('text', asciiChart(b.points, { width: b.width, height: b.height, color: false, order: b.order })), '');
+    else if (b.kind === 'bar-chart') {
+      if (charts) out.push(mdFence('text', textBars(b)), '');
+    } else if (charts) out.push(mdFence('text', asciiChart(b.points, { width: b.width, height: b.height, color: false, order: b.order })), '');
   }
   return out;
 }

@@ -7,7 +7,7 @@ import { articleIntro } from '../reference/describe.js';
 import type { ReproduceDocument } from '../claims/reproduction.js';
 import type { Verdict } from '../claims/evaluate.js';
 import type { FigureComparison } from '../claims/figures.js';
-import { figureLabel, verdictLabel } from '../claims/render.js';
+import { driftLine, figureLabel, intervalsLine, verdictLabel } from '../claims/render.js';
 import { fmtFactor, fmtInUnit } from '../claims/format.js';
 import { loadPublished, type Article } from '../reference/published.js';
 import { chartsFor } from './charts.js';
@@ -56,7 +56,8 @@ const SUMMARY_HEADER = ['article', 'claims', ...VERDICTS.map((k) => VERDICT_WORD
 
 /** The verdict in plain words (its numbers, interval and band; the formula is in `judge --verbose`) and what would settle an inconclusive one. */
 function detailOf(v: Verdict): string {
-  return [v.plain ?? v.detail, ...(v.settle ? [`To settle it: ${v.settle}`] : [])].join(' ');
+  const drift = v.drift ? [`${driftLine(v).replace(/^b/, 'B')}.`] : [];
+  return [v.plain ?? v.detail, ...drift, ...(v.settle ? [`To settle it: ${v.settle}`] : [])].join(' ');
 }
 
 /** The notes of an article's verdicts, each once (a run's warning is a note on every claim that uses the run). */
@@ -134,6 +135,7 @@ export async function reproductionHtml(doc: ReproduceDocument, runs: readonly Ru
     `<p>${esc(runLine(doc, runs))}</p>`,
     tableHtml(SUMMARY_HEADER, summaryRows(views, doc.verdicts)),
     '<p class="note">A claim holds when the whole 95 % interval of the measured quantity lies inside its band, differs when the whole interval lies outside, and is inconclusive when the interval straddles an edge. Shape claims should hold on any Linux machine; magnitude claims depend on the machine.</p>',
+    ...(intervalsLine(doc.verdicts, doc.withinRun === true) ? [`<p class="note">${esc(intervalsLine(doc.verdicts, doc.withinRun === true))}</p>`] : []),
     `<p class="note">${esc(GLOSSARY_NOTE)}</p>`,
     '</section>',
   ].join('\n');
@@ -149,6 +151,8 @@ export function reproductionMarkdown(doc: ReproduceDocument, runs: readonly RunD
   const views = articlesOf(doc, runs);
   const out = ['## forklab reproduction', '', mdText(runLine(doc, runs)), '', '### Summary', ''];
   out.push(mdTable({ header: SUMMARY_HEADER, rows: summaryRows(views, doc.verdicts), leftAlign: [0] }), '', mdText(GLOSSARY_NOTE), '');
+  const intervals = intervalsLine(doc.verdicts, doc.withinRun === true);
+  if (intervals) out.push(mdText(intervals), '');
   for (const v of views) {
     out.push(`### Article ${mdText(v.article.id)} — ${mdText(v.article.titleEn)}`, '');
     out.push(mdText(`${articleIntro(v.article)} ${v.statuses.map((s) => `${s.experiment}: ${s.state}`).join('; ')}`), '');

@@ -173,6 +173,13 @@ function resampleBlock(b: Block, groups: readonly (readonly number[])[], prep: P
       const r = picks[d]!;
       const n = prep[ss[0]!]!.ranks[r]!.length;
       total += n;
+      if (k === 1 && stat === 'median') {
+        // the common case, a series drawn on its own for its median: only counts, the same draws as below
+        const ranks = prep[ss[0]!]!.ranks[r]!;
+        const counts = prep[ss[0]!]!.counts;
+        for (let j = 0; j < n; j++) counts[ranks[Math.floor(rng() * n)]!]! += 1;
+        continue;
+      }
       for (let j = 0; j < n; j++) {
         const i = Math.floor(rng() * n);
         for (let m = 0; m < k; m++) {

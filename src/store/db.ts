@@ -29,6 +29,8 @@ import {
 } from './records.js';
 export { isReproductionRef, type ReproductionRow, type StoredReproduction, type NewReproduction } from './reproductions.js';
 import { addReproduction, getReproduction, listReproductions, resolveReproduction, type NewReproduction, type ReproductionRow, type StoredReproduction } from './reproductions.js';
+import { DriftEstimates, forgetDriftEstimates } from './drift.js';
+export type { DriftEstimates, NewDriftEstimates, RunWithoutEstimates, StoredDriftEstimates } from './drift.js';
 
 function sleepMs(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -82,7 +84,7 @@ export class Store {
     try {
       db = openSqlite(path, { readonly });
     } catch (e) {
-      throw new StoreError(`cannot open ${path}: ${(e as Error).message}`);
+      throw new StoreError(`cannot open ${path}: ${(e as Error).message}`, 'other', (e as { hint?: string }).hint);
     }
     let ok = false;
     try {
@@ -290,6 +292,11 @@ export class Store {
           throw new StoreError(`run ${id} is still being recorded (pid ${r.pid} on ${r.hostname}); nothing was removed. Stop that run first.`);
         measurements += this.db.prepare('DELETE FROM measurements WHERE run_id = ?').run(id).changes;
       }
+      // Estimates learnt from a removed run go with it (derived data: a run removed is not evidence any more).
+      forgetDriftEstimates(
+        this.db,
+        runIds.map((id) => this.record(id).uuid),
+      );
       let runs = 0;
       for (const id of runIds) runs += this.db.prepare('DELETE FROM runs WHERE id = ?').run(id).changes;
       return { runs, measurements };
@@ -326,6 +333,11 @@ export class Store {
 
   getReproduction(id: number): StoredReproduction {
     return getReproduction(this.db, id, this.path);
+  }
+
+  /** The drift estimates kept for later judgements of the same machine (src/store/drift.ts). */
+  get driftEstimates(): DriftEstimates {
+    return new DriftEstimates(this.db);
   }
 
   /** The run with this uuid as a document, or null when it is not (or no longer) in the history. */

@@ -90,6 +90,27 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    description: 'drift estimates: the within-run estimate of every judged quantity of a run, what later runs learn the drift between runs from',
+    sql: `
+      CREATE TABLE drift_estimates (
+        id INTEGER PRIMARY KEY,
+        machine_key TEXT NOT NULL,           -- src/env/machine-key.ts: the machine the runs ran on
+        experiment TEXT NOT NULL,
+        started_at TEXT NOT NULL,            -- ISO 8601: when the first of its runs started
+        version INTEGER NOT NULL,            -- how quantities are named and measured (src/claims/drift.ts)
+        estimates TEXT NOT NULL              -- JSON object: quantity key -> { scale, class, point, low, high, confidence }
+      );
+      CREATE INDEX drift_estimates_machine ON drift_estimates (machine_key, experiment, started_at);
+      CREATE TABLE drift_estimate_runs (
+        estimate_id INTEGER NOT NULL REFERENCES drift_estimates (id) ON DELETE CASCADE,
+        run_uuid TEXT NOT NULL,              -- runs.uuid: the runs judged together
+        PRIMARY KEY (estimate_id, run_uuid)
+      );
+      CREATE INDEX drift_estimate_runs_uuid ON drift_estimate_runs (run_uuid);
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA = MIGRATIONS.length;

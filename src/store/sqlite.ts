@@ -82,7 +82,7 @@ function betterSqlite(): BetterCtor {
     return createRequire(import.meta.url)('better-sqlite3') as BetterCtor;
   } catch (e) {
     throw new ForklabError('store', `Node ${process.version} has no node:sqlite, and better-sqlite3 (its stand-in) is not built: ${(e as Error).message.split('\n')[0]}`, {
-      hint: 'use Node 22.13 or newer (nothing to build), or build it: node scripts/build-sqlite.mjs (needs gcc, make, python3)',
+      hint: 'use Node 22.13 or newer (node:sqlite: nothing to build), or build better-sqlite3 with gcc, make and python3 present (npm rebuild better-sqlite3; in a checkout: node scripts/build-sqlite.mjs); --no-store measures without the history',
     });
   }
 }

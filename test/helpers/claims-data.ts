@@ -18,6 +18,8 @@ export const FIXTURES = Object.fromEntries(NAMES.map((n) => [n, fixture(n)])) as
 export const docs = (replace: Edit = {}): RunDocument[] => NAMES.map((n) => replace[n] ?? FIXTURES[n]!);
 
 export const JITTER = [0.98, 0.99, 1, 1.01, 1.02, 0.995, 1.005, 1, 0.985, 1.015];
+/** Jitter of sample i of a repeat: each repeat the same values in its own order, as fresh probes never time alike (identical repeats are refused). */
+export const jitterAt = (c: Cfg, i: number): number => JITTER[(i + 3 * ((c['repeat'] as number | undefined) ?? 0)) % JITTER.length]!;
 /** While set, edit() touches only the configurations of this repeat (an inconclusive case: one repeat of three disagrees). */
 let onlyRepeat: number | null = null;
 /** A copy of an experiment's fixture with fn applied to the configurations that match every key of sel. */
@@ -39,7 +41,7 @@ export function inOneRepeat(e: () => Edit, repeat = 2): Edit {
 }
 export const setNs = (ns: number | ((c: Cfg) => number)) => (c: Cfg) => {
   const v = typeof ns === 'number' ? ns : ns(c);
-  c['samplesNs'] = (c['samplesNs'] as number[]).map((_, i) => v * JITTER[i % JITTER.length]!);
+  c['samplesNs'] = (c['samplesNs'] as number[]).map((_, i) => v * jitterAt(c, i));
 };
 export const setUs = (us: number | ((c: Cfg) => number)) => setNs((c) => (typeof us === 'number' ? us : us(c)) * 1000);
 export const scale = (f: number | ((c: Cfg) => number)) => (c: Cfg) => {

@@ -1,25 +1,48 @@
 #!/usr/bin/env node
-// Makes the prebuilt addon shipped in the package: builds native/ with node-gyp, strips it into
-// prebuilds/linux-x64-glibc/forklab_spawn.node and records the SHA-256 of the sources it was built from
-// (SOURCES.sha256; a test fails when native/ changes without a new prebuild). N-API: one binary serves
-// Node 20 to 26. Needs glibc >= 2.34 at run time (dlopen and pthread in libc).
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+// Makes the prebuilt addons shipped in the package, from the committed native/ sources, with Zig's C compiler for
+// glibc 2.17 (x86-64 and aarch64): prebuilds/linux-<arch>-glibc/forklab_spawn.node, stripped, with SOURCES.sha256
+// (what it was built from: a test fails when native/ changes without a new prebuild) and BUILD.json (build id,
+// toolchain, size, the highest glibc symbol version it needs). N-API 8: one binary serves Node 20 to 26.
+//   node packages/spawn/scripts/prebuild.mjs      (also run by forklab's `npm run prebuilds`)
+// Needs Node's headers (include/node under the running Node's prefix) and Zig 0.11 ($ZIG, else fetched from the
+// npm registry into a cache: prebuild-kit.mjs).
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findNodeGyp, nodeGypArgs, nodeGypEnv } from './find-node-gyp.mjs';
-import { sourcesHash } from './sources-hash.mjs';
+import { describeFiles, findZig, run, writeManifest, zigVersionOf } from './prebuild-kit.mjs';
+import { ADDON_FLAGS, ADDON_LIBS, ADDON_TARGETS, addonSources, sourcesHash } from './sources-hash.mjs';
 
 const pkgDir = dirname(dirname(fileURLToPath(import.meta.url)));
-const out = join(pkgDir, 'prebuilds', 'linux-x64-glibc');
-const gyp = findNodeGyp();
-if (!gyp) throw new Error('node-gyp not found');
-const r = spawnSync(process.execPath, [gyp, ...nodeGypArgs()], { stdio: 'inherit', env: nodeGypEnv(), cwd: pkgDir });
-if (r.status !== 0) process.exit(r.status ?? 1);
-mkdirSync(out, { recursive: true });
-const target = join(out, 'forklab_spawn.node');
-copyFileSync(join(pkgDir, 'build', 'Release', 'forklab_spawn.node'), target);
-const s = spawnSync('strip', ['--strip-unneeded', target], { stdio: 'inherit' });
-if (s.status !== 0) process.exit(s.status ?? 1);
-writeFileSync(join(out, 'SOURCES.sha256'), `${sourcesHash(pkgDir)}\n`);
-console.log(`prebuild: ${target}`);
+
+/** Builds every addon prebuild; returns their manifests. */
+export function prebuildAddons(zig = findZig()) {
+  const headers = join(dirname(dirname(process.execPath)), 'include', 'node');
+  if (!existsSync(join(headers, 'node_api.h'))) throw new Error(`prebuild: Node's headers are not in ${headers} (node_api.h): use a Node install that ships them`);
+  const sources = addonSources(pkgDir);
+  const hash = sourcesHash(pkgDir);
+  const manifests = [];
+  for (const [platform, t] of Object.entries(ADDON_TARGETS)) {
+    console.log(`prebuild: @forklab/spawn addon for ${platform} (zig cc -target ${t.zigTarget})`);
+    const out = join(pkgDir, 'prebuilds', platform);
+    mkdirSync(out, { recursive: true });
+    rmSync(join(out, 'forklab_spawn.node'), { force: true });
+    run(zig, ['cc', '-target', t.zigTarget, ...ADDON_FLAGS, `-I${headers}`, '-o', join(out, 'forklab_spawn.node'), ...sources, ...ADDON_LIBS], { cwd: pkgDir });
+    const files = describeFiles(out, ['forklab_spawn.node']);
+    if (files[0].machine !== t.machine) throw new Error(`prebuild: ${platform}: built for ${files[0].machine}, not ${t.machine}`);
+    const m = writeManifest(out, {
+      set: '@forklab/spawn addon',
+      platform,
+      sourcesSha256: hash,
+      toolchain: { cc: `${zigVersionOf(zig)} cc -target ${t.zigTarget}`, napi: 8, nodeHeaders: process.version },
+      glibcFloorTarget: t.glibcFloor,
+      files,
+      rebuild: 'npm run prebuilds',
+    });
+    const extra = files[0].unversioned.length ? `; and, bound to no version, ${files[0].unversioned.join(', ')} (newer than glibc ${t.glibcFloor}: look them up at run time)` : '';
+    console.log(`prebuild: ${platform}: ${m.buildId}, ${files[0].bytes} bytes, needs glibc ${files[0].glibcFloor}${extra}`);
+    manifests.push(m);
+  }
+  return manifests;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) prebuildAddons();

@@ -1,7 +1,25 @@
-// SHA-256 over binding.gyp and native/* (names and contents, sorted): what a prebuild was built from.
+// What an addon prebuild is made from, and its SHA-256 (SOURCES.sha256 beside each prebuild; a test fails when
+// native/, binding.gyp or the recipe below change without a new prebuild): binding.gyp and native/* (names and
+// contents, sorted), then the recipe (compiler flags and targets) as JSON.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+/** Zig's targets: glibc 2.17 (the oldest glibc anyone still runs Node on); each prebuild must need no newer. */
+export const ADDON_TARGETS = {
+  'linux-x64-glibc': { zigTarget: 'x86_64-linux-gnu.2.17', machine: 'x86-64', glibcFloor: '2.17' },
+  'linux-arm64-glibc': { zigTarget: 'aarch64-linux-gnu.2.17', machine: 'aarch64', glibcFloor: '2.17' },
+};
+
+/** -z now: a function missing from the C library fails the load (the loader then falls back), never a call. */
+export const ADDON_FLAGS = ['-O2', '-std=gnu11', '-Wall', '-Wextra', '-Wno-unused-parameter', '-D_GNU_SOURCE', '-DNAPI_VERSION=8', '-shared', '-fPIC', '-s', '-Wl,-z,now'];
+export const ADDON_LIBS = ['-ldl', '-lpthread'];
+
+/** The addon's C sources, as binding.gyp lists them. */
+export function addonSources(pkgDir) {
+  const gyp = JSON.parse(readFileSync(join(pkgDir, 'binding.gyp'), 'utf8'));
+  return gyp.targets.find((t) => t.target_name === 'forklab_spawn').sources;
+}
 
 export function sourcesHash(pkgDir) {
   const h = createHash('sha256');
@@ -15,5 +33,6 @@ export function sourcesHash(pkgDir) {
     h.update(`${f}\0`)
       .update(readFileSync(join(pkgDir, f)))
       .update('\0');
+  h.update(JSON.stringify({ targets: ADDON_TARGETS, flags: ADDON_FLAGS, libs: ADDON_LIBS }));
   return h.digest('hex');
 }

@@ -1,8 +1,8 @@
 // Finds and loads the addon. CommonJS on purpose: __dirname and require work in both builds (dist/ as ES
 // modules imports this file; dist/cjs/ requires it), so neither needs import.meta.
 // Order: FORKLAB_SPAWN_ADDON (an explicit path; ignored, with a warning, under Node's permission model, where
-// an environment variable must not choose native code to load), the prebuild shipped in the package
-// (prebuilds/linux-x64-glibc/), then node-gyp's build/Release and build/Debug.
+// an environment variable must not choose native code to load), the prebuild shipped in the package for this
+// CPU (prebuilds/linux-x64-glibc/, prebuilds/linux-arm64-glibc/), then node-gyp's build/Release and build/Debug.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -63,8 +63,8 @@ export function candidates(): Candidate[] {
     if (override) return list;
     throw err;
   }
-  if (process.platform === 'linux' && process.arch === 'x64' && libc() === 'glibc') {
-    list.push({ path: join(pkg, 'prebuilds', 'linux-x64-glibc', 'forklab_spawn.node'), why: 'prebuild' });
+  if (process.platform === 'linux' && (process.arch === 'x64' || process.arch === 'arm64') && libc() === 'glibc') {
+    list.push({ path: join(pkg, 'prebuilds', `linux-${process.arch}-glibc`, 'forklab_spawn.node'), why: 'prebuild' });
   }
   list.push({ path: join(pkg, 'build', 'Release', 'forklab_spawn.node'), why: 'node-gyp' });
   list.push({ path: join(pkg, 'build', 'Debug', 'forklab_spawn.node'), why: 'node-gyp debug' });

@@ -6,6 +6,7 @@ import { fmtUs } from '../../text/format.js';
 import type { ExperimentRun } from '../types.js';
 import { blank, heading, note, table, type Block } from '../view.js';
 import { historyOf } from './history.js';
+import { libuvLabel, libuvNote } from './libuv.js';
 import type { SpawnMechanism } from './mechanism.js';
 import { ALL_VARIANTS, familySpec, type Family } from './registry.js';
 import type { RuntimeCell, RuntimeLine, RuntimesSummary } from './summary.js';
@@ -51,12 +52,14 @@ export function answerRows(s: RuntimesSummary): { rows: AnswerRow[]; smallest: n
     const m = s.mechanisms.find((x) => x.runtime === line.runtime && x.variant === line.variant);
     const mechanism = m?.result.state === 'observed' ? m.result.mechanism : 'unknown';
     const helpers = m?.result.state === 'observed' && m.result.helpers.length ? ` → ${m.result.helpers.join(' → ')}` : '';
+    // A Node's libuv decides how child_process starts a child: shown beside what strace saw.
+    const uv = family === 'node' ? libuvLabel(line.libuv) : '';
     return {
       line,
       family,
       call: `${variant?.call ?? line.variant}${kinds > 1 ? ` (${line.heapKind})` : ''}`,
       mechanism,
-      mechanismText: mechanism === 'unknown' ? '?' : `${mechanism}${helpers}`,
+      mechanismText: `${mechanism === 'unknown' ? '?' : `${mechanism}${helpers}`}${uv ? ` · ${uv}` : ''}`,
       first: cell(line, smallest),
       last: cell(line, largest),
     };
@@ -89,6 +92,8 @@ export function viewAnswer(run: ExperimentRun<RuntimesSummary>): Block[] {
     ),
   );
   out.push(note('grows?: the verdict from the 95 % interval of the slope against the heap (the growth table below); each call is one variant (docs/experiments/runtimes.md).'));
+  const uvNote = libuvNote(rows.filter((r) => r.family === 'node').map((r) => r.line.libuv));
+  if (uvNote) out.push(note(uvNote));
   out.push(blank);
 
   // Grouped by what strace saw.

@@ -15,7 +15,7 @@ export const MECHANISM_HISTORY: readonly MechanismChange[] = [
   {
     family: 'node',
     since: '—',
-    what: 'child_process forks on Linux (libuv uses posix_spawn only on Apple platforms; a Linux posix_spawn path is proposed, not merged)',
+    what: "child_process forks on Linux in every libuv release up to 1.52.1 (libuv uses posix_spawn on Apple platforms); libuv's Linux posix_spawn path was merged on its v1.x branch on 2026-03-25 and is in no release yet",
     source: 'libuv/libuv#3064, libuv/libuv#3520',
   },
   {

@@ -6,6 +6,7 @@ import { blank, heading, note, table, type Block } from '../view.js';
 import type { RuntimeEntry } from './discover.js';
 import { FAMILIES } from './registry.js';
 import { viewAnswer } from './answer.js';
+import { libuvLabel } from './libuv.js';
 import type { RuntimeLine, RuntimesSummary } from './summary.js';
 
 const familyRank = (f: string) => FAMILIES.findIndex((x) => x.family === f);
@@ -74,7 +75,11 @@ export function viewRuntimes(run: ExperimentRun<RuntimesSummary>): Block[] {
 
   if (s.lines.length) {
     out.push(heading("Growth with the heap, the system call observed, and article 000's claim for it"));
-    const mech = (l: RuntimeLine) => s.mechanisms.find((m) => m.runtime === l.runtime && m.variant === l.variant)?.text ?? s.mechanismsSkipped ?? 'unknown';
+    const mech = (l: RuntimeLine) => {
+      const seen = s.mechanisms.find((m) => m.runtime === l.runtime && m.variant === l.variant)?.text ?? s.mechanismsSkipped ?? 'unknown';
+      const uv = l.variant.startsWith('node/') ? libuvLabel(l.libuv) : '';
+      return uv ? `${seen} · ${uv}` : seen;
+    };
     const rows = s.lines.map((l) => [l.runtime, l.variant, l.heapKind, slopeText(l), l.verdict, mech(l), claimText(l)]);
     out.push(table(['runtime', 'variant', 'heap', 'µs per MB [95 % CI]', 'verdict', 'mechanism (strace)', 'claim'], rows, { leftAlign: [0, 1, 2, 4, 5, 6] }));
     out.push(

@@ -35,6 +35,8 @@ export interface VariantMechanism {
 export interface RuntimeLine {
   runtime: string;
   runtimeVersion: string;
+  /** A Node's libuv version (process.versions.uv, from its driver's info line): it decides whether child_process forks. */
+  libuv: string | null;
   variant: string;
   heapKind: string;
   slope: SlopeEstimate | null;
@@ -105,6 +107,7 @@ export function summarizeLines(ms: readonly Measurement[], mechanisms: readonly 
   for (const mine of byLine.values()) {
     const f = mine[0]!.identity;
     const version = mine.find((m) => typeof m.observed.runtimeVersion === 'string')?.observed.runtimeVersion;
+    const libuv = mine.find((m) => typeof m.info?.libuv === 'string')?.info.libuv;
     const heaps = [...new Set(mine.map((m) => Number(m.identity.heapMb)))].sort((a, b) => a - b);
     const groups = heaps.map((heapMb) => ({
       heapMb,
@@ -117,6 +120,7 @@ export function summarizeLines(ms: readonly Measurement[], mechanisms: readonly 
     lines.push({
       runtime: String(f.runtime),
       runtimeVersion: String(version ?? ''),
+      libuv: typeof libuv === 'string' ? libuv : null,
       variant: String(f.variant),
       heapKind: String(f.heapKind),
       slope,

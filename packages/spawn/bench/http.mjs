@@ -1,0 +1,186 @@
+#!/usr/bin/env node
+// npm run bench:http — the case users hit: an HTTP server that starts one short child per request (as Val Town
+// measured it: spawn `echo hi`, its stdout the response; "Why is spawning a new process in Node so slow?",
+// blog.val.town, Node 22.3 651 requests/s, Deno 2,290, Bun 2,208 on 8 vCPUs with bombardier -c 30 -n 10000),
+// side by side in one run: Node's child_process, Node under `--import @forklab/spawn/register`, Bun (its
+// node:child_process and Bun.spawn) and Deno (its node:child_process and Deno.Command), each server holding a
+// small and a 1 GiB heap of Buffers (http-server.mjs, one file for the three runtimes), driven by autocannon
+// over 127.0.0.1. Per server and heap: requests/s, latency p50/p90/p99, the event loop's delay, CPU per request.
+// Each run is one fresh server; runs are bounded (--requests and --duration) and every server is killed at the
+// end. Fresh servers differ, so every variant and heap runs in --passes servers, in a new random order each
+// pass; a figure is the median over the passes, with their range.
+// Options: --variants LIST  --heaps 0,1024  --connections 10  --requests 4000  --duration 20 (s, the most one
+//          run may take)  --warmup 200  --passes 3  --command echo  --node PATH  --bun PATH  --deno PATH
+//          --json FILE
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { findRuntime, VARIANTS } from './http-variants.mjs';
+import { printHttp } from './http-report.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = join(here, '..', '..', '..');
+const autocannon = (await import('autocannon')).default;
+const live = new Set();
+
+function fail(msg) {
+  console.error(`bench:http: ${msg}`);
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const o = { variants: VARIANTS.map((v) => v.id), heaps: [0, 1024], connections: 10, requests: 4000, duration: 20, warmup: 200, passes: 3, command: 'echo' };
+  const whole = (flag, v, min) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) fail(`${flag}: a whole number >= ${min}, got "${v}"`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i += 2) {
+    const [flag, v] = [argv[i], argv[i + 1]];
+    if (v === undefined) fail(`${flag}: a value is required`);
+    if (flag === '--variants') {
+      o.variants = v.split(',');
+      const bad = o.variants.filter((x) => !VARIANTS.some((y) => y.id === x));
+      if (bad.length) fail(`--variants: unknown ${bad.join(', ')} (known: ${VARIANTS.map((y) => y.id).join(', ')})`);
+    } else if (flag === '--heaps') o.heaps = v.split(',').map((x) => whole('--heaps', x, 0));
+    else if (flag === '--connections') o.connections = whole(flag, v, 1);
+    else if (flag === '--requests') o.requests = whole(flag, v, 1);
+    else if (flag === '--duration') o.duration = whole(flag, v, 1);
+    else if (flag === '--warmup') o.warmup = whole(flag, v, 0);
+    else if (flag === '--passes') o.passes = whole(flag, v, 1);
+    else if (flag === '--command') o.command = v;
+    else if (['--node', '--bun', '--deno'].includes(flag)) {
+      if (!existsSync(v)) fail(`${flag}: no such file ${v}`);
+      o[flag.slice(2)] = v;
+    } else if (flag === '--json') o.json = v;
+    else fail(`unknown option ${flag}`);
+  }
+  return o;
+}
+
+function killAll() {
+  for (const p of live) p.kill('SIGKILL');
+}
+process.on('exit', killAll);
+for (const sig of ['SIGINT', 'SIGTERM'])
+  process.on(sig, () => {
+    killAll();
+    process.exit(130);
+  });
+
+/** Starts one server; resolves with its ready line and a stop() that ends it (SIGTERM, then SIGKILL). */
+function startServer(argv, heapMb, o) {
+  const [exe, ...rest] = argv;
+  const p = spawn(exe, [...rest, `heap-mb=${heapMb}`, `command=${o.command}`, `max-s=${o.duration * 4 + 120}`], { cwd: repo, stdio: ['pipe', 'pipe', 'inherit'] });
+  live.add(p);
+  const stop = () =>
+    new Promise((resolve) => {
+      if (p.exitCode !== null || p.signalCode !== null) return resolve();
+      const hard = setTimeout(() => p.kill('SIGKILL'), 5000);
+      p.once('exit', () => {
+        clearTimeout(hard);
+        live.delete(p);
+        resolve();
+      });
+      p.kill('SIGTERM');
+    });
+  return new Promise((resolve, reject) => {
+    const limit = setTimeout(() => {
+      p.kill('SIGKILL');
+      reject(new Error(`${exe}: no ready line within 120 s`));
+    }, 120_000);
+    p.once('exit', (code, sig) => {
+      clearTimeout(limit);
+      live.delete(p);
+      reject(new Error(`${exe} ended before it was ready (${sig ?? code})`));
+    });
+    createInterface({ input: p.stdout }).once('line', (l) => {
+      clearTimeout(limit);
+      p.removeAllListeners('exit');
+      resolve({ ready: JSON.parse(l), stop });
+    });
+  });
+}
+
+const get = (port, path) =>
+  fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(30_000) }).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${path}: ${r.status}`))));
+
+/** autocannon against the server until `amount` responses or `seconds` have passed, whichever comes first. */
+function load(port, amount, seconds, connections) {
+  return new Promise((resolve, reject) => {
+    const inst = autocannon({ url: `http://127.0.0.1:${port}/`, connections, amount, timeout: 30 }, (err, r) => (err ? reject(err) : resolve(r)));
+    const cap = setTimeout(() => inst.stop(), seconds * 1000);
+    inst.on('done', () => clearTimeout(cap));
+  });
+}
+
+async function runOne(variant, heapMb, o) {
+  const argv = variant.argv(o);
+  const { ready, stop } = await startServer(argv, heapMb, o);
+  try {
+    if (o.warmup > 0) await load(ready.port, o.warmup, o.duration, o.connections);
+    await get(ready.port, '/reset');
+    const r = await load(ready.port, o.requests, o.duration, o.connections);
+    const server = await get(ready.port, '/stats');
+    const seconds = (r.finish - r.start) / 1000;
+    return {
+      variant: variant.id,
+      heapMb,
+      version: ready.version,
+      rssMb: server.rssMb,
+      requestsPerS: r['2xx'] / seconds,
+      ok: r['2xx'],
+      errors: r.errors + r.timeouts + r.non2xx,
+      seconds,
+      latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99 },
+      loopDelayMs: server.timerLateMs,
+      monitorEventLoopDelayMs: server.monitorEventLoopDelayMs,
+      forklab: server.forklab,
+      cpuMsPerRequest: server.cpuMs !== null && server.served > 0 ? server.cpuMs / server.served : null,
+    };
+  } finally {
+    await stop();
+  }
+}
+
+const pressure = () => {
+  try {
+    return Number(/avg10=([\d.]+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))[1]);
+  } catch {
+    return null;
+  }
+};
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  o.node ??= process.execPath;
+  const runtimes = { node: o.node, bun: o.bun ?? findRuntime('bun'), deno: o.deno ?? findRuntime('deno') };
+  if (o.variants.includes('node-register') && !existsSync(join(here, '..', 'dist', 'register.js'))) fail('@forklab/spawn is not built: run `npm run build`');
+  const variants = VARIANTS.filter((v) => o.variants.includes(v.id));
+  const absent = variants.filter((v) => !runtimes[v.runtime]);
+  for (const v of absent) console.log(`${v.id}: absent (no ${v.runtime}: give --${v.runtime} PATH, put it on PATH, or set FORKLAB_TEST_RUNTIMES)`);
+  const present = variants.filter((v) => runtimes[v.runtime]).map((v) => ({ ...v, argv: (opts) => v.command(runtimes[v.runtime], join(here, 'http-server.mjs'), opts) }));
+  const startedMs = Date.now();
+  const before = pressure();
+  const runs = [];
+  for (let pass = 0; pass < o.passes; pass++) {
+    const heaps = pass % 2 === 0 ? o.heaps : [...o.heaps].reverse();
+    for (const heapMb of heaps)
+      for (const v of [...present].sort(() => Math.random() - 0.5)) {
+        process.stderr.write(`bench:http: pass ${pass + 1} of ${o.passes}: ${v.id} heap ${heapMb} MB …\n`);
+        try {
+          runs.push({ pass, ...(await runOne(v, heapMb, o)) });
+        } catch (e) {
+          runs.push({ pass, variant: v.id, heapMb, failed: e.message });
+          console.log(`${v.id} heap ${heapMb} MB: failed: ${e.message}`);
+        }
+      }
+  }
+  const wallS = Math.round((Date.now() - startedMs) / 1000);
+  printHttp(runs, o, { before, after: pressure(), wallS, runtimes });
+  if (o.json) writeFileSync(o.json, JSON.stringify({ options: o, runtimes, runs, wallS, cpuPressure: [before, pressure()] }, null, 2));
+}
+
+await main();

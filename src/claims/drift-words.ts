@@ -1,0 +1,73 @@
+// What a verdict says about the drift it was widened by: how much runs here vary, what it was learnt from, and,
+// when only the drift keeps a verdict open, that it does and what would settle it (docs/reproduce.md).
+import type { DriftScale } from '../stats/drift.js';
+import type { Range } from './bands.js';
+import type { DriftClass, QuantityDrift } from './drift.js';
+import type { Verdict } from './evaluate.js';
+import { fmtNum } from './format.js';
+import type { Judgement } from './judgement.js';
+
+/** The drift a verdict's intervals were widened by (its quantities', the widest first). */
+export interface VerdictDrift {
+  /** The widest drift among its quantities: a relative standard deviation in %, or percentage points of a share. */
+  percent: number;
+  unit: '%' | 'points';
+  /** The fewest earlier runs of this machine any of its quantities was learnt from (0: the prior alone). */
+  runs: number;
+  /** The priors that weighed in, named (a prior weighs less with every earlier run). */
+  priors: string[];
+  quantities: { label: string; class: DriftClass; scale: DriftScale; percent: number; runs: number }[];
+}
+
+/** Earlier runs below this many leave a verdict's drift mostly the prior's: the notes name it. */
+export const FEW_RUNS = 4;
+
+export function summarizeDrift(used: readonly QuantityDrift[]): VerdictDrift {
+  const qs = used.map((u) => ({ label: u.label, class: u.class, scale: u.scale, percent: u.percent, runs: u.runs }));
+  const widest = [...qs].sort((a, b) => b.percent - a.percent)[0]!;
+  const runs = Math.min(...qs.map((q) => q.runs));
+  return {
+    percent: widest.percent,
+    unit: widest.scale === 'absolute' ? 'points' : '%',
+    runs,
+    priors: [...new Set(used.filter((u) => u.runs < FEW_RUNS).map((u) => u.prior))],
+    quantities: qs,
+  };
+}
+
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+/** "±4.2 %" or "±1.5 percentage points". */
+export function driftAmount(d: Pick<VerdictDrift, 'percent' | 'unit'>): string {
+  return `±${fmtNum(d.percent)} ${d.unit === '%' ? '%' : 'percentage points'}`;
+}
+
+/** "runs here vary by ±4.2 % (learnt from 6 earlier runs on this machine)". */
+export function driftWords(d: VerdictDrift): string {
+  const from =
+    d.runs === 0
+      ? 'no earlier run of it on this machine yet: the stated prior, docs/reproduce.md'
+      : `learnt from ${plural(d.runs, 'earlier run')} on this machine${d.runs < FEW_RUNS ? ', with the stated prior' : ''}`;
+  return `runs here vary by ${driftAmount(d)} (${from})`;
+}
+
+const outcomeWords = (o: 'holds' | 'differs' | 'inconclusive') => (o === 'holds' ? 'it holds' : o === 'differs' ? 'it differs' : 'it is open');
+
+/**
+ * Puts the drift on a verdict: what it was, what this run alone says, and — when only the drift keeps the verdict
+ * open — the words that say so and what would settle it.
+ */
+export function applyDrift(v: Verdict, d: VerdictDrift, within: Judgement, sessions: number): void {
+  v.drift = d;
+  v.withinRun = { verdict: within.outcome, ...(within.interval ? { interval: within.interval as Range } : {}) };
+  if (d.priors.length)
+    v.notes.push(`drift between runs: ${d.runs === 0 ? 'no earlier run here' : `only ${plural(d.runs, 'earlier run')} here`}, so ${d.priors.join('; ')} weighs in`);
+  if (v.verdict !== 'inconclusive' || within.outcome === 'inconclusive') return;
+  const near = `near the band's edge on this machine: ${driftWords(d)}, more than one run's own interval shows; this run alone says ${outcomeWords(within.outcome)}`;
+  v.plain = `${v.plain ?? v.detail}; ${near}`;
+  v.detail = `${v.detail}; ${near}`;
+  v.settle =
+    `not this run's noise but the drift between runs keeps it open, so more probes now cannot settle it: ` +
+    `judge runs made at different times together (forklab judge with their ids: the drift of their mean shrinks as 1 ÷ √runs${sessions > 1 ? `; these data already pool ${sessions}` : ''}), ` +
+    `or measure on a quieter machine`;
+}
