@@ -87,7 +87,9 @@ try {
     }
     out.estimate = rows;
     console.log(`estimate: ${children} children per run, median of ${reps} untraced runs per variant; forklab trace --model measure on the child_process one`);
-    console.log('RSS MB  sampled  child_process ms  @forklab/spawn ms  saving measured ms  estimated (process) ms  estimated (call site) ms  in fork (traced) ms  tracer µs/creation');
+    console.log(
+      'RSS MB  sampled  child_process ms  @forklab/spawn ms  saving measured ms  estimated (process) ms  estimated (call site) ms  in fork (traced) ms  tracer µs/creation',
+    );
     for (const r of rows)
       console.log(
         [
@@ -128,7 +130,10 @@ try {
       'import subprocess, sys, time\nn = int(sys.argv[1])\nt = time.perf_counter()\nfor _ in range(n):\n    subprocess.run(["/bin/true"])\nsys.stdout.write(str((time.perf_counter() - t) * 1000))\n',
     );
     const pyOpen = join(tmp, 'open.py');
-    writeFileSync(pyOpen, 'import sys, time\nn = int(sys.argv[1])\nt = time.perf_counter()\nfor _ in range(n):\n    open("/dev/null").close()\nsys.stdout.write(str((time.perf_counter() - t) * 1000))\n');
+    writeFileSync(
+      pyOpen,
+      'import sys, time\nn = int(sys.argv[1])\nt = time.perf_counter()\nfor _ in range(n):\n    open("/dev/null").close()\nsys.stdout.write(str((time.perf_counter() - t) * 1000))\n',
+    );
     // The interpreter itself (a version manager's shim on PATH would add its own start-up to every run).
     const py = spawnSync('python3', ['-c', 'import sys; assert sys.version_info >= (3, 8); print(sys.executable)'], { encoding: 'utf8' });
     const python = py.status === 0 ? py.stdout.trim() : null;
@@ -161,7 +166,8 @@ try {
     out.recorder = rows;
     console.log(`\nrecorder: median of ${reps} runs with the recorder and without, interleaved`);
     console.log('what                                                   without ms   with ms   Δ µs per call (or start)   recorder’s own µs per call');
-    for (const r of rows) console.log(`${r.name.padEnd(52)} ${f(r.withoutMs).padStart(11)} ${f(r.withMs).padStart(9)} ${f(r.perUnitUs, 2).padStart(26)} ${f(r.selfUs).padStart(28)}`);
+    for (const r of rows)
+      console.log(`${r.name.padEnd(52)} ${f(r.withoutMs).padStart(11)} ${f(r.withMs).padStart(9)} ${f(r.perUnitUs, 2).padStart(26)} ${f(r.selfUs).padStart(28)}`);
   }
 
   if (parts.includes('overhead')) {
@@ -170,7 +176,18 @@ try {
     const off = [];
     for (let i = 0; i < reps; i++)
       for (const recorders of i % 2 ? [false, true] : [true, false]) {
-        const s = traceJson(['--model', 'none', '--overhead-iterations', '0', ...(recorders ? [] : ['--no-recorders']), '--', process.execPath, spawner, String(mb), String(children)]);
+        const s = traceJson([
+          '--model',
+          'none',
+          '--overhead-iterations',
+          '0',
+          ...(recorders ? [] : ['--no-recorders']),
+          '--',
+          process.execPath,
+          spawner,
+          String(mb),
+          String(children),
+        ]);
         (recorders ? on : off).push(s.wallNs / 1e6);
       }
     const untraced = [];
