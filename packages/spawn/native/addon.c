@@ -270,9 +270,12 @@ static napi_value features(napi_env env) {
 
 /* Refuses to load where children could not be reaped or their failures not reported: a kernel without
  * pidfd_open (Linux < 5.3) or without waitid(P_PIDFD) (5.3), a glibc whose posix_spawn forks and cannot report
- * an exec failure (< 2.24). Reaping would otherwise need SIGCHLD and waitpid, which race with libuv's. */
+ * an exec failure (< 2.24), or a posix_spawn that runs as a plain fork for another reason (CPU emulation such as
+ * qemu-user), found by a probe: there an exec failure would be exit 127 where child_process emits
+ * ENOENT, EACCES, ... FORKLAB_SPAWN_SILENT_EXEC_FAILURES=serve serves there all the same (for testing the rest
+ * of the addon under emulation). Reaping without pidfds would need SIGCHLD and waitpid, which race with libuv. */
 static int check_machine(napi_env env) {
-    char msg[400], what[96];
+    char msg[480], what[160];
     const char *code = "ERR_FORKLAB_SPAWN_NO_PIDFD";
     int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
     if (fd < 0) {
@@ -282,12 +285,22 @@ static int check_machine(napi_env env) {
         int r = waitid((idtype_t)P_PIDFD, (id_t)fd, &si, WEXITED | WNOHANG);
         int e = errno;
         close(fd);
-        if (r == 0 || e == ECHILD) {
-            if (fl_compat.spawn_reports_errors) return 0;
+        if (r != 0 && e != ECHILD) {
+            snprintf(what, sizeof what, "waitid(P_PIDFD) (Linux 5.4): %s", strerror(e));
+        } else if (!fl_compat.spawn_reports_errors) {
             code = "ERR_FORKLAB_SPAWN_OLD_LIBC";
             snprintf(what, sizeof what, "glibc %d.%d's posix_spawn forks and reports no exec error (2.24)", fl_compat.glibc_major, fl_compat.glibc_minor);
         } else {
-            snprintf(what, sizeof what, "waitid(P_PIDFD) (Linux 5.4): %s", strerror(e));
+            int reported = fl_compat_exec_errors_reported();
+            const char *serve = getenv("FORKLAB_SPAWN_SILENT_EXEC_FAILURES");
+            if (reported == 1 || (reported == 0 && serve && strcmp(serve, "serve") == 0)) return 0;
+            if (reported < 0) { /* no child could be started to tell (EAGAIN, ENOMEM): the loader tries again later */
+                snprintf(msg, sizeof msg, "forklab-spawn could not start a child to check its posix_spawn: %s", strerror(-reported));
+                napi_throw_error(env, NULL, msg);
+                return -1;
+            }
+            code = "ERR_FORKLAB_SPAWN_SILENT_EXEC";
+            snprintf(what, sizeof what, "the latter: its posix_spawn ran as a plain fork and reported no exec failure (CPU emulation such as qemu-user)");
         }
     }
     struct utsname u;

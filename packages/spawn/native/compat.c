@@ -1,10 +1,13 @@
 #include "compat.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <uv.h>
 #ifdef __GLIBC__
 #include <gnu/libc-version.h>
@@ -40,6 +43,30 @@ static void init_once(void) {
 }
 
 void fl_compat_init(void) { pthread_once(&once, init_once); }
+
+/* execve of a path through a file fails with ENOTDIR in every kernel, before anything of the program is read.
+ * Where glibc's child shares the parent's memory (CLONE_VM|CLONE_VFORK) posix_spawn returns that error and has
+ * reaped the child; where the clone ran as a fork it returns 0 for a child that then exits 127: reaped here
+ * (by its pid: never another owner's child). */
+int fl_compat_exec_errors_reported(void) {
+    static int known; /* 0 not yet, 1 reported, 2 not */
+    int k = __atomic_load_n(&known, __ATOMIC_ACQUIRE);
+    if (k) return k == 1;
+    char path[] = "/dev/null/forklab-spawn-probe";
+    char *argv[] = {path, NULL}, *envp[] = {NULL};
+    pid_t pid;
+    int err = posix_spawn(&pid, path, NULL, NULL, argv, envp);
+    if (err == 0) {
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+        k = 2;
+    } else if (err == ENOTDIR) {
+        k = 1;
+    } else {
+        return -err;
+    }
+    __atomic_store_n(&known, k, __ATOMIC_RELEASE);
+    return k == 1;
+}
 
 void fl_compat_no_pidfd_spawn(void) { __atomic_store_n(&fl_compat.pidfd_spawn, NULL, __ATOMIC_RELAXED); }
 

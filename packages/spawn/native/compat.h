@@ -32,6 +32,11 @@ extern fl_compat_t fl_compat;
 /* Idempotent; thread-safe (every environment that loads the addon calls it). */
 void fl_compat_init(void);
 
+/* Whether posix_spawn reports an exec failure to the parent here: 1 yes; 0 no, it ran as a plain fork whose
+ * child could not tell (CPU emulation such as qemu-user: CLONE_VFORK without a shared address space, or glibc < 2.24); -errno
+ * when no child could be started to find out (tried again at the next call). One probe a process. */
+int fl_compat_exec_errors_reported(void);
+
 /* pidfd_spawn failed with ENOSYS (a kernel without clone3): posix_spawn and pidfd_open from now on. */
 void fl_compat_no_pidfd_spawn(void);
 

@@ -74,6 +74,9 @@ export function candidates(): Candidate[] {
 /** dlopen failures that say nothing about the addon: the process was at a limit at that moment. */
 const TRANSIENT = /Too many open files|Cannot allocate memory|Resource temporarily unavailable/;
 
+/** The addon's refusals that are about the machine, not the file: no other candidate is tried. */
+const MACHINE = new Set(['ERR_FORKLAB_SPAWN_NO_PIDFD', 'ERR_FORKLAB_SPAWN_OLD_LIBC', 'ERR_FORKLAB_SPAWN_SILENT_EXEC']);
+
 /** What this version of the package calls: an addon without one of them is from another version. */
 const REQUIRED = ['spawn', 'kill', 'ref', 'unref', 'closeProcessHandle', 'spawnSync'];
 
@@ -94,7 +97,7 @@ export function requireAddon(): { addon: unknown; path: string } {
       tried.push(`  ${c.path} (${c.why}): built from other sources (no ${lacks.join(', ')})`);
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
-      if (e.code === 'ERR_FORKLAB_SPAWN_NO_PIDFD' || e.code === 'ERR_FORKLAB_SPAWN_OLD_LIBC') throw err;
+      if (MACHINE.has(e.code ?? '')) throw err;
       if (TRANSIENT.test(e.message)) transient = true;
       tried.push(`  ${c.path} (${c.why}): ${e.message.split('\n')[0]}`);
     }

@@ -1,8 +1,8 @@
 // The machine's limits, side by side with child_process: a kernel without waitid(P_PIDFD) (Linux 5.3) or without
 // pidfd_open (< 5.3), made here by a seccomp filter: the addon refuses to load and every call is child_process's,
-// counted (spawnSync returns, nothing spins); descriptors: a closed one in stdio is EBADF, thrown, as
-// child_process; at the process's descriptor limit a spawn fails with EMFILE and leaks nothing. run()'s own bad
-// options reject before anything starts.
+// counted (spawnSync returns, nothing spins); a posix_spawn that runs as a plain fork (qemu-user) is refused too;
+// descriptors: a closed one in stdio is EBADF, thrown, as child_process; at the process's descriptor limit a spawn
+// fails with EMFILE and leaks nothing. run()'s own bad options reject before anything starts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as childProcess from 'node:child_process';
@@ -55,6 +55,42 @@ for (const [mode, lacks] of [
     assert.match(out.why, lacks);
   });
 }
+
+// qemu-user runs glibc's clone(CLONE_VM|CLONE_VFORK) as a plain fork, so posix_spawn cannot report an exec
+// failure (the child exits 127): a probe at load finds that and the addon refuses, so a missing program is
+// ENOENT as through child_process. FORKLAB_SPAWN_SILENT_EXEC_FAILURES=serve serves all the same (what .ci/arm64.sh
+// uses to test the rest of the addon under emulation), and then shows the difference the probe guards against.
+const EMULATED_APP = `import cp from 'node:child_process';
+import * as f from '@forklab/spawn';
+// (a time limit only where a child can start: after a failed spawn child_process's timer would hold the loop)
+const outcome = (m, file) => new Promise((r) => { const c = m.spawn(file, [], file === 'true' ? { timeout: 60000 } : {}); c.on('error', (e) => r('error ' + e.code)); c.on('close', (code) => r('exit ' + code)); });
+const both = async (file) => [await outcome(cp, file), await outcome(f, file)];
+const out = { missing: await both('/nonexistent/forklab'), runs: await both('true') };
+console.log(JSON.stringify({ ...out, served: f.registerStats().served, why: f.unavailableReason() }));`;
+
+test('where posix_spawn runs as a plain fork (qemu-user): the addon refuses, a missing program is ENOENT as through child_process', (t) => {
+  const qemu = `qemu-${process.arch === 'x64' ? 'x86_64' : 'aarch64'}`;
+  const probe = childProcess.spawnSync(qemu, ['-cpu', 'max', process.execPath, '-e', '0'], { ...LIMIT, timeout: 60_000, stdio: 'ignore' });
+  if (probe.error || probe.status !== 0)
+    return t.skip(`${qemu} cannot run this Node (${probe.error?.message ?? `exit ${probe.status ?? probe.signal}`}; apt-get install qemu-user)`);
+  const file = join(inst.project, 'emulated.mjs');
+  writeFileSync(file, EMULATED_APP);
+  const r = run([qemu, '-cpu', 'max', process.execPath, file], { FORKLAB_SPAWN_SILENT_EXEC_FAILURES: '' });
+  assert.equal(r.status, 0, r.stderr);
+  const out = lastJson<{ missing: string[]; runs: string[]; served: number; why: string }>(r);
+  assert.deepEqual(out.missing, ['error ENOENT', 'error ENOENT']);
+  assert.deepEqual(out.runs, ['exit 0', 'exit 0']);
+  assert.equal(out.served, 0);
+  assert.match(out.why, /posix_spawn ran as a plain fork and reported no exec failure/);
+  const served = lastJson<typeof out>(run([qemu, '-cpu', 'max', process.execPath, file], { FORKLAB_SPAWN_SILENT_EXEC_FAILURES: 'serve' }));
+  assert.equal(served.why, null);
+  assert.equal(served.served, 2);
+  assert.deepEqual(served.runs, ['exit 0', 'exit 0']);
+  assert.deepEqual(served.missing, ['error ENOENT', 'exit 127'], 'what the probe keeps from happening');
+  // and natively the probe finds a posix_spawn that reports: served, ENOENT
+  const native = lastJson<typeof out>(run([process.execPath, file], { FORKLAB_SPAWN_SILENT_EXEC_FAILURES: '' }));
+  assert.deepEqual([native.why, native.served, native.missing], [null, 2, ['error ENOENT', 'error ENOENT']]);
+});
 
 test('a closed descriptor in stdio: EBADF, thrown, as child_process (async and sync), at any position', () => {
   // well above every open descriptor, so that nothing the spawn itself opens can take that number (libuv's own
