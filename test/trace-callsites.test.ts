@@ -263,7 +263,9 @@ test('--pid cannot inject a recorder: it says so and shows what strace alone see
     });
     assert.equal(s.processes.find((p) => p.pid === target.pid)?.ran.find((x) => x.program === 'true')?.children, 3);
     assert.match(cli.stderr(), /call-site recorders: off \(--pid: a running process cannot be given a recorder/);
-    assert.match(cli.stderr(), /no call sites for pid \d+ \(\w+, 3 children\): no call sites are available for shell/);
+    // The shell may start one more `sleep 0.1` of its waiting loop after the tracer attached (how many depends on
+    // the machine's load), so the children are counted above by program, and here only the words are checked.
+    assert.match(cli.stderr(), /no call sites for pid \d+ \(\w+, \d+ children\): no call sites are available for shell/);
   } finally {
     clearTimeout(kill);
     target.kill('SIGKILL');

@@ -61,7 +61,10 @@ test('node: child_process forks and gets the @forklab/spawn advice with an estim
   assert.equal(spawned.code, 0, spawned.stderr);
   const again = spawned.summary!.processes.find((p) => p.runtime === 'node')!;
   assert.equal(again.byMechanism.fork, 0);
-  assert.equal(again.byMechanism['clone-vm-vfork'], 4);
+  // The four spawns, and the addon's one check when it loads (a posix_spawn of a path that cannot exist, which
+  // must fail with ENOTDIR: posix_spawn reports exec failures here): a fifth clone(CLONE_VM|CLONE_VFORK).
+  assert.equal(again.ran.find((x) => x.program === 'true')?.children, 4, JSON.stringify(again.ran));
+  assert.equal(again.byMechanism['clone-vm-vfork'], 5);
   assert.equal(again.advice, null);
   assert.match(spawned.stderr, /No process forked/);
   assert.doesNotMatch(spawned.stderr, /What to change/);
