@@ -45,7 +45,7 @@ function publish(event: FallbackEvent): void {
   if (fallbackChannel.hasSubscribers) fallbackChannel.publish(event);
   if (process.env.FORKLAB_SPAWN_LOG === '1') {
     const what = event.function ? `${event.function}(${event.command})` : 'every call';
-    process.stderr.write(`forklab/spawn: node:child_process serves ${what}: ${event.reason}\n`);
+    process.stderr.write(`@forklab/spawn: node:child_process serves ${what}: ${event.reason}\n`);
   }
 }
 
