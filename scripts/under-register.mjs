@@ -6,7 +6,7 @@
 // Example: node scripts/under-register.mjs -- npm test   (the project's own suite, thousands of probes)
 // Exits with the command's own status. Needs packages/spawn built (npm ci does it).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -36,6 +36,8 @@ if (!existsSync(register)) {
 
 const dir = mkdtempSync(join(tmpdir(), 'forklab-under-register-'));
 const collector = join(dir, 'collector.mjs');
+// Readable and writable by every user: a test may run a command as another user (a read-only history, say).
+chmodSync(dir, 0o1777);
 // Each Node process (main thread) writes its registerStats() when it exits; a worker's counts are its own.
 writeFileSync(
   collector,
