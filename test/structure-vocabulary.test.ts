@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EXPERIMENTS } from '../src/experiments/index.js';
+import { EXPERIMENTS, RECORDED } from '../src/experiments/index.js';
+import { TRACE_COLUMNS, TRACE_OBSERVED } from '../src/experiments/trace/summary.js';
 import { CONFIGURATION_KEYS } from '../src/document/run.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -44,11 +45,14 @@ function names(): Set<string> {
   const add = (xs: Iterable<string>) => {
     for (const x of xs) out.add(x);
   };
-  for (const e of EXPERIMENTS) {
+  // The experiments run through the sweep, and those reported like one (trace): their names, series and fields.
+  for (const e of [...EXPERIMENTS, ...RECORDED]) {
     add([e.name, ...e.identity, ...e.series, ...Object.keys(e.valueOrder), ...Object.keys(e.fieldLabels ?? {}), ...(e.contextKeys ?? [])]);
     if (e.seriesField) add([e.seriesField]);
     if (e.thpCondition) add([e.thpCondition.field, e.thpCondition.regionMbField, e.thpCondition.hugePagesKbField, ...e.thpCondition.readings]);
   }
+  // What a trace records beside its identity (its configurations' observed fields and columns).
+  add([...TRACE_OBSERVED, ...TRACE_COLUMNS]);
   // What real documents observe besides (hugePagesKb, childAcquired, slabGrowthKb…): the claims' fixtures hold one run of each experiment.
   const fixtures = join(ROOT, 'test/claims-fixtures');
   const reserved = new Set<string>(CONFIGURATION_KEYS);
@@ -150,6 +154,7 @@ test('literalsOf finds quoted strings and skips comments', () => {
 test('no experiment or field name is spelled out in report/, claims/, cli/ or reference/', () => {
   const vocabulary = names();
   assert.ok(vocabulary.has('rssMb') && vocabulary.has('spawn') && vocabulary.has('hugePagesKb'), 'the vocabulary is read from the registry and the fixtures');
+  assert.ok(vocabulary.has('trace') && vocabulary.has('toExecNs') && vocabulary.has('clone-vm-vfork'), "trace's name, columns and series are in it");
   const found: string[] = [];
   const pendingSeen = new Set<string>();
   for (const dir of SHARED)

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, sandbox, startCli, waitFor } from './helpers/cli.js';
 import type { TraceSummary } from '../src/experiments/trace/summary.js';
-import { commandOf, straceArgs } from '../src/experiments/trace/observe.js';
+import { commandOf, observe, straceArgs } from '../src/experiments/trace/observe.js';
 
 /** A CLI child's time limit: generous, since a loaded machine (a full suite, other builds) slows a trace several-fold. */
 const LIMIT_MS = 240_000;
@@ -43,7 +43,7 @@ test('node: child_process forks and gets the @forklab/spawn advice with an estim
   const node = forked.summary!.processes.find((p) => p.runtime === 'node')!;
   assert.equal(node.byMechanism.fork, 4);
   assert.ok(node.rssMb && node.rssMb.median > 64, `node's RSS was sampled near its forks (${JSON.stringify(node.rssMb)})`);
-  assert.match(node.advice!.change, /node --import @forklab\/spawn\/register/);
+  assert.match(node.advice!.change, /node -r @forklab\/spawn\/register/);
   // The estimate's structure, not its size: the short spawn run measured now decides the figures, and on a loaded
   // machine posix_spawn may well measure no faster than fork at this size (the saving is then 0, never negative).
   const e = node.estimate!;
@@ -61,7 +61,10 @@ test('node: child_process forks and gets the @forklab/spawn advice with an estim
   assert.equal(spawned.code, 0, spawned.stderr);
   const again = spawned.summary!.processes.find((p) => p.runtime === 'node')!;
   assert.equal(again.byMechanism.fork, 0);
-  assert.equal(again.byMechanism['clone-vm-vfork'], 4);
+  // The four spawns, and the addon's one check when it loads (a posix_spawn of a path that cannot exist, which
+  // must fail with ENOTDIR: posix_spawn reports exec failures here): a fifth clone(CLONE_VM|CLONE_VFORK).
+  assert.equal(again.ran.find((x) => x.program === 'true')?.children, 4, JSON.stringify(again.ran));
+  assert.equal(again.byMechanism['clone-vm-vfork'], 5);
   assert.equal(again.advice, null);
   assert.match(spawned.stderr, /No process forked/);
   assert.doesNotMatch(spawned.stderr, /What to change/);
@@ -196,6 +199,31 @@ test('--pid with --duration stops tracing and leaves the process running', { ski
     assert.equal(target.exitCode, null);
     assert.ok(existsSync(`/proc/${target.pid}`), 'the process is still running');
   } finally {
+    target.kill('SIGKILL');
+  }
+});
+
+test('--pid: a tracer that does not detach when asked is killed, and the process runs on', { timeout: LIMIT_MS }, async () => {
+  const box = sandbox();
+  // A stand-in for strace stuck in its detach (strace 6.1 can deadlock there): it ignores SIGINT.
+  const stuck = join(box.dir, 'stuck-tracer');
+  writeFileSync(stuck, "#!/bin/sh\ntrap '' INT\nwhile :; do sleep 1; done\n", { mode: 0o755 });
+  const target = spawn('/bin/sh', ['-c', 'while :; do sleep 1; done'], { stdio: 'ignore' });
+  const kill = setTimeout(() => target.kill('SIGKILL'), LIMIT_MS);
+  try {
+    const o = await observe({
+      tracer: { name: 'strace', path: stuck, version: null, stackTraces: false },
+      outFile: join(box.dir, 'out'),
+      sampleMs: 50,
+      mode: { pid: target.pid!, durationMs: 200 },
+      stacks: false,
+    });
+    assert.equal(o.endedBy, 'duration');
+    assert.equal(o.tracerKilled, true);
+    assert.equal(o.exit.signal, 'SIGKILL');
+    assert.ok(existsSync(`/proc/${target.pid}`) && target.exitCode === null, 'the process runs on');
+  } finally {
+    clearTimeout(kill);
     target.kill('SIGKILL');
   }
 });

@@ -30,7 +30,7 @@ test('node child_process: three forks charged to node, each exec of /bin/true, t
   assert.ok(p!.inCall!.maxNs >= p!.inCall!.medianNs && p!.inCall!.sumNs >= p!.inCall!.maxNs);
   assert.equal(p!.toExec!.n, 3);
   assert.equal(adviceFor(p!)?.runtime, 'node');
-  assert.match(adviceFor(p!)!.change, /node --import @forklab\/spawn\/register/);
+  assert.match(adviceFor(p!)!.change, /node -r @forklab\/spawn\/register/);
 });
 
 test('node with @forklab/spawn: clone3(CLONE_VM|CLONE_VFORK), no fork, so no advice', () => {
@@ -183,6 +183,7 @@ test('cost model: each fork priced by both launch lines at its creator’s RSS; 
     figures: [p!],
     model,
     overhead: { state: 'not-measured', reason: '--overhead-iterations 0' },
+    sites: { callSites: [], packages: [], recording: { state: 'off', reason: '--no-recorders' }, uncovered: [], nativeStacks: { on: false, reason: 'off' } },
     base: {
       mode: 'command',
       command: ['node', 'x.js'],
@@ -198,7 +199,9 @@ test('cost model: each fork priced by both launch lines at its creator’s RSS; 
   });
   assert.match(
     answerLine(summary.processes[0]!, summary),
-    new RegExp(`^node \\(pid ${pid}, 1000 MB\\): 3 forks, .* in fork, 10 % of wall time; its launches ≈ 33 ms here, with posix_spawn ≈ 3.30 ms: saving ≈ 30 ms .*: node --import`),
+    new RegExp(
+      `^node \\(pid ${pid}, 1000 MB\\): 3 forks, .* in fork, 10 % of wall time; its launches ≈ 33 ms here, with posix_spawn ≈ 3.30 ms: saving ≈ 30 ms .*: node -r @forklab`,
+    ),
   );
   const out = renderView(traceView(summary), { color: false });
   assert.ok(out.split('\n')[1]!.startsWith('node (pid'), 'the answer is the first line after the title');

@@ -12,6 +12,7 @@ import { findTracer, type Tracer } from '../experiments/trace/observe.js';
 import { renderView } from '../report/terminal.js';
 import type { Store } from '../store/db.js';
 import { runTrace, type TracePlan, type TraceResult } from '../lab/trace.js';
+import { traceExperiment } from '../experiments/trace/index.js';
 import { dbOption, fileFlagPath, fileOption, labelOption, noColorOption, noStoreOption } from './options.js';
 import { openHistory, parseCommon, writeRunJson } from './run.js';
 import { dbArgument, type DbLocation } from './database.js';
@@ -27,6 +28,8 @@ interface TraceOptions {
   sampleMs?: string;
   overheadIterations?: string;
   keepTrace?: string;
+  recorders?: boolean;
+  nativeStacks?: boolean;
   color?: boolean;
 }
 
@@ -71,6 +74,8 @@ export function planTrace(command: string[], o: TraceOptions): { plan: TracePlan
     sampleMs: parseInteger('--sample-ms', o.sampleMs ?? '20', 5, 10_000),
     overheadIterations: parseInteger('--overhead-iterations', o.overheadIterations ?? '100', 0, 10_000),
     keepTrace: o.keepTrace ?? null,
+    recorders: o.recorders !== false,
+    nativeStacks: o.nativeStacks === true,
   };
   return { plan, json: common.json };
 }
@@ -90,7 +95,7 @@ export async function traceAction(command: string[], o: TraceOptions): Promise<n
   for (const w of result.warnings) process.stderr.write(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}\n`);
   const doc = result.document;
   const stored = doc.runId && history ? { id: doc.runId.slice(0, 8), location: history.location } : null;
-  if (json) writeRunJson('trace', json, `${JSON.stringify(doc, null, 1)}\n`, stored);
+  if (json) writeRunJson(traceExperiment.name, json, `${JSON.stringify(doc, null, 1)}\n`, stored);
   if (stored)
     process.stderr.write(`forklab: stored as run ${stored.id} in ${stored.location.path} (forklab report ${stored.id}${dbArgument(stored.location)} --html trace.html)\n`);
   return result.status;
@@ -99,7 +104,7 @@ export async function traceAction(command: string[], o: TraceOptions): Promise<n
 /** Adds `forklab trace` to the program. */
 export function registerTraceCommand(program: Command): void {
   program.addCommand(
-    new Command('trace')
+    new Command(traceExperiment.name)
       .description('run COMMAND (or attach to --pid) under strace: which processes fork, at what size, what it costs here, and what to change')
       .argument('[command...]', 'the command and its arguments, after --: forklab trace -- npm run build')
       .option('--pid <pid>', 'attach to this running process (and the children it starts) instead of running a command')
@@ -114,6 +119,11 @@ export function registerTraceCommand(program: Command): void {
       .addOption(new Option('--sample-ms <ms>', 'how often VmRSS and VmPTE of every traced process are read from /proc').default('20', '20 ms'))
       .addOption(new Option('--overhead-iterations <n>', "fork+exec calls per round when measuring the tracer's own overhead (0: not measured)").default('100', '100'))
       .option('--keep-trace <file>', "keep strace's raw output in FILE")
+      .option('--no-recorders', "do not give the command's Node and Python processes the call-site recorders (NODE_OPTIONS, PYTHONPATH stay as they are)")
+      .option(
+        '--native-stacks',
+        'ask strace for the native frames of each creating call (strace -k): call sites of programs without a recorder; slows every new process of a large program (a Node child: most of a second here)',
+      )
       .addOption(labelOption())
       .addOption(dbOption())
       .addOption(noStoreOption())

@@ -1,4 +1,4 @@
-// What an experiment shows of a run, as data: headings, tables, lines of text, notes and the latency chart.
+// What an experiment shows of a run, as data: headings, tables, lines of text, notes, the latency chart and bars.
 // The experiment decides what to show; src/report/ decides how (terminal, Markdown, HTML), so every view of
 // a run is built from the same tables.
 
@@ -12,6 +12,16 @@ export interface LatencyChart {
   height: number;
 }
 
+/** Horizontal bars, one labelled value each (a trace's saving by call site), largest first as given. */
+export interface BarChart {
+  kind: 'bar-chart';
+  /** value: in `unit`, drawn to scale; text: the value as a table would print it ("1.2 s"). */
+  bars: { label: string; value: number; text: string }[];
+  unit: string;
+  /** Characters of the longest bar in a terminal. */
+  width: number;
+}
+
 export type Block =
   /** A title line (bold in the terminal). */
   | { kind: 'heading'; text: string }
@@ -21,7 +31,8 @@ export type Block =
   | { kind: 'note'; text: string }
   /** A table of formatted cells; columns in leftAlign are aligned left, the others right. */
   | { kind: 'table'; header: string[]; rows: string[][]; leftAlign: number[] }
-  | LatencyChart;
+  | LatencyChart
+  | BarChart;
 
 export const heading = (text: string): Block => ({ kind: 'heading', text });
 export const text = (line: string): Block => ({ kind: 'text', text: line });

@@ -16,6 +16,10 @@ import { measureModel, measureOverhead, modelSizesMb, type Overhead } from '../e
 import type { SpawnModel } from '../experiments/trace/cost.js';
 import { summarize, traceMeasurements, type ModelState, type TraceSummary } from '../experiments/trace/summary.js';
 import { traceView } from '../experiments/trace/view.js';
+import { installRecorders, readRecords, recordingEnv } from '../experiments/trace/recorder.js';
+import { siteSummary } from '../experiments/trace/coverage.js';
+import { FrameReader } from '../experiments/trace/stack.js';
+import { hasModel } from '../experiments/trace/summary.js';
 import { MODEL_EXPERIMENT, MODEL_NEEDS, modelFromStoredRun } from '../experiments/trace/stored.js';
 import { traceExperiment } from '../experiments/trace/index.js';
 import type { Block } from '../experiments/view.js';
@@ -36,6 +40,14 @@ export interface TracePlan {
   overheadIterations: number;
   /** Where to keep the tracer's raw output; null: it is removed. */
   keepTrace: string | null;
+  /** Give the command's Node and Python processes the call-site recorders (a command only: --pid cannot). */
+  recorders: boolean;
+  /**
+   * Ask strace for each creating call's native frames (-k), where this strace can. Off unless asked: strace unwinds
+   * every traced call of every process, and a large binary's first unwind in each new process is slow (a Node child's
+   * about 0.5–0.9 s on the machine this was built on).
+   */
+  nativeStacks: boolean;
 }
 
 export interface TraceContext {
@@ -108,7 +120,29 @@ export async function runTrace(plan: TracePlan, ctx: TraceContext): Promise<Trac
   const rootExe = 'pid' in plan.mode ? readExe(plan.mode.pid) : null;
   if (rootExe && 'pid' in plan.mode) known[plan.mode.pid] = rootExe;
   try {
-    const obs = await observe({ tracer: ctx.tracer, outFile, sampleMs: plan.sampleMs, mode: plan.mode });
+    // The recorders go into the command's environment; a running process cannot be given one.
+    const installed = attach || !plan.recorders ? null : installRecorders(dir);
+    const recordersOff = attach
+      ? '--pid: a running process cannot be given a recorder (it loads when the process starts), so this is what strace alone sees'
+      : !plan.recorders
+        ? '--no-recorders'
+        : typeof installed === 'string'
+          ? installed
+          : null;
+    const recorder = installed && typeof installed === 'object' ? installed : null;
+    const stacks: { on: true } | { on: false; reason: string } = !plan.nativeStacks
+      ? { on: false, reason: 'native stacks are off (--native-stacks asks strace -k for them)' }
+      : ctx.tracer.stackTraces
+        ? { on: true }
+        : { on: false, reason: 'this strace cannot unwind a call (it was built without stack traces: no -k)' };
+    const obs = await observe({
+      tracer: ctx.tracer,
+      outFile,
+      sampleMs: plan.sampleMs,
+      mode: plan.mode,
+      stacks: stacks.on,
+      ...(recorder ? { env: recordingEnv(process.env, recorder) } : {}),
+    });
     if ('pid' in plan.mode && obs.exit.code !== 0 && obs.endedBy === 'process-ended' && !existsSync(outFile))
       throw new ForklabError('usage', `strace could not attach to pid ${plan.mode.pid}: ${obs.tracerStderr.trim() || `status ${obs.exit.code}`}`, { exitCode: 1 });
     const text = existsSync(outFile) ? readFileSync(outFile, 'utf8') : '';
@@ -120,15 +154,25 @@ export async function runTrace(plan: TracePlan, ctx: TraceContext): Promise<Trac
     const overhead: Overhead = !figures.length
       ? { state: 'not-measured', reason: 'no process created a child, so there is nothing to set it beside' }
       : existsSync(native.probe)
-        ? await measureOverhead({ native, tracer: ctx.tracer, attach, iterations: plan.overheadIterations, rounds: 3 })
+        ? await measureOverhead({ native, tracer: ctx.tracer, attach, stacks: stacks.on, iterations: plan.overheadIterations, rounds: 3 })
         : { state: 'not-measured', reason: 'the C probe is not built' };
     const forkers = figures.filter((f) => f.byMechanism.fork > 0);
     const largest = forkers.length ? Math.max(...forkers.map((f) => f.rssMb?.max ?? 0)) : null;
     const modelState: ModelState = forkers.length ? await costModel(plan, ctx.store, largest) : { state: 'none', reason: 'no process forked' };
+    const sites = siteSummary({
+      records: recorder ? readRecords(recorder.outDir) : null,
+      recordersOff,
+      trace: model,
+      figures,
+      model: hasModel(modelState) ? modelState : null,
+      reader: new FrameReader(process.cwd()),
+      stacks,
+    });
     const summary: TraceSummary = summarize({
       figures,
       model: modelState,
       overhead,
+      sites,
       base: {
         mode: attach ? 'attach' : 'command',
         command: 'command' in plan.mode ? plan.mode.command : null,
@@ -138,6 +182,7 @@ export async function runTrace(plan: TracePlan, ctx: TraceContext): Promise<Trac
         exit: obs.exit,
         endedBy: obs.endedBy,
         leftEnded: obs.leftEnded,
+        tracerKilled: obs.tracerKilled,
         procSamples: obs.samples.length,
         unreadLines: model.unreadLines,
       },
@@ -164,6 +209,8 @@ async function store(
     model: typeof plan.model === 'object' ? plan.model.run : plan.model,
     sampleMs: plan.sampleMs,
     overheadIterations: plan.overheadIterations,
+    recorders: plan.recorders,
+    nativeStacks: plan.nativeStacks,
   };
   const writer = new HistoryWriter(c.store);
   const finishedAt = new Date();

@@ -11,6 +11,7 @@ import { articleIntro } from '../reference/describe.js';
 import { COMPARISON_HEADER, RAW_DATA_NOTE, compareTable, comparisonCells, machineEntries, witnessText, type ReportTable } from './markdown.js';
 import { resultsOf } from './results.js';
 import { asciiChart } from './ascii-chart.js';
+import { svgBars } from './bar-chart.js';
 import type { Block } from '../experiments/view.js';
 import { machineLabel, paramFlags } from './labels.js';
 
@@ -92,6 +93,7 @@ function blocksHtml(blocks: readonly Block[]): string {
       if (b.text !== '') out.push(`<p>${esc(b.text)}</p>`);
     } else if (b.kind === 'note') out.push(`<p class="note">${esc(b.text)}</p>`);
     else if (b.kind === 'table') out.push(tableHtml(b));
+    else if (b.kind === 'bar-chart') out.push(`<figure class="chart bars">\n${svgBars(b)}\n</figure>`);
     else out.push(`<pre>${esc(asciiChart(b.points, { width: b.width, height: b.height, color: false, order: b.order }))}</pre>`);
   }
   return out.join('\n');

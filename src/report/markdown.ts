@@ -14,6 +14,7 @@ import { compareRuns } from '../store/compare.js';
 import { fmtMedianCi, resultsOf } from './results.js';
 import type { Block } from '../experiments/view.js';
 import { asciiChart } from './ascii-chart.js';
+import { textBars } from './bar-chart.js';
 import { mdCell, mdCode, mdFence, mdLine, mdText } from './escape.js';
 import { fmtNumber, fmtValue, machineLabel, paramFlags } from './labels.js';
 
@@ -176,7 +177,9 @@ export function blocksMarkdown(blocks: readonly Block[], charts = true): string[
     else if (b.kind === 'text' || b.kind === 'note') {
       if (b.text !== '') out.push(mdLine(b.text), '');
     } else if (b.kind === 'table') out.push(mdTable(b), '');
-    else if (charts) out.push(mdFence('text', asciiChart(b.points, { width: b.width, height: b.height, color: false, order: b.order })), '');
+    else if (b.kind === 'bar-chart') {
+      if (charts) out.push(mdFence('text', textBars(b)), '');
+    } else if (charts) out.push(mdFence('text', asciiChart(b.points, { width: b.width, height: b.height, color: false, order: b.order })), '');
   }
   return out;
 }

@@ -1,9 +1,10 @@
 // An experiment's view of a run (src/experiments/view.ts) as terminal text: headings bold, notes dim, tables
-// aligned, the latency chart drawn in characters. Colour only when asked.
+// aligned, the latency chart and bars drawn in characters. Colour only when asked.
 import pc from 'picocolors';
 import type { Block } from '../experiments/view.js';
 import { renderTable } from '../text/table.js';
 import { asciiChart } from './ascii-chart.js';
+import { textBars } from './bar-chart.js';
 
 const plain = (s: string) => s;
 
@@ -19,6 +20,8 @@ export function renderBlock(b: Block, color: boolean): string {
       return renderTable(b.header, b.rows, { leftAlign: b.leftAlign });
     case 'latency-chart':
       return asciiChart(b.points, { width: b.width, height: b.height, color, order: b.order });
+    case 'bar-chart':
+      return textBars(b);
   }
 }
 

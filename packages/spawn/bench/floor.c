@@ -1,15 +1,18 @@
 /* bench:spawn's C floor: what the cheapest C program pays to give a child what forklab's child gets.
- *   forklab-bench-floor rss-mb=N target=PATH
+ *   forklab-bench-floor rss-mb=N target=PATH [pipe-buffers=1]
  * Holds N MB of touched anonymous memory (as the Node parent holds its Buffers), then answers on stdin
  *   warmup N MODE | run N MODE | stop
  * with JSON lines on stdout: ready (with the environment's size), samples {series, ns[]}, end; error.
  * MODE:
- *   ignore   stdio 'ignore': /dev/null dup2'd onto 0, 1 and 2 (file actions), an empty signal mask and every
- *            signal 1-64 at its default (glibc's internal 32 and 33 included), the child's environment this
- *            process's own (the bench starts it with the envPairs Node builds), reaped through a pidfd:
- *            pidfd_open, poll, waitid(P_PIDFD)  -- spawn and spawnSync's floor
- *   pipe     the same with three socketpairs (AF_UNIX, SOCK_STREAM) dup2'd onto 0, 1, 2, the parent reading
- *            its ends to EOF while it polls the pidfd  -- execFile's floor
+ *   ignore   stdio 'ignore': /dev/null read-only dup2'd onto 0 and read-write onto 1 and 2, each its own open
+ *            (file actions), an empty signal mask and signals 1-31 at their defaults (glibc's internal 32 and
+ *            33 too unless this process ignores them; 34-64 keep this process's disposition), as libuv's child
+ *            and forklab's get; the child's environment this process's own (the bench starts it with the
+ *            envPairs Node builds), reaped through a pidfd: pidfd_open, poll, waitid(P_PIDFD)  -- spawn and
+ *            spawnSync's floor
+ *   pipe     the same with three socketpairs (AF_UNIX, SOCK_STREAM) dup2'd onto 0, 1, 2 (with 64 KiB send and
+ *            receive buffers on both ends when pipe-buffers=1: what forklab does where Node's libuv, 1.51 and
+ *            later, does), the parent reading its ends to EOF while it polls the pidfd  -- execFile's floor
  *   detached ignore plus POSIX_SPAWN_SETSID
  *   bare     posix_spawn with no file actions, no attributes, an empty environment, waitpid: what the
  *            probe's posix-spawn method did, the floor before it was made fair
@@ -38,6 +41,7 @@
 extern char **environ;
 static const char *target;
 static char *empty_env[1];
+static int pipe_buffers;
 
 static void fail(const char *call, int err) {
     printf("{\"type\":\"error\",\"call\":\"%s\",\"errno\":%d,\"message\":\"%s\"}\n", call, err, strerror(err));
@@ -59,17 +63,26 @@ static void check_status(int code, int status) {
     exit(2);
 }
 
+/* This process ignores sig (the system call: glibc's sigaction refuses its internal signals). */
+static int ignores(int sig) {
+    unsigned long k[8];
+    memset(k, 0, sizeof k);
+    if (syscall(SYS_rt_sigaction, sig, NULL, k, 8) != 0) return 0;
+    return (void *)k[0] == (void *)SIG_IGN;
+}
+
 static void set_attr(posix_spawnattr_t *attr, int detached) {
-    sigset_t none, all;
+    sigset_t none, dfl;
     sigemptyset(&none);
-    memset(&all, 0, sizeof all);
-    /* sigaddset refuses glibc's internal signals: write the bits for 1-64 directly */
-    for (int sig = 1; sig <= 64 && sig <= (int)(8 * sizeof all); sig++)
-        ((unsigned long *)&all)[(sig - 1) / (8 * sizeof(unsigned long))] |= 1UL << ((sig - 1) % (8 * sizeof(unsigned long)));
+    memset(&dfl, 0, sizeof dfl);
+    /* sigaddset refuses glibc's internal signals: write the bits directly */
+    for (int sig = 1; sig <= 33; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP && (sig < 32 || !ignores(sig)))
+            ((unsigned long *)&dfl)[(sig - 1) / (8 * sizeof(unsigned long))] |= 1UL << ((sig - 1) % (8 * sizeof(unsigned long)));
     short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (detached ? POSIX_SPAWN_SETSID : 0);
     int err;
     if ((err = posix_spawnattr_init(attr)) || (err = posix_spawnattr_setsigmask(attr, &none)) ||
-        (err = posix_spawnattr_setsigdefault(attr, &all)) || (err = posix_spawnattr_setflags(attr, flags)))
+        (err = posix_spawnattr_setsigdefault(attr, &dfl)) || (err = posix_spawnattr_setflags(attr, flags)))
         fail("posix_spawnattr", err);
 }
 
@@ -131,16 +144,22 @@ static uint64_t once(const char *mode) {
         for (int i = 0; i < 3; i++) {
             int sv[2];
             if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) fail("socketpair", errno);
+            for (int k = 0; pipe_buffers && k < 2; k++) {
+                int size = 64 * 1024;
+                setsockopt(sv[k], SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+                setsockopt(sv[k], SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+            }
             parent_end[i] = sv[0];
             child_end[i] = sv[1];
             if ((err = posix_spawn_file_actions_adddup2(&fa, sv[1], i)) != 0) fail("adddup2", err);
         }
     } else {
-        int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-        if (nul < 0) fail("open(/dev/null)", errno);
-        child_end[0] = nul;
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < 3; i++) {
+            int nul = open("/dev/null", (i == 0 ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+            if (nul < 0) fail("open(/dev/null)", errno);
+            child_end[i] = nul;
             if ((err = posix_spawn_file_actions_adddup2(&fa, nul, i)) != 0) fail("adddup2", err);
+        }
     }
     err = posix_spawn(&pid, target, &fa, &attr, argv, environ);
     for (int i = 0; i < 3; i++)
@@ -169,6 +188,7 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (strncmp(argv[i], "rss-mb=", 7) == 0) rss_mb = atol(argv[i] + 7);
         else if (strncmp(argv[i], "target=", 7) == 0) target = argv[i] + 7;
+        else if (strcmp(argv[i], "pipe-buffers=1") == 0) pipe_buffers = 1;
         else fail("usage", EINVAL);
     }
     if (!target || access(target, X_OK) != 0) fail("access(target)", errno ? errno : EINVAL);

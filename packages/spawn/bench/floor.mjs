@@ -10,23 +10,37 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** Builds floor.c with the machine's C compiler; returns its path and a function that removes it. */
+/** Builds floor.c (and floor-state.c, the child floor-check.mjs compares) with the machine's C compiler; returns
+ * their paths, the folder and a function that removes it. */
 export function buildFloor() {
   const dir = mkdtempSync(join(tmpdir(), 'forklab-bench-floor-'));
   const exe = join(dir, 'forklab-bench-floor');
+  const stateExe = join(dir, 'forklab-bench-floor-state');
   const cc = process.env.CC || 'cc';
   try {
-    execFileSync(cc, ['-O2', '-Wall', '-o', exe, join(here, 'floor.c')], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 60_000 });
+    for (const [out, src] of [
+      [exe, 'floor.c'],
+      [stateExe, 'floor-state.c'],
+    ])
+      execFileSync(cc, ['-O2', '-Wall', '-o', out, join(here, src)], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 60_000 });
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`bench: cannot build the C floor with ${cc} (set CC to a C compiler): ${e.message}`);
   }
-  return { exe, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return { exe, stateExe, dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** One floor process holding sizeMb; `run(n, mode)` resolves with n samples in ns. */
-export function startFloor(exe, sizeMb, target) {
-  const p = spawn(exe, [`rss-mb=${sizeMb}`, `target=${target}`], { stdio: ['pipe', 'pipe', 'inherit'] });
+/** Whether this Node's libuv gives its stdio pipes 64 KiB socket buffers (1.51 and later), as forklab then does. */
+export function uvPipeBuffers(uv = process.versions.uv) {
+  const [major, minor] = uv.split('.').map(Number);
+  return major > 1 || (major === 1 && minor >= 51);
+}
+
+/** One floor process holding sizeMb (with extraEnv added to this process's environment, which its children get);
+ * `run(n, mode)` resolves with n samples in ns. */
+export function startFloor(exe, sizeMb, target, extraEnv = null) {
+  const args = [`rss-mb=${sizeMb}`, `target=${target}`, ...(uvPipeBuffers() ? ['pipe-buffers=1'] : [])];
+  const p = spawn(exe, args, { stdio: ['pipe', 'pipe', 'inherit'], ...(extraEnv ? { env: { ...process.env, ...extraEnv } } : {}) });
   const lines = createInterface({ input: p.stdout });
   const waiting = [];
   const queue = [];

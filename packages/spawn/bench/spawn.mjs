@@ -6,9 +6,10 @@
 // spawn and execFile (to exit) and spawnSync of the probe's static target, fork with one message round trip,
 // each through child_process and through forklab; the addon alone; and the C floor (floor.c), holding the same
 // size and started with the same environment, so that its children get what forklab's get: the envPairs Node
-// builds, /dev/null or socketpairs dup2'd onto 0-2, an empty signal mask with every signal at its default, and
-// reaping through a pidfd (poll, waitid P_PIDFD). Medians in µs. Then the event loop's longest gaps. Never a
-// test: timings on a shared machine swing.
+// builds, /dev/null (read-only for 0) or socketpairs (libuv's 64 KiB buffers where it sets them) dup2'd onto 0-2,
+// an empty signal mask with signals 1-31 at their defaults, and reaping through a pidfd (poll, waitid P_PIDFD),
+// checked against what forklab's child is given before anything is measured (floor-check.mjs). Medians in µs.
+// Then the event loop's longest gaps. Never a test: timings on a shared machine swing.
 //
 // Fresh worker processes of one size differ from each other by more than their samples do, so each cell is
 // measured in --passes worker processes, the sizes in alternating order pass after pass (0, 256, 1024, then
@@ -22,6 +23,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENV_SETTINGS, envFor } from './env.mjs';
+import { checkFloor } from './floor-check.mjs';
 import { buildFloor } from './floor.mjs';
 import { combine, printTables, printVerdicts, verdicts } from './spawn-report.mjs';
 import { SAMPLES, TARGET } from './spawn-worker.mjs';
@@ -93,6 +95,12 @@ async function main() {
   if (!existsSync(TARGET)) fail('the probe is not built: run `node scripts/build-native.mjs`');
   if (!existsSync(join(here, '..', 'dist', 'index.js'))) fail('@forklab/spawn is not built: run `npm run build`');
   const floor = buildFloor();
+  const differences = await checkFloor(floor).catch((e) => [`the check itself failed: ${e.message}`]);
+  if (differences.length > 0) {
+    floor.remove();
+    fail(`the C floor does not give its child what forklab gives it, so it is no fair floor:\n${differences.join('\n')}`);
+  }
+  console.log("the C floor's child is given what forklab's is (stdio ignore and pipe: descriptors, access modes, socket buffers, signal mask, ignored signals)");
   const startedMs = Date.now();
   const pressureBefore = cpuPressure();
   const byCell = new Map(); // `${env} ${kind} ${sizeMb}` → one result per pass

@@ -8,10 +8,21 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-/* libuv's default search path when the environment has no PATH (as _PATH_DEFPATH on glibc). */
-#define FL_DEFAULT_PATH "/usr/bin:/bin"
+#include "compat.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+extern char **environ;
+
+/* What glibc's execvp searches when the environment has no PATH (confstr(_CS_PATH)): libuv's child calls
+ * execvp, so this is libuv's default. */
+#define FL_DEFAULT_PATH "/bin:/usr/bin"
 
 static const char *env_path(char *const *envp) {
     for (; envp && *envp; envp++)
@@ -19,43 +30,37 @@ static const char *env_path(char *const *envp) {
     return FL_DEFAULT_PATH;
 }
 
-/* 0 when candidate is an executable regular file (relative names resolve against dirfd: the child's
- * cwd), EACCES when it exists but cannot be executed, ENOENT/ENOTDIR when absent. */
-static int check_candidate(int dirfd, const char *candidate) {
+/* The errors after which execvp tries the next PATH entry (glibc's list). */
+static int moves_on(int err) {
+    return err == EACCES || err == ENOENT || err == ESTALE || err == ENOTDIR || err == ENODEV || err == ETIMEDOUT;
+}
+
+/* An error execve would certainly give for this candidate (so no child is started for it), or 0: try it. */
+static int precheck(const char *path) {
     struct stat st;
-    if (fstatat(dirfd, candidate, &st, 0) != 0) return errno;
+    if (stat(path, &st) != 0) return errno;
     if (!S_ISREG(st.st_mode)) return EACCES;
-    if (faccessat(dirfd, candidate, X_OK, AT_EACCESS) != 0) return errno;
+    if (faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) != 0) return errno;
     return 0;
 }
 
-/* Finds file in the PATH of the child's environment, as execvp does: empty entries mean the current
- * directory, ENOENT/ENOTDIR/EACCES move on, EACCES is reported if nothing executable was found.
- * *out is malloc'd. */
-static int search_path(const char *file, char *const *envp, int dirfd, char **out) {
-    const char *path = env_path(envp);
-    size_t flen = strlen(file);
-    int seen_eacces = 0;
-    for (const char *p = path;; ) {
-        const char *end = strchr(p, ':');
-        size_t dlen = end ? (size_t)(end - p) : strlen(p);
-        char *cand = malloc(dlen + flen + 2);
-        if (!cand) return ENOMEM;
-        if (dlen == 0) memcpy(cand, file, flen + 1);
-        else {
-            memcpy(cand, p, dlen);
-            cand[dlen] = '/';
-            memcpy(cand + dlen + 1, file, flen + 1);
-        }
-        int err = check_candidate(dirfd, cand);
-        if (err == 0) { *out = cand; return 0; }
-        free(cand);
-        if (err == EACCES) seen_eacces = 1;
-        else if (err != ENOENT && err != ENOTDIR && err != ELOOP && err != ENAMETOOLONG) return err;
-        if (!end) break;
-        p = end + 1;
-    }
-    return seen_eacces ? EACCES : ENOENT;
+/* What chdir(cwd) in libuv's child would fail with, or 0. */
+static int check_cwd(const char *cwd) {
+    struct stat st;
+    if (stat(cwd, &st) != 0) return errno;
+    if (!S_ISDIR(st.st_mode)) return ENOTDIR;
+    if (faccessat(AT_FDCWD, cwd, X_OK, AT_EACCESS) != 0) return errno;
+    return 0;
+}
+
+static char *join(const char *a, size_t alen, const char *b) {
+    size_t blen = strlen(b);
+    char *s = malloc(alen + blen + 2);
+    if (!s) return NULL;
+    memcpy(s, a, alen);
+    s[alen] = '/';
+    memcpy(s + alen + 1, b, blen + 1);
+    return s;
 }
 
 static void close_all(int *fds, int n) {
@@ -63,18 +68,27 @@ static void close_all(int *fds, int n) {
         if (fds[i] >= 0) { close(fds[i]); fds[i] = -1; }
 }
 
-/* Sets up, for each child descriptor i, a parent-side source src[i] that is >= n (so that no dup2 of
- * the file actions overwrites a source still to be used) and close-on-exec (so the parent's copies
- * never leak into other children). As libuv: 'ignore' is /dev/null for 0-2 and nothing above; an
- * inherited descriptor that becomes the child's 0-2 is made blocking (libuv's child does that after
- * its dup2, which changes the description the parent shares). */
-static int prepare_stdio(const fl_spawn_req *req, int *src, int *parent_fds) {
-    int n = req->n_stdio;
+/* Sets up, for each child descriptor i, a parent-side source src[i] that is >= n (so that no dup2 of the
+ * file actions overwrites a source still to be used) and close-on-exec (so that the parent's copies never
+ * leak into other children). As libuv: every inherited descriptor must be open (EBADF, before anything is
+ * made); 'ignore' is /dev/null for 0-2 (read-only for 0) and nothing above; pipes are socketpairs (with
+ * libuv's 64 KiB buffers where its version sets them); an inherited descriptor that becomes the child's 0-2
+ * is made blocking (libuv's child does that after its dup2, which changes the description the parent shares). */
+static int prepare_stdio(const fl_spawn_req *req, int n, int *src, int *parent_fds) {
+    for (int i = 0; i < req->n_stdio; i++)
+        if (req->stdio[i] >= 0 && fcntl(req->stdio[i], F_GETFD) < 0) return errno;
     for (int i = 0; i < n; i++) {
-        int s = req->stdio[i], fd;
+        int s = i < req->n_stdio ? req->stdio[i] : FL_STDIO_IGNORE, fd;
         if (s == FL_STDIO_PIPE) {
             int sv[2];
             if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return errno;
+            if (fl_compat.uv_pipe_buffers) {
+                int size = 64 * 1024;
+                for (int k = 0; k < 2; k++) {
+                    setsockopt(sv[k], SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+                    setsockopt(sv[k], SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+                }
+            }
             parent_fds[i] = sv[0];
             fd = fcntl(sv[1], F_DUPFD_CLOEXEC, n);
             int e = errno;
@@ -82,7 +96,7 @@ static int prepare_stdio(const fl_spawn_req *req, int *src, int *parent_fds) {
             if (fd < 0) return e;
         } else if (s == FL_STDIO_IGNORE) {
             if (i > 2) { src[i] = -1; continue; }
-            int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+            int nul = open("/dev/null", (i == 0 ? O_RDONLY : O_RDWR) | O_CLOEXEC);
             if (nul < 0) return errno;
             fd = fcntl(nul, F_DUPFD_CLOEXEC, n);
             int e = errno;
@@ -90,11 +104,8 @@ static int prepare_stdio(const fl_spawn_req *req, int *src, int *parent_fds) {
             if (fd < 0) return e;
         } else {
             fd = fcntl(s, F_DUPFD_CLOEXEC, n);
-            if (fd < 0) {
-                if (errno == EBADF && s == i) fd = -1; /* inheriting a descriptor the parent has closed */
-                else return errno;
-            }
-            int fl = i <= 2 && fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+            if (fd < 0) return errno;
+            int fl = i <= 2 ? fcntl(fd, F_GETFL) : -1;
             if (fl >= 0 && (fl & O_NONBLOCK)) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
         }
         src[i] = fd;
@@ -102,40 +113,93 @@ static int prepare_stdio(const fl_spawn_req *req, int *src, int *parent_fds) {
     return 0;
 }
 
-static int build_actions(const fl_spawn_req *req, const int *src, posix_spawn_file_actions_t *fa) {
-    int err, n = req->n_stdio;
+static int build_actions(const fl_spawn_req *req, int n, const int *src, posix_spawn_file_actions_t *fa) {
+    int err;
     for (int i = 0; i < n; i++) {
         if (src[i] < 0) continue;
         if ((err = posix_spawn_file_actions_adddup2(fa, src[i], i)) != 0) return err;
     }
-    if (req->cwd && (err = posix_spawn_file_actions_addchdir_np(fa, req->cwd)) != 0) return err;
+    if (req->cwd) {
+        if (!fl_compat.addchdir) return ENOSYS; /* the caller hands calls with a cwd to Node's handle */
+        if ((err = fl_compat.addchdir(fa, req->cwd)) != 0) return err;
+    }
     /* Every other descriptor: close-on-exec decides, as with libuv (a make jobserver or systemd's
      * LISTEN_FDS reach the child; descriptors opened with O_CLOEXEC, as Node opens its own, do not). */
     return 0;
 }
 
+/* The parent ignores sig (read with the system call: glibc's sigaction refuses its internal signals). */
+static int parent_ignores(int sig) {
+    unsigned long k[8];
+    memset(k, 0, sizeof k);
+    if (syscall(SYS_rt_sigaction, sig, NULL, k, 8) != 0) return 0;
+    return (void *)k[0] == (void *)SIG_IGN;
+}
+
+static void set_bit(sigset_t *set, int sig) {
+    unsigned long *w = (unsigned long *)set;
+    w[(sig - 1) / (8 * sizeof *w)] |= 1UL << ((sig - 1) % (8 * sizeof *w));
+}
+
+/* As libuv's child: an empty mask, and signals 1-31 at their defaults; the others keep the parent's
+ * disposition, which exec turns from a handler into the default and leaves ignored if ignored. glibc's spawn
+ * helper would set its internal signals (32, 33) to SIG_IGN unless asked otherwise: they are asked for their
+ * default unless the parent ignores them. */
 static int build_attr(const fl_spawn_req *req, posix_spawnattr_t *attr) {
-    sigset_t none, all;
+    sigset_t none, dfl;
     sigemptyset(&none);
-    sigfillset(&all);
-    /* sigfillset leaves out glibc's internal signals (SIGCANCEL, SIGSETXID: 32 and 33), and glibc's
-     * spawn helper sets those to SIG_IGN in the child unless asked otherwise, so they would stay ignored
-     * across the exec. Node's children (libuv fork + exec) have them at SIG_DFL: ask for that, writing
-     * the bits directly since sigaddset refuses these numbers. */
-    for (int sig = 1; sig <= 64 && sig <= (int)(8 * sizeof all); sig++)
-        ((unsigned long *)&all)[(sig - 1) / (8 * sizeof(unsigned long))] |= 1UL << ((sig - 1) % (8 * sizeof(unsigned long)));
+    sigemptyset(&dfl);
+    for (int sig = 1; sig < 32; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP) set_bit(&dfl, sig);
+    for (int sig = 32; sig <= 33; sig++)
+        if (!parent_ignores(sig)) set_bit(&dfl, sig);
     short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-    if (req->detached) flags |= POSIX_SPAWN_SETSID;
+    if (req->detached) {
+        if (!fl_compat.setsid) return ENOSYS; /* the caller hands detached calls to Node's handle */
+        flags |= POSIX_SPAWN_SETSID;
+    }
     int err;
     if ((err = posix_spawnattr_setsigmask(attr, &none)) != 0) return err;
-    if ((err = posix_spawnattr_setsigdefault(attr, &all)) != 0) return err;
+    if ((err = posix_spawnattr_setsigdefault(attr, &dfl)) != 0) return err;
     return posix_spawnattr_setflags(attr, flags);
 }
 
-/* A file that execve refuses with ENOEXEC (a script without #!) runs through /bin/sh, as execvp does. */
-static int spawn_or_sh(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-                       const posix_spawnattr_t *attr, char *const *argv, char *const *envp) {
-    int err = posix_spawn(pid, path, fa, attr, argv, envp);
+typedef struct {
+    const posix_spawn_file_actions_t *fa;
+    const posix_spawnattr_t *attr;
+    char *const *envp;
+    pid_t pid;
+    int pidfd; /* from pidfd_spawn; -2 when the child came from posix_spawn */
+} fl_attempt;
+
+static int exec_one(fl_attempt *a, const char *path, char *const *argv) {
+    fl_pidfd_spawn_fn ps = __atomic_load_n(&fl_compat.pidfd_spawn, __ATOMIC_RELAXED);
+    if (ps) {
+        int fd = -1;
+        int err = ps(&fd, path, a->fa, a->attr, argv, a->envp);
+        if (err != ENOSYS) {
+            if (err == 0) {
+                a->pidfd = fd;
+                a->pid = fl_compat.pidfd_getpid(fd);
+                if (a->pid <= 0) { /* cannot happen for a child not yet waited for; never leave one behind */
+                    err = errno ? errno : ESRCH;
+                    syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
+                    siginfo_t si;
+                    while (waitid((idtype_t)P_PIDFD, (id_t)fd, &si, WEXITED) < 0 && errno == EINTR) {}
+                    close(fd);
+                }
+            }
+            return err;
+        }
+        fl_compat_no_pidfd_spawn(); /* no clone3 in this kernel */
+    }
+    a->pidfd = -2;
+    return posix_spawn(&a->pid, path, a->fa, a->attr, argv, a->envp);
+}
+
+/* One execve of execvp's loop: a file the kernel refuses with ENOEXEC (a script without #!) runs by /bin/sh. */
+static int attempt(fl_attempt *a, const char *path, char *const *argv) {
+    int err = exec_one(a, path, argv);
     if (err != ENOEXEC) return err;
     size_t argc = 0;
     while (argv[argc]) argc++;
@@ -144,48 +208,114 @@ static int spawn_or_sh(pid_t *pid, const char *path, const posix_spawn_file_acti
     shargv[0] = (char *)"/bin/sh";
     shargv[1] = (char *)path;
     for (size_t i = 1; i < argc; i++) shargv[i + 1] = argv[i];
-    err = posix_spawn(pid, "/bin/sh", fa, attr, shargv, envp);
+    err = exec_one(a, "/bin/sh", shargv);
     free(shargv);
     return err;
 }
 
-int fl_spawn(const fl_spawn_req *req, pid_t *pid, int *parent_fds) {
-    int n = req->n_stdio, err;
+/* execvp's search: each PATH entry in turn (an empty one is the current directory, the child's cwd), the
+ * next one after the errors moves_on() lists, EACCES if one of them was EACCES, else the last error. A
+ * candidate that cannot exist is passed over without starting a child; the others are really executed. */
+static int search(const fl_spawn_req *req, fl_attempt *a) {
+    const char *file = req->file;
+    if (file[0] == '\0') return ENOENT;
+    if (strchr(file, '/')) return attempt(a, file, req->argv);
+    int got_eacces = 0, last = ENOENT, tried = 0;
+    for (const char *p = env_path(req->envp ? req->envp : environ);;) {
+        const char *end = strchr(p, ':');
+        size_t dlen = end ? (size_t)(end - p) : strlen(p);
+        char *cand = dlen ? join(p, dlen, file) : strdup(file);
+        /* relative to the child's cwd, which the parent sees through the cwd */
+        char *probe = cand && req->cwd && cand[0] != '/' ? join(req->cwd, strlen(req->cwd), cand) : cand;
+        if (!cand || !probe) {
+            free(cand);
+            return ENOMEM;
+        }
+        int err = precheck(probe);
+        if (err == 0) {
+            tried = 1;
+            err = attempt(a, cand, req->argv);
+        }
+        if (probe != cand) free(probe);
+        free(cand);
+        if (err == 0 || !moves_on(err)) return err;
+        if (err == EACCES) got_eacces = 1;
+        last = err;
+        if (!end) break;
+        p = end + 1;
+    }
+    /* libuv's child changes directory before its execvp: a cwd it cannot enter is the error */
+    if (!tried && req->cwd) {
+        int c = check_cwd(req->cwd);
+        if (c) return c;
+    }
+    return got_eacces ? EACCES : last;
+}
+
+/* A pidfd for a child posix_spawn made; -1 if its pid already names a process that is not our child. */
+static int open_pidfd(pid_t pid, int *out) {
+    int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (fd < 0) return errno;
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid((idtype_t)P_PIDFD, (id_t)fd, &si, WEXITED | WNOHANG | WNOWAIT) != 0 && errno == ECHILD) {
+        close(fd);
+        fd = -1;
+    }
+    *out = fd;
+    return 0;
+}
+
+int fl_spawn(const fl_spawn_req *req, pid_t *pid, int *pidfd, int *parent_fds) {
+    int n = req->n_stdio < 3 ? 3 : req->n_stdio, err;
     int *src = malloc((size_t)n * sizeof *src);
-    if (!src) return ENOMEM;
-    for (int i = 0; i < n; i++) src[i] = parent_fds[i] = -1;
-    char *resolved = NULL;
-    const char *path = req->file;
+    int *pfds = malloc((size_t)n * sizeof *pfds);
+    if (!src || !pfds) {
+        free(src);
+        free(pfds);
+        return ENOMEM;
+    }
+    for (int i = 0; i < n; i++) src[i] = pfds[i] = -1;
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
-    int have_fa = 0, have_attr = 0;
+    int have_fa = 0, have_attr = 0, reserve = -1;
+    fl_attempt a = {&fa, &attr, req->envp ? req->envp : environ, 0, -2};
 
-    if ((err = prepare_stdio(req, src, parent_fds)) != 0) goto fail_setup;
-    if (req->file[0] == '\0') { err = ENOENT; goto done; }
-    if (!strchr(req->file, '/')) {
-        int dirfd = AT_FDCWD;
-        if (req->cwd && (dirfd = open(req->cwd, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) { err = errno; goto done; }
-        err = search_path(req->file, req->envp, dirfd, &resolved);
-        if (dirfd != AT_FDCWD) close(dirfd);
-        if (err != 0) goto done;
-        path = resolved;
-    }
+    if ((err = prepare_stdio(req, n, src, pfds)) != 0) goto fail_setup;
     if ((err = posix_spawn_file_actions_init(&fa)) != 0) goto fail_setup;
     have_fa = 1;
     if ((err = posix_spawnattr_init(&attr)) != 0) goto fail_setup;
     have_attr = 1;
-    if ((err = build_actions(req, src, &fa)) != 0) goto fail_setup;
+    if ((err = build_actions(req, n, src, &fa)) != 0) goto fail_setup;
     if ((err = build_attr(req, &attr)) != 0) goto fail_setup;
-    err = spawn_or_sh(pid, path, &fa, &attr, req->argv, req->envp);
+    /* posix_spawn's child needs a pidfd afterwards: hold a descriptor for it, so that a process at its limit
+     * fails with EMFILE before any child exists (as libuv, whose pipes come first) */
+    if (!__atomic_load_n(&fl_compat.pidfd_spawn, __ATOMIC_RELAXED) && (reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+        err = errno;
+        goto fail_setup;
+    }
+    err = search(req, &a);
+    if (reserve >= 0) close(reserve);
+    if (err == 0 && a.pidfd == -2 && (err = open_pidfd(a.pid, &a.pidfd)) != 0) {
+        kill(a.pid, SIGKILL);
+        while (waitpid(a.pid, NULL, 0) < 0 && errno == EINTR) {}
+    }
+    if (err == 0) {
+        *pid = a.pid;
+        *pidfd = a.pidfd;
+    }
     goto done;
 fail_setup:
     /* failed before the exec was attempted: no pipe is handed back */
-    close_all(parent_fds, n);
+    close_all(pfds, n);
 done:
     close_all(src, n);
+    for (int i = 0; i < req->n_stdio; i++) parent_fds[i] = pfds[i];
+    for (int i = req->n_stdio; i < n; i++)
+        if (pfds[i] >= 0) close(pfds[i]);
     if (have_fa) posix_spawn_file_actions_destroy(&fa);
     if (have_attr) posix_spawnattr_destroy(&attr);
-    free(resolved);
     free(src);
+    free(pfds);
     return err;
 }

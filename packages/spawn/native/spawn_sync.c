@@ -71,7 +71,8 @@ int fl_spawn_sync(const fl_sync_req *req, fl_sync_out *out) {
     out->pipes = pipes;
     if (!pfds || !pipes || !pf) { free(pfds); free(pf); return -ENOMEM; }
     pid_t pid = 0;
-    int err = fl_spawn(&req->base, &pid, pfds);
+    int pidfd = -1;
+    int err = fl_spawn(&req->base, &pid, &pidfd, pfds);
     for (int i = 0; i < n; i++) {
         pipes[i].fd = pfds[i];
         pipes[i].reads = req->reads[i];
@@ -85,7 +86,6 @@ int fl_spawn_sync(const fl_sync_req *req, fl_sync_out *out) {
         return -err;
     }
     out->pid = pid;
-    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     int result = 0, killed = 0, pipe_error = 0;
     for (int i = 0; i < n; i++) {
         fl_pipe *p = &pipes[i];
@@ -110,7 +110,11 @@ int fl_spawn_sync(const fl_sync_req *req, fl_sync_out *out) {
             pf[m++] = (struct pollfd){.fd = p->fd, .events = ev};
         }
         if (out->exited && open_pipes == 0) break;
-        if (pidfd < 0 && open_pipes == 0) break;
+        if (pidfd < 0 && open_pipes == 0) {
+            /* reaped by someone else (a waitpid(-1) elsewhere): its exit can never be seen. Node's spawnSync
+             * (libuv, which ignores the ECHILD) waits for it for ever, timeout or not; so does this, asleep. */
+            for (;;) poll(NULL, 0, -1);
+        }
         int wait_ms = -1;
         if (deadline >= 0 && !killed) {
             long long left = deadline - now_ms();
@@ -127,10 +131,15 @@ int fl_spawn_sync(const fl_sync_req *req, fl_sync_out *out) {
             if (pf[j].fd == pidfd && !out->exited) {
                 siginfo_t si;
                 memset(&si, 0, sizeof si);
-                if (waitid((idtype_t)P_PIDFD, (id_t)pidfd, &si, WEXITED | WNOHANG) == 0 && si.si_pid != 0) {
+                int w;
+                do w = waitid((idtype_t)P_PIDFD, (id_t)pidfd, &si, WEXITED | WNOHANG); while (w < 0 && errno == EINTR);
+                if (w == 0 && si.si_pid != 0) {
                     out->exited = 1;
                     out->status = si.si_code == CLD_EXITED ? si.si_status : 0;
                     out->term_signal = si.si_code == CLD_EXITED ? 0 : si.si_status;
+                } else if (w < 0) {
+                    close(pidfd); /* ECHILD: reaped by someone else; stop watching (it stays readable) */
+                    pidfd = -1;
                 }
                 continue;
             }
@@ -170,16 +179,9 @@ int fl_spawn_sync(const fl_sync_req *req, fl_sync_out *out) {
     kill_child:
         if (!killed) {
             killed = 1;
-            if (!out->exited) kill(pid, req->kill_signal);
+            if (!out->exited && pidfd >= 0) syscall(SYS_pidfd_send_signal, pidfd, req->kill_signal, NULL, 0);
             for (int i = 0; i < n; i++) close_pipe(&pipes[i]);
         }
-    }
-    if (!out->exited) {
-        int status = 0;
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-        out->exited = 1;
-        out->status = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
-        out->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     }
     if (pidfd >= 0) close(pidfd);
     for (int i = 0; i < n; i++) close_pipe(&pipes[i]);

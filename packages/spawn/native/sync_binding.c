@@ -5,9 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "spawn_sync.h"
 
-const char *fl_signal_name(int sig);
+int fl_may_spawn(napi_env env);
+
+/* obj[key] is absent, undefined or null */
+static int is_nothing(napi_env env, napi_value obj, const char *key) {
+    napi_value v;
+    napi_valuetype t;
+    if (napi_get_named_property(env, obj, key, &v) != napi_ok || napi_typeof(env, v, &t) != napi_ok) return 0;
+    return t == napi_undefined || t == napi_null;
+}
 
 static char *get_str(napi_env env, napi_value obj, const char *key) {
     napi_value v;
@@ -69,6 +78,7 @@ napi_value fl_js_spawn_sync(napi_env env, napi_callback_info info) {
         napi_throw_type_error(env, NULL, "spawnSync: a request object expected");
         return NULL;
     }
+    if (!fl_may_spawn(env)) return NULL;
     napi_value stdio_v, input_v, reads_v;
     uint32_t n = 0;
     napi_get_named_property(env, req_v, "stdio", &stdio_v);
@@ -79,13 +89,15 @@ napi_value fl_js_spawn_sync(napi_env env, napi_callback_info info) {
         return NULL;
     }
     char *file = get_str(env, req_v, "file"), *cwd = get_str(env, req_v, "cwd");
-    char **argv = get_strs(env, req_v, "args"), **envp = get_strs(env, req_v, "envPairs");
+    /* without envPairs the child inherits the parent's environ, as with Node's binding */
+    int inherit_env = is_nothing(env, req_v, "envPairs");
+    char **argv = get_strs(env, req_v, "args"), **envp = inherit_env ? NULL : get_strs(env, req_v, "envPairs");
     int *stdio = calloc(n ? n : 1, sizeof *stdio), *reads = calloc(n ? n : 1, sizeof *reads);
     const unsigned char **input = calloc(n ? n : 1, sizeof *input);
     size_t *input_len = calloc(n ? n : 1, sizeof *input_len);
     fl_sync_out out;
     memset(&out, 0, sizeof out);
-    if (!file || !argv || !envp || !stdio || !reads || !input || !input_len) {
+    if (!file || !argv || (!envp && !inherit_env) || !stdio || !reads || !input || !input_len) {
         napi_throw_error(env, NULL, "spawnSync: bad request (file, args, envPairs) or out of memory");
         goto done;
     }

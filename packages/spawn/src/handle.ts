@@ -2,129 +2,63 @@
 // options child_process has already validated and the stdio pipes it has already created, starts the child
 // with posix_spawn (native/addon.c), opens the parent ends of the pipes on child_process's own Pipe handles
 // (`handle.open(fd)`), and reports the exit through `onexit(exitCode, signalName)`, as Node's ProcessWrap.
-// Calls it cannot serve (uid, gid, a stdio entry without a descriptor) go to the real handle it replaced.
+// Calls it cannot serve (uid, gid, no right to start children, a cwd or detached where the C library cannot
+// do it without fork, a stdio entry without a descriptor) go to Node's own handle, which it replaced.
 import { closeSync } from 'node:fs';
-import { constants } from 'node:os';
-import { native, STDIO_IGNORE, STDIO_PIPE, type NativeHandle } from './native.js';
+import type { FunctionName } from './counts.js';
+import { count } from './counts.js';
+import { closeReal, openPipeEnds, type ProcessHandle, readRequest, releaseReal, type SpawnRequest, setHandleFactory } from './internals.js';
+import { type NativeHandle, native, STDIO_PIPE } from './native.js';
+import { childrenAllowed, pipeOpenAllowed } from './permission.js';
 
-/** The two shapes of `this._handle.spawn(...)`: one options object (Node 20, 22), positional (24, 26). */
-export type HandleShape = 'options' | 'positional';
-
-/** Node's Process handle, as far as child_process uses it. */
-export interface ProcessHandle {
-  pid?: number;
-  onexit?: (exitCode: number, signalCode: string) => void;
-  spawn(...args: unknown[]): number;
-  kill(signal: number): number;
-  close(callback?: () => void): void;
-  ref(): void;
-  unref(): void;
-  hasRef(): boolean;
-}
-
-export interface StdioSpec {
-  type: string;
-  fd?: number;
-  handle?: { open?(fd: number): number; fd?: number };
-  ipc?: boolean;
-}
-
-export interface SpawnRequest {
-  file: string;
-  args: string[];
-  cwd: string | undefined | null;
-  envPairs: string[];
-  stdio: StdioSpec[];
-  detached: boolean;
-  uid: number | undefined;
-  gid: number | undefined;
-}
-
-const DETACHED_FLAG = 1; // processConstants.kProcessFlagDetached on Node 24 and 26
-
-const signalNames: string[] = [];
-for (const [name, n] of Object.entries(constants.signals)) signalNames[n] ??= name;
-
-/** The request in either shape, or null when it is not one we recognise. */
-export function readRequest(shape: HandleShape, a: unknown[]): SpawnRequest | null {
-  let r: SpawnRequest;
-  if (shape === 'options') {
-    const o = a[0] as Record<string, unknown> | undefined;
-    if (a.length !== 1 || !o || typeof o !== 'object') return null;
-    r = {
-      file: o.file as string,
-      args: o.args as string[],
-      cwd: o.cwd as string,
-      envPairs: o.envPairs as string[],
-      stdio: o.stdio as StdioSpec[],
-      detached: Boolean(o.detached),
-      uid: o.uid as number,
-      gid: o.gid as number,
-    };
-  } else {
-    if (typeof a[5] !== 'number') return null;
-    r = {
-      file: a[0] as string,
-      args: a[1] as string[],
-      cwd: a[2] as string,
-      envPairs: a[3] as string[],
-      stdio: a[4] as StdioSpec[],
-      detached: ((a[5] as number) & DETACHED_FLAG) !== 0,
-      uid: a[6] as number,
-      gid: a[7] as number,
-    };
-  }
-  if (typeof r.file !== 'string' || !Array.isArray(r.stdio)) return null;
-  if (r.args !== undefined && !Array.isArray(r.args)) return null;
-  if (r.envPairs !== undefined && !Array.isArray(r.envPairs)) return null;
-  return r;
-}
-
-/** Why this request needs the real handle (null: forklab serves it). */
+/** Why this request needs Node's handle (null: forklab serves it). */
 export function realHandleReason(r: SpawnRequest): string | null {
+  if (!childrenAllowed()) return 'permission: Node’s permission model does not allow child processes (Node’s handle refuses, as child_process)';
+  if (r.kinds.includes(STDIO_PIPE) && !pipeOpenAllowed()) return 'permission: without --allow-net, Node’s permission model refuses to open a Pipe handle on a descriptor';
   if (r.uid !== undefined) return 'uid';
   if (r.gid !== undefined) return 'gid';
-  for (const s of r.stdio) {
-    if (s.type === 'pipe' || s.type === 'overlapped') {
-      if (typeof s.handle?.open !== 'function') return 'stdio pipe without a Pipe handle';
-    } else if (s.type === 'wrap') {
-      if (!Number.isInteger(s.handle?.fd) || (s.handle?.fd as number) < 0) return 'stdio stream without a descriptor';
-    } else if (s.type === 'fd' || s.type === 'inherit') {
-      if (!Number.isInteger(s.fd)) return `stdio ${s.type} without a descriptor`;
-    } else if (s.type !== 'ignore') return `stdio type ${s.type}`;
-  }
-  return null;
+  const features = native().features;
+  if (r.cwd && features && !features.addchdir) return `cwd: glibc ${features.glibc || '(not glibc)'} has no posix_spawn_file_actions_addchdir_np (2.29)`;
+  if (r.detached && features && !features.setsid) return `detached: glibc ${features.glibc} has no POSIX_SPAWN_SETSID (2.26)`;
+  return r.why;
 }
 
-/** Spawn errors child_process emits as 'error' (the others it throws). */
-const EMITTED = new Set([-13 /* EACCES */, -11 /* EAGAIN */, -24 /* EMFILE */, -23 /* ENFILE */, -2 /* ENOENT */]);
+// forklab's running children, listed by process.getActiveResourcesInfo() as 'ProcessWrap' while referenced, as
+// Node lists its own (the public function is wrapped once, at forklab's first use). Per thread, shared by every
+// copy of the package; a running child's handle is kept (strongly), as Node keeps an active handle.
+const LIVE = Symbol.for('forklab.spawn.live');
+const shared = globalThis as unknown as Record<symbol, Set<ProcessHandle> | undefined>;
+shared[LIVE] ??= new Set();
+const live = shared[LIVE];
 
-function openPipes(stdio: StdioSpec[], fds: number[]): void {
-  stdio.forEach((s, i) => {
-    const fd = fds[i] ?? -1;
-    if (fd < 0) return;
-    const err = s.handle?.open?.(fd) ?? -1;
-    if (err !== 0) closeSync(fd);
-  });
+function trackLive(h: ProcessHandle, running: boolean): void {
+  if (running) live.add(h);
+  else live.delete(h);
 }
 
-const UV_EINVAL = -22;
-
-/**
- * Frees Node's own Process handle, which the ChildProcess constructor made and forklab does not use. Node
- * frees a Process handle only when it is closed, and closing one whose libuv handle was never initialised is
- * not safe; a spawn that libuv refuses before it forks (an inherited descriptor of -1: EINVAL) initialises it,
- * and close() then frees it. Without this, the handle's onexit would keep every finished child alive (about 2 KB
- * of JavaScript heap per call).
- */
-export function releaseReal(real: ProcessHandle, shape: HandleShape): boolean {
-  const stdio = [{ type: 'fd', fd: -1 }];
-  const err = shape === 'options' ? real.spawn({ file: '/', args: ['/'], envPairs: [], stdio }) : real.spawn('/', ['/'], undefined, [], stdio, 0, undefined, undefined);
-  if (err !== UV_EINVAL) return false;
-  real.onexit = undefined;
-  real.close();
-  return true;
+const PATCHED = Symbol.for('forklab.spawn.resources-patched');
+function patchResources(): void {
+  const flags = globalThis as unknown as Record<symbol, boolean | undefined>;
+  if (flags[PATCHED]) return;
+  flags[PATCHED] = true;
+  const below = process.getActiveResourcesInfo as ((...a: unknown[]) => unknown) | undefined;
+  if (typeof below !== 'function') return;
+  process.getActiveResourcesInfo = function getActiveResourcesInfo(this: unknown, ...a: unknown[]): string[] {
+    const list = Reflect.apply(below, this, a) as string[];
+    let n = 0;
+    for (const h of live) if (h.hasRef()) n++;
+    if (n === 0 || !Array.isArray(list)) return list;
+    // Node's order: requests, handles, then timers and immediates
+    let at = list.length;
+    while (at > 0 && (list[at - 1] === 'Timeout' || list[at - 1] === 'Immediate')) at--;
+    list.splice(at, 0, ...Array<string>(n).fill('ProcessWrap'));
+    return list;
+  };
 }
+
+/** Spawn errors child_process emits as 'error' and then still sets up stdio for (reading EOF from the pipes,
+ * as libuv opens them after an exec failure); EMFILE and ENFILE it emits without any stdio: closed here. */
+const EMITTED_WITH_STDIO = new Set([-13 /* EACCES */, -11 /* EAGAIN */, -2 /* ENOENT */]);
 
 export class ForklabProcessHandle implements ProcessHandle {
   pid?: number;
@@ -137,48 +71,39 @@ export class ForklabProcessHandle implements ProcessHandle {
 
   constructor(
     private readonly real: ProcessHandle,
-    private readonly shape: HandleShape,
-    private readonly onServe: (served: boolean, reason: string | null) => void,
+    private readonly fn: FunctionName,
+    private readonly command: unknown,
   ) {}
 
   spawn(...a: unknown[]): number {
-    const r = readRequest(this.shape, a);
+    const r = readRequest(a);
     const reason = r ? realHandleReason(r) : 'unrecognised handle.spawn arguments';
     if (!r || reason) {
       this.mode = 'real';
-      this.onServe(false, reason);
+      count(this.fn, false, reason, this.command);
       const real = this.real;
       real.onexit = (code, sig) => this.onexit?.(code, sig);
       const err = real.spawn(...a);
       this.pid = real.pid;
       return err;
     }
-    // As Node's handle: each argument is converted to a string (42 is "42"; a Symbol throws the TypeError
-    // Node's does), and an empty cwd means none.
-    const args = (r.args ?? []).map((x) => `${x}`);
-    const cwd = r.cwd || null;
     this.mode = 'forklab';
-    this.onServe(true, null);
-    releaseReal(this.real, this.shape);
-    const kinds = r.stdio.map((s) => {
-      if (s.type === 'pipe' || s.type === 'overlapped') return STDIO_PIPE;
-      if (s.type === 'ignore') return STDIO_IGNORE;
-      if (s.type === 'wrap') return s.handle?.fd as number;
-      return s.fd as number;
+    count(this.fn, true, null, this.command);
+    releaseReal(this.real, r.shape);
+    const [err, pid, child, ...fds] = native().spawn(r.file, r.args, r.envPairs, r.cwd, r.kinds, r.detached, (status, signalName) => {
+      trackLive(this, false);
+      if (!this.closed) this.onexit?.(status, signalName);
     });
-    const [err, pid, child, ...fds] = native().spawn(r.file, args, r.envPairs ?? [], cwd, kinds, r.detached, (status, sig) =>
-      this.closed ? undefined : this.onexit?.(status, sig ? (signalNames[sig] ?? `SIG${sig}`) : ''),
-    );
     if (err !== 0) {
-      // as libuv: after an exec failure child_process reads EOF from the pipes, after any other it closes them
-      if (EMITTED.has(err)) openPipes(r.stdio, fds);
+      if (EMITTED_WITH_STDIO.has(err)) openPipeEnds(r, fds);
       else for (const fd of fds) if (fd >= 0) closeSync(fd);
       return err;
     }
     this.pid = pid;
     this.child = child;
+    trackLive(this, true);
     if (!this.refed) native().unref(child as NativeHandle);
-    openPipes(r.stdio, fds);
+    openPipeEnds(r, fds);
     return 0;
   }
 
@@ -190,10 +115,11 @@ export class ForklabProcessHandle implements ProcessHandle {
 
   close(callback?: () => void): void {
     if (this.mode === 'real') {
-      this.real.close(callback);
+      closeReal(this.real, callback);
       return;
     }
     this.closed = true;
+    trackLive(this, false);
     if (this.child) native().unref(this.child); // still running: reaped, but no longer reported
     this.child = undefined;
     if (callback) process.nextTick(callback);
@@ -222,3 +148,5 @@ export class ForklabProcessHandle implements ProcessHandle {
     return this.child !== undefined && this.refed;
   }
 }
+
+setHandleFactory((real, fn, command) => new ForklabProcessHandle(real, fn, command), patchResources);

@@ -1,15 +1,20 @@
 // @forklab/spawn: node:child_process with its children made by posix_spawn (no copy of the parent's
 // page tables), reaped through pidfds. Each function is child_process's own, run with forklab's process
 // handle in place for that call: Node validates the options, builds the environment and the stdio pipes,
-// emits the events and errors; forklab only replaces the system call.
+// emits the events and errors; forklab only replaces the system call. On a Node whose own child_process no
+// longer forks (aside.ts), every function is child_process's own, unwrapped.
 import childProcess from 'node:child_process';
 import { promisify } from 'node:util';
-import { armed, type FunctionName } from './internals.js';
-import { collect, type RunOptions, type RunResult } from './run.js';
+import { nodeMechanism, stepAsideReason } from './aside.js';
+import { announce, type FunctionName } from './counts.js';
+import './handle.js';
+import { armed } from './internals.js';
+import { collect, type RunOptions, type RunResult, runOptionsError } from './run.js';
 import { armedSync } from './sync.js';
 
 export { ChildProcess } from 'node:child_process';
-export { FALLBACK_CHANNEL, type FallbackEvent, type FunctionName, type FunctionStats } from './internals.js';
+export { MECHANISM_VARIABLE, nodeMechanism, stepAsideReason } from './aside.js';
+export { FALLBACK_CHANNEL, type FallbackEvent, type FunctionName, type FunctionStats } from './counts.js';
 export { unavailableReason } from './native.js';
 export { registerStats, type RegisterStats } from './stats.js';
 export type { MaxBufferError, RunOptions, RunResult } from './run.js';
@@ -24,20 +29,32 @@ const original = {
   execFileSync: childProcess.execFileSync,
 };
 
+/** Why forklab serves nothing in this process (Node starts its children with posix_spawn itself), or null. */
+const verdict = nodeMechanism();
+const aside = stepAsideReason(verdict);
+if (aside) announce(aside);
+const WARNED = Symbol.for('forklab.spawn.mechanism-warned');
+const flags = globalThis as unknown as Record<symbol, boolean | undefined>;
+if (verdict.warning && !flags[WARNED]) {
+  flags[WARNED] = true;
+  process.emitWarning(verdict.warning, { code: 'FORKLAB_SPAWN_NODE_MECHANISM' });
+}
+
 type AnyFn = (...a: unknown[]) => unknown;
 
 function served<F>(name: FunctionName, fn: F, sync: boolean): F {
+  if (aside) return fn;
   const f = fn as unknown as AnyFn & Record<symbol, AnyFn>;
-  const run = sync ? armedSync : armed;
   const wrapped = {
     [name](this: unknown, ...a: unknown[]): unknown {
-      return run(name, () => Reflect.apply(f, this, a));
+      const call = () => Reflect.apply(f, this, a);
+      return sync ? armedSync(name, a[0], call) : armed(name, a[0], call);
     },
   }[name] as AnyFn & Record<symbol, unknown>;
   const custom = f[promisify.custom];
   if (typeof custom === 'function') {
     wrapped[promisify.custom] = function (this: unknown, ...a: unknown[]): unknown {
-      return run(name, () => Reflect.apply(custom, this, a));
+      return armed(name, a[0], () => Reflect.apply(custom, this, a));
     };
   }
   return wrapped as unknown as F;
@@ -59,10 +76,14 @@ export const execSync: typeof childProcess.execSync = served('execSync', origina
 export const execFileSync: typeof childProcess.execFileSync = served('execFileSync', original.execFileSync, true);
 
 /** Runs a command to its end: stdout and stderr buffered (maxBuffer), exit code or signal. Rejects when
- * the child cannot be started, on maxBuffer, on abort; a non-zero exit is a result, not a rejection. */
+ * the child cannot be started, on maxBuffer, on abort; a non-zero exit is a result, not a rejection. Bad
+ * options (an unknown encoding, an input that is neither a string nor a Uint8Array, a negative maxBuffer)
+ * reject before anything starts. */
 export function run(command: string, args?: readonly string[], options?: RunOptions & { encoding?: BufferEncoding }): Promise<RunResult<string>>;
 export function run(command: string, args: readonly string[], options: RunOptions & { encoding: 'buffer' }): Promise<RunResult<Buffer>>;
 export function run(command: string, args: readonly string[] = [], options: RunOptions = {}): Promise<RunResult<string | Buffer>> {
+  const bad = runOptionsError(options);
+  if (bad) return Promise.reject(bad);
   const { maxBuffer: _m, encoding: _e, input: _i, ...spawnOptions } = options;
   let child: childProcess.ChildProcess;
   try {

@@ -1,119 +1,242 @@
-// Where forklab meets node:child_process: ChildProcess.prototype.spawn is wrapped so that, for a call
-// forklab serves, `this._handle` is a ForklabProcessHandle before child_process's own spawn method runs;
-// everything else (validation, envPairs from process.env, stdio pipes, errors, events, IPC) stays Node's.
-// The wrapper is installed at the first forklab call (spawn, exec, execFile, fork of this package) and stays:
-// outside a forklab call (and without register) it hands the call to child_process's own method untouched.
-// Installing and removing it around every call would change ChildProcess.prototype each time, which throws away
-// V8's caches for everything child_process looks up through it: that alone made a spawn about 40 % slower.
-// State is per thread and shared by every copy of the package loaded in it (ES module and CommonJS builds),
-// through a global symbol.
+// Every place where forklab touches Node's internals, and nowhere else in the package:
+// - the ChildProcess constructor makes `this._handle = new Process()` and sets its onexit (read from its source);
+// - ChildProcess.prototype.spawn is wrapped once, over whatever is there then (an APM agent's or a spy's wrapper,
+//   installed before or after, keeps working; one that puts Node's method back is wrapped again at the next
+//   forklab call), so that for a call forklab serves `this._handle` is forklab's before child_process's own
+//   method runs; the Process handle's symbols (owner_symbol) are copied to it;
+// - the Process handle's spawn(...) arguments: one options object (Node 20, 22) or positional (24, 26), read
+//   call by call, their stdio entries ({type: 'pipe' | 'ignore' | 'fd' | 'inherit' | 'wrap', ...}, a pipe's end
+//   opened on Node's Pipe handle with open(fd)) and the sync binding's options; anything else goes to Node;
+// - Node's own Process handle, left unused, is freed (releaseReal) and closed through the addon, which makes
+//   closing it safe on libuv >= 1.52;
+// - process.binding('spawn_sync').spawn, which spawnSync, execSync and execFileSync look up at call time, is
+//   wrapped the same way; it is not even looked up under the permission model (process.binding throws there)
+//   or when process.binding is not Node's own function (--pending-deprecation wraps it to warn, DEP0111);
+// Any of these that does not look as expected means "node:child_process serves the call", never an exception.
+// State is per thread, shared by every copy of the package loaded in it (ES module and CommonJS builds).
 import childProcess from 'node:child_process';
-import { channel } from 'node:diagnostics_channel';
-import { ForklabProcessHandle, type HandleShape, type ProcessHandle } from './handle.js';
-import { unavailableReason } from './native.js';
+import { closeSync } from 'node:fs';
+import { count, type FunctionName } from './counts.js';
+import { native, type NativeSyncRequest, STDIO_IGNORE, STDIO_PIPE, unavailableReason } from './native.js';
+import { permissionModel } from './permission.js';
 
-export const FALLBACK_CHANNEL = 'forklab:spawn:fallback';
+export type HandleShape = 'options' | 'positional';
 
-export type FunctionName = 'spawn' | 'exec' | 'execFile' | 'fork' | 'spawnSync' | 'execSync' | 'execFileSync' | 'ChildProcess';
-
-export interface FunctionStats {
-  served: number;
-  fallbacks: number;
-  byReason: Record<string, number>;
+/** Node's Process handle, as far as child_process uses it. */
+export interface ProcessHandle {
+  pid?: number;
+  onexit?: (exitCode: number, signalCode: string) => void;
+  spawn(...args: unknown[]): number;
+  kill(signal: number): number;
+  close(callback?: () => void): void;
+  ref(): void;
+  unref(): void;
+  hasRef(): boolean;
 }
 
-export interface FallbackEvent {
-  /** why node:child_process served the call: an option (uid, gid), 'unavailable: …', 'node internals: …' */
-  reason: string;
-  function: FunctionName;
-  command: string;
+interface StdioSpec {
+  type: string;
+  fd?: number;
+  handle?: { open?(fd: number): number; fd?: number };
 }
+
+/** A call decoded from the handle's spawn(...) arguments, in the addon's terms. */
+export interface SpawnRequest {
+  shape: HandleShape;
+  file: string;
+  /** converted as Node's handle converts them (handleStrings) */
+  args: string[];
+  cwd: string | null;
+  /** null: the child inherits the parent's environ (Node's handle without envPairs) */
+  envPairs: string[] | null;
+  /** per stdio entry: STDIO_PIPE, STDIO_IGNORE or a descriptor */
+  kinds: number[];
+  stdio: StdioSpec[];
+  detached: boolean;
+  uid: number | undefined;
+  gid: number | undefined;
+  /** why Node's handle must serve it as far as its arguments tell (an unknown stdio entry), or null */
+  why: string | null;
+}
+
+type Method = (this: unknown, ...a: unknown[]) => unknown;
+type ChildInternals = { _handle: (ProcessHandle & Record<symbol, unknown>) | null; spawnfile?: unknown };
+export type HandleFactory = (real: ProcessHandle, fn: FunctionName, command: unknown) => ProcessHandle;
+/** forklab's sync spawner: `below` is what binding.spawn was before forklab's wrapper */
+export type SyncImpl = (below: Method, self: unknown, options: unknown, fn: FunctionName, armed: boolean) => unknown;
 
 interface State {
-  /** FORKLAB_SPAWN=off when the package loaded: every call is child_process's own (an incident switch). */
+  /** FORKLAB_SPAWN=off when the package loaded: every call is child_process's own, nothing is patched. */
   disabled: string | null;
-  shape: HandleShape | null;
-  shapeWhy: string;
-  originalMethod: (this: unknown, ...a: unknown[]) => unknown;
-  wrapper: ((this: unknown, ...a: unknown[]) => unknown) | undefined;
+  /** why the ChildProcess constructor is not one forklab knows (null: it is) */
+  internalsWhy: string | null;
+  wrapper: Method | undefined;
+  /** calls that went through the wrapper */
+  seen: number;
   armed: number;
+  armedSync: number;
   registered: boolean;
   current: FunctionName;
-  said: Set<string>;
-  stats: Map<FunctionName, FunctionStats>;
+  /** what releaseReal's close did: [threw, nothing closed, closed as it was, put back in the queue first] */
+  released: [number, number, number, number];
+  sync: { binding: { spawn: Method } | null; why: string | null; wrapper: Method | undefined; seen: number } | undefined;
 }
 
-type ChildInternals = { _handle: (ProcessHandle & Record<symbol, unknown>) | null; spawnfile?: string };
-
-const proto = childProcess.ChildProcess.prototype as unknown as { spawn: (this: unknown, ...a: unknown[]) => unknown };
+const DETACHED_FLAG = 1; // processConstants.kProcessFlagDetached on Node 24 and 26
 const BRAND = Symbol.for('forklab.spawn.handle');
 const STATE = Symbol.for('forklab.spawn.state');
-const fallbackChannel = channel(FALLBACK_CHANNEL);
+const proto = childProcess.ChildProcess.prototype as unknown as { spawn: Method };
 
-function detectShape(method: unknown): [HandleShape | null, string] {
-  const src = Function.prototype.toString.call(method);
-  const ctor = Function.prototype.toString.call(childProcess.ChildProcess);
-  if (!/this\._handle\s*=\s*new Process\(\)/.test(ctor) || !/this\._handle\.onexit\s*=/.test(ctor)) return [null, 'the ChildProcess constructor does not make a Process handle'];
-  if (/this\._handle\.spawn\(options\)/.test(src)) return ['options', ''];
-  const positional =
-    /this\._handle\.spawn\(\s*options\.file,\s*options\.args,\s*options\.cwd,\s*options\.envPairs,\s*options\.stdio,\s*spawnFlags,\s*options\.uid,\s*options\.gid,?\s*\)/;
-  if (positional.test(src) && /kProcessFlagDetached/.test(src)) return ['positional', ''];
-  return [null, 'ChildProcess.prototype.spawn calls this._handle.spawn in a shape forklab does not know'];
-}
-
-function makeState(): State {
-  const [shape, why] = detectShape(proto.spawn);
-  return {
-    disabled: process.env.FORKLAB_SPAWN === 'off' ? 'disabled: FORKLAB_SPAWN=off' : null,
-    shape,
-    shapeWhy: shape ? '' : `node internals: ${why} (Node ${process.version}); node:child_process serves every call`,
-    originalMethod: proto.spawn,
-    wrapper: undefined,
-    armed: 0,
-    registered: false,
-    current: 'ChildProcess',
-    said: new Set(),
-    stats: new Map(),
-  };
+function constructorWhy(): string | null {
+  let ctor = '';
+  try {
+    ctor = Function.prototype.toString.call(childProcess.ChildProcess);
+  } catch {
+    // unreadable: not recognised
+  }
+  if (/this\._handle\s*=\s*new Process\(\)/.test(ctor) && /this\._handle\.onexit\s*=/.test(ctor)) return null;
+  return `node internals: the ChildProcess constructor does not make a Process handle (Node ${process.version}); node:child_process serves every call`;
 }
 
 const g = globalThis as unknown as Record<symbol, State>;
-g[STATE] ??= makeState();
+g[STATE] ??= {
+  disabled: process.env.FORKLAB_SPAWN === 'off' ? 'disabled: FORKLAB_SPAWN=off' : null,
+  internalsWhy: constructorWhy(),
+  wrapper: undefined,
+  seen: 0,
+  armed: 0,
+  armedSync: 0,
+  registered: false,
+  current: 'ChildProcess',
+  released: [0, 0, 0, 0],
+  sync: undefined,
+};
 export const state: State = g[STATE];
 
-export function count(fn: FunctionName, served: boolean, reason: string | null, command: unknown): void {
-  let s = state.stats.get(fn);
-  if (!s) {
-    s = { served: 0, fallbacks: 0, byReason: {} };
-    state.stats.set(fn, s);
-  }
-  if (served) {
-    s.served++;
+function stdioWhy(s: StdioSpec): string | null {
+  if (s.type === 'pipe' || s.type === 'overlapped') return typeof s.handle?.open === 'function' ? null : 'stdio pipe without a Pipe handle';
+  if (s.type === 'wrap') return Number.isInteger(s.handle?.fd) && (s.handle?.fd as number) >= 0 ? null : 'stdio stream without a descriptor';
+  if (s.type === 'fd' || s.type === 'inherit') return Number.isInteger(s.fd) ? null : `stdio ${s.type} without a descriptor`;
+  return s.type === 'ignore' ? null : `stdio type ${s.type}`;
+}
+
+const kindOf = (s: StdioSpec): number =>
+  s.type === 'pipe' || s.type === 'overlapped' ? STDIO_PIPE : s.type === 'ignore' ? STDIO_IGNORE : s.type === 'wrap' ? (s.handle?.fd as number) : (s.fd as number);
+
+/** The call in either shape, or null when it is not one forklab knows. Converting its arguments throws what
+ * Node's handle would throw (handleStrings). */
+export function readRequest(a: unknown[]): SpawnRequest | null {
+  let v: unknown[];
+  let detached: boolean;
+  let shape: HandleShape;
+  if (a.length === 1 && typeof a[0] === 'object' && a[0] !== null) {
+    const o = a[0] as Record<string, unknown>;
+    shape = 'options';
+    v = [o.file, o.args, o.cwd, o.envPairs, o.stdio, undefined, o.uid, o.gid];
+    detached = Boolean(o.detached);
+  } else if (a.length >= 6 && typeof a[5] === 'number') {
+    // (windowsHide and windowsVerbatimArguments, flags 2 and 4, mean nothing on Linux: libuv ignores them)
+    shape = 'positional';
+    v = a;
+    detached = ((a[5] as number) & DETACHED_FLAG) !== 0;
+  } else return null;
+  const [file, args, cwd, envPairs, stdio, , uid, gid] = v;
+  if (typeof file !== 'string' || !Array.isArray(stdio)) return null;
+  if ((args !== undefined && !Array.isArray(args)) || (envPairs != null && !Array.isArray(envPairs))) return null;
+  const specs = stdio as StdioSpec[];
+  return {
+    shape,
+    file,
+    args: handleStrings((args as unknown[] | undefined) ?? []),
+    cwd: typeof cwd === 'string' && cwd !== '' ? cwd : null, // as Node's handle: an empty cwd means none
+    envPairs: envPairs == null ? null : handleStrings(envPairs as unknown[]),
+    kinds: specs.map(kindOf),
+    stdio: specs,
+    detached,
+    uid: uid == null ? undefined : (uid as number),
+    gid: gid == null ? undefined : (gid as number),
+    why: specs.map(stdioWhy).find((w) => w !== null) ?? null,
+  };
+}
+
+/** Opens each pipe's parent end on child_process's Pipe handle (closed when that fails). */
+export function openPipeEnds(r: SpawnRequest, fds: number[]): void {
+  r.stdio.forEach((s, i) => {
+    const fd = fds[i] ?? -1;
+    if (fd >= 0 && (s.handle?.open?.(fd) ?? -1) !== 0) closeSync(fd);
+  });
+}
+
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+
+/**
+ * The arguments (or envPairs entries) as Node's Process handle converts them: String(x) for what converts (42 is
+ * "42"); for what does not (a Symbol, an object whose toString throws) Node 22 and later pass an empty string
+ * (their handle's conversion fails silently), and Node 20 converts them all and then throws the last failure's
+ * error, as checked side by side.
+ */
+export function handleStrings(list: readonly unknown[]): string[] {
+  let i = 0; // the usual case, every entry a string (envPairs has a hundred or more): the list itself, no copy
+  while (i < list.length && typeof list[i] === 'string') i++;
+  if (i === list.length) return list as string[];
+  let failure: { error: unknown } | null = null;
+  const out = list.map((x) => {
+    try {
+      return `${x}`;
+    } catch (error) {
+      failure = { error };
+      return '';
+    }
+  });
+  if (failure && NODE_MAJOR < 22) throw (failure as { error: unknown }).error;
+  return out;
+}
+
+/**
+ * Frees Node's own Process handle, which the ChildProcess constructor made and forklab does not use. Node frees
+ * a Process handle only once it is closed, and closes one only after a spawn (a handle never spawned is kept for
+ * the life of the process: about 300 bytes of heap and 800 of RSS a call, and through its onexit the whole
+ * child). A spawn that libuv refuses before it forks (an inherited descriptor of -1: EINVAL) initialises it; the
+ * addon then closes it, and puts it back in the loop's handle queue first where libuv >= 1.52 took it out
+ * (native/addon.c, close_process). Every object handed to Node here has no prototype, as child_process's own,
+ * so that a polluted Object.prototype (uid, gid) is never read.
+ */
+export function releaseReal(real: ProcessHandle, shape: HandleShape): void {
+  const stdio = [{ __proto__: null, type: 'fd', fd: -1 }];
+  try {
+    if (shape === 'options') real.spawn({ __proto__: null, file: '/', args: ['/'], envPairs: [], stdio });
+    else real.spawn('/', ['/'], undefined, [], stdio, 0, undefined, undefined);
+  } catch {
+    state.released[0]++; // not initialised: left as it is (kept, never closed)
     return;
   }
-  const why = reason ?? 'unknown';
-  s.fallbacks++;
-  s.byReason[why] = (s.byReason[why] ?? 0) + 1;
-  const event: FallbackEvent = { reason: why, function: fn, command: String(command) };
-  // a reason that is about this process (no addon, unknown internals) is said once; an option every time
-  const once = why.startsWith('unavailable') || why.startsWith('node internals') || why.startsWith('disabled');
-  if (once && state.said.has(why)) return;
-  state.said.add(why);
-  if (fallbackChannel.hasSubscribers) fallbackChannel.publish(event);
-  if (process.env.FORKLAB_SPAWN_LOG === '1') process.stderr.write(`forklab/spawn: node:child_process serves ${fn}(${event.command}): ${why}\n`);
+  real.onexit = undefined;
+  real.unref(); // until its close callback it would count as a running child in getActiveResourcesInfo()
+  const outcome = native().closeProcessHandle(real);
+  state.released[1 + outcome]!++;
+}
+
+/** Node's Process handle's close(), made safe after a spawn that failed before it forked (Node's own calls). */
+export function closeReal(real: ProcessHandle, callback?: () => void): void {
+  if (callback) native().closeProcessHandle(real, callback);
+  else native().closeProcessHandle(real);
+}
+
+let factory: HandleFactory | undefined;
+let onInstall: (() => void) | undefined;
+/** The forklab handle (handle.ts), and what it needs done when forklab is first used; set once. */
+export function setHandleFactory(f: HandleFactory, installed: () => void): void {
+  factory ??= f;
+  onInstall ??= installed;
 }
 
 function swapHandle(child: ChildInternals, options: unknown): void {
   const fn = state.current;
   const command = (options as { file?: unknown } | null)?.file;
   const real = child._handle;
-  if (!real || real[BRAND]) return;
-  if (state.disabled) {
-    count(fn, false, state.disabled, command);
-    return;
-  }
-  if (!state.shape) {
-    count(fn, false, state.shapeWhy, command);
+  if (!real || real[BRAND] || !factory) return;
+  if (state.internalsWhy) {
+    count(fn, false, state.internalsWhy, command);
     return;
   }
   const missing = unavailableReason();
@@ -121,32 +244,53 @@ function swapHandle(child: ChildInternals, options: unknown): void {
     count(fn, false, `unavailable: ${missing.split('\n')[0]}`, command);
     return;
   }
-  const h = new ForklabProcessHandle(real, state.shape, (served, reason) => count(fn, served, reason, command)) as unknown as ProcessHandle & Record<symbol, unknown>;
+  const h = factory(real, fn, command) as ProcessHandle & Record<symbol, unknown>;
   h.onexit = real.onexit;
   for (const s of Object.getOwnPropertySymbols(real)) h[s] = real[s];
   h[BRAND] = true;
   child._handle = h;
 }
 
-function install(): void {
-  if (state.wrapper && proto.spawn === state.wrapper) return;
-  const original = state.originalMethod;
+function wrapOver(below: Method): void {
   const wrapper = function spawn(this: unknown, ...a: unknown[]): unknown {
-    if (state.armed > 0 || state.registered) swapHandle(this as ChildInternals, a[0]);
-    return Reflect.apply(original, this, a);
+    state.seen++;
+    if (state.armed > 0 || state.registered) {
+      try {
+        swapHandle(this as ChildInternals, a[0]);
+      } catch (err) {
+        count(state.current, false, `node internals: ${(err as Error)?.message ?? err}`, (a[0] as { file?: unknown } | null)?.file);
+      }
+    }
+    return Reflect.apply(below, this, a);
   };
   state.wrapper = wrapper;
   proto.spawn = wrapper;
 }
 
+function install(): void {
+  if (!state.wrapper) wrapOver(proto.spawn);
+  onInstall?.();
+}
+
 /** Runs call (a child_process function) with forklab serving the children it starts. */
-export function armed<T>(fn: FunctionName, call: () => T): T {
+export function armed<T>(fn: FunctionName, command: unknown, call: () => T): T {
+  if (state.disabled) {
+    count(fn, false, state.disabled, command);
+    return call();
+  }
   const prev = state.current;
   if (state.armed === 0) state.current = fn;
   state.armed++;
   install();
+  const seen = state.seen;
   try {
-    return call();
+    const r = call();
+    // Node's spawn ran (spawnfile is set) without passing through forklab's wrapper: someone put a method back
+    if (state.seen === seen && r instanceof childProcess.ChildProcess && (r as unknown as ChildInternals).spawnfile != null) {
+      count(fn, false, 'node internals: ChildProcess.prototype.spawn was replaced without forklab’s wrapper; wrapped again', command);
+      wrapOver(proto.spawn);
+    }
+    return r;
   } finally {
     state.armed--;
     state.current = prev;
@@ -159,9 +303,113 @@ export function registerHandle(): void {
   install();
 }
 
-/** Counts per function since the package loaded in this thread. */
-export function statsByFunction(): Partial<Record<FunctionName, FunctionStats>> {
-  const out: Partial<Record<FunctionName, FunctionStats>> = {};
-  for (const [fn, s] of state.stats) out[fn] = { served: s.served, fallbacks: s.fallbacks, byReason: { ...s.byReason } };
-  return out;
+interface SyncStdio {
+  type: string;
+  fd?: number;
+  writable?: boolean;
+  input?: ArrayBufferView;
+}
+
+export interface SyncRead {
+  uid: unknown;
+  gid: unknown;
+  cwd: string | null;
+  detached: boolean;
+  /** the request in the addon's terms; converting the arguments throws what Node's binding throws */
+  build(): NativeSyncRequest;
+}
+
+/** The sync binding's options (what spawnSync builds) in the addon's terms, or why Node's binding must serve them. */
+export function readSyncOptions(options: unknown): SyncRead | { why: string } {
+  const o = options as Record<string, unknown> | null;
+  if (!o || typeof o.file !== 'string' || !Array.isArray(o.stdio)) return { why: 'unrecognised spawn_sync options' };
+  const stdio = o.stdio as SyncStdio[];
+  for (const s of stdio) {
+    if (s.type !== 'pipe' && s.type !== 'ignore' && !((s.type === 'inherit' || s.type === 'fd') && Number.isInteger(s.fd))) return { why: `stdio type ${s.type}` };
+  }
+  const cwd = (o.cwd as string | undefined) ?? null;
+  const build = (): NativeSyncRequest => ({
+    file: o.file as string,
+    // as Node's sync spawner: entries that are not strings are converted (42 is "42"); without envPairs, environ
+    args: ((o.args as unknown[] | undefined) ?? []).map((x) => `${x}`),
+    envPairs: o.envPairs == null ? null : (o.envPairs as unknown[]).map((x) => `${x}`),
+    cwd, // (an empty one fails with ENOENT, as Node's sync spawner: chdir(""))
+    stdio: stdio.map((s) => (s.type === 'pipe' ? STDIO_PIPE : s.type === 'ignore' ? STDIO_IGNORE : (s.fd as number))),
+    input: stdio.map((s) => (s.type === 'pipe' && s.input ? new Uint8Array(s.input.buffer, s.input.byteOffset, s.input.byteLength) : null)),
+    readable: stdio.map((s) => s.type === 'pipe' && Boolean(s.writable)),
+    detached: Boolean(o.detached),
+    timeoutMs: (o.timeout as number | undefined) ?? 0,
+    // as Node's sync spawner: a maxBuffer of 0 is no limit
+    maxBuffer: typeof o.maxBuffer === 'number' && o.maxBuffer > 0 ? o.maxBuffer : Number.POSITIVE_INFINITY,
+    killSignal: (o.killSignal as number | undefined) ?? 15,
+  });
+  return { uid: o.uid, gid: o.gid, cwd, detached: Boolean(o.detached), build };
+}
+
+function lookUpSync(): NonNullable<State['sync']> {
+  if (state.sync) return state.sync;
+  let binding: { spawn: Method } | null = null;
+  let why: string | null = null;
+  const bind = (process as unknown as { binding?: (name: string) => unknown }).binding;
+  if (permissionModel()) why = 'node internals: process.binding is refused under Node’s permission model';
+  else if (typeof bind !== 'function' || bind.name !== 'binding') why = 'node internals: process.binding is not Node’s own (under --pending-deprecation calling it warns: DEP0111)';
+  else {
+    try {
+      const b = bind.call(process, 'spawn_sync') as { spawn?: unknown } | null;
+      if (b && typeof b.spawn === 'function') binding = b as { spawn: Method };
+      else why = 'node internals: process.binding(’spawn_sync’) has no spawn';
+    } catch (err) {
+      why = `node internals: process.binding('spawn_sync'): ${(err as Error)?.message ?? err}`;
+    }
+  }
+  state.sync = { binding, why, wrapper: undefined, seen: 0 };
+  return state.sync;
+}
+
+function wrapSyncOver(st: NonNullable<State['sync']>, impl: SyncImpl): void {
+  const binding = st.binding as { spawn: Method };
+  const below = binding.spawn;
+  const wrapper = function spawn(this: unknown, options: unknown): unknown {
+    st.seen++;
+    return impl(below, this, options, state.current, state.armedSync > 0 || state.registered);
+  };
+  st.wrapper = wrapper;
+  binding.spawn = wrapper;
+}
+
+/** Installs forklab's sync spawner (once); the reason it cannot, or null. */
+export function installSync(impl: SyncImpl): string | null {
+  const st = lookUpSync();
+  if (st.why !== null || !st.binding) return st.why;
+  if (!st.wrapper) wrapSyncOver(st, impl);
+  return null;
+}
+
+/** Runs call (spawnSync, execSync or execFileSync) with forklab's sync spawner in place. */
+export function armedSync<T>(fn: FunctionName, command: unknown, impl: SyncImpl, call: () => T): T {
+  if (state.disabled) {
+    count(fn, false, state.disabled, command);
+    return call();
+  }
+  const why = installSync(impl);
+  if (why !== null) {
+    count(fn, false, why, command);
+    return call();
+  }
+  const st = state.sync as NonNullable<State['sync']>;
+  const prev = state.current;
+  if (state.armedSync === 0) state.current = fn;
+  state.armedSync++;
+  const seen = st.seen;
+  try {
+    const r = call();
+    if (st.seen === seen && st.binding && st.binding.spawn !== st.wrapper) {
+      count(fn, false, 'node internals: the spawn_sync binding’s spawn was replaced without forklab’s; wrapped again', command);
+      wrapSyncOver(st, impl);
+    }
+    return r;
+  } finally {
+    state.armedSync--;
+    state.current = prev;
+  }
 }

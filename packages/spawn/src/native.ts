@@ -1,5 +1,6 @@
 // The addon (native/addon.c), loaded once per thread. Loading fails with a clear error where it cannot work:
-// not Linux, no usable binary (every path tried is listed), or a kernel without pidfd_open (Linux < 5.3).
+// not Linux, no usable binary (every path tried is listed), a kernel without pidfd_open or waitid(P_PIDFD)
+// (Linux < 5.4), a glibc whose posix_spawn cannot report an exec failure (< 2.24).
 import { requireAddon } from './locate.cjs';
 
 /** Opaque per-child handle owned by the addon. */
@@ -20,7 +21,8 @@ export interface NativeSyncResult {
 export interface NativeSyncRequest {
   file: string;
   args: string[];
-  envPairs: string[];
+  /** null: the parent's environ */
+  envPairs: string[] | null;
   cwd: string | null;
   /** per descriptor: STDIO_PIPE, STDIO_IGNORE or a parent descriptor */
   stdio: number[];
@@ -34,20 +36,38 @@ export interface NativeSyncRequest {
   killSignal: number;
 }
 
+/** What the machine offers beyond the addon's floor (glibc 2.17), found at load. */
+export interface NativeFeatures {
+  /** '' when the C library is not glibc */
+  glibc: string;
+  /** posix_spawn_file_actions_addchdir_np (glibc 2.29): without it a call with a cwd goes to Node's handle */
+  addchdir: boolean;
+  /** pidfd_spawn (glibc 2.39): the pidfd comes with the child, no pid-reuse window */
+  pidfdSpawn: boolean;
+  /** POSIX_SPAWN_SETSID (glibc 2.26): without it a detached call goes to Node's handle */
+  setsid: boolean;
+  /** uv_version() of the running Node */
+  uv: string;
+}
+
 export interface NativeAddon {
   spawn(
     file: string,
     argv: string[],
-    envp: string[],
+    envp: string[] | null,
     cwd: string | null,
     stdio: number[],
     detached: boolean,
-    onexit: (exitStatus: number, termSignal: number) => void,
+    onexit: (exitStatus: number, signalName: string) => void,
   ): NativeSpawnResult;
   kill(handle: NativeHandle, signal: number): number;
   ref(handle: NativeHandle): void;
   unref(handle: NativeHandle): void;
+  /** handle.close(...args) for Node's own Process handle, made safe after a uv_spawn that failed early on
+   * libuv >= 1.52: 0 nothing was closed, 1 closed as it was, 2 closed after putting it back in the loop's queue */
+  closeProcessHandle(handle: object, ...args: unknown[]): number;
   spawnSync?(req: NativeSyncRequest): NativeSyncResult;
+  features?: NativeFeatures;
 }
 
 export const STDIO_IGNORE = -1;
@@ -74,7 +94,7 @@ export function native(): NativeAddon {
     addon = load();
     return addon;
   } catch (err) {
-    loadError = err as Error;
+    if (!(err as { transient?: boolean }).transient) loadError = err as Error;
     throw err;
   }
 }

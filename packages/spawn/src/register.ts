@@ -4,24 +4,26 @@
 // this one, through ChildProcess.prototype.spawn's process handle and the spawn_sync binding. A call
 // forklab cannot serve (uid, gid) goes to Node's own handle; every such fallback is counted
 // (registerStats()), published on the diagnostics channel 'forklab:spawn:fallback', and logged to stderr
-// when FORKLAB_SPAWN_LOG=1. With FORKLAB_SPAWN=off in the environment it changes nothing: an incident switch
-// that needs no new deploy.
+// when FORKLAB_SPAWN_LOG=1. It installs nothing with FORKLAB_SPAWN=off in the environment (an incident switch
+// that needs no new deploy), nor on a Node that starts its children with posix_spawn itself (said once on the
+// channel). Nothing here throws: a part that cannot be installed leaves those calls to node:child_process.
 import childProcess from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
+import { stepAsideReason } from './aside.js';
 import { exec, execFile, execFileSync, execSync, fork, spawn, spawnSync } from './index.js';
 import { registerHandle, state } from './internals.js';
 import { registerSync } from './sync.js';
 
-export { FALLBACK_CHANNEL, type FallbackEvent } from './internals.js';
+export { FALLBACK_CHANNEL, type FallbackEvent } from './counts.js';
 export { registerStats, type RegisterStats } from './stats.js';
 
 const marker = Symbol.for('forklab.spawn.registered');
 const target = childProcess as unknown as Record<string | symbol, unknown>;
-if (!target[marker] && !state.disabled) {
+if (!target[marker] && !state.disabled && !stepAsideReason()) {
   target[marker] = true;
   registerHandle();
-  registerSync();
-  // the exports too, only so that the counts name the function called
+  registerSync(); // (under the permission model it cannot: those calls are counted as child_process's)
+  // the exports too, so that the counts name the function called
   Object.assign(target, { spawn, exec, execFile, fork, spawnSync, execSync, execFileSync });
   syncBuiltinESMExports();
 }

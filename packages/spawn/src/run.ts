@@ -1,5 +1,7 @@
-// run(): spawn, buffer stdout and stderr up to maxBuffer (as execFile does), resolve with the outcome.
+// run(): spawn, buffer stdout and stderr up to maxBuffer (as execFile does), resolve with the outcome. Its own
+// options are checked before anything starts; once a child runs, the promise settles in every case.
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
+import { inspect } from 'node:util';
 
 export interface RunOptions extends Omit<SpawnOptions, 'stdio'> {
   /** Bytes allowed on stdout and on stderr each; past it the child is killed (killSignal) and run() rejects. Default 1 MiB, as execFile. */
@@ -22,6 +24,28 @@ export interface MaxBufferError extends RangeError {
   code: 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER';
   stdout: Buffer;
   stderr: Buffer;
+}
+
+function invalid(code: string, Kind: typeof TypeError | typeof RangeError, message: string): Error {
+  return Object.assign(new Kind(message), { code });
+}
+
+/** What is wrong with run()'s own options (the rest child_process checks), or null. */
+export function runOptionsError(options: RunOptions): Error | null {
+  if (options === null || typeof options !== 'object') {
+    return invalid('ERR_INVALID_ARG_TYPE', TypeError, `The "options" argument must be of type object. Received ${inspect(options)}`);
+  }
+  const { encoding, input, maxBuffer } = options;
+  if (encoding !== undefined && encoding !== 'buffer' && !(typeof encoding === 'string' && Buffer.isEncoding(encoding))) {
+    return invalid('ERR_INVALID_ARG_VALUE', TypeError, `The property 'options.encoding' must be 'buffer' or a Buffer encoding. Received ${inspect(encoding)}`);
+  }
+  if (input !== undefined && typeof input !== 'string' && !(input instanceof Uint8Array)) {
+    return invalid('ERR_INVALID_ARG_TYPE', TypeError, `The "options.input" property must be of type string or an instance of Uint8Array. Received ${inspect(input)}`);
+  }
+  if (maxBuffer !== undefined && (typeof maxBuffer !== 'number' || Number.isNaN(maxBuffer) || maxBuffer < 0)) {
+    return invalid('ERR_OUT_OF_RANGE', RangeError, `The value of "options.maxBuffer" is out of range. It must be a number >= 0. Received ${inspect(maxBuffer)}`);
+  }
+  return null;
 }
 
 export function collect<T extends string | Buffer>(child: ChildProcess, options: RunOptions): Promise<RunResult<T>> {
@@ -56,14 +80,22 @@ export function collect<T extends string | Buffer>(child: ChildProcess, options:
     child.on('error', finish);
     child.on('close', (exitCode: number | null, signal: NodeJS.Signals | null) => {
       if (failed) return reject(failed);
-      const decode = (b: Buffer[]): T => (encoding === 'buffer' ? Buffer.concat(b) : Buffer.concat(b).toString(encoding)) as T;
-      resolve({ stdout: decode(out), stderr: decode(err), exitCode, signal });
+      try {
+        const decode = (b: Buffer[]): T => (encoding === 'buffer' ? Buffer.concat(b) : Buffer.concat(b).toString(encoding)) as T;
+        resolve({ stdout: decode(out), stderr: decode(err), exitCode, signal });
+      } catch (e) {
+        reject(e);
+      }
     });
     const stdin = child.stdin;
     if (stdin) {
       stdin.on('error', () => {}); // a child that exits without reading its input: EPIPE is not run()'s failure
-      if (options.input !== undefined) stdin.end(options.input);
-      else stdin.end();
+      try {
+        if (options.input !== undefined) stdin.end(options.input);
+        else stdin.end();
+      } catch (e) {
+        finish(e as Error); // the child is killed; 'close' rejects with this
+      }
     }
   });
 }

@@ -1,5 +1,5 @@
 // Counts of calls forklab served and of calls node:child_process served instead, per function.
-import { type FunctionName, type FunctionStats, statsByFunction } from './internals.js';
+import { type FunctionName, type FunctionStats, statsByFunction } from './counts.js';
 
 export interface RegisterStats extends FunctionStats {
   byFunction: Partial<Record<FunctionName, FunctionStats>>;

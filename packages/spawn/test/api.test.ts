@@ -31,7 +31,7 @@ test('run(): stdout, stderr, exit code, signal, encoding, input', async () => {
 });
 
 test('run(): maxBuffer kills the child and rejects with what was read', async () => {
-  await assert.rejects(run('sh', ['-c', 'yes | head -c 100000; sleep 30'], { ...LIMIT, maxBuffer: 1000 }), (e: Error & Record<string, unknown>) => {
+  await assert.rejects(run('sh', ['-c', 'yes | head -c 100000; exec sleep 30'], { ...LIMIT, maxBuffer: 1000 }), (e: Error & Record<string, unknown>) => {
     assert.equal(e.code, 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER');
     assert.equal((e.stdout as Buffer).length, 1000);
     return true;

@@ -108,7 +108,7 @@ test('--import forklab/spawn/register and NODE_OPTIONS route spawn through forkl
     const spawnStats = { served: 2, fallbacks: 1, byReason: { uid: 1 } };
     assert.deepEqual(out.stats, { ...spawnStats, byFunction: { spawn: spawnStats } });
     assert.deepEqual(out.published, [{ reason: 'uid', function: 'spawn', command: 'sh' }]);
-    if (i === 1) assert.match(r.stderr, /forklab\/spawn: node:child_process serves spawn\(sh\): uid/);
+    if (i === 1) assert.match(r.stderr, /@forklab\/spawn: node:child_process serves spawn\(sh\): uid/);
     else assert.equal(r.stderr, '');
   }
 });

@@ -35,6 +35,8 @@ export async function measureOverhead(o: {
   tracer: Tracer;
   /** The mode the trace ran in: strace takes other flags when it attaches. */
   attach: boolean;
+  /** The trace ran with strace -k (native stacks). */
+  stacks: boolean;
   iterations: number;
   rounds: number;
   signal?: AbortSignal;
@@ -44,7 +46,7 @@ export async function measureOverhead(o: {
   const plain: number[] = [];
   const args = { method: 'fork-exec', 'rss-mb': 0, target: o.native.targetStatic };
   // strace's own arguments up to the command; in attach mode its flags without --seccomp-bpf.
-  const flags = straceArgs('/dev/null', { command: [] }).slice(0, -1);
+  const flags = straceArgs('/dev/null', { command: [] }, { stacks: o.stacks }).slice(0, -1);
   const command = [o.tracer.path, ...(o.attach ? flags.filter((f) => f !== '--seccomp-bpf') : flags), o.native.probe];
   for (let r = 0; r < o.rounds; r++)
     for (const underTracer of r % 2 === 0 ? [false, true] : [true, false]) {

@@ -44,6 +44,13 @@ export function launchNs(m: SpawnModel, method: ModelPoint['method'], rssMb: num
   return Math.max(floor, line.interceptNs + line.nsPerMb * rssMb);
 }
 
+/** What one fork+exec launch from a parent of rssMb would save as a posix_spawn launch, by the model (never below 0). */
+export function forkSavingNs(m: SpawnModel, rssMb: number): { withForkNs: number; withSpawnNs: number; savingNs: number } {
+  const f = launchNs(m, 'fork-exec', rssMb);
+  const s = launchNs(m, 'posix-spawn', rssMb);
+  return { withForkNs: f, withSpawnNs: s, savingNs: Math.max(0, f - s) };
+}
+
 export interface Estimate {
   forks: number;
   /** Forks whose creator's RSS was sampled (the others are estimated at the process's median RSS). */
@@ -73,12 +80,10 @@ export function estimate(p: ProcessFigures, m: SpawnModel, wallNs: number | null
   let saving = 0;
   let inFork = 0;
   for (const c of forks) {
-    const rssMb = c.rssKb === null ? p.rssMb.median : c.rssKb / 1024;
-    const f = launchNs(m, 'fork-exec', rssMb);
-    const s = launchNs(m, 'posix-spawn', rssMb);
-    withFork += f;
-    withSpawn += s;
-    saving += Math.max(0, f - s);
+    const one = forkSavingNs(m, c.rssKb === null ? p.rssMb.median : c.rssKb / 1024);
+    withFork += one.withForkNs;
+    withSpawn += one.withSpawnNs;
+    saving += one.savingNs;
     inFork += c.durationNs ?? 0;
   }
   return {
@@ -99,6 +104,12 @@ export interface Advice {
   why: string;
 }
 
+/**
+ * The switch for a whole Node process. -r (--require) and not --import: a --require preload also runs in every
+ * worker thread, an --import one does not (Node 20, 22 and 24: a worker's spawn then forks).
+ */
+export const NODE_SWITCH = 'node -r @forklab/spawn/register (or NODE_OPTIONS=--require=@forklab/spawn/register)';
+
 /** The concrete change for a process that forks and then execs, by runtime; null for one that does not (or whose forks are workers). */
 export function adviceFor(p: Pick<ProcessFigures, 'byMechanism' | 'forksWithoutExec' | 'runtime'>): Advice | null {
   if (p.byMechanism.fork - p.forksWithoutExec <= 0) return null;
@@ -106,7 +117,7 @@ export function adviceFor(p: Pick<ProcessFigures, 'byMechanism' | 'forksWithoutE
     case 'node':
       return {
         runtime: 'node',
-        change: 'node --import @forklab/spawn/register (or NODE_OPTIONS=--import=@forklab/spawn/register; or spawn/run from @forklab/spawn)',
+        change: `${NODE_SWITCH}; or spawn/run from @forklab/spawn`,
         why: "Node's child_process forks on Linux; @forklab/spawn starts children with posix_spawn",
       };
     case 'python':

@@ -63,6 +63,8 @@ export function samplesByPid(samples: readonly ProcSample[]): Map<number, ProcSa
 
 /** One creating call with the creator's size at that moment (null when no sample was near enough). */
 export interface CallFigure {
+  /** The child it created. */
+  child: number;
   mechanism: Mechanism;
   startS: number;
   durationNs: number | null;
@@ -116,6 +118,7 @@ function figuresOf(pid: number, mine: Creation[], threads: number, samples: Map<
   const calls: CallFigure[] = mine.map((c) => {
     const s = sampleAt(samples, c.pid, c.startS);
     return {
+      child: c.child,
       mechanism: c.mechanism,
       startS: c.startS,
       durationNs: c.durationS === null ? null : Math.round(c.durationS * 1e9),

@@ -5,12 +5,12 @@ import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun,
 import { note, type Block } from '../view.js';
 import { traceView } from './view.js';
 import { MECHANISMS } from './model.js';
-import { TRACE_SUMMARY_VERSION, type TraceSummary } from './summary.js';
+import { READABLE_TRACE_VERSIONS, type TraceSummary } from './summary.js';
 
 export type TraceParams = Record<string, unknown>;
 
 function isTraceSummary(s: unknown): s is TraceSummary {
-  return typeof s === 'object' && s !== null && (s as TraceSummary).traceVersion === TRACE_SUMMARY_VERSION;
+  return typeof s === 'object' && s !== null && READABLE_TRACE_VERSIONS.includes((s as TraceSummary).traceVersion);
 }
 
 export const traceExperiment: Experiment<TraceParams, TraceSummary | null> = {
@@ -48,7 +48,8 @@ export const traceExperiment: Experiment<TraceParams, TraceSummary | null> = {
   /** A stored trace without its summary cannot be rebuilt from its measurements alone (the /proc samples and model are gone). */
   summarize: (_ms: readonly Measurement[]) => null,
   view(run: ExperimentRun<TraceSummary | null>): Block[] {
-    if (!isTraceSummary(run.summary)) return [note('this trace has no summary this forklab can read (traceVersion 1); forklab export shows its raw calls')];
+    if (!isTraceSummary(run.summary))
+      return [note(`this trace has no summary this forklab can read (traceVersion ${READABLE_TRACE_VERSIONS.join(' or ')}); forklab export shows its raw calls`)];
     return traceView(run.summary);
   },
 };

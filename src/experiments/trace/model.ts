@@ -59,6 +59,8 @@ export interface Creation {
   exec: ChildExec | null;
   /** Seconds from the start of the creating call to the start of the child's first successful exec. */
   toExecS: number | null;
+  /** The creating call's native frames (strace -k), innermost first; null without -k. */
+  stack: string[] | null;
 }
 
 export interface TraceModel {
@@ -149,6 +151,7 @@ export function buildModel(log: StraceLog, opts: { known?: Record<number, string
       helper: null,
       exec: null,
       toExecS: null,
+      stack: ev.stack ?? null,
     });
   }
   // Pass 3: programs at each call (needs every exec), and what each child ran.

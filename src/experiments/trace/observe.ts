@@ -14,6 +14,8 @@ export interface Tracer {
   name: 'strace';
   path: string;
   version: string | null;
+  /** This strace can print the native stack of each call (-k: built with libunwind or libdw). */
+  stackTraces: boolean;
 }
 
 /** strace from PATH; a ForklabError naming the package to install when there is none. */
@@ -26,8 +28,9 @@ export function findTracer(env: NodeJS.ProcessEnv = process.env): Tracer {
       continue;
     }
     const v = spawnSync(path, ['-V'], { encoding: 'utf8', timeout: 5000 });
-    const version = /version\s+(\S+)/.exec(String(v.stdout ?? ''))?.[1] ?? null;
-    return { name: 'strace', path, version };
+    const out = String(v.stdout ?? '');
+    const version = /version\s+(\S+)/.exec(out)?.[1] ?? null;
+    return { name: 'strace', path, version, stackTraces: /stack-trace=/.test(out) };
   }
   throw new ForklabError('usage', 'no tracer found: strace is not in PATH', {
     hint: 'install it: apt-get install strace (Debian, Ubuntu), dnf install strace (Fedora), apk add strace (Alpine)',
@@ -43,9 +46,13 @@ export function beingTraced(): boolean {
   }
 }
 
-/** The strace arguments for a trace: follow children, time each call, wall-clock times, output to outFile. */
-export function straceArgs(outFile: string, mode: { command: string[] } | { pid: number }, seccomp = !beingTraced()): string[] {
-  const common = ['-f', '-T', '-ttt', '-q', '-s', '256', '-e', `trace=${TRACED_CALLS}`, '-e', 'signal=none', '-o', outFile];
+/**
+ * The strace arguments for a trace: follow children, time each call, wall-clock times, output to outFile; with
+ * stacks, the native frames of each traced call (-k).
+ */
+export function straceArgs(outFile: string, mode: { command: string[] } | { pid: number }, o: { stacks?: boolean; seccomp?: boolean } = {}): string[] {
+  const seccomp = o.seccomp ?? !beingTraced();
+  const common = ['-f', '-T', '-ttt', '-q', '-s', '256', ...(o.stacks ? ['-k'] : []), '-e', `trace=${TRACED_CALLS}`, '-e', 'signal=none', '-o', outFile];
   if ('pid' in mode) return [...common, '-p', String(mode.pid)];
   // --seccomp-bpf stops the tracee only at the traced calls (far less overhead); strace allows it only for a command.
   return [...(seccomp ? ['--seccomp-bpf'] : []), ...common, '--', ...mode.command];
@@ -113,6 +120,9 @@ function inTerminalForeground(): boolean {
   }
 }
 
+/** Attached, after asking strace to detach: when it is killed if it is still there. */
+const DETACH_LIMIT_MS = 10_000;
+
 export type EndedBy = 'exit' | 'interrupt' | 'duration' | 'process-ended';
 
 export interface Observation {
@@ -127,6 +137,8 @@ export interface Observation {
   interrupt: NodeJS.Signals | null;
   /** Processes the command left running after an interrupt (a background job that ignores SIGINT), killed by forklab. */
   leftEnded: number;
+  /** Attached: strace did not detach when asked (twice) and was killed; the process ran on. */
+  tracerKilled: boolean;
   samples: ProcSample[];
   /** What strace itself wrote to standard error (attach mode only; with a command it shares the command's). */
   tracerStderr: string;
@@ -137,6 +149,10 @@ export interface ObserveOptions {
   outFile: string;
   sampleMs: number;
   mode: { command: string[] } | { pid: number; durationMs: number | null };
+  /** strace -k: the native frames of each creating call. */
+  stacks: boolean;
+  /** The command's environment (the recorders added to it); default forklab's own. */
+  env?: NodeJS.ProcessEnv;
   /** Called once the tracer runs (the observer's pid, for tests and progress lines). */
   onStart?(pid: number): void;
 }
@@ -144,11 +160,11 @@ export interface ObserveOptions {
 /** Runs the trace to its end; resolves with what was observed (never rejects for the command's own failure). */
 export function observe(o: ObserveOptions): Promise<Observation> {
   const attach = 'pid' in o.mode;
-  const args = straceArgs(o.outFile, attach ? { pid: (o.mode as { pid: number }).pid } : (o.mode as { command: string[] }));
+  const args = straceArgs(o.outFile, attach ? { pid: (o.mode as { pid: number }).pid } : (o.mode as { command: string[] }), { stacks: o.stacks });
   const samples: ProcSample[] = [];
   const lastSample = new Map<number, ProcSample>();
   const startedS = Date.now() / 1000;
-  const child = spawn(o.tracer.path, args, { stdio: attach ? ['ignore', 'ignore', 'pipe'] : 'inherit' });
+  const child = spawn(o.tracer.path, args, { stdio: attach ? ['ignore', 'ignore', 'pipe'] : 'inherit', ...(o.env ? { env: o.env } : {}) });
   let tracerStderr = '';
   child.stderr?.on('data', (d: Buffer) => {
     tracerStderr += d.toString('utf8');
@@ -193,7 +209,7 @@ export function observe(o: ObserveOptions): Promise<Observation> {
     interrupts++;
     if (attach) {
       endedBy ??= 'interrupt';
-      child.kill('SIGINT'); // strace detaches and leaves the process running
+      detach();
       return;
     }
     endedBy ??= 'interrupt';
@@ -212,12 +228,27 @@ export function observe(o: ObserveOptions): Promise<Observation> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // Attached: SIGINT makes strace detach and leave the process running. strace 6.1 can deadlock there: in 2 of 19
+  // loaded runs of the --duration case the traced shell waited in vfork (state D, kernel_clone) for its child, the
+  // child sat in a ptrace stop, and strace waited in wait4 for a stop of the shell that never came, for good. So a
+  // tracer still there DETACH_LIMIT_MS later is killed: the kernel detaches a dead tracer's tracees, and they run on
+  // (ptrace(2)); what strace had written stays in its file. Killing only the tracer, never the process, is safe
+  // however loaded the machine is.
+  let detachTimer: NodeJS.Timeout | null = null;
+  let tracerKilled = false;
+  const detach = () => {
+    child.kill('SIGINT');
+    detachTimer ??= setTimeout(() => {
+      tracerKilled = true;
+      child.kill('SIGKILL');
+    }, DETACH_LIMIT_MS);
+  };
   let durationTimer: NodeJS.Timeout | null = null;
   if (attach && (o.mode as { durationMs: number | null }).durationMs !== null)
     durationTimer = setTimeout(
       () => {
         endedBy ??= 'duration';
-        child.kill('SIGINT');
+        detach();
       },
       (o.mode as { durationMs: number }).durationMs,
     );
@@ -226,6 +257,7 @@ export function observe(o: ObserveOptions): Promise<Observation> {
     const finish = (code: number | null, signal: NodeJS.Signals | null) => {
       clearInterval(timer);
       if (durationTimer) clearTimeout(durationTimer);
+      if (detachTimer) clearTimeout(detachTimer);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       resolve({
@@ -237,6 +269,7 @@ export function observe(o: ObserveOptions): Promise<Observation> {
         endedBy: endedBy ?? (attach ? 'process-ended' : 'exit'),
         interrupt,
         leftEnded,
+        tracerKilled,
         samples,
         tracerStderr,
       });

@@ -1,5 +1,6 @@
 // A pure reader of what `strace -f -T -ttt -e trace=clone,clone3,fork,vfork,execve,exit_group -o FILE` writes:
-// one event per completed system call, with "<unfinished ...>" and "<... NAME resumed>" halves joined. No I/O.
+// one event per completed system call, with "<unfinished ...>" and "<... NAME resumed>" halves joined, and the
+// native frames strace -k prints under a call kept with it. No I/O.
 // Lines this reader does not need (signals, "+++ exited" lines, detach notices) are skipped, never fatal.
 
 /** One completed system call of a traced thread (tid: the thread strace names, not its process). */
@@ -16,6 +17,8 @@ export interface SyscallEvent {
   errno: string | null;
   /** Seconds spent in the call (strace -T), null when strace did not print it. */
   durationS: number | null;
+  /** The native frames strace -k printed after the call (`/usr/bin/make(new_job+0x1a3) [0x2f1c3]`), innermost first. */
+  stack?: string[];
 }
 
 /** A thread or process ending, from a "+++ exited with N +++" or "+++ killed by SIG +++" line. */
@@ -34,6 +37,8 @@ export interface StraceLog {
 }
 
 const LINE = /^(\d+)\s+(\d+\.\d+)\s+(.*)$/;
+/** A native frame strace -k prints under a call: " > /usr/lib/x86_64-linux-gnu/libc.so.6(__libc_fork+0x4b) [0xd3ecb]". */
+const STACK_LINE = /^ > (.+)$/;
 const RESUMED = /^<\.\.\. (\w+) resumed>(.*)$/;
 const UNFINISHED = /^(\w+)\((.*) <unfinished \.\.\.>$/;
 /** The end of a completed call: ") = RET [ERRNO (text)] [<DURATION>]", after the arguments. */
@@ -55,8 +60,24 @@ export function parseStrace(text: string): StraceLog {
   let unreadLines = 0;
   // Per thread, the first half of a call strace printed as unfinished.
   const pending = new Map<number, { name: string; startS: number; head: string }>();
+  // The call strace -k's frames (" > …" lines) belong to: the last completed call, until another line comes.
+  let last: SyscallEvent | null = null;
+  const push = (ev: SyscallEvent) => {
+    calls.push(ev);
+    last = ev;
+  };
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
+    const frame = STACK_LINE.exec(line);
+    if (frame) {
+      const ev = last as SyscallEvent | null;
+      if (ev) {
+        ev.stack ??= [];
+        ev.stack.push(frame[1]!);
+      }
+      continue;
+    }
+    last = null;
     const m = LINE.exec(line);
     if (!m) {
       unreadLines++;
@@ -83,7 +104,7 @@ export function parseStrace(text: string): StraceLog {
         continue;
       }
       const ev = result(first.name, tid, first.startS, `${first.head}${resumed[2]!}`);
-      if (ev) calls.push(ev);
+      if (ev) push(ev);
       else if (!/<detached \.\.\.>/.test(rest)) unreadLines++;
       continue;
     }
@@ -98,7 +119,7 @@ export function parseStrace(text: string): StraceLog {
       continue;
     }
     const ev = result(open[1]!, tid, atS, open[2]!);
-    if (ev) calls.push(ev);
+    if (ev) push(ev);
     else unreadLines++;
   }
   // Calls still unfinished at the end (a process killed in the middle, or the trace detached): exit_group

@@ -7,8 +7,13 @@ import type { Overhead } from './calibrate.js';
 import type { ProcessFigures } from './figures.js';
 import { MECHANISMS, type Mechanism } from './model.js';
 import type { EndedBy } from './observe.js';
+import type { CallSite, PackageSites } from './callsites.js';
+import type { Recording, Uncovered } from './coverage.js';
 
-export const TRACE_SUMMARY_VERSION = 1;
+/** 2: call sites (callSites, packages), the recorders (recording), processes without a call site (uncovered), nativeStacks. */
+export const TRACE_SUMMARY_VERSION = 2;
+/** The versions this forklab reads (a version-1 trace has no call sites). */
+export const READABLE_TRACE_VERSIONS: readonly number[] = [1, 2];
 
 export interface ProcessSummary extends Omit<ProcessFigures, 'calls'> {
   estimate: Estimate | null;
@@ -17,8 +22,20 @@ export interface ProcessSummary extends Omit<ProcessFigures, 'calls'> {
 
 export type ModelState = SpawnModel | { state: 'none'; reason: string };
 
-export interface TraceSummary {
-  traceVersion: typeof TRACE_SUMMARY_VERSION;
+/** The call sites of a trace, and what covers them. */
+export interface CallSiteSummary {
+  /** Most saving first (then most forks): every call site, recorded and native. */
+  callSites: CallSite[];
+  packages: PackageSites[];
+  recording: Recording;
+  /** Processes that created children and have no call site, and why. */
+  uncovered: Uncovered[];
+  /** strace -k: on, or off and why (this strace cannot unwind, --no-native-stacks). */
+  nativeStacks: { on: true } | { on: false; reason: string };
+}
+
+export interface TraceSummary extends Partial<CallSiteSummary> {
+  traceVersion: 1 | typeof TRACE_SUMMARY_VERSION;
   mode: 'command' | 'attach';
   command: string[] | null;
   pid: number | null;
@@ -29,6 +46,8 @@ export interface TraceSummary {
   endedBy: EndedBy;
   /** Processes the command left running after an interrupt, which forklab ended. */
   leftEnded: number;
+  /** Attached: strace did not detach when asked and was killed (the process ran on). */
+  tracerKilled?: boolean;
   processes: ProcessSummary[];
   totals: { creations: number; forks: number; inCallNs: number; savingNs: number; processes: number };
   model: ModelState;
@@ -44,7 +63,8 @@ export function summarize(o: {
   figures: ProcessFigures[];
   model: ModelState;
   overhead: Overhead;
-  base: Omit<TraceSummary, 'traceVersion' | 'processes' | 'totals' | 'model' | 'overhead'>;
+  sites: CallSiteSummary;
+  base: Omit<TraceSummary, 'traceVersion' | 'processes' | 'totals' | 'model' | 'overhead' | keyof CallSiteSummary>;
 }): TraceSummary {
   const processes: ProcessSummary[] = o.figures.map(({ calls: _calls, ...p }) => {
     const full = o.figures.find((f) => f.pid === p.pid && f.program === p.program)!;
@@ -63,8 +83,13 @@ export function summarize(o: {
     },
     model: o.model,
     overhead: o.overhead,
+    ...o.sites,
   };
 }
+
+/** What a trace's measurements record beside their identity: the creator's runtime, and per call its size and time to exec. */
+export const TRACE_OBSERVED = ['runtime'] as const;
+export const TRACE_COLUMNS = ['rssKb', 'pteKb', 'toExecNs'] as const;
 
 /** One measurement per process and mechanism: in-call ns as samples; rssKb, pteKb, toExecNs per call (-1: unknown). */
 export function traceMeasurements(figures: readonly ProcessFigures[], seed: number): Measurement[] {
@@ -78,13 +103,17 @@ export function traceMeasurements(figures: readonly ProcessFigures[], seed: numb
         series: mech,
         // What tells one creating process from another (a trace chooses nothing); rssMb places it in the report's chart.
         identity: { pid: p.pid, program: p.program, rssMb: p.rssMb ? Math.round(p.rssMb.median) : null },
-        observed: { runtime: p.runtime },
+        observed: { [TRACE_OBSERVED[0]]: p.runtime },
         repeat: 0,
         state: 'ok',
         failure: null,
         info: {},
         samplesNs,
-        columns: { rssKb: calls.map((c) => c.rssKb ?? -1), pteKb: calls.map((c) => c.pteKb ?? -1), toExecNs: calls.map((c) => c.toExecNs ?? -1) },
+        columns: {
+          [TRACE_COLUMNS[0]]: calls.map((c) => c.rssKb ?? -1),
+          [TRACE_COLUMNS[1]]: calls.map((c) => c.pteKb ?? -1),
+          [TRACE_COLUMNS[2]]: calls.map((c) => c.toExecNs ?? -1),
+        },
         stats: seriesStats(samplesNs, seed),
       });
     }

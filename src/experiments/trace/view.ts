@@ -1,18 +1,15 @@
-// What a trace shows: the answer first (which process forks, at what size, what it costs, what to change), then a
-// table per process, the chart of time in fork against RSS with this machine's measured lines, and how it was
-// observed (tracer, its overhead, where the cost model comes from). The same blocks go to the terminal and reports.
+// What a trace shows: the answer first (the call sites that fork, then the processes: at what size, what it costs,
+// what to change), then a table per process, the call sites (view-sites.ts), the chart of time in fork against RSS
+// with this machine's measured lines, and how it was observed (tracer and recorders with their own cost, where the
+// cost model comes from). The same blocks go to the terminal and reports.
 import { blank, heading, note, table, text, type Block, type LatencyChart } from '../view.js';
 import { fmtPct, fmtUs } from '../../text/format.js';
 import { hasModel, MECHANISM_WORDS, type ProcessSummary, type TraceSummary } from './summary.js';
 import { MECHANISMS } from './model.js';
+import { fmtDuration } from './duration.js';
+import { coverageNotes, siteAnswer, siteBlocks } from './view-sites.js';
 
 const base = (p: string | null) => (p ? p.split('/').pop()! : '?');
-/** Seconds or milliseconds from ns: "7.4 s", "312 ms", "0.85 ms". */
-export function fmtDuration(ns: number): string {
-  if (ns >= 1e9) return `${(ns / 1e9).toFixed(ns >= 1e10 ? 0 : 1)} s`;
-  const ms = ns / 1e6;
-  return `${ms >= 10 ? ms.toFixed(0) : ms.toFixed(2)} ms`;
-}
 const fmtMb = (mb: number) => (mb >= 1024 ? `${(mb / 1024).toFixed(1)} GB` : `${mb.toFixed(0)} MB`);
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -71,7 +68,7 @@ function processTable(s: TraceSummary): Block {
 function chart(s: TraceSummary): LatencyChart | null {
   const forking = s.processes.filter((p) => p.inCallByMechanism.fork && p.rssMb).slice(0, 5);
   if (!forking.length || !hasModel(s.model)) return null;
-  const own = forking.map((p) => ({ method: `${base(p.program)} ${p.pid}`, rssMb: p.rssMb!.median, medianNs: p.inCallByMechanism.fork!.medianNs }));
+  const own = forking.map((p) => ({ method: `${base(p.program)} ${p.pid}`, rssMb: Math.round(p.rssMb!.median), medianNs: p.inCallByMechanism.fork!.medianNs }));
   const machine = s.model.points.map((pt) => ({
     method: pt.method === 'fork-exec' ? 'this machine: fork+exec' : 'this machine: posix_spawn',
     rssMb: pt.rssMb,
@@ -109,7 +106,8 @@ function endNote(s: TraceSummary): string {
   const wall = `wall time ${fmtDuration(s.wallNs)} under the tracer`;
   if (s.mode === 'attach') {
     const how = { duration: 'for the --duration asked', 'process-ended': 'until the process ended', interrupt: 'until interrupted', exit: 'until the tracer ended' }[s.endedBy];
-    return `attached to pid ${s.pid} ${how}; ${wall}`;
+    const killed = s.tracerKilled ? '; strace did not detach within 10 s of being asked and was killed (the process ran on)' : '';
+    return `attached to pid ${s.pid} ${how}${killed}; ${wall}`;
   }
   const status = s.exit.signal ? `killed by ${s.exit.signal}` : `exit status ${s.exit.code}`;
   const left = s.leftEnded ? `; ${plural(s.leftEnded, 'process', 'processes')} it left running ended by forklab` : '';
@@ -118,7 +116,7 @@ function endNote(s: TraceSummary): string {
 
 export function traceView(s: TraceSummary): Block[] {
   const who = s.mode === 'attach' ? `pid ${s.pid}` : (s.command ?? []).join(' ');
-  const blocks: Block[] = [heading(`forklab trace: ${who}`), ...answer(s)];
+  const blocks: Block[] = [heading(`forklab trace: ${who}`), ...siteAnswer(s), ...answer(s)];
   if (s.processes.length) {
     blocks.push(blank, heading(`Processes that created children (${s.totals.creations} children, ${plural(s.totals.forks, 'fork')})`), processTable(s));
     blocks.push(
@@ -129,6 +127,7 @@ export function traceView(s: TraceSummary): Block[] {
       ),
     );
   }
+  blocks.push(...siteBlocks(s));
   const c = chart(s);
   if (c) blocks.push(blank, heading("Median time in fork against the creator's RSS (µs), with this machine's measured launches"), c);
   const advice = new Map(s.processes.filter((p) => p.advice).map((p) => [p.runtime, p.advice!]));
@@ -136,7 +135,7 @@ export function traceView(s: TraceSummary): Block[] {
     blocks.push(blank, heading('What to change'));
     for (const a of advice.values()) blocks.push(text(`${a.runtime}: ${a.change}`), note(`  (${a.why})`));
   }
-  blocks.push(blank, note(endNote(s)), note(tracerNote(s)), note(modelNote(s)));
+  blocks.push(blank, note(endNote(s)), note(tracerNote(s)), ...coverageNotes(s), note(modelNote(s)));
   if (s.unreadLines) blocks.push(note(`${s.unreadLines} lines of the tracer's output could not be read and were skipped`));
   return blocks;
 }
