@@ -1,10 +1,10 @@
 // forklab's command line.
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { EXPERIMENTS } from '../experiments/index.js';
 import { runExperimentCommand, type CommonOptions } from './run.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { runProgram } from './errors.js';
-import { TARGET_HELP, dbOption, defaultText, fileFlagPath, fileOption, labelOption, noColorOption, noStoreOption, pinOption, quickOption, seedOption } from './options.js';
+import { TARGET_HELP, dbOption, fileFlagPath, fileOption, labelOption, noColorOption, noStoreOption, pinOption, quickOption, seedOption, specOption } from './options.js';
 import { guardStandardStreams } from './output.js';
 import { registerSelfcheck } from './selfcheck.js';
 import { registerDoctor } from './doctor.js';
@@ -79,11 +79,7 @@ export function buildProgram(): Command {
     .exitOverride();
   for (const exp of EXPERIMENTS) {
     const cmd = new Command(exp.name).description(`${exp.summaryLine} (article ${exp.article})`).exitOverride();
-    for (const o of exp.options) {
-      const opt = new Option(o.flags, o.description);
-      if (o.defaultValue !== undefined) opt.default(o.defaultValue, defaultText(o.defaultValue, o.unit));
-      cmd.addOption(opt);
-    }
+    for (const o of exp.options) cmd.addOption(specOption(o));
     if (exp.acceptsTarget)
       cmd.option('--target <program>', TARGET_HELP).argument('[args...]', 'arguments for the --target program (put them after --: forklab spawn --target git -- --version)');
     commonOptions(cmd);
