@@ -15,6 +15,7 @@ import { registerJudgeCommand } from './judge.js';
 import { registerFleetCommand } from './fleet.js';
 import { registerTraceCommand } from './trace.js';
 import { openDatabase } from './database.js';
+import { guardRepeatedFlags } from './repeated.js';
 import type { RunDocument } from '../document/run.js';
 
 /** A stored run by reference (id, uuid prefix, latest), for `forklab report`. */
@@ -109,6 +110,7 @@ export function buildProgram(): Command {
   registerJudgeCommand(program);
   registerFleetCommand(program);
   registerTraceCommand(program);
+  guardRepeatedFlags(program);
   return program;
 }
 
