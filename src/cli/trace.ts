@@ -9,6 +9,7 @@ import { UsageError } from '../errors.js';
 import { resolveTarget } from '../runner/target.js';
 import { parseInteger } from '../experiments/parse.js';
 import { findTracer, type Tracer } from '../experiments/trace/observe.js';
+import { traceExperiment } from '../experiments/trace/index.js';
 import { renderView } from '../report/terminal.js';
 import type { Store } from '../store/db.js';
 import { runTrace, type TracePlan, type TraceResult } from '../lab/trace.js';
@@ -90,7 +91,7 @@ export async function traceAction(command: string[], o: TraceOptions): Promise<n
   for (const w of result.warnings) process.stderr.write(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}\n`);
   const doc = result.document;
   const stored = doc.runId && history ? { id: doc.runId.slice(0, 8), location: history.location } : null;
-  if (json) writeRunJson('trace', json, `${JSON.stringify(doc, null, 1)}\n`, stored);
+  if (json) writeRunJson(traceExperiment.name, json, `${JSON.stringify(doc, null, 1)}\n`, stored);
   if (stored)
     process.stderr.write(`forklab: stored as run ${stored.id} in ${stored.location.path} (forklab report ${stored.id}${dbArgument(stored.location)} --html trace.html)\n`);
   return result.status;
@@ -99,7 +100,7 @@ export async function traceAction(command: string[], o: TraceOptions): Promise<n
 /** Adds `forklab trace` to the program. */
 export function registerTraceCommand(program: Command): void {
   program.addCommand(
-    new Command('trace')
+    new Command(traceExperiment.name)
       .description('run COMMAND (or attach to --pid) under strace: which processes fork, at what size, what it costs here, and what to change')
       .argument('[command...]', 'the command and its arguments, after --: forklab trace -- npm run build')
       .option('--pid <pid>', 'attach to this running process (and the children it starts) instead of running a command')
