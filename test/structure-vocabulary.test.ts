@@ -1,17 +1,23 @@
 // Each experiment owns its vocabulary: its name, its series, its fields. The layers that serve every experiment
-// (report/, claims/, cli/, reference/) ask the registry for them (src/experiments/types.ts, chart.ts) and spell
-// none of them out; a quoted experiment or field name there fails here, naming the file, the line and the name.
+// (store/, document/, claims/, report/, fleet/, lab/, cli/, reference/) ask the registry for them
+// (src/experiments/types.ts, chart.ts) and spell none of them out; a quoted experiment or field name there fails
+// here, naming the file, the line and the name. The vocabulary is the registry's (EXPERIMENTS and the recorded
+// kinds, trace), what the claims' fixtures observe, and the fields a trace records (its measurements from a
+// recorded strace).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXPERIMENTS, RECORDED } from '../src/experiments/index.js';
-import { TRACE_COLUMNS, TRACE_OBSERVED } from '../src/experiments/trace/summary.js';
+import { TRACE_COLUMNS, TRACE_OBSERVED, traceMeasurements } from '../src/experiments/trace/summary.js';
+import { buildModel } from '../src/experiments/trace/model.js';
+import { processFigures } from '../src/experiments/trace/figures.js';
+import { parseStrace } from '../src/experiments/trace/strace.js';
 import { CONFIGURATION_KEYS } from '../src/document/run.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const SHARED = ['src/report', 'src/claims', 'src/cli', 'src/reference'];
+const SHARED = ['src/store', 'src/document', 'src/claims', 'src/report', 'src/fleet', 'src/lab', 'src/cli', 'src/reference'];
 
 /**
  * Names that are also words of the shared layers' own vocabulary, in the sense given: a literal of them there is
@@ -27,6 +33,8 @@ const PLAIN_WORDS: Readonly<Record<string, string>> = {
 /** Names used in another sense in one file: file → name → the sense. */
 const OTHER_SENSE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   'src/reference/types.ts': { pages: 'a unit of data/published.json' },
+  // A trace's plan is either an attach ({ pid, durationMs }) or a command to run ({ command }): the keys its life reads to tell them apart.
+  'src/lab/trace.ts': { pid: "TracePlan's attach form ('pid' in plan.mode)", command: "TracePlan's command form ('command' in plan.mode)" },
 };
 
 /**
@@ -63,6 +71,10 @@ function names(): Set<string> {
       add(Object.keys((c.columns ?? {}) as object));
     }
   }
+  // What a trace records per process and mechanism: identity, observed fields and per-call columns.
+  const strace = readFileSync(join(ROOT, 'test/fixtures/trace/node-child-process.strace'), 'utf8');
+  for (const m of traceMeasurements(processFigures(buildModel(parseStrace(strace)), []), 1))
+    add([m.series, ...Object.keys(m.identity), ...Object.keys(m.observed ?? {}), ...Object.keys(m.columns ?? {})]);
   for (const w of Object.keys(PLAIN_WORDS)) out.delete(w);
   return out;
 }
@@ -151,10 +163,11 @@ test('literalsOf finds quoted strings and skips comments', () => {
   );
 });
 
-test('no experiment or field name is spelled out in report/, claims/, cli/ or reference/', () => {
+test('no experiment or field name is spelled out in store/, document/, claims/, report/, fleet/, lab/, cli/ or reference/', () => {
   const vocabulary = names();
   assert.ok(vocabulary.has('rssMb') && vocabulary.has('spawn') && vocabulary.has('hugePagesKb'), 'the vocabulary is read from the registry and the fixtures');
   assert.ok(vocabulary.has('trace') && vocabulary.has('toExecNs') && vocabulary.has('clone-vm-vfork'), "trace's name, columns and series are in it");
+  assert.ok(vocabulary.has('trace') && vocabulary.has('pteKb') && vocabulary.has('toExecNs'), "trace's name and recorded fields are read");
   const found: string[] = [];
   const pendingSeen = new Set<string>();
   for (const dir of SHARED)

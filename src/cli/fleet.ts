@@ -8,7 +8,7 @@ import { apiSource, kubectlSource, type KubeSource } from '../fleet/kube.js';
 import { fleetRun, nodeName, terminationLogPath } from '../fleet/run.js';
 import { StoreError } from '../store/db.js';
 import { openDatabase } from './database.js';
-import { dbOption, emitTo, fileOption, planFileFlag } from './options.js';
+import { dbOption, emitTo, fileOption, onlyOption, planFileFlag, presetOption } from './options.js';
 import { writeStdout } from './output.js';
 import { registerFleetMakers } from './fleet-make.js';
 import { registerFleetReport } from './fleet-report.js';
@@ -124,8 +124,8 @@ export function registerFleetCommand(program: Command): void {
   fleet
     .command('run')
     .description('what a pod or a task runs: a reproduction (nothing stored), then every run document as framed lines on stdout and a one-line status')
-    .addOption(new Option('--preset <name>', 'quick or full (the articles’ settings)').choices(['quick', 'full']).default('quick'))
-    .option('--only <articles>', 'only these articles, comma-separated: 000,001,002,003,004')
+    .addOption(presetOption())
+    .addOption(onlyOption())
     .action(async (opts: { preset: 'quick' | 'full'; only?: string }) => {
       // The reproduction runs here, in this process; its summary and its problems go to stderr, the frames to stdout.
       const reproduce = async () => {

@@ -21,7 +21,7 @@ import { CliError } from './errors.js';
 import { colors } from './history-common.js';
 import { parseCommon } from './run.js';
 import { renderSummary } from '../report/summary.js';
-import { dbOption, emitTo, fileOption, noColorOption, planFileFlag, seedOption, withinRunOption } from './options.js';
+import { dbOption, emitTo, fileOption, noColorOption, planFileFlag, seedOption, verboseOption, withinRunOption } from './options.js';
 
 export interface JudgeCliOptions {
   json?: string | boolean;
@@ -146,7 +146,7 @@ export function registerJudgeCommand(program: Command): void {
     .addOption(fileOption('--json', 'write the verdicts, the figures and the runs they rest on as JSON (schema forklab.verdicts)'))
     .addOption(dbOption())
     .addOption(seedOption())
-    .option('--verbose', "each claim's id, kind and the formula it was judged by, besides the article's sentence")
+    .addOption(verboseOption())
     .option('--mix-machines', "pool the runs of several machines into one verdict per claim (each verdict notes it); by default each machine's runs are judged on their own")
     .addOption(withinRunOption())
     .addOption(noColorOption())

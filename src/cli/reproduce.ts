@@ -17,7 +17,21 @@ import { doctorSummaryLine } from './doctor.js';
 import { createProgress } from './progress.js';
 import { BROKEN_PIPE_STATUS, OutputError, writeOutput, type OutputTarget } from './output.js';
 import { openDatabase } from './database.js';
-import { dbOption, fileFlagPath, fileOption, labelOption, noColorOption, noStoreOption, pinOption, planFileFlag, quickOption, seedOption, withinRunOption } from './options.js';
+import {
+  dbOption,
+  fileFlagPath,
+  fileOption,
+  labelOption,
+  noColorOption,
+  noStoreOption,
+  onlyOption,
+  pinOption,
+  planFileFlag,
+  quickOption,
+  seedOption,
+  verboseOption,
+  withinRunOption,
+} from './options.js';
 
 export interface ReproduceOptions {
   quick?: boolean;
@@ -159,7 +173,7 @@ export function registerReproduceCommand(program: Command): void {
     .command('reproduce')
     .description('run every experiment at the articles’ settings and judge each published claim on this machine (docs/reproduce.md)')
     .addOption(quickOption())
-    .option('--only <articles>', 'only these articles, comma-separated: 000,001,002,003,004')
+    .addOption(onlyOption())
     .addOption(dbOption())
     .addOption(noStoreOption())
     .addOption(labelOption())
@@ -168,7 +182,7 @@ export function registerReproduceCommand(program: Command): void {
     .addOption(fileOption('--json', 'write the verdicts, the figures and the runs (ids, or whole documents when not stored) as JSON'))
     .addOption(pinOption())
     .addOption(seedOption())
-    .option('--verbose', "each claim's id, kind and the formula it was judged by, besides the article's sentence")
+    .addOption(verboseOption())
     .option(
       '--settle <seconds>',
       'then measure again, in fresh probes, only what the inconclusive verdicts rest on, look after look at a stricter confidence, until each is decided or this many seconds are spent',

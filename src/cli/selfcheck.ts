@@ -1,13 +1,14 @@
 // `forklab selfcheck` (npm run bench:fidelity): its options parsed and checked up front like an experiment's
 // (--pin among the allowed CPUs), the pairs run by src/lab/selfcheck.ts, the verdict printed (src/report/selfcheck.ts).
 import { Option, type Command } from 'commander';
-import { defaultText, pinOption } from './options.js';
+import { defaultText, pinOption, specOption } from './options.js';
 import { describeOrigin, locateNative, requireNative } from '../runner/paths.js';
 import { killAllGroups } from '../runner/processes.js';
 import { sampleLoad } from '../env/machine.js';
 import { emptyUsageTotals, witnessOfLoad } from '../env/witness.js';
 import { cpusAllowed } from '../env/process.js';
 import { parseChoiceList, parseCpu, parseInteger, parseIntegerList } from '../experiments/shared/parse.js';
+import { countOption, parseCount, type CountSpecs } from '../experiments/shared/counts.js';
 import { METHODS, THP_MODES } from '../experiments/spawn/index.js';
 import { preflightSelfcheck, runSelfcheck } from '../lab/selfcheck.js';
 import type { Cell, SelfcheckParams } from '../claims/selfcheck.js';
@@ -16,13 +17,15 @@ import { renderSelfcheck } from '../report/selfcheck.js';
 import { onInterrupt } from './run.js';
 import { doctorSummaryLine } from './doctor.js';
 
+const COUNTS: CountSpecs = { iterations: { description: 'calls per process, both sides', defaultValue: '200', unit: 'calls', max: 1_000_000 } };
+
 export function parseSelfcheck(o: Record<string, string | undefined>, allowed: readonly number[] | null): SelfcheckParams {
   return {
     suites: parseChoiceList('--suites', o.suites === 'all' ? SUITES.join(',') : o.suites!, SUITES),
     methods: parseChoiceList('--methods', o.methods!, METHODS),
     rssMb: parseIntegerList('--rss', o.rss!, 0, 1 << 22),
     thp: parseChoiceList('--thp', o.thp === 'all' ? THP_MODES.join(',') : o.thp!, THP_MODES),
-    iterations: parseInteger('--iterations', o.iterations!, 1, 1_000_000),
+    iterations: parseCount('iterations', o, COUNTS),
     rounds: parseInteger('--rounds', o.rounds!, 1, 1000),
     pinCpu: parseCpu('--pin', o.pin, allowed),
   };
@@ -36,7 +39,7 @@ export function registerSelfcheck(program: Command): void {
     .addOption(new Option('--methods <list>', `spawn methods: ${METHODS.join(', ')}`).default('fork-exec,vfork-exec,posix-spawn', defaultText('fork-exec,vfork-exec,posix-spawn')))
     .addOption(new Option('--rss <list>', 'spawn: parent RSS sizes in MB').default('0,512', defaultText('0,512', 'MB')))
     .addOption(new Option('--thp <list>', 'spawn: on, off, default (a list), or all').default('off', 'off'))
-    .addOption(new Option('--iterations <n>', 'calls per process, both sides').default('200', defaultText('200', 'calls')))
+    .addOption(specOption(countOption('iterations', COUNTS)))
     .addOption(new Option('--rounds <n>', 'interleaved rounds (fresh processes each)').default('5', defaultText('5', 'rounds')))
     .addOption(pinOption())
     .exitOverride()

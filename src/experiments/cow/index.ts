@@ -8,6 +8,7 @@ import { sweep } from '../shared/sweep.js';
 import { readMemoryBudget } from '../../env/memory.js';
 import { measurementsFrom } from '../shared/measure.js';
 import { parseChoiceList, parseInteger, str } from '../shared/parse.js';
+import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
 import { fmtNs, fmtRatio } from '../../text/format.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
 import { THP_CONDITION, thpNeverWarnings } from '../shared/thp.js';
@@ -43,6 +44,11 @@ export function article001() {
 
 const MIB = 1024 * 1024;
 const DEFAULTS = { sizeMb: '80', thp: 'off,on', repeats: '5', iterations: '3', warmup: '1' };
+const COUNTS: CountSpecs = {
+  iterations: { description: 'timed forks per probe process (each one child, three passes)', defaultValue: DEFAULTS.iterations, unit: 'forks', max: 10_000 },
+  warmup: { description: 'untimed forks per probe process before the timed ones', defaultValue: DEFAULTS.warmup, unit: 'forks', max: 1000 },
+  repeats: { description: 'fresh probe processes per THP mode, interleaved', defaultValue: DEFAULTS.repeats, unit: 'processes', max: 1000 },
+};
 
 export function describeVerdict(c: CowCell): string {
   const mb = (kb: number | null) => (kb === null ? '?' : `${(kb / 1024).toFixed(kb % 1024 ? 1 : 0)} MB`);
@@ -153,18 +159,18 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
   options: [
     { flags: '--size-mb <n>', description: 'region the parent maps and touches before fork, in MB (MiB); 80 MB = 20480 pages', defaultValue: DEFAULTS.sizeMb, unit: 'MB' },
     { flags: '--thp <list>', description: 'transparent huge pages for the region: off (MADV_NOHUGEPAGE), on (MADV_HUGEPAGE), default (no madvise)', defaultValue: DEFAULTS.thp },
-    { flags: '--repeats <n>', description: 'fresh probe processes per THP mode, interleaved', defaultValue: DEFAULTS.repeats, unit: 'processes' },
-    { flags: '--iterations <n>', description: 'timed forks per probe process (each one child, three passes)', defaultValue: DEFAULTS.iterations, unit: 'forks' },
-    { flags: '--warmup <n>', description: 'untimed forks per probe process before the timed ones', defaultValue: DEFAULTS.warmup, unit: 'forks' },
+    countOption('repeats', COUNTS),
+    countOption('iterations', COUNTS),
+    countOption('warmup', COUNTS),
   ],
 
   parse(raw) {
     return {
       sizeMb: parseInteger('--size-mb', str(raw, 'sizeMb', DEFAULTS.sizeMb), 1, 1 << 22),
       thp: parseChoiceList('--thp', str(raw, 'thp', DEFAULTS.thp), COW_THP_MODES),
-      repeats: parseInteger('--repeats', str(raw, 'repeats', DEFAULTS.repeats), 1, 1000),
-      iterations: parseInteger('--iterations', str(raw, 'iterations', DEFAULTS.iterations), 1, 10_000),
-      warmup: parseInteger('--warmup', str(raw, 'warmup', DEFAULTS.warmup), 0, 1000),
+      repeats: parseCount('repeats', raw, COUNTS),
+      iterations: parseCount('iterations', raw, COUNTS),
+      warmup: parseCount('warmup', raw, COUNTS),
     };
   },
 

@@ -8,7 +8,7 @@ import { adaptiveRepeats, describeRepeatsStop, parseRepeatOptions, repeatOptions
 import type { RatioInterval } from '../../stats/bootstrap.js';
 import { ratioOfMedians } from '../../stats/pool.js';
 import { repeatsOf } from '../shared/measure.js';
-import { parseInteger, str } from '../shared/parse.js';
+import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
 import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesSummary } from '../shared/series.js';
 import { fmtRatio, fmtUs, fmtUsCi } from '../../text/format.js';
 import { blank, heading, note, table, text, type Block } from '../view.js';
@@ -48,6 +48,11 @@ export function article002() {
 }
 
 const DEFAULTS = { iterations: '2000', warmup: '50', repeats: '3', extraRepeats: 0, repeatsCi: '5', repeatsBudgetS: '20' };
+const COUNTS: CountSpecs = {
+  iterations: { description: 'timed iterations per probe process; each times one thread and one fork', defaultValue: DEFAULTS.iterations, unit: 'iterations', max: 1_000_000 },
+  warmup: { description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'iterations', max: 100_000 },
+  repeats: { description: 'fresh probe processes, one after another; samples are pooled', defaultValue: DEFAULTS.repeats, unit: 'processes', max: 1000 },
+};
 
 export function summarizeCreate(ms: readonly Measurement[], seed: number): CreateSummary {
   const thread = summarizeSeries(ms, 'thread', seed);
@@ -117,18 +122,13 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
         loop: (n, it) => [operation, '0', 'default', String(it), n.targetStatic],
       }),
     ),
-  options: [
-    { flags: '--iterations <n>', description: 'timed iterations per probe process; each times one thread and one fork', defaultValue: DEFAULTS.iterations, unit: 'iterations' },
-    { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'iterations' },
-    { flags: '--repeats <n>', description: 'fresh probe processes, one after another; samples are pooled', defaultValue: DEFAULTS.repeats, unit: 'processes' },
-    ...repeatOptions(DEFAULTS),
-  ],
+  options: [countOption('iterations', COUNTS), countOption('warmup', COUNTS), countOption('repeats', COUNTS), ...repeatOptions(DEFAULTS)],
 
   parse(raw) {
-    const repeats = parseInteger('--repeats', str(raw, 'repeats', DEFAULTS.repeats), 1, 1000);
+    const repeats = parseCount('repeats', raw, COUNTS);
     return {
-      iterations: parseInteger('--iterations', str(raw, 'iterations', DEFAULTS.iterations), 1, 1_000_000),
-      warmup: parseInteger('--warmup', str(raw, 'warmup', DEFAULTS.warmup), 0, 100_000),
+      iterations: parseCount('iterations', raw, COUNTS),
+      warmup: parseCount('warmup', raw, COUNTS),
       repeats,
       ...parseRepeatOptions(raw, repeats, DEFAULTS),
     };

@@ -8,6 +8,7 @@ import { sweep } from '../shared/sweep.js';
 import { median } from '../../stats/descriptive.js';
 import { measurementsFrom } from '../shared/measure.js';
 import { parseChoiceList, parseInteger, str } from '../shared/parse.js';
+import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Scalar, type Warning } from '../types.js';
 
@@ -50,6 +51,9 @@ export interface DeadlockSummary {
 }
 
 const DEFAULTS = { variants: VARIANTS.join(','), holdMs: '50', childTimeoutMs: '500', repeats: '3' };
+const COUNTS: CountSpecs = {
+  repeats: { description: 'fresh probe processes per variant (one fork each), interleaved', defaultValue: DEFAULTS.repeats, unit: 'processes', max: 1000 },
+};
 /** The probe gives a timedlock child this long past its own deadline to report (native/case_deadlock.c). */
 export const MARGIN_MS = 250;
 
@@ -190,7 +194,7 @@ export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary> = {
       defaultValue: DEFAULTS.childTimeoutMs,
       unit: 'ms',
     },
-    { flags: '--repeats <n>', description: 'fresh probe processes per variant (one fork each), interleaved', defaultValue: DEFAULTS.repeats, unit: 'processes' },
+    countOption('repeats', COUNTS),
   ],
 
   parse(raw) {
@@ -198,7 +202,7 @@ export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary> = {
       variants: parseChoiceList('--variants', str(raw, 'variants', DEFAULTS.variants), VARIANTS),
       holdMs: parseInteger('--hold-ms', str(raw, 'holdMs', DEFAULTS.holdMs), 1, 60_000),
       childTimeoutMs: parseInteger('--child-timeout-ms', str(raw, 'childTimeoutMs', DEFAULTS.childTimeoutMs), 1, 600_000),
-      repeats: parseInteger('--repeats', str(raw, 'repeats', DEFAULTS.repeats), 1, 1000),
+      repeats: parseCount('repeats', raw, COUNTS),
     };
   },
 

@@ -10,6 +10,7 @@ import { ldMeasurement, parseLdStatistics, readCyclesPerUs, type LdStatistics } 
 import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, type SeriesFields, type SeriesSummary } from '../shared/series.js';
 import { EXEC_SERIES, summarizeExec, type ExecSeries, type ExecSummary, type ExecveAlone } from './summary.js';
 import { parseInteger, str } from '../shared/parse.js';
+import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUs, fmtUsCi } from '../../text/format.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
@@ -46,6 +47,16 @@ export function article004() {
 }
 
 const DEFAULTS = { iterations: '2000', warmup: '20', repeats: '2', ldRuns: '10' };
+const COUNTS: CountSpecs = {
+  iterations: {
+    description: 'timed iterations per probe process; each times fork+_exit, the dynamic and the static exec once',
+    defaultValue: DEFAULTS.iterations,
+    unit: 'iterations',
+    max: 1_000_000,
+  },
+  warmup: { description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'iterations', max: 100_000 },
+  repeats: { description: 'fresh probe processes, one after another; samples are pooled', defaultValue: DEFAULTS.repeats, unit: 'processes', max: 1000 },
+};
 
 function execWarnings(run: { measurements: Measurement[]; summary: ExecSummary; params: ExecParams }): Warning[] {
   const s = run.summary;
@@ -145,22 +156,17 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
       }),
     ),
   options: [
-    {
-      flags: '--iterations <n>',
-      description: 'timed iterations per probe process; each times fork+_exit, the dynamic and the static exec once',
-      defaultValue: DEFAULTS.iterations,
-      unit: 'iterations',
-    },
-    { flags: '--warmup <n>', description: 'warm-up iterations per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'iterations' },
-    { flags: '--repeats <n>', description: 'fresh probe processes, one after another; samples are pooled', defaultValue: DEFAULTS.repeats, unit: 'processes' },
+    countOption('iterations', COUNTS),
+    countOption('warmup', COUNTS),
+    countOption('repeats', COUNTS),
     { flags: '--ld-runs <n>', description: 'runs of the dynamic target with LD_DEBUG=statistics (ld.so cycle counts); 0 = none', defaultValue: DEFAULTS.ldRuns, unit: 'runs' },
   ],
 
   parse(raw) {
     return {
-      iterations: parseInteger('--iterations', str(raw, 'iterations', DEFAULTS.iterations), 1, 1_000_000),
-      warmup: parseInteger('--warmup', str(raw, 'warmup', DEFAULTS.warmup), 0, 100_000),
-      repeats: parseInteger('--repeats', str(raw, 'repeats', DEFAULTS.repeats), 1, 1000),
+      iterations: parseCount('iterations', raw, COUNTS),
+      warmup: parseCount('warmup', raw, COUNTS),
+      repeats: parseCount('repeats', raw, COUNTS),
       ldRuns: parseInteger('--ld-runs', str(raw, 'ldRuns', DEFAULTS.ldRuns), 0, 1000),
       ...targetParams(raw),
     };

@@ -9,6 +9,7 @@ import type { InfoValue } from '../../runner/protocol.js';
 import { OWN_MAPPINGS, readMaxMapCount } from '../../env/memory.js';
 import { measurementsFrom } from '../shared/measure.js';
 import { parseInteger, str } from '../shared/parse.js';
+import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUsCi } from '../../text/format.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
 import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
@@ -76,6 +77,11 @@ export interface PagetablesSummary {
 }
 
 const DEFAULTS = { pages: '8000', spacingKb: '2048', iterations: '10', warmup: '1', repeats: '1' };
+const COUNTS: CountSpecs = {
+  iterations: { description: 'timed fork+_exit+waitpid per layout', defaultValue: DEFAULTS.iterations, unit: 'forks', max: 100_000 },
+  warmup: { description: 'warm-up fork+_exit per layout (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'forks', max: 10_000 },
+  repeats: { description: 'fresh probe processes per layout, one after another; each takes every reading again', defaultValue: DEFAULTS.repeats, unit: 'probes', max: 100 },
+};
 const MIB = 1024 * 1024;
 const MAX_ADDRESS_SPACE = 2 ** 46;
 
@@ -222,18 +228,18 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
   options: [
     { flags: '--pages <n>', description: 'pages mapped and written by the parent (both layouts)', defaultValue: DEFAULTS.pages, unit: 'pages' },
     { flags: '--spacing-kb <KiB>', description: 'sparse layout: one page every this many KiB, inside a PROT_NONE reservation', defaultValue: DEFAULTS.spacingKb, unit: 'KiB' },
-    { flags: '--iterations <n>', description: 'timed fork+_exit+waitpid per layout', defaultValue: DEFAULTS.iterations, unit: 'forks' },
-    { flags: '--warmup <n>', description: 'warm-up fork+_exit per layout (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'forks' },
-    { flags: '--repeats <n>', description: 'fresh probe processes per layout, one after another; each takes every reading again', defaultValue: DEFAULTS.repeats, unit: 'probes' },
+    countOption('iterations', COUNTS),
+    countOption('warmup', COUNTS),
+    countOption('repeats', COUNTS),
   ],
 
   parse(raw) {
     const p: PagetablesParams = {
       pages: parseInteger('--pages', str(raw, 'pages', DEFAULTS.pages), 1, 1 << 24),
       spacingKb: parseInteger('--spacing-kb', str(raw, 'spacingKb', DEFAULTS.spacingKb), 8, 1 << 30),
-      iterations: parseInteger('--iterations', str(raw, 'iterations', DEFAULTS.iterations), 1, 100_000),
-      warmup: parseInteger('--warmup', str(raw, 'warmup', DEFAULTS.warmup), 0, 10_000),
-      repeats: parseInteger('--repeats', str(raw, 'repeats', DEFAULTS.repeats), 1, 100),
+      iterations: parseCount('iterations', raw, COUNTS),
+      warmup: parseCount('warmup', raw, COUNTS),
+      repeats: parseCount('repeats', raw, COUNTS),
     };
     if (p.spacingKb % 4 !== 0) throw new UsageError('--spacing-kb', `must be a multiple of the 4 KiB page, got ${p.spacingKb}`);
     if (p.pages * p.spacingKb * 1024 > MAX_ADDRESS_SPACE)

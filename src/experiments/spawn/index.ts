@@ -9,6 +9,7 @@ import { median } from '../../stats/descriptive.js';
 import { readMemoryBudget } from '../../env/memory.js';
 import { measurementsFrom, pooledStats } from '../shared/measure.js';
 import { parseChoiceList, parseDecimal, parseInteger, parseIntegerList, str } from '../shared/parse.js';
+import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
 import { fmtNs, fmtUs, fmtUsCi } from '../../text/format.js';
 import { blank, heading, note, table, type Block } from '../view.js';
 import { targetCommandLine, targetParams } from '../shared/target.js';
@@ -92,6 +93,21 @@ const DEFAULTS = {
   repeatsBudgetS: '20',
   ciTarget: '2',
   budgetMs: '1200',
+};
+const COUNTS: CountSpecs = {
+  iterations: {
+    description: 'most timed rounds per probe process (a round times each method once, in a shuffled order)',
+    defaultValue: DEFAULTS.iterations,
+    unit: 'iterations',
+    max: 1_000_000,
+  },
+  warmup: { description: 'warm-up rounds per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'iterations', max: 100_000 },
+  repeats: {
+    description: 'fresh probe processes per RSS × THP (each fills its region once and times every method), interleaved',
+    defaultValue: DEFAULTS.repeats,
+    unit: 'processes',
+    max: 1000,
+  },
 };
 
 /** Entries one MB of mapping needs: 256 PTEs of 4 KiB, or half a PMD of 2 MiB. */
@@ -238,19 +254,9 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
     { flags: '--methods <list>', description: `methods, comma-separated: ${METHODS.join(', ')}`, defaultValue: DEFAULTS.methods },
     { flags: '--rss <list>', description: 'parent RSS sizes in MB (MiB), comma-separated', defaultValue: DEFAULTS.rss, unit: 'MB' },
     { flags: '--thp <list>', description: 'transparent huge pages for the region: on (MADV_HUGEPAGE), off (MADV_NOHUGEPAGE), default (no madvise)', defaultValue: DEFAULTS.thp },
-    {
-      flags: '--iterations <n>',
-      description: 'most timed rounds per probe process (a round times each method once, in a shuffled order)',
-      defaultValue: DEFAULTS.iterations,
-      unit: 'iterations',
-    },
-    { flags: '--warmup <n>', description: 'warm-up rounds per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'iterations' },
-    {
-      flags: '--repeats <n>',
-      description: 'fresh probe processes per RSS × THP (each fills its region once and times every method), interleaved',
-      defaultValue: DEFAULTS.repeats,
-      unit: 'processes',
-    },
+    countOption('iterations', COUNTS),
+    countOption('warmup', COUNTS),
+    countOption('repeats', COUNTS),
     ...repeatOptions(DEFAULTS),
     {
       flags: '--ci-target <percent>',
@@ -268,13 +274,13 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
 
   parse(raw) {
     const ciPercent = parseDecimal('--ci-target', str(raw, 'ciTarget', DEFAULTS.ciTarget), 0, 100, 'a percentage');
-    const repeats = parseInteger('--repeats', str(raw, 'repeats', DEFAULTS.repeats), 1, 1000);
+    const repeats = parseCount('repeats', raw, COUNTS);
     return {
       methods: parseChoiceList('--methods', str(raw, 'methods', DEFAULTS.methods), METHODS),
       rssMb: parseIntegerList('--rss', str(raw, 'rss', DEFAULTS.rss), 0, 1 << 22).sort((a, b) => a - b),
       thp: parseChoiceList('--thp', str(raw, 'thp', DEFAULTS.thp), THP_MODES),
-      iterations: parseInteger('--iterations', str(raw, 'iterations', DEFAULTS.iterations), 1, 1_000_000),
-      warmup: parseInteger('--warmup', str(raw, 'warmup', DEFAULTS.warmup), 0, 100_000),
+      iterations: parseCount('iterations', raw, COUNTS),
+      warmup: parseCount('warmup', raw, COUNTS),
       repeats,
       ciTarget: ciPercent / 100,
       budgetMs: parseInteger('--budget-ms', str(raw, 'budgetMs', DEFAULTS.budgetMs), 0, 86_400_000),

@@ -8,7 +8,8 @@ import { linearFit } from '../../stats/regression.js';
 import { median } from '../../stats/descriptive.js';
 import { OWN_MAPPINGS, readMaxMapCount } from '../../env/memory.js';
 import { measurementsFrom, pooledStats } from '../shared/measure.js';
-import { parseInteger, parseIntegerList, str } from '../shared/parse.js';
+import { parseIntegerList, str } from '../shared/parse.js';
+import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUsCi } from '../../text/format.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
@@ -75,6 +76,21 @@ export interface VmaSummary {
 }
 
 const DEFAULTS = { vmas: '0,1000,10000,60000', iterations: '30', warmup: '3', repeats: '2' };
+const COUNTS: CountSpecs = {
+  iterations: {
+    description: 'timed rounds per probe process (a round launches each method once, in a shuffled order)',
+    defaultValue: DEFAULTS.iterations,
+    unit: 'launches',
+    max: 100_000,
+  },
+  warmup: { description: 'warm-up rounds per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'launches', max: 10_000 },
+  repeats: {
+    description: 'fresh probe processes per VMA count (each builds its mappings once and times every method), interleaved',
+    defaultValue: DEFAULTS.repeats,
+    unit: 'processes',
+    max: 1000,
+  },
+};
 const MIB = 1024 * 1024;
 /** Generous kernel memory per VMA (parent's and child's vm_area_struct, maple tree, anon_vma): for the memory check. */
 const BYTES_PER_VMA_BOUND = 1024;
@@ -244,19 +260,9 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
       defaultValue: DEFAULTS.vmas,
       unit: 'mappings',
     },
-    {
-      flags: '--iterations <n>',
-      description: 'timed rounds per probe process (a round launches each method once, in a shuffled order)',
-      defaultValue: DEFAULTS.iterations,
-      unit: 'launches',
-    },
-    { flags: '--warmup <n>', description: 'warm-up rounds per probe process (not recorded)', defaultValue: DEFAULTS.warmup, unit: 'launches' },
-    {
-      flags: '--repeats <n>',
-      description: 'fresh probe processes per VMA count (each builds its mappings once and times every method), interleaved',
-      defaultValue: DEFAULTS.repeats,
-      unit: 'processes',
-    },
+    countOption('iterations', COUNTS),
+    countOption('warmup', COUNTS),
+    countOption('repeats', COUNTS),
   ],
 
   parse(raw) {
@@ -264,9 +270,9 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
     return {
       vmas,
       requestedVmas: [...vmas],
-      iterations: parseInteger('--iterations', str(raw, 'iterations', DEFAULTS.iterations), 1, 100_000),
-      warmup: parseInteger('--warmup', str(raw, 'warmup', DEFAULTS.warmup), 0, 10_000),
-      repeats: parseInteger('--repeats', str(raw, 'repeats', DEFAULTS.repeats), 1, 1000),
+      iterations: parseCount('iterations', raw, COUNTS),
+      warmup: parseCount('warmup', raw, COUNTS),
+      repeats: parseCount('repeats', raw, COUNTS),
       block: 1,
     };
   },
