@@ -9,8 +9,8 @@ import { evaluateClaim } from '../src/claims/evaluate.js';
 import { judgeDocuments } from '../src/claims/judge.js';
 import { dataFor } from '../src/claims/select.js';
 import type { RunDocument } from '../src/document/run.js';
-import { driftHistory, keepEstimates } from '../src/cli/drift-history.js';
-import { settle } from '../src/cli/settle.js';
+import { driftHistory, keepEstimates } from '../src/lab/drift-history.js';
+import { settle } from '../src/lab/settle.js';
 import { Store } from '../src/store/db.js';
 import { fakeDocument } from './fixtures/store/fake.js';
 import { FIXTURES, claim, p } from './helpers/claims-data.js';
@@ -147,6 +147,7 @@ test('reproduce --settle does not spend looks on verdicts only the drift keeps o
     signal: new AbortController().signal,
     store: null,
     warn: () => {},
+    note: () => {},
     drift,
   });
   assert.equal(s.looks, 0);
@@ -178,8 +179,8 @@ test('the reports and the summary show the drift each verdict used, or that the 
   assert.match(md, /near the band's edge on this machine: runs here vary by ±/);
   const html = await reproductionHtml(doc, [now]);
   assert.match(html, /Between runs here: ±/);
-  const { renderSummary } = await import('../src/cli/summary.js');
-  const { PLAIN } = await import('../src/claims/render.js');
+  const { renderSummary } = await import('../src/report/summary.js');
+  const { PLAIN } = await import('../src/report/verdicts.js');
   assert.match(renderSummary(judged, doc.experiments, PLAIN, 'footer'), /between runs here: ±[\d.]+ % \(from 8 earlier runs\); this run alone: holds/);
   const today = judgeDocuments([now], { seed: 1, articles: ['002'], drift: { withinRun: true } });
   assert.match(renderSummary(today, doc.experiments, PLAIN, 'footer'), /Intervals: this run's own \(--within-run\)/);

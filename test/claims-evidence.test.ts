@@ -80,11 +80,11 @@ describe('rules of evidence', () => {
     d.configurations = d.configurations.filter((c) => !(c['method'] === 'posix-spawn' && c['rssMb'] === 512 && c['thp'] === 'on'));
     const v = verdictOf('000.posix-spawn-flat', docs({ spawn: d }));
     assert.equal(v.verdict, 'not-measurable');
-    assert.match(v.detail, /has no successful configuration at rssMb=512,thp=on, which the run's parameters name/);
+    assert.match(v.detail, /set out to measure posix-spawn at rss 512 MB, thp on \(its parameters name it\) but has no successful configuration there/);
     // The run's parameters name more than it measured (a value it never ran): the same.
     const e = structuredClone(FIXTURES.spawn!);
     e.params = { rssMb: [0, 128, 256, 512, 1024] };
-    assert.match(verdictOf('000.fork-exec-grows-linearly', docs({ spawn: e })).detail, /at rssMb[= ]256, which the run's parameters name/);
+    assert.match(verdictOf('000.fork-exec-grows-linearly', docs({ spawn: e })).detail, /set out to measure fork-exec at rss 256 MB \(its parameters name it\)/);
   });
 
   test('curvature: a quadratic is not linear growth; a bump in the middle is not flat', () => {

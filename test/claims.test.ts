@@ -11,14 +11,15 @@ import { evaluateClaim, evaluateClaims, type VerdictValue } from '../src/claims/
 import { compareFigures } from '../src/claims/figures.js';
 import { presetFor } from '../src/experiments/index.js';
 import { EXPERIMENTS as REGISTERED } from '../src/experiments/index.js';
-import { parseOnly, registerReproduceCommand, runReproduce } from '../src/cli/reproduce.js';
+import { registerReproduceCommand, runReproduce } from '../src/cli/reproduce.js';
+import { parseOnly } from '../src/lab/reproduce.js';
 import { Command } from 'commander';
 
 import { FIXTURES, claim, docs, edit, inOneRepeat, p, rss, scale, set, setNs, setUs, vmas, verdictOf, acquired, type Cfg, type Edit } from './helpers/claims-data.js';
 
 /** Claims that need data the experiments do not produce: not-measurable on the real experiments' shape. */
 const NOT_PRODUCED: Record<string, RegExp> = {
-  '001.read-as-cheap-as-normal-read': /no configuration with series=no-fork-read/,
+  '001.read-as-cheap-as-normal-read': /only; the claim needs no-fork-read/,
   '003.slab-released-after-exec': /does not record slabAfterExecKb/,
 };
 
@@ -234,7 +235,7 @@ describe('not measurable', () => {
     assert.match(verdictOf('000.fork-exec-grows-linearly', ds).detail, /one rssMb only/);
     assert.match(verdictOf('000.runs-stable', ds).detail, /a single repeat, and the claim is about how repeats agree/);
     assert.equal(verdictOf('000.thp-off-1g-20x', ds).verdict, 'not-measurable');
-    assert.match(verdictOf('000.thp-off-1g-20x', ds).detail, /no configuration with rssMb=1024 \(it has rssMb: 0\)/);
+    assert.match(verdictOf('000.thp-off-1g-20x', ds).detail, /this run measured rss 0 MB only; the claim needs rss 1024 MB \(run spawn with --rss 1024,…\)/);
     const noMetric = edit('pagetables', {}, (c) => void delete c['parentVmPteKb']);
     assert.match(verdictOf('003.sparse-pagetables-large', docs(noMetric)).detail, /does not record parentVmPteKb/);
   });
@@ -264,7 +265,7 @@ describe('published figures beside this machine', () => {
       assert.equal(fig(id).measured, null, id);
       assert.equal(fig(id).ratio, null, id);
     }
-    assert.match(fig('003.slab.after-fork').detail, /no configuration with vmas=1000000/);
+    assert.match(fig('003.slab.after-fork').detail, /the claim needs vmas 1000000 \(run vma with --vmas 1000000,…\)/);
   });
 
   test('an experiment that did not run leaves its figures empty, with the reason', () => {

@@ -10,7 +10,8 @@ import type { Command, Option } from 'commander';
 import { EXPERIMENTS } from '../src/experiments/index.js';
 import { buildProgram } from '../src/cli/main.js';
 import { runCli, sandbox } from './helpers/cli.js';
-import { DB_HELP, FILE_FLAG_SUFFIX, LABEL_HELP, NO_COLOR_HELP, NO_STORE_HELP, PIN_HELP, QUICK_HELP, SEED_HELP } from '../src/cli/options.js';
+import { DB_HELP, FILE_FLAG_SUFFIX, LABEL_HELP, NO_COLOR_HELP, NO_STORE_HELP, ONLY_HELP, PIN_HELP, PRESET_HELP, QUICK_HELP, SEED_HELP, VERBOSE_HELP } from '../src/cli/options.js';
+import { UsageError } from '../src/errors.js';
 
 interface Seen {
   command: string;
@@ -41,6 +42,9 @@ const SHARED: Record<string, string> = {
   '--no-color': NO_COLOR_HELP,
   '--pin': PIN_HELP,
   '--quick': QUICK_HELP,
+  '--only': ONLY_HELP,
+  '--preset': PRESET_HELP,
+  '--verbose': VERBOSE_HELP,
 };
 const FILE_FLAGS = ['--json', '--markdown', '--html', '--csv', '--yaml'];
 
@@ -68,12 +72,37 @@ test('--json, --markdown, --html, --csv, --yaml: FILE, or standard output withou
     }
 });
 
-test('--db, --label, --no-store, --seed, --no-color, --pin, --quick: one help text, one default', () => {
+test('--db, --label, --no-store, --seed, --no-color, --pin, --quick, --only, --preset, --verbose: one help text, one default', () => {
   for (const [flag, help] of Object.entries(SHARED))
     for (const s of flags.get(flag) ?? []) {
       assert.equal(s.option.description, help, `${s.command} ${flag}`);
       if (flag === '--seed') assert.equal(s.option.defaultValue, '1', `${s.command} --seed default`);
+      if (flag === '--preset') assert.deepEqual([s.option.defaultValue, s.option.argChoices], ['quick', ['quick', 'full']], `${s.command} --preset`);
     }
+});
+
+test('--iterations, --warmup, --repeats: the same least value and the same errors in every experiment', () => {
+  const least: Record<string, number> = { iterations: 1, warmup: 0, repeats: 1 };
+  let seen = 0;
+  for (const exp of EXPERIMENTS)
+    for (const [name, min] of Object.entries(least)) {
+      if (!exp.options.some((o) => o.flags === `--${name} <n>`)) continue;
+      seen++;
+      const refused = (value: string) => {
+        try {
+          exp.parse({ [name]: value });
+        } catch (e) {
+          assert.ok(e instanceof UsageError, `${exp.name} --${name} ${value}: ${String(e)}`);
+          return e.message;
+        }
+        return null;
+      };
+      assert.equal(refused(String(min - 1)), `--${name}: must be at least ${min}, got ${min - 1}`, `${exp.name} --${name}`);
+      assert.equal(refused('two'), `--${name}: expected a whole number, got "two"`, `${exp.name} --${name}`);
+      assert.equal(refused(String(min)), null, `${exp.name} --${name} ${min}`);
+      assert.match(refused('100000000') ?? '', new RegExp(`^--${name}: must be at most \\d+, got 100000000$`), `${exp.name} --${name}`);
+    }
+  assert.ok(seen >= 22, `${seen} counts`);
 });
 
 test('every measuring command has --quick, --json [file], --label, --db, --no-store, --seed, --no-color', () => {

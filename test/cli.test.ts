@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CommanderError } from 'commander';
 import { buildProgram } from '../src/cli/main.js';
-import { fewSamplesWarnings } from '../src/cli/run.js';
+import { fewSamplesWarnings } from '../src/lab/warnings.js';
 import { ForklabError } from '../src/errors.js';
 import { EXPERIMENTS } from '../src/experiments/index.js';
 import { runCli, sandbox } from './helpers/cli.js';

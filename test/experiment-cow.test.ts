@@ -4,7 +4,7 @@ import { renderView } from '../src/report/terminal.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { cowExperiment, splitForkSeries, thpVerdict, COW_SERIES } from '../src/experiments/cow.js';
+import { cowExperiment, splitForkSeries, thpVerdict, COW_SERIES } from '../src/experiments/cow/index.js';
 import { measurementToJson } from '../src/document/run.js';
 import { testContext } from './helpers/context.js';
 import { assertRefused, usageErrorFor } from './helpers/bad-input.js';

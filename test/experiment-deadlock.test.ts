@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { deadlockExperiment, summarizeDeadlock, fmtDuration, errnoName, type DeadlockParams } from '../src/experiments/deadlock.js';
+import { deadlockExperiment, summarizeDeadlock, fmtDuration, errnoName, type DeadlockParams } from '../src/experiments/deadlock/index.js';
 import { nativePaths, requireNative } from '../src/runner/paths.js';
 import { killGroup } from '../src/runner/processes.js';
 import { measurementToJson } from '../src/document/run.js';

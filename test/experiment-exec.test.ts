@@ -3,8 +3,8 @@
 import { renderView } from '../src/report/terminal.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execExperiment } from '../src/experiments/exec.js';
-import { pairedExecBootstrap } from '../src/experiments/exec/paired.js';
+import { execExperiment } from '../src/experiments/exec/index.js';
+import { pairedExecBootstrap } from '../src/experiments/exec/paired-bootstrap.js';
 import { tscCyclesPerUs } from '../src/experiments/exec/ldstats.js';
 import { measurementToJson } from '../src/document/run.js';
 import { childrenOf } from './helpers/procs.js';

@@ -2,7 +2,7 @@
 // summary's shape, the mechanism observed when strace is there, and the slope/verdict logic on made data.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { plan, runtimesExperiment } from '../src/experiments/runtimes.js';
+import { plan, runtimesExperiment } from '../src/experiments/runtimes/index.js';
 import { parseRuntimes } from '../src/experiments/runtimes/params.js';
 import type { RuntimeEntry } from '../src/experiments/runtimes/discover.js';
 import { which } from '../src/experiments/runtimes/discover.js';

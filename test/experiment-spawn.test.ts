@@ -3,7 +3,7 @@ import { renderView } from '../src/report/terminal.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { spawnExperiment, summarizeSpawn, perEntryCost } from '../src/experiments/spawn.js';
+import { spawnExperiment, summarizeSpawn, perEntryCost } from '../src/experiments/spawn/index.js';
 import type { Measurement } from '../src/experiments/types.js';
 import { testContext } from './helpers/context.js';
 import { assertRefused, usageErrorFor } from './helpers/bad-input.js';

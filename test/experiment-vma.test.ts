@@ -4,7 +4,7 @@
 import { renderView } from '../src/report/terminal.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { capVmas, vmaExperiment as exp } from '../src/experiments/vma.js';
+import { capVmas, vmaExperiment as exp } from '../src/experiments/vma/index.js';
 import { readMaxMapCount } from '../src/env/memory.js';
 import { forklabChildrenOf, probeAlive } from './helpers/procs.js';
 import { testContext } from './helpers/context.js';

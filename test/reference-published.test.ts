@@ -17,13 +17,13 @@ import {
   type PublishedFigure,
   type Series,
 } from '../src/reference/published.js';
-import { METHODS as SPAWN_METHODS, THP_MODES } from '../src/experiments/spawn.js';
-import { COW_SERIES, COW_THP_MODES } from '../src/experiments/cow.js';
-import { CREATE_FIELDS } from '../src/experiments/create.js';
-import { EXEC_SERIES } from '../src/experiments/exec.js';
-import { LAYOUTS, PHASES } from '../src/experiments/pagetables.js';
-import { VMA_METHODS } from '../src/experiments/vma.js';
-import { VARIANTS } from '../src/experiments/deadlock.js';
+import { METHODS as SPAWN_METHODS, THP_MODES } from '../src/experiments/spawn/index.js';
+import { COW_SERIES, COW_THP_MODES } from '../src/experiments/cow/index.js';
+import { CREATE_FIELDS } from '../src/experiments/create/index.js';
+import { EXEC_SERIES } from '../src/experiments/exec/index.js';
+import { LAYOUTS, PHASES } from '../src/experiments/pagetables/index.js';
+import { VMA_METHODS } from '../src/experiments/vma/index.js';
+import { VARIANTS } from '../src/experiments/deadlock/index.js';
 
 const p = loadPublished();
 

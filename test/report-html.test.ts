@@ -7,7 +7,7 @@ import type { RunDocument } from '../src/document/run.js';
 import { escapeHtml, renderHtml } from '../src/report/html.js';
 import { chartsFor, publishedCharts } from '../src/report/charts.js';
 import { groupsOf, readingRecords } from '../src/report/groups.js';
-import { pagetablesExperiment } from '../src/experiments/pagetables.js';
+import { pagetablesExperiment } from '../src/experiments/pagetables/index.js';
 import { readRunDocument, registerReportCommand, reportAction } from '../src/cli/report.js';
 import { runConclusions } from '../src/report/judged.js';
 import { loadPublished } from '../src/reference/published.js';
@@ -137,7 +137,18 @@ test('pagetables readings come from the configurations first, else from the summ
   const inConfigs = {
     ...doc,
     summary: null,
-    configurations: [1, 2].map((repeat) => ({ series: 'reading', layout: 'dense', phase: 'before', parentVmPteKb: 90 + repeat * 10, pageTablesKb: 2000, repeat, state: 'ok' })),
+    configurations: [1, 2].map((repeat) => ({
+      series: 'reading',
+      layout: 'dense',
+      phase: 'before',
+      parentVmPteKb: 90 + repeat * 10,
+      pageTablesKb: 2000,
+      repeat,
+      state: 'ok' as const,
+      info: {},
+      samplesNs: [],
+      stats: null,
+    })),
   };
   assert.deepEqual(readingRecords(inConfigs, spec), [{ facet: 'dense', x: 'before', readings: { parentVmPteKb: 105, childVmPteKb: null, pageTablesKb: 2000 } }]);
 });

@@ -11,6 +11,7 @@ import { combined } from './quantity.js';
 import { pooledStatistic } from '../stats/resample.js';
 import type { CheckStatistic } from '../reference/published.js';
 import { plainMark, plainPair, plainSeries, plainWhere } from './plain.js';
+import { NotMeasured } from './missing.js';
 import { baseWords } from '../text/words.js';
 import {
   NotMeasurable,
@@ -110,7 +111,7 @@ export function judgeGreater(c: GreaterCheck, ctx: JudgeContext): Judgement {
       l = operandGroups(data, c.lesser, stat, r);
     } catch (e) {
       // A pair measured on one side only is a hole in the evidence: "at every x" cannot hold on the rest.
-      if (e instanceof NotMeasurable && pairs.length > 1 && /has no configuration with/.test(e.message))
+      if (e instanceof NotMeasured && pairs.length > 1)
         throw new NotMeasurable(`${plainSeries(r)} was measured on one side only (${e.message}); the claim is about every ${c.pairBy!.join(',')}`);
       throw e;
     }
@@ -179,11 +180,12 @@ export function judgeCountPer(c: CountPerCheck, ctx: JudgeContext): Judgement {
   const configs = select(data, c.series);
   for (const cfg of configs) {
     const v = configValues(cfg, c.field);
-    const info = cfg['info'] as Record<string, unknown> | undefined;
-    const pages = typeof cfg['pages'] === 'number' ? cfg['pages'] : typeof info?.['pages'] === 'number' ? info['pages'] : null;
+    const field = cfg['pages'];
+    const info = cfg.info['pages'];
+    const pages = typeof field === 'number' ? field : typeof info === 'number' ? info : null;
     if (!v) continue;
     if (pages === null || pages <= 0) throw new NotMeasurable(`${data.experiment} does not record how many pages ${describeSeries(c.series)} touched`);
-    const r = typeof cfg['repeat'] === 'number' ? cfg['repeat'] : 0;
+    const r = cfg.repeat;
     byRepeat.set(r, [...(byRepeat.get(r) ?? []), ...v.map((x) => x / pages)]);
   }
   if (byRepeat.size === 0) throw new NotMeasurable(`${data.experiment} does not record ${c.field} for ${describeSeries(c.series)}`);
@@ -258,8 +260,7 @@ export function judgeSpread(c: SpreadCheck, ctx: JudgeContext): Judgement {
  * ETIMEDOUT from its bounded lock attempt; a child that was killed or never reported proves nothing.
  */
 function repeatOutcome(cfg: Config, field: string): { value: boolean } | { excluded: string } {
-  const info = cfg['info'] as Record<string, unknown> | undefined;
-  const v = cfg[field] ?? info?.[field];
+  const v = cfg[field] ?? cfg.info[field];
   if (typeof v !== 'boolean') return { excluded: `recorded no ${field}` };
   if (field !== 'childAcquired') return { value: v };
   if (!('childReported' in cfg)) return v ? { value: v } : { excluded: 'did not record whether the child reported' };

@@ -1,8 +1,9 @@
 // What the claims engine judges: one experiment's configurations from its run documents, and the error every
 // judge throws when the data cannot answer (its message becomes the verdict's reason).
+import type { Configuration } from '../experiments/types.js';
 
 /** A configuration object of a run document (series, identifying fields at top level, samples, columns, info). */
-export type Config = Record<string, unknown>;
+export type Config = Configuration;
 
 export class NotMeasurable extends Error {
   constructor(reason: string) {

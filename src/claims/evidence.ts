@@ -11,6 +11,7 @@ import type { Series, SeriesValue } from '../reference/published.js';
 import { timingProblem } from '../stats/evidence.js';
 import type { Outcome, Range } from './bands.js';
 import { NotMeasurable, type Config, type ExperimentData } from './data.js';
+import { plainSeries } from './plain.js';
 
 /** Fewest timing samples a series needs before an interval on it means anything. */
 export const MIN_SAMPLES = 6;
@@ -71,7 +72,7 @@ export function probesOf(docs: readonly { configurations: Config[] }[]): Config[
   for (const d of docs) {
     let top = 0;
     for (const c of d.configurations) {
-      const r = typeof c['repeat'] === 'number' ? c['repeat'] : 0;
+      const r = c.repeat;
       top = Math.max(top, r);
       out.push(offset === 0 ? c : { ...c, repeat: r + offset });
     }
@@ -122,7 +123,7 @@ export function checkCells(data: ExperimentData, sel: Series, key: string, have:
  * A selection pools every cell the run's parameters name for the keys it leaves free (posix-spawn over every rss
  * and thp): throws NotMeasurable naming the first named combination none of its configurations has.
  */
-export function checkSelection(data: ExperimentData, sel: Series, configs: readonly Config[], describe: (s: Series) => string): void {
+export function checkSelection(data: ExperimentData, sel: Series, configs: readonly Config[]): void {
   const all = data.allConfigs ?? data.configs;
   const fixed = Object.keys(sel).filter((k) => all.some((c) => c[k] !== undefined));
   const alongside = (c: Config) => fixed.every((k) => c[k] !== undefined);
@@ -136,8 +137,12 @@ export function checkSelection(data: ExperimentData, sel: Series, configs: reado
   for (const k of free) combos = combos.flatMap((combo) => expected(k).map((v) => [...combo, v]));
   const missing = combos.find((combo) => !have.has(JSON.stringify(combo)));
   if (!missing) return;
-  const cell = free.map((k, i) => `${k}=${String(missing[i])}`).join(',');
-  throw new NotMeasurable(`${data.experiment}: ${describe(sel)} has no successful configuration at ${cell}, which the run's parameters name; the claim is not judged on the rest`);
+  const cell = Object.fromEntries(free.map((k, i) => [k, missing[i]!]));
+  const picked = plainSeries(sel);
+  const what = picked === 'every configuration' ? '' : `${picked} at `;
+  throw new NotMeasurable(
+    `this run of ${data.experiment} set out to measure ${what}${plainSeries(cell)} (its parameters name it) but has no successful configuration there; the claim is not judged on the rest`,
+  );
 }
 
 /** "Greater than": strict. Holds when the whole interval lies above `need`, differs when none of it does (a tie is not greater). */

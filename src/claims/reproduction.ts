@@ -3,7 +3,12 @@
 import type { RunDocument } from '../document/run.js';
 import type { Verdict } from './evaluate.js';
 import type { FigureComparison } from './figures.js';
-import type { ExperimentStatus } from './render.js';
+
+/** What ran for an article: experiment, its state ("ran in 12 s", "not available in this forklab", …). */
+export interface ExperimentStatus {
+  experiment: string;
+  state: string;
+}
 
 export const REPRODUCE_SCHEMA = 'forklab.reproduce';
 /** 2: verdicts carry the drift between runs they were widened by (`drift`, `withinRun`); version 1 documents still load. */
@@ -42,4 +47,21 @@ export function asReproduceDocument(v: unknown, where: string): ReproduceDocumen
     throw new Error(`${where} has schemaVersion ${String(d.schemaVersion)}; this forklab reads versions ${REPRODUCE_VERSIONS_READ.join(' and ')}`);
   for (const k of ['articles', 'experiments', 'runs', 'verdicts', 'figures'] as const) if (!Array.isArray(d[k])) throw new Error(`${where}: "${k}" is missing or not an array`);
   return d as ReproduceDocument;
+}
+
+/**
+ * The one reader of a reproduction's text (`report --input`, `judge FILE`): the reproduction it holds, checked by
+ * asReproduceDocument ('runs': only its schema and runs, all `judge` reads of it); null when the text is not JSON
+ * or not a reproduction (a run document's reader then names the problem).
+ */
+export function reproductionInText(text: string, where: string, read: 'all' | 'runs' = 'all'): ReproduceDocument | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if ((parsed as { schema?: unknown } | null)?.schema !== REPRODUCE_SCHEMA) return null;
+  if (read === 'all') return asReproduceDocument(parsed, where);
+  return Array.isArray((parsed as { runs?: unknown }).runs) ? (parsed as ReproduceDocument) : null;
 }

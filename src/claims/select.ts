@@ -8,6 +8,7 @@ import { mean, median } from '../stats/descriptive.js';
 import { verifyConditions } from './conditions.js';
 import { checkIdenticalRepeats, checkSelection, checkSeries, probesOf } from './evidence.js';
 import { NotMeasurable, type Config, type ExperimentData } from './data.js';
+import { notMeasuredTogether, notMeasuredValue } from './missing.js';
 
 export { NotMeasurable, type Config, type ExperimentData };
 
@@ -74,9 +75,9 @@ export function describeSeries(sel: Series): string {
   return parts.length ? parts.join(',') : 'all';
 }
 
-/** What values of `key` the data has (for "has: …" in reasons). */
-function valuesOf(data: ExperimentData, key: string): string {
-  const vs = [
+/** What values of `key` the data has (for "this run measured …" in reasons). */
+function valuesOf(data: ExperimentData, key: string): string[] {
+  return [
     ...new Set(
       data.configs
         .map((c) => c[key])
@@ -84,7 +85,6 @@ function valuesOf(data: ExperimentData, key: string): string {
         .map(String),
     ),
   ];
-  return vs.length ? vs.join(', ') : 'none';
 }
 
 /** The configurations a selector picks; throws NotMeasurable naming the first key that matches nothing. */
@@ -95,13 +95,12 @@ export function select(data: ExperimentData, sel: Series, atMax?: string, verify
     for (const [k, v] of Object.entries(sel)) {
       if (CONTEXT_KEYS.includes(k)) continue;
       const next = narrowed.filter((c) => c[k] === v);
-      if (next.length === 0)
-        throw new NotMeasurable(`${data.experiment} has no configuration with ${k}=${String(v)} (it has ${k}: ${valuesOf({ ...data, configs: narrowed }, k)})`);
+      if (next.length === 0) throw notMeasuredValue(data.experiment, k, v, valuesOf({ ...data, configs: narrowed }, k));
       narrowed = next;
     }
-    throw new NotMeasurable(`${data.experiment} has no configuration with ${describeSeries(sel)}`);
+    throw notMeasuredTogether(data.experiment, sel);
   }
-  checkSelection(data, sel, out, describeSeries);
+  checkSelection(data, sel, out);
   if (atMax !== undefined) {
     const xs = out.map((c) => c[atMax]).filter((x): x is number => typeof x === 'number');
     if (xs.length === 0) throw new NotMeasurable(`${data.experiment}: no configuration with ${describeSeries(sel)} has a numeric ${atMax}`);
@@ -117,19 +116,17 @@ export function select(data: ExperimentData, sel: Series, atMax?: string, verify
  * the top-level field or the info field of that name (one value). Null when the configuration has none.
  */
 export function configValues(c: Config, metric?: string): number[] | null {
-  if (metric === undefined) {
-    const s = c['samplesNs'];
-    return Array.isArray(s) && s.length > 0 ? (s as number[]) : null;
-  }
-  const cols = c['columns'] as Record<string, number[]> | undefined;
-  if (cols && Array.isArray(cols[metric]) && cols[metric]!.length > 0) return cols[metric]!;
-  if (typeof c[metric] === 'number') return [c[metric] as number];
-  const info = c['info'] as Record<string, unknown> | undefined;
-  if (info && typeof info[metric] === 'number') return [info[metric] as number];
+  if (metric === undefined) return c.samplesNs.length > 0 ? c.samplesNs : null;
+  const col = c.columns?.[metric];
+  if (col && col.length > 0) return col;
+  const field = c[metric];
+  if (typeof field === 'number') return [field];
+  const info = c.info[metric];
+  if (typeof info === 'number') return [info];
   return null;
 }
 
-const repeatOf = (c: Config): number => (typeof c['repeat'] === 'number' ? c['repeat'] : 0);
+const repeatOf = (c: Config): number => c.repeat;
 
 /**
  * Values of a metric over configurations, repeat by repeat (the configurations of one repeat number pooled,

@@ -8,7 +8,7 @@ import { toYaml } from '../fleet/yaml.js';
 import { resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { planOutput, writeOutput } from './output.js';
-import { emitTo, fileOption, planFileFlag } from './options.js';
+import { emitTo, fileOption, onlyOption, planFileFlag, presetOption } from './options.js';
 
 interface ManifestFlags {
   pool: string;
@@ -53,7 +53,7 @@ export function registerFleetMakers(fleet: Command): void {
     .requiredOption('--pool <name>', 'the pool’s name: names the Job and labels its pods (forklab.dev/pool)')
     .requiredOption('--selector <labels>', 'the pool’s nodes: a nodeSelector, label=value[,label=value]')
     .requiredOption('--nodes <n>', 'how many nodes of the pool to measure (one pod each)')
-    .addOption(new Option('--preset <name>', 'quick or full (the articles’ settings)').choices(['quick', 'full']).default('quick'))
+    .addOption(presetOption())
     .addOption(
       new Option('--seccomp <profile>', 'the pods’ seccomp profile; unconfined needs a namespace at the privileged Pod Security level (baseline forbids Unconfined)')
         .choices(['runtime-default', 'unconfined'])
@@ -81,8 +81,8 @@ export function registerFleetMakers(fleet: Command): void {
     .description('print an sbatch job array: one task per node (--exclusive), each task’s framed documents in --out, which fleet collect --dir reads')
     .requiredOption('--nodes <n>', 'how many nodes (array tasks)')
     .option('--partition <name>', 'the Slurm partition')
-    .addOption(new Option('--preset <name>', 'quick or full (the articles’ settings)').choices(['quick', 'full']).default('quick'))
-    .option('--only <articles>', 'only these articles, comma-separated: 000,001,002,003,004')
+    .addOption(presetOption())
+    .addOption(onlyOption())
     .option('--out <dir>', 'where the tasks write their output files (on a filesystem the nodes share)', 'fleet-slurm')
     .option('--forklab <command>', 'how a node runs forklab (e.g. "podman run --rm localhost/forklab:latest")', 'forklab')
     .option('--time <minutes>', 'wall-time limit of one task', '60')

@@ -8,10 +8,12 @@ import { apiSource, kubectlSource, type KubeSource } from '../fleet/kube.js';
 import { fleetRun, nodeName, terminationLogPath } from '../fleet/run.js';
 import { StoreError } from '../store/db.js';
 import { openDatabase } from './database.js';
-import { dbOption, emitTo, fileOption, planFileFlag } from './options.js';
+import { dbOption, emitTo, fileOption, onlyOption, planFileFlag, presetOption } from './options.js';
 import { writeStdout } from './output.js';
 import { registerFleetMakers } from './fleet-make.js';
 import { registerFleetReport } from './fleet-report.js';
+import { reproduceCommand } from './reproduce.js';
+import { reportError } from './errors.js';
 
 export interface CollectOptions {
   kubernetes?: boolean;
@@ -121,11 +123,19 @@ export function registerFleetCommand(program: Command): void {
   const fleet = new Command('fleet').description('the lab on many machines through Kubernetes, Slurm or ssh, and machines side by side (docs/fleet.md)').exitOverride();
   fleet
     .command('run')
-    .description('what a pod or a task runs: forklab reproduce, then every run document as framed lines on stdout and a one-line status')
-    .addOption(new Option('--preset <name>', 'quick or full (the articles’ settings)').choices(['quick', 'full']).default('quick'))
-    .option('--only <articles>', 'only these articles, comma-separated: 000,001,002,003,004')
+    .description('what a pod or a task runs: a reproduction (nothing stored), then every run document as framed lines on stdout and a one-line status')
+    .addOption(presetOption())
+    .addOption(onlyOption())
     .action(async (opts: { preset: 'quick' | 'full'; only?: string }) => {
-      process.exitCode = await fleetRun({ preset: opts.preset, only: opts.only, terminationLog: terminationLogPath(process.env), node: nodeName(process.env), write: writeStdout });
+      // The reproduction runs here, in this process; its summary and its problems go to stderr, the frames to stdout.
+      const reproduce = async () => {
+        try {
+          return await reproduceCommand({ quick: opts.preset === 'quick', only: opts.only, store: false, color: false }, { summaryTo: process.stderr });
+        } catch (e) {
+          return { status: reportError(e, 'reproduce'), docs: [] };
+        }
+      };
+      process.exitCode = await fleetRun({ reproduce, terminationLog: terminationLogPath(process.env), node: nodeName(process.env), write: writeStdout });
     });
   fleet
     .command('collect')

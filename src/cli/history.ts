@@ -8,10 +8,10 @@ import { checkDocumentMeaning } from '../store/meaning.js';
 import { EXPERIMENTS } from '../experiments/index.js';
 import { StoreError, isReproductionRef, type RunFilter, type RunRow, type Store } from '../store/db.js';
 import { asReproduceDocument } from '../claims/reproduction.js';
-import { paintsFor, renderSummary } from './summary.js';
+import { renderSummary } from '../report/summary.js';
 import { dbLocation } from './database.js';
 import { DocumentError, parseRunDocument } from '../document/validate.js';
-import { groupConfigurations, groupMedian } from '../store/compare.js';
+import { identityGroups, groupMedian } from '../store/compare.js';
 import type { RunDocument } from '../document/run.js';
 import { samplesCsv, summaryMarkdown } from '../report/export.js';
 import { renderTable } from '../text/table.js';
@@ -55,7 +55,7 @@ function historyTable(rows: RunRow[], c: Colors): string {
 function resultLines(doc: RunDocument, c: Colors): string[] {
   if (findExperiment(doc.experiment)?.figures === 'outcomes') return [renderView(resultsOf(doc), { color: c !== plain })];
   const unit = timeUnit(doc.experiment);
-  const rows = groupConfigurations(doc).map((g) => {
+  const rows = identityGroups(doc).map((g) => {
     const med = groupMedian(g);
     return [
       g.label,
@@ -206,14 +206,7 @@ function registerShow(program: Command): void {
           const doc = asReproduceDocument(repro.stored.document, `reproduction R${repro.id}`);
           if (json) return emitTo('--json', json, `${JSON.stringify(doc, null, 1)}\n`);
           const footer = `reproduction R${repro.id}: ${doc.preset === 'quick' ? 'quick preset (--quick)' : 'the articles’ settings'}, started ${localTime(doc.startedAt)}, seed ${doc.seed} (forklab report R${repro.id} --html report.html)`;
-          return out(
-            renderSummary(
-              { articles: doc.articles, verdicts: doc.verdicts, figures: doc.figures },
-              doc.experiments,
-              paintsFor(o.color === false ? false : undefined),
-              footer,
-            ).trimEnd(),
-          );
+          return out(renderSummary({ articles: doc.articles, verdicts: doc.verdicts, figures: doc.figures }, doc.experiments, colors(o), footer).trimEnd());
         }
         const [id, doc] = withStore(o, false, (s) => {
           const id = s.resolveRun(ref);

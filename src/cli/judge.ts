@@ -6,20 +6,22 @@ import { hostname } from 'node:os';
 import { readInputFile } from './input.js';
 import type { Command } from 'commander';
 import { verdictsDocument } from '../claims/judge.js';
+import { reproductionInText } from '../claims/reproduction.js';
 import { groupByMachine, judgeEachMachine, judgeMixed, whyApart, type MachineGroup } from '../claims/machines.js';
 import type { Judged } from '../claims/judge.js';
 import type { DriftOptions } from '../claims/drift.js';
 import { StoreError } from '../store/db.js';
-import { driftHistory } from './drift-history.js';
+import { driftHistory } from '../lab/drift-history.js';
 import type { RunDocument } from '../document/run.js';
 import type { Store } from '../store/db.js';
 import { openDatabase } from './database.js';
 import { DocumentError, parseRunDocument, validateRunDocument } from '../document/validate.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { CliError } from './errors.js';
+import { colors } from './history-common.js';
 import { parseCommon } from './run.js';
-import { paintsFor, renderSummary } from './summary.js';
-import { dbOption, emitTo, fileOption, noColorOption, planFileFlag, seedOption, withinRunOption } from './options.js';
+import { renderSummary } from '../report/summary.js';
+import { dbOption, emitTo, fileOption, noColorOption, planFileFlag, seedOption, verboseOption, withinRunOption } from './options.js';
 
 export interface JudgeCliOptions {
   json?: string | boolean;
@@ -38,9 +40,8 @@ export interface JudgeCliOptions {
 function documentsInFile(file: string, store: () => Store): RunDocument[] {
   const text = readInputFile(file);
   try {
-    const raw = JSON.parse(text) as Record<string, unknown>;
-    if (raw && raw['schema'] === 'forklab.reproduce' && Array.isArray(raw['runs']))
-      return (raw['runs'] as unknown[]).map((r) => (typeof r === 'string' ? store().getDocument(store().resolveRun(r)) : validateRunDocument(r)));
+    const repro = reproductionInText(text, file, 'runs');
+    if (repro) return repro.runs.map((r) => (typeof r === 'string' ? store().getDocument(store().resolveRun(r)) : validateRunDocument(r)));
     return [parseRunDocument(text)];
   } catch (e) {
     if (e instanceof DocumentError || e instanceof SyntaxError)
@@ -125,7 +126,7 @@ export function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
       renderSummary(
         x.judged,
         statuses,
-        paintsFor(o.color),
+        colors(o),
         `judged from ${x.docs.length} run${x.docs.length === 1 ? '' : 's'} without measuring; seed ${seed}${mixed}`,
         o.verbose === true,
       ) + next,
@@ -145,7 +146,7 @@ export function registerJudgeCommand(program: Command): void {
     .addOption(fileOption('--json', 'write the verdicts, the figures and the runs they rest on as JSON (schema forklab.verdicts)'))
     .addOption(dbOption())
     .addOption(seedOption())
-    .option('--verbose', "each claim's id, kind and the formula it was judged by, besides the article's sentence")
+    .addOption(verboseOption())
     .option('--mix-machines', "pool the runs of several machines into one verdict per claim (each verdict notes it); by default each machine's runs are judged on their own")
     .addOption(withinRunOption())
     .addOption(noColorOption())

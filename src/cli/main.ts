@@ -1,10 +1,10 @@
 // forklab's command line.
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { EXPERIMENTS } from '../experiments/index.js';
 import { runExperimentCommand, type CommonOptions } from './run.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { runProgram } from './errors.js';
-import { TARGET_HELP, dbOption, defaultText, fileFlagPath, fileOption, labelOption, noColorOption, noStoreOption, pinOption, quickOption, seedOption } from './options.js';
+import { TARGET_HELP, dbOption, fileFlagPath, fileOption, labelOption, noColorOption, noStoreOption, pinOption, quickOption, seedOption, specOption } from './options.js';
 import { guardStandardStreams } from './output.js';
 import { registerSelfcheck } from './selfcheck.js';
 import { registerDoctor } from './doctor.js';
@@ -15,6 +15,7 @@ import { registerJudgeCommand } from './judge.js';
 import { registerFleetCommand } from './fleet.js';
 import { registerTraceCommand } from './trace.js';
 import { openDatabase } from './database.js';
+import { guardRepeatedFlags } from './repeated.js';
 import type { RunDocument } from '../document/run.js';
 
 /** A stored run by reference (id, uuid prefix, latest), for `forklab report`. */
@@ -79,11 +80,7 @@ export function buildProgram(): Command {
     .exitOverride();
   for (const exp of EXPERIMENTS) {
     const cmd = new Command(exp.name).description(`${exp.summaryLine} (article ${exp.article})`).exitOverride();
-    for (const o of exp.options) {
-      const opt = new Option(o.flags, o.description);
-      if (o.defaultValue !== undefined) opt.default(o.defaultValue, defaultText(o.defaultValue, o.unit));
-      cmd.addOption(opt);
-    }
+    for (const o of exp.options) cmd.addOption(specOption(o));
     if (exp.acceptsTarget)
       cmd.option('--target <program>', TARGET_HELP).argument('[args...]', 'arguments for the --target program (put them after --: forklab spawn --target git -- --version)');
     commonOptions(cmd);
@@ -113,6 +110,7 @@ export function buildProgram(): Command {
   registerJudgeCommand(program);
   registerFleetCommand(program);
   registerTraceCommand(program);
+  guardRepeatedFlags(program);
   return program;
 }
 

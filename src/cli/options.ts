@@ -1,5 +1,6 @@
 // Option texts every command shares, so that --help says the same thing everywhere.
 import { Option } from 'commander';
+import type { OptionSpec } from '../experiments/types.js';
 import { type OutputTarget, planOutput, writeOutput, writeStdout } from './output.js';
 
 /** --db on every command that reads or writes the history. */
@@ -13,6 +14,13 @@ export const LABEL_HELP =
 export const TARGET_HELP =
   'measure starting this program (a path, or a name found in PATH) instead of the built-in `return 0` target; ' +
   'it gets the arguments after --, your environment, and /dev/null as stdin, stdout and stderr; it must exit 0';
+
+/** An option as an experiment declares it (flags, description, default with its unit), for commander. */
+export function specOption(o: OptionSpec): Option {
+  const opt = new Option(o.flags, o.description);
+  if (o.defaultValue !== undefined) opt.default(o.defaultValue, defaultText(o.defaultValue, o.unit));
+  return opt;
+}
 
 /** A default as --help shows it: numbers with their unit, lists spaced ("0, 128, 512, 1024 MB"), no quotes. */
 export function defaultText(value: string, unit?: string): string {
@@ -69,3 +77,13 @@ export const quickOption = () => new Option('--quick', QUICK_HELP);
 export const WITHIN_RUN_HELP =
   "today's intervals: what the runs themselves show, without this machine's drift between runs (by default every interval includes it, learnt from the machine's earlier runs: docs/reproduce.md)";
 export const withinRunOption = () => new Option('--within-run', WITHIN_RUN_HELP);
+
+/** --only on the commands that run the articles' experiments (reproduce, fleet run, fleet slurm). */
+export const ONLY_HELP = 'only these articles, comma-separated: 000,001,002,003,004';
+export const onlyOption = () => new Option('--only <articles>', ONLY_HELP);
+/** --preset on the fleet commands that start reproductions. */
+export const PRESET_HELP = 'quick or full (the articles’ settings)';
+export const presetOption = () => new Option('--preset <name>', PRESET_HELP).choices(['quick', 'full']).default('quick');
+/** --verbose on the commands that print verdicts (judge, reproduce). */
+export const VERBOSE_HELP = "each claim's id, kind and the formula it was judged by, besides the article's sentence";
+export const verboseOption = () => new Option('--verbose', VERBOSE_HELP);

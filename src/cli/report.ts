@@ -8,7 +8,7 @@ import { DocumentError, parseRunDocument } from '../document/validate.js';
 import type { ClaimVerdict, PublishedComparison } from '../report/judged.js';
 import type { RunConclusions } from '../report/judged.js';
 import type { Published } from '../reference/published.js';
-import { REPRODUCE_SCHEMA, asReproduceDocument, type ReproduceDocument } from '../claims/reproduction.js';
+import { asReproduceDocument, reproductionInText, type ReproduceDocument } from '../claims/reproduction.js';
 import { isReproductionRef } from '../store/db.js';
 import { renderCompareMarkdown, renderMarkdown } from '../report/markdown.js';
 import { CliError } from './errors.js';
@@ -165,14 +165,8 @@ async function reproductionFor(run: string | undefined, o: ReportOptions, deps: 
     };
   }
   if (o.input?.length !== 1) return null;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readBounded(o.input[0]!));
-  } catch {
-    return null; // readRunDocument names the problem
-  }
-  if ((parsed as { schema?: unknown } | null)?.schema !== REPRODUCE_SCHEMA) return null;
-  const doc = asReproduceDocument(parsed, o.input[0]!);
+  const doc = reproductionInText(readBounded(o.input[0]!), o.input[0]!);
+  if (doc === null) return null; // a run document: readRunDocument names any problem
   const runs = doc.runs.filter((r): r is RunDocument => typeof r === 'object');
   return {
     doc,

@@ -1,7 +1,7 @@
 // The versioned JSON document of a run (`--json FILE`, `forklab export`, the history database): its type,
 // how a run becomes one, and how its configurations are read back. Schema in docs/json-schema.md. The store
 // and the reports both read it from here.
-import type { ExperimentRun, Measurement, Scalar, Warning } from '../experiments/types.js';
+import type { Configuration, ExperimentRun, Measurement, Scalar, Warning } from '../experiments/types.js';
 import { findExperiment } from '../experiments/index.js';
 import type { LoadSample, MachineRecord } from '../env/machine.js';
 import { witnessOfLoad, type NoiseWitness } from '../env/witness.js';
@@ -28,18 +28,19 @@ export interface RunDocument {
   /** What the machine did during the run (docs/json-schema.md); absent in older documents: see documentWitness(). */
   witness?: NoiseWitness | null;
   /** Every measured series: its identity and observed fields at the top level, then raw samples and statistics. */
-  configurations: Record<string, unknown>[];
+  configurations: Configuration[];
   summary: unknown;
 }
 
-export function measurementToJson(m: Measurement): Record<string, unknown> {
+export function measurementToJson(m: Measurement): Configuration {
+  // The keys in this order: the document's text (and so every export) depends on it.
   const o: Record<string, unknown> = { series: m.series, ...m.identity, ...m.observed, repeat: m.repeat, state: m.state };
   if (m.failure !== null) o.failure = m.failure;
   o.info = m.info;
   o.samplesNs = m.samplesNs;
   if (Object.keys(m.columns).length) o.columns = m.columns;
   o.stats = m.stats;
-  return o;
+  return o as Configuration;
 }
 
 export function buildDocument(args: {
@@ -87,7 +88,7 @@ const RESERVED: ReadonlySet<string> = new Set(CONFIGURATION_KEYS);
 const isScalar = (v: unknown): v is Scalar => v === null || ['string', 'number', 'boolean'].includes(typeof v);
 
 /** The scalar fields of a configuration object: its identity and what was observed, together. */
-export function fieldsOf(c: Record<string, unknown>): Record<string, Scalar> {
+export function fieldsOf(c: Readonly<Record<string, unknown>>): Record<string, Scalar> {
   const out: Record<string, Scalar> = {};
   for (const [k, v] of Object.entries(c)) if (!RESERVED.has(k) && isScalar(v)) out[k] = v;
   return out;
@@ -105,7 +106,7 @@ export function identityKeys(experiment: string): readonly string[] | null {
  * A configuration object of a document split into its identity and what was observed. The document keeps both
  * at the top level (every version so far has), so the experiment's declared identity keys decide.
  */
-export function splitConfiguration(experiment: string, c: Record<string, unknown>): { identity: Record<string, Scalar>; observed: Record<string, Scalar> } {
+export function splitConfiguration(experiment: string, c: Readonly<Record<string, unknown>>): { identity: Record<string, Scalar>; observed: Record<string, Scalar> } {
   const keys = identityKeys(experiment);
   const identity: Record<string, Scalar> = {};
   const observed: Record<string, Scalar> = {};
@@ -116,21 +117,18 @@ export function splitConfiguration(experiment: string, c: Record<string, unknown
   return { identity, observed };
 }
 
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-
-/** A configuration object of a document as the Measurement it was written from. */
-export function measurementOf(experiment: string, c: Record<string, unknown>): Measurement {
-  const samplesNs = Array.isArray(c.samplesNs) ? c.samplesNs.filter((x): x is number => num(x) !== null) : [];
+/** A configuration object of a document (as its reader checked it) as the Measurement it was written from. */
+export function measurementOf(experiment: string, c: Configuration): Measurement {
   return {
-    series: String(c.series ?? ''),
+    series: c.series,
     ...splitConfiguration(experiment, c),
-    repeat: num(c.repeat) ?? 0,
-    state: c.state === 'failed' ? 'failed' : 'ok',
-    failure: typeof c.failure === 'string' ? c.failure : null,
-    info: (c.info ?? {}) as Measurement['info'],
-    samplesNs,
-    columns: (c.columns ?? {}) as Measurement['columns'],
-    stats: (c.stats ?? null) as Measurement['stats'],
+    repeat: c.repeat,
+    state: c.state,
+    failure: c.failure ?? null,
+    info: c.info,
+    samplesNs: c.samplesNs,
+    columns: c.columns ?? {},
+    stats: c.stats,
   };
 }
 

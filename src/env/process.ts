@@ -1,6 +1,7 @@
 // Who is running: a process's identity (enough to tell it from a later process that reused its pid) and the
 // boot it runs in. The history store uses them to tell a run whose process died from one still going.
 import { readFileSync } from 'node:fs';
+import { parseCpusAllowedList } from './parse.js';
 
 /** The identity of a live process: enough to tell it from a later process that reused its pid. */
 export interface ProcessIdentity {
@@ -38,4 +39,11 @@ export function processIdentity(pid: number): ProcessIdentity | null {
 /** This boot's id (/proc/sys/kernel/random/boot_id), or null where it cannot be read. */
 export function bootId(): string | null {
   return readOrNull('/proc/sys/kernel/random/boot_id')?.trim() ?? null;
+}
+
+/** The CPUs this process may run on (Cpus_allowed_list of /proc/self/status); null where it cannot be read. */
+export function cpusAllowed(): number[] | null {
+  const status = readOrNull('/proc/self/status');
+  const line = status?.split('\n').find((l) => l.startsWith('Cpus_allowed_list:'));
+  return line ? parseCpusAllowedList(line.split(':')[1]!.trim()) : null;
 }

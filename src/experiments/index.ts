@@ -2,14 +2,14 @@
 // else that needs to know the experiments (commands, reports, `show`, `compare`, `reproduce`, the tests)
 // reads it from here.
 import type { Experiment, RawOptions } from './types.js';
-import { spawnExperiment } from './spawn.js';
-import { cowExperiment } from './cow.js';
-import { createExperiment } from './create.js';
-import { execExperiment } from './exec.js';
-import { pagetablesExperiment } from './pagetables.js';
-import { vmaExperiment } from './vma.js';
-import { deadlockExperiment } from './deadlock.js';
-import { runtimesExperiment } from './runtimes.js';
+import { spawnExperiment } from './spawn/index.js';
+import { cowExperiment } from './cow/index.js';
+import { createExperiment } from './create/index.js';
+import { execExperiment } from './exec/index.js';
+import { pagetablesExperiment } from './pagetables/index.js';
+import { vmaExperiment } from './vma/index.js';
+import { deadlockExperiment } from './deadlock/index.js';
+import { runtimesExperiment } from './runtimes/index.js';
 import { traceExperiment } from './trace/index.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds experiments of every parameter and summary type
@@ -27,6 +27,9 @@ export const EXPERIMENTS: readonly AnyExperiment[] = [
 ];
 
 export const EXPERIMENT_NAMES: readonly string[] = EXPERIMENTS.map((e) => e.name);
+
+/** The experiments with selfcheck pairs, in the registry's order: what `selfcheck --suites` chooses from (the first is the default). */
+export const SUITES: readonly string[] = EXPERIMENTS.filter((e) => e.selfcheck).map((e) => e.name);
 
 /**
  * Kinds of run with a command of their own (not a sweep of probe configurations) that are stored, shown and

@@ -37,6 +37,32 @@ export interface Measurement {
   stats: SeriesStats | null;
 }
 
+/**
+ * A configuration as a run document holds it (src/document/run.ts writes it from a Measurement, its reader checks
+ * every key): the keys every configuration has, and the experiment's fields, identity and observed, beside them at
+ * the top level. `F` is the experiment's fields; by default any field, unknown until read.
+ */
+export type Configuration<F extends object = ConfigurationFields> = ConfigurationKeys & F;
+
+/** The keys every configuration object has (CONFIGURATION_KEYS in src/document/run.ts). */
+export interface ConfigurationKeys {
+  series: string;
+  repeat: number;
+  state: 'ok' | 'failed';
+  /** Present when state is 'failed'. */
+  failure?: string;
+  info: Record<string, InfoValue>;
+  samplesNs: number[];
+  /** Absent when the probe recorded no extra columns. */
+  columns?: Record<string, number[]>;
+  stats: SeriesStats | null;
+}
+
+/** The fields of a configuration whose experiment is not known by type: scalars, but read as unknown. */
+export interface ConfigurationFields {
+  [field: string]: unknown;
+}
+
 export interface Warning {
   code: string;
   message: string;
@@ -52,7 +78,7 @@ export interface RepeatsStop {
   widestCiFraction: number | null;
 }
 
-/** What a run's parameters carry besides the experiment's own: why its sweep stopped repeating (sweep.ts). */
+/** What a run's parameters carry besides the experiment's own: why its sweep stopped repeating (shared/sweep.ts). */
 export interface RunExtras {
   repeatsStop?: RepeatsStop;
 }

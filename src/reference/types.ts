@@ -3,7 +3,7 @@
 
 /**
  * The name of a forklab experiment (its command). The experiments are listed in one place, the registry in
- * src/experiments/index.ts; the published data is checked against it by the tests (test/registry.test.ts).
+ * src/experiments/index.ts; the published data is checked against it by the tests (test/experiment-registry.test.ts).
  */
 export type ExperimentName = string;
 

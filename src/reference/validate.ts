@@ -37,7 +37,7 @@ function bool(o: Obj, key: string, where: string, optional = false): boolean | u
   return v;
 }
 
-/** An experiment's name; whether it is registered is the registry's to say (test/registry.test.ts). */
+/** An experiment's name; whether it is registered is the registry's to say (test/experiment-registry.test.ts). */
 const EXPERIMENT_NAME = /^[a-z][a-z0-9-]*$/;
 
 function experimentName(o: Obj, where: string): string {

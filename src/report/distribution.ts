@@ -18,8 +18,7 @@ export function distributionChart(doc: RunDocument): ChartDef | null {
   for (const g of groupsOf(doc)) {
     const samples = doc.configurations
       .filter((c) => c.state !== 'failed' && c.series === g.series && Object.entries(g.fields).every(([k, v]) => c[k] === v))
-      .flatMap((c) => (Array.isArray(c.samplesNs) ? (c.samplesNs as number[]) : []))
-      .filter((x) => Number.isFinite(x))
+      .flatMap((c) => c.samplesNs)
       .sort((a, b) => a - b);
     if (samples.length === 0) continue;
     const label = configLabel(doc.experiment, g.series, g.fields);

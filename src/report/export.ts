@@ -2,7 +2,7 @@
 // Markdown table (pooled repeats), for `forklab export RUN --csv | --markdown`.
 import type { RunDocument } from '../document/run.js';
 import { CONFIGURATION_KEYS } from '../document/run.js';
-import { groupConfigurations, groupMedian } from '../store/compare.js';
+import { identityGroups, groupMedian } from '../store/compare.js';
 import { describe } from '../stats/descriptive.js';
 import { mdTable } from './markdown.js';
 import { mdText } from './escape.js';
@@ -25,14 +25,14 @@ export function samplesCsv(doc: RunDocument): string {
   const columnKeys: string[] = [];
   for (const c of doc.configurations) {
     for (const k of Object.keys(c)) if (!(CONFIGURATION_KEYS as readonly string[]).includes(k) && !fieldKeys.includes(k)) fieldKeys.push(k);
-    for (const k of Object.keys((c.columns as Record<string, unknown> | undefined) ?? {})) if (!columnKeys.includes(k)) columnKeys.push(k);
+    for (const k of Object.keys(c.columns ?? {})) if (!columnKeys.includes(k)) columnKeys.push(k);
   }
   const clash = (k: string) => (['series', 'repeat', 'state', 'iteration', 'ns'].includes(k) ? `column_${k}` : k);
   const lines = [['series', ...fieldKeys, 'repeat', 'state', 'iteration', 'ns', ...columnKeys.map(clash)].map(csvField).join(',')];
   for (const c of doc.configurations) {
     const fixed = [c.series, ...fieldKeys.map((k) => c[k])].map(csvField).join(',');
-    const samples = c.samplesNs as number[];
-    const columns = (c.columns as Record<string, number[]> | undefined) ?? {};
+    const samples = c.samplesNs;
+    const columns = c.columns ?? {};
     for (let i = 0; i < samples.length; i++) {
       const extra = columnKeys.map((k) => csvField(columns[k]?.[i]));
       lines.push([fixed, csvField(c.repeat), csvField(c.state), String(i), csvField(samples[i]), ...extra].join(','));
@@ -43,7 +43,7 @@ export function samplesCsv(doc: RunDocument): string {
 
 /** Per configuration (repeats pooled): samples, median with its 95 % interval, mean ± σ, min, max, and ÷ the fastest median. */
 export function summaryMarkdown(doc: RunDocument): string {
-  const groups = groupConfigurations(doc).filter((g) => g.samplesNs.length > 0);
+  const groups = identityGroups(doc).filter((g) => g.samplesNs.length > 0);
   const stats = groups.map((g) => ({ g, d: describe(g.samplesNs), m: groupMedian(g)! }));
   const fastest = Math.min(...stats.map((s) => s.m.medianNs));
   const rows = stats.map(({ g, d, m }) => [

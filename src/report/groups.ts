@@ -3,7 +3,7 @@
 import { fieldsOf, identityKeys, type RunDocument } from '../document/run.js';
 import { keyValueWords } from '../text/words.js';
 import { findExperiment } from '../experiments/index.js';
-import { MICROSECONDS_PER_CALL, type TimeUnit } from '../experiments/types.js';
+import { MICROSECONDS_PER_CALL, type Configuration, type TimeUnit } from '../experiments/types.js';
 import type { ReadingsChartSpec } from '../experiments/chart.js';
 import { median } from '../stats/descriptive.js';
 import { poolRepeats } from '../stats/pool.js';
@@ -43,26 +43,23 @@ export function orderOf(experiment: string, field: string): readonly string[] {
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-function statsOf(c: Record<string, unknown>): GroupStats | null {
+function statsOf(c: Configuration): GroupStats | null {
   const s = c.stats;
-  if (!isObj(s)) return null;
-  const n = num(s.n);
-  const minNs = num(s.minNs);
-  const medianNs = num(s.medianNs);
-  const meanNs = num(s.meanNs);
-  if (n === null || minNs === null || medianNs === null || meanNs === null) return null;
-  return { n, minNs, medianNs, meanNs, ciLowNs: num(s.ciLowNs) ?? medianNs, ciHighNs: num(s.ciHighNs) ?? medianNs };
+  if (s === null) return null;
+  const { n, minNs, medianNs, meanNs } = s;
+  return { n, minNs, medianNs, meanNs, ciLowNs: s.ciLowNs ?? medianNs, ciHighNs: s.ciHighNs ?? medianNs };
 }
 
-const samplesOf = (c: Record<string, unknown>): number[] => (Array.isArray(c.samplesNs) ? c.samplesNs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x)) : []);
-
-const isOk = (c: Record<string, unknown>) => c.state !== 'failed' && statsOf(c) !== null;
+const isOk = (c: Configuration) => c.state !== 'failed' && c.stats !== null;
 
 /** Statistics of pooled samples: exact for one repeat (its own stats), pooled by src/stats/pool.ts for several. */
-function pooledStats(ok: Record<string, unknown>[]): GroupStats | null {
+function pooledStats(ok: Configuration[]): GroupStats | null {
   if (ok.length === 0) return null;
   if (ok.length === 1) return statsOf(ok[0]!);
-  const p = poolRepeats(ok.map(samplesOf), 1);
+  const p = poolRepeats(
+    ok.map((c) => c.samplesNs),
+    1,
+  );
   if (p === null) return statsOf(ok[0]!);
   return { n: p.n, minNs: p.minNs, medianNs: p.medianNs, meanNs: p.meanNs, ciLowNs: p.ciLowNs, ciHighNs: p.ciHighNs };
 }
@@ -72,7 +69,7 @@ function pooledStats(ok: Record<string, unknown>[]): GroupStats | null {
  * keys = null: one group per configuration object (unknown experiments: nothing is assumed about their fields).
  */
 export function groupConfigurations(doc: RunDocument, keys: readonly string[] | null): Group[] {
-  const groups = new Map<string, Record<string, unknown>[]>();
+  const groups = new Map<string, Configuration[]>();
   doc.configurations.forEach((c, i) => {
     const f = fieldsOf(c);
     const id = keys === null ? String(i) : JSON.stringify([c.series, ...keys.map((k) => f[k] ?? null)]);
@@ -84,11 +81,11 @@ export function groupConfigurations(doc: RunDocument, keys: readonly string[] | 
     const all = fieldsOf(first);
     const fields = keys === null ? all : Object.fromEntries(keys.filter((k) => k in all).map((k) => [k, all[k]!]));
     return {
-      series: String(first.series ?? ''),
+      series: first.series,
       fields,
-      repeats: ok.map((c) => num(c.repeat) ?? 0),
+      repeats: ok.map((c) => c.repeat),
       failedRepeats: cs.length - ok.length,
-      failures: cs.filter((c) => !isOk(c)).map((c) => String(c.failure ?? 'no statistics')),
+      failures: cs.filter((c) => !isOk(c)).map((c) => c.failure ?? 'no statistics'),
       stats: pooledStats(ok),
     };
   });
@@ -109,12 +106,13 @@ export interface ReadingRecord {
 /** The readings a chart draws, by panel and x: from the configurations first, else from the summary; medians over repeats. */
 export function readingRecords(doc: RunDocument, spec: ReadingsChartSpec): ReadingRecord[] {
   const looks = (o: unknown): o is Record<string, unknown> => isObj(o) && spec.x in o && spec.readings.some((m) => m in o);
-  let raw: Record<string, unknown>[] = doc.configurations.filter(looks);
+  // The configurations hold the readings as fields (pagetables' phase rows); older runs keep them in the summary.
+  let raw: Readonly<Record<string, unknown>>[] = doc.configurations.filter(looks);
   if (raw.length === 0 && spec.summaryKey !== undefined && isObj(doc.summary)) {
     const a = doc.summary[spec.summaryKey];
     raw = Array.isArray(a) ? a.filter(looks) : [];
   }
-  const by = new Map<string, Record<string, unknown>[]>();
+  const by = new Map<string, Readonly<Record<string, unknown>>[]>();
   for (const r of raw) {
     const id = JSON.stringify([String(r[spec.facet] ?? ''), String(r[spec.x])]);
     by.set(id, [...(by.get(id) ?? []), r]);

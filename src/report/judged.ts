@@ -4,7 +4,7 @@
 import type { RunDocument } from '../document/run.js';
 import type { Published } from '../reference/published.js';
 import { judgeDocuments } from '../claims/judge.js';
-import { driftLine } from '../claims/render.js';
+import { driftLine } from './verdicts.js';
 import type { FigureComparison } from '../claims/figures.js';
 import { findExperiment } from '../experiments/index.js';
 import { articleOf, configLabel, type Cell } from './groups.js';

@@ -7,7 +7,7 @@ import { articleIntro } from '../reference/describe.js';
 import type { ReproduceDocument } from '../claims/reproduction.js';
 import type { Verdict } from '../claims/evaluate.js';
 import type { FigureComparison } from '../claims/figures.js';
-import { driftLine, figureLabel, intervalsLine, verdictLabel } from '../claims/render.js';
+import { driftLine, figureLabel, intervalsLine, verdictLabel } from './verdicts.js';
 import { fmtFactor, fmtInUnit } from '../claims/format.js';
 import { loadPublished, type Article } from '../reference/published.js';
 import { chartsFor } from './charts.js';

@@ -88,11 +88,11 @@ function labelOf(series: string, identity: Record<string, Scalar>): string {
   return parts.length ? `${series} (${parts.join(', ')})` : series;
 }
 
-/** Groups a document's configurations by identity, pooling repeats; sorted by label, numbers by value. */
-export function groupConfigurations(doc: RunDocument): ConfigGroup[] {
+/** A document's configurations grouped by identity (as compare and show match them), repeats pooled; sorted by label, numbers by value. */
+export function identityGroups(doc: RunDocument): ConfigGroup[] {
   const groups = new Map<string, ConfigGroup>();
   for (const c of doc.configurations) {
-    const series = String(c.series);
+    const series = c.series;
     const { identity } = splitConfiguration(doc.experiment, c);
     const key = JSON.stringify([series, Object.entries(identity).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))]);
     let g = groups.get(key);
@@ -102,8 +102,8 @@ export function groupConfigurations(doc: RunDocument): ConfigGroup[] {
     }
     if (c.state === 'ok') {
       g.okRepeats++;
-      for (const x of c.samplesNs as number[]) g.samplesNs.push(x);
-      if ((c.samplesNs as number[]).length > 0) g.repeatsNs.push([...(c.samplesNs as number[])]);
+      for (const x of c.samplesNs) g.samplesNs.push(x);
+      if (c.samplesNs.length > 0) g.repeatsNs.push([...c.samplesNs]);
     } else g.failedRepeats++;
   }
   return [...groups.values()].sort((x, y) => x.label.localeCompare(y.label, 'en', { numeric: true }));
@@ -141,8 +141,8 @@ function ref(d: RunDocument): RunRef {
 /** Compares run B against run A. Seeded: the same documents give the same intervals. */
 export function compareRuns(a: RunDocument, b: RunDocument, opts: { seed?: number } = {}): Comparison {
   const seed = opts.seed ?? 1;
-  const ga = groupConfigurations(a);
-  const gb = new Map(groupConfigurations(b).map((g) => [g.key, g]));
+  const ga = identityGroups(a);
+  const gb = new Map(identityGroups(b).map((g) => [g.key, g]));
   const figures: FigureComparison[] = [];
   const noSamples: Comparison['noSamples'] = [];
   const onlyInA: string[] = [];

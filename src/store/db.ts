@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { bootId, processIdentity } from '../env/process.js';
-import type { Measurement, Warning } from '../experiments/types.js';
+import type { Configuration, Measurement, Warning } from '../experiments/types.js';
 import { CONFIGURATION_KEYS, measurementToJson, type RunDocument } from '../document/run.js';
 import { StoreError, readOnlyText, checkFile, checkSchema, checkWritable, migrate, sqliteCode, type MeasurementRecord, type RunRecord } from './migrations.js';
 import { openSqlite, type SqlDatabase } from './sqlite.js';
@@ -157,7 +157,7 @@ export class Store {
     if (r.status !== 'running') throw new StoreError(`run ${runId} is ${r.status}: cannot ${what}`);
   }
 
-  private insertMeasurements(runId: number, configs: readonly Record<string, unknown>[], addedAt: string): void {
+  private insertMeasurements(runId: number, configs: readonly Configuration[], addedAt: string): void {
     const next = this.db.prepare('SELECT coalesce(max(seq), -1) + 1 AS seq FROM measurements WHERE run_id = ?').get(runId) as { seq: number };
     const insert = this.db.prepare(
       `INSERT INTO measurements (run_id, seq, series, fields, repeat_index, state, failure, info, sample_count, samples, columns, stats, added_at)
@@ -167,15 +167,15 @@ export class Store {
     for (const c of configs) {
       const fields: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(c)) if (!(CONFIGURATION_KEYS as readonly string[]).includes(k)) fields[k] = v;
-      const samples = c.samplesNs as number[];
+      const samples = c.samplesNs;
       insert.run(
         runId,
         seq++,
-        c.series as string,
+        c.series,
         JSON.stringify(fields),
-        c.repeat as number,
-        c.state as string,
-        typeof c.failure === 'string' ? c.failure : null,
+        c.repeat,
+        c.state,
+        c.failure ?? null,
         JSON.stringify(c.info),
         samples.length,
         encodeSamples(samples),

@@ -24,25 +24,25 @@ export function checkDocumentMeaning(doc: RunDocument, known: readonly string[])
   if (!known.includes(doc.experiment)) throw new DocumentError(`experiment ${JSON.stringify(doc.experiment)} is not one this forklab knows (${known.join(', ')})`);
   doc.configurations.forEach((c, i) => {
     const where = `configurations[${i}]`;
-    const samples = c.samplesNs as number[];
+    const samples = c.samplesNs;
     samples.forEach((x, j) => {
       const bad = timingProblem(x);
       if (bad) throw new DocumentError(`${where}.samplesNs[${j}]: ${bad}`);
       if (x > MAX_SAMPLE_NS) throw new DocumentError(`${where}.samplesNs[${j}] is ${x} ns, more than a day: not a measured call`);
     });
-    const stats = c.stats as Record<string, number | null> | null;
+    const stats = c.stats;
     if (stats === null || samples.length === 0) return;
     const d = describe(samples);
     for (const k of STAT_KEYS) {
-      const stored = stats[k] as number;
+      const stored = stats[k];
       if (!close(stored, d[k]))
         throw new DocumentError(`${where}.stats.${k} is ${stored} but its ${samples.length} samples give ${d[k]}: the statistics disagree with the raw samples`);
     }
-    const lo = stats.ciLowNs as number;
-    const hi = stats.ciHighNs as number;
+    const lo = stats.ciLowNs;
+    const hi = stats.ciHighNs;
     if (!(lo <= d.medianNs + 1e-6 && d.medianNs <= hi + 1e-6 && lo >= d.minNs - 1e-6 && hi <= d.maxNs + 1e-6))
       throw new DocumentError(`${where}.stats: the interval [${lo}, ${hi}] does not hold the median ${d.medianNs} within the samples' range [${d.minNs}, ${d.maxNs}]`);
-    const conf = stats.ciConfidence as number;
+    const conf = stats.ciConfidence;
     if (!(conf > 0 && conf < 1)) throw new DocumentError(`${where}.stats.ciConfidence is ${conf}, not a confidence between 0 and 1`);
   });
 }

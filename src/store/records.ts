@@ -3,7 +3,7 @@
 import type { SqlDatabase } from './sqlite.js';
 import { createHash } from 'node:crypto';
 import type { LoadSample, MachineRecord } from '../env/machine.js';
-import type { Warning } from '../experiments/types.js';
+import type { Configuration, Warning } from '../experiments/types.js';
 import { DOCUMENT_SCHEMA, DOCUMENT_VERSION, type RunDocument } from '../document/run.js';
 import { StoreError, type MeasurementRecord, type RunRecord, type RunStatus } from './migrations.js';
 
@@ -93,7 +93,7 @@ export function documentOf(r: RunRecord, rows: readonly MeasurementRecord[]): Ru
     o.samplesNs = decodeSamples(m.samples, m.sample_count, `run ${runId}, measurement ${m.seq}`);
     if (m.columns !== null) o.columns = JSON.parse(m.columns);
     o.stats = m.stats === null ? null : JSON.parse(m.stats);
-    return o;
+    return o as Configuration; // what the run's document held: checked by its reader when it was stored
   });
   const finishedAt = r.finished_at ?? rows.at(-1)?.added_at ?? r.started_at;
   return {

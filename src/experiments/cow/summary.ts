@@ -4,7 +4,7 @@
 import type { SeriesData } from '../../runner/probe.js';
 import { ratioOfMedians } from '../../stats/pool.js';
 import { median } from '../../stats/descriptive.js';
-import { pooledStats, repeatsOf } from '../measure.js';
+import { pooledStats, repeatsOf } from '../shared/measure.js';
 import type { Measurement } from '../types.js';
 
 export const COW_THP_MODES = ['off', 'on', 'default'] as const;

@@ -16,7 +16,7 @@
 // The first block is written before main, the second at exit. "cycles" are the loader's timer ticks
 // (rdtsc on x86-64), older glibc says "clock cycles". Pure functions, no I/O.
 import { readFileSync } from 'node:fs';
-import { seriesStats } from '../measure.js';
+import { seriesStats } from '../shared/measure.js';
 import type { Measurement } from '../types.js';
 
 export interface LdStatistics {

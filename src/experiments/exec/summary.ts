@@ -2,8 +2,8 @@
 // paired interval, dynamic ÷ static, the file sizes and ld.so's own accounting; with --target, the user's program
 // in the dynamic target's place.
 import { summarizeLdStatistics, type LdStatistics, type LdSummary } from './ldstats.js';
-import { pairedExecBootstrap, pairedSamples } from './paired.js';
-import { summarizeSeries, type SeriesSummary } from '../paired.js';
+import { pairedExecBootstrap, pairedSamples } from './paired-bootstrap.js';
+import { summarizeSeries, type SeriesSummary } from '../shared/series.js';
 import type { Measurement } from '../types.js';
 
 export const EXEC_SERIES = ['fork-exit', 'exec-dynamic', 'exec-static'] as const;

@@ -2,7 +2,8 @@
 import { isExecutable } from './locations.js';
 import { parseFetchSpecs } from './fetch.js';
 import { ALL_VARIANTS, FAMILIES, familyOfName, type Family } from './registry.js';
-import { parseInteger, parseIntegerList, str } from '../parse.js';
+import { parseInteger, parseIntegerList, str } from '../shared/parse.js';
+import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
 import { UsageError, type OptionSpec, type Presets } from '../types.js';
 
 export interface RuntimesParams {
@@ -44,6 +45,13 @@ export const RUNTIMES_PRESETS: Presets = {
   note: "no article: every runtime found, each of its ways of starting a child, article 000's claim per variant",
 };
 
+/** Their defaults are --quick's or not, so --help states the full run's in the text. */
+const COUNTS: CountSpecs = {
+  iterations: { description: `most timed spawns per driver process (default ${DEFAULTS.iterations})`, max: 100_000 },
+  warmup: { description: `warm-up spawns per driver process, not recorded (default ${DEFAULTS.warmup})`, max: 10_000 },
+  repeats: { description: `fresh driver processes per configuration, interleaved (default ${DEFAULTS.repeats})`, max: 100 },
+};
+
 const NAMED_FAMILIES = 'node, python, java, perl, bun, deno, go, ruby or rust';
 
 export const RUNTIMES_OPTIONS: OptionSpec[] = [
@@ -62,9 +70,9 @@ export const RUNTIMES_OPTIONS: OptionSpec[] = [
   { flags: '--runtimes <list>', description: 'run only these runtimes: names as listed (python3.13, java25) or families (node, python, java, perl)', param: 'only' },
   { flags: '--variants <list>', description: `run only these variants: ${ALL_VARIANTS.map((v) => v.id).join(', ')} (or the part after the slash)` },
   { flags: '--heap-kinds <list>', description: `build only these heap kinds: ${[...new Set(FAMILIES.flatMap((f) => f.heapKinds))].join(', ')}` },
-  { flags: '--iterations <n>', description: `most timed spawns per driver process (default ${DEFAULTS.iterations})` },
-  { flags: '--warmup <n>', description: `warm-up spawns per driver process, not recorded (default ${DEFAULTS.warmup})` },
-  { flags: '--repeats <n>', description: `fresh driver processes per configuration, interleaved (default ${DEFAULTS.repeats})` },
+  countOption('iterations', COUNTS),
+  countOption('warmup', COUNTS),
+  countOption('repeats', COUNTS),
   {
     flags: '--ci-target <percent>',
     description: `stop a driver once its median's 95 % interval is within ±percent; 0 runs every iteration (default ${DEFAULTS.ciTarget})`,
@@ -138,9 +146,9 @@ export function parseRuntimes(raw: Record<string, string | boolean | undefined>)
     nodeLines: parseNodeLines(raw.node),
     fetch: fetch.map((f) => f.label),
     offline,
-    iterations: parseInteger('--iterations', str(raw, 'iterations', d.iterations), 1, 100_000),
-    warmup: parseInteger('--warmup', str(raw, 'warmup', d.warmup), 0, 10_000),
-    repeats: parseInteger('--repeats', str(raw, 'repeats', d.repeats), 1, 100),
+    iterations: parseCount('iterations', raw, COUNTS, d.iterations),
+    warmup: parseCount('warmup', raw, COUNTS, d.warmup),
+    repeats: parseCount('repeats', raw, COUNTS, d.repeats),
     ciTarget: ciPercent / 100,
     budgetMs: parseInteger('--budget-ms', str(raw, 'budgetMs', d.budgetMs), 0, 86_400_000),
     strace: raw.strace !== false,

@@ -2,7 +2,7 @@
 // the median per spawn at each heap size, the slope against the heap with its interval, a flat/grows
 // verdict, and whether it matches what the observed mechanism predicts (article 000: fork grows; vfork
 // and posix_spawn stay flat).
-import { pooled, seriesStats } from '../measure.js';
+import { pooled, seriesStats } from '../shared/measure.js';
 import type { Measurement } from '../types.js';
 import type { RuntimeEntry } from './discover.js';
 import { copiesPageTables, describeMechanism, type MechanismResult } from './mechanism.js';

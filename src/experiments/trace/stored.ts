@@ -2,7 +2,7 @@
 // medians at each parent size, with THP as the traced programs have it. The spawn experiment's methods and fields
 // are named here, among the experiments, so that the command line (src/cli/trace.ts) names none of them.
 import { readFileSync } from 'node:fs';
-import { spawnExperiment, type SpawnSummary } from '../spawn.js';
+import { spawnExperiment, type SpawnSummary } from '../spawn/index.js';
 import { fitModel, type ModelPoint, type SpawnModel } from './cost.js';
 
 /** The experiment whose stored runs the model is fitted from. */

@@ -1,0 +1,43 @@
+// --iterations, --warmup and --repeats, defined once: how many timed samples a probe process takes, how many
+// untimed ones come first, and how many fresh probe processes measure each configuration. An experiment says what
+// one of them counts (its --help text), its default, unit and the most it allows; the flag, its value's name, the
+// least value and the error messages are the same on every command.
+import { parseInteger, str } from './parse.js';
+import type { CommandOptions, OptionSpec } from '../types.js';
+
+export type CountName = 'iterations' | 'warmup' | 'repeats';
+
+/** The least value of each: at least one timed sample and one probe process; no warm-up is allowed. */
+const LEAST: Readonly<Record<CountName, number>> = { iterations: 1, warmup: 0, repeats: 1 };
+
+export interface CountSpec {
+  /** What one counts, in this experiment's words ("warm-up rounds per probe process (not recorded)"). */
+  description: string;
+  /** Absent where the default depends on other flags (runtimes' --quick): the description says it. */
+  defaultValue?: string;
+  unit?: string;
+  /** The most this experiment allows. */
+  max: number;
+}
+
+export type CountSpecs = Partial<Readonly<Record<CountName, CountSpec>>>;
+
+function specOf(name: CountName, specs: CountSpecs): CountSpec {
+  const spec = specs[name];
+  if (!spec) throw new Error(`no --${name} among these counts`);
+  return spec;
+}
+
+/** The option --help shows for one count. */
+export function countOption(name: CountName, specs: CountSpecs): OptionSpec {
+  const { description, defaultValue, unit } = specOf(name, specs);
+  return { flags: `--${name} <n>`, description, ...(defaultValue !== undefined && { defaultValue }), ...(unit !== undefined && { unit }) };
+}
+
+/** One count from the command line's options (its default when not given); a UsageError names the flag. */
+export function parseCount(name: CountName, raw: CommandOptions, specs: CountSpecs, defaultValue?: string): number {
+  const spec = specOf(name, specs);
+  const fallback = defaultValue ?? spec.defaultValue;
+  if (fallback === undefined) throw new Error(`--${name} has no default`);
+  return parseInteger(`--${name}`, str(raw, name, fallback), LEAST[name], spec.max);
+}

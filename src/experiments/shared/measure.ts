@@ -1,0 +1,67 @@
+// From a probe's result to Measurements with their statistics: shared by every experiment.
+import { describe } from '../../stats/descriptive.js';
+import { bootstrapMedianCi } from '../../stats/bootstrap.js';
+import { poolRepeats } from '../../stats/pool.js';
+import { describeFailure, type ProbeResult } from '../../runner/probe.js';
+import type { Measurement, Scalar, SeriesStats } from '../types.js';
+
+export function seriesStats(samplesNs: readonly number[], seed: number): SeriesStats | null {
+  if (samplesNs.length === 0) return null;
+  const ci = bootstrapMedianCi(samplesNs, { seed });
+  return { ...describe(samplesNs), ciLowNs: ci.lowNs, ciHighNs: ci.highNs, ciConfidence: ci.confidence };
+}
+
+/**
+ * One Measurement per series the probe reported. A failed probe yields one failed Measurement per
+ * expected series, so the document shows what is missing and why.
+ */
+export function measurementsFrom(
+  result: ProbeResult,
+  identity: Record<string, Scalar>,
+  observed: Record<string, Scalar>,
+  repeat: number,
+  expectedSeries: readonly string[],
+  seed: number,
+): Measurement[] {
+  const failure = result.state === 'failed' ? describeFailure(result.reason) : null;
+  const names = new Set<string>([...expectedSeries, ...result.series.map((s) => s.series)]);
+  const out: Measurement[] = [];
+  for (const name of names) {
+    const s = result.series.find((x) => x.series === name);
+    const ok = result.state === 'ok' && s !== undefined && s.samplesNs.length > 0;
+    out.push({
+      series: name,
+      identity,
+      observed,
+      repeat,
+      state: ok ? 'ok' : 'failed',
+      failure: ok ? null : (failure ?? 'the probe reported no samples for this series'),
+      info: result.info,
+      samplesNs: ok ? s.samplesNs : [],
+      columns: ok ? s.columns : {},
+      stats: ok ? seriesStats(s.samplesNs, seed) : null,
+    });
+  }
+  return out;
+}
+
+/** All samples of the ok measurements matching a predicate, pooled. */
+export function pooled(ms: readonly Measurement[], pred: (m: Measurement) => boolean): number[] {
+  const out: number[] = [];
+  for (const m of ms) if (m.state === 'ok' && pred(m)) out.push(...m.samplesNs);
+  return out;
+}
+
+/** The samples of the ok measurements matching a predicate, repeat by repeat (in repeat order). */
+export function repeatsOf(ms: readonly Measurement[], pred: (m: Measurement) => boolean): number[][] {
+  return ms
+    .filter((m) => m.state === 'ok' && pred(m) && m.samplesNs.length > 0)
+    .sort((a, b) => a.repeat - b.repeat)
+    .map((m) => m.samplesNs);
+}
+
+/** The pooled statistics of the ok measurements matching a predicate: the one pooling rule (src/stats/pool.ts). */
+export function pooledStats(ms: readonly Measurement[], pred: (m: Measurement) => boolean, seed: number): SeriesStats | null {
+  const p = poolRepeats(repeatsOf(ms, pred), seed);
+  return p === null ? null : { ...p, ciConfidence: p.ciConfidence };
+}

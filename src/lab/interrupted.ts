@@ -1,0 +1,21 @@
+// What ends a run early: the signal the caller turned into an abort (Ctrl-C or SIGTERM), and how the run's
+// life and the command line name it.
+
+/** What ended a run early: Ctrl-C (SIGINT) or SIGTERM; the AbortSignal's reason. */
+export class Interrupted extends Error {
+  constructor(readonly signal: 'SIGINT' | 'SIGTERM') {
+    super(signal === 'SIGINT' ? 'interrupted (Ctrl-C)' : 'terminated (SIGTERM)');
+    this.name = 'Interrupted';
+  }
+}
+
+/** The conventional exit status of a run stopped by a signal: 128 + its number (130 for Ctrl-C, 143 for SIGTERM). */
+export function interruptedStatus(signal: AbortSignal): number | null {
+  if (!signal.aborted) return null;
+  return signal.reason instanceof Interrupted && signal.reason.signal === 'SIGTERM' ? 143 : 130;
+}
+
+/** "interrupted" or "terminated", for the line that introduces what finished. */
+export function interruptedWord(signal: AbortSignal): string {
+  return interruptedStatus(signal) === 143 ? 'terminated' : 'interrupted';
+}

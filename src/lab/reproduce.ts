@@ -1,0 +1,304 @@
+// The life of a reproduction: the experiments of the chosen articles planned at a preset, run one after another
+// (each stored as it runs), every claim judged on them with this machine's drift between runs, optionally settled
+// (src/lab/settle.ts), and the reproduction document kept in the history. A typed plan in, a typed result out: no
+// command-line parsing, no printing (lines go to callbacks), no process.exit. docs/reproduce.md.
+import { hostname } from 'node:os';
+import { UsageError, type Experiment, type Warning } from '../experiments/types.js';
+import { findExperiment, presetFor } from '../experiments/index.js';
+import type { RunDocument } from '../document/run.js';
+import { articleExperiments, type Article, type Published } from '../reference/published.js';
+import { formatWitness } from '../env/witness.js';
+import { REPRODUCE_SCHEMA, REPRODUCE_VERSION, type ReproduceDocument } from '../claims/reproduction.js';
+import { judgeDocuments, type Judged } from '../claims/judge.js';
+import type { DriftOptions } from '../claims/drift.js';
+import type { Store } from '../store/db.js';
+import { FORKLAB_VERSION } from '../version.js';
+import { runExperiment, type ProgressDisplay } from './experiment.js';
+import { interruptedStatus, interruptedWord } from './interrupted.js';
+import { settle, settleSummary } from './settle.js';
+import { driftHistory, keepEstimates } from './drift-history.js';
+
+/** The articles --only names (all when absent), in the file's order. */
+export function parseOnly(raw: string | undefined, p: Published): Article[] {
+  if (raw === undefined) return [...p.articles];
+  const ids = raw.split(',').map((s) => s.trim());
+  const known = p.articles.map((a) => a.id);
+  for (const id of ids) if (!known.includes(id)) throw new UsageError('--only', `unknown article ${JSON.stringify(id)}; expected some of ${known.join(', ')}, comma-separated`);
+  return p.articles.filter((a) => ids.includes(a.id));
+}
+
+/** One experiment of a reproduction: its parameters at the preset, or why it will not run; then what became of it. */
+export interface Step {
+  name: string;
+  article: string;
+  exp: Experiment<unknown, unknown> | null;
+  params: unknown;
+  preWarnings: Warning[];
+  /** Set when the experiment will not run, or once it ran. */
+  state: string | null;
+  absent: string | null;
+}
+
+/** The experiments of the articles at the preset (quick or full), each once, parsed and preflighted now. */
+export function planSteps(articles: readonly Article[], quick: boolean): Step[] {
+  const steps: Step[] = [];
+  for (const a of articles)
+    for (const name of articleExperiments(a)) {
+      if (steps.some((s) => s.name === name)) continue;
+      const exp = findExperiment(name) ?? null;
+      const step: Step = { name, article: a.id, exp, params: null, preWarnings: [], state: null, absent: null };
+      const raw = presetFor(name, quick);
+      if (!exp || !raw) {
+        step.state = step.absent = 'not available in this forklab';
+      } else {
+        try {
+          step.params = exp.parse(raw);
+          step.preWarnings = exp.preflight(step.params);
+        } catch (e) {
+          if (!(e instanceof UsageError)) throw e;
+          step.state = step.absent = `skipped: ${e.message}`;
+        }
+      }
+      steps.push(step);
+    }
+  return steps;
+}
+
+/** What a reproduction was asked, checked by the caller before anything runs. */
+export interface ReproductionPlan {
+  articles: Article[];
+  steps: Step[];
+  quick: boolean;
+  pinCpu: number | null;
+  seed: number;
+  label: string | undefined;
+  /** --settle's budget in seconds, or null. */
+  settleS: number | null;
+  /** Today's intervals alone, without this machine's drift between runs. */
+  withinRun: boolean;
+  /** Whether the runs, the estimates and the reproduction are kept in the history (false with --no-store). */
+  keep: boolean;
+}
+
+export interface ReproductionContext {
+  published: Published;
+  /** The history the runs are stored in, opened by the caller before anything (null: not stored); closed here once they are measured. */
+  history: Store | null;
+  /** The same history opened again, for the phases after measuring that write (settling, keeping the reproduction). */
+  openHistory(): Store | null;
+  /** The history the verdicts learn the drift from (read, and written when `keep`); null: none. */
+  openDriftStore(): Store | null;
+  /** Runs one phase with Ctrl-C and SIGTERM turned into an abort of its signal. */
+  interruptible<T>(phase: (signal: AbortSignal) => Promise<T>): Promise<{ value: T; signal: AbortSignal }>;
+  /** A line of progress for the user; a warning of one experiment. */
+  note(line: string): void;
+  warn(name: string, w: Warning): void;
+  progress?: ProgressDisplay;
+}
+
+export interface Reproduction {
+  steps: Step[];
+  docs: RunDocument[];
+  judged: Judged;
+  /** The settling paragraph (empty without --settle). */
+  settled: string;
+  document: ReproduceDocument;
+  /** The reproduction's number in the history, or null when it was not stored. */
+  storedId: number | null;
+  /** A warning when the reproduction could not be stored (its runs are). */
+  storeProblem: string | null;
+  failed: boolean;
+  /** 130 (Ctrl-C) or 143 (SIGTERM) when a signal stopped it, else null; and the word for it. */
+  interrupted: number | null;
+  stoppedBy: string;
+  startedAt: Date;
+}
+
+const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+interface Measured {
+  docs: RunDocument[];
+  runs: (string | RunDocument)[];
+  failed: boolean;
+  interrupted: number | null;
+  stoppedBy: string;
+}
+
+/** Runs every runnable step in turn, storing each run; an abort stops between steps and keeps what finished. */
+async function measure(plan: ReproductionPlan, ctx: ReproductionContext): Promise<Measured> {
+  const m: Measured = { docs: [], runs: [], failed: false, interrupted: null, stoppedBy: 'interrupted' };
+  const runnable = plan.steps.filter((s) => s.state === null);
+  const history = ctx.history;
+  const { signal } = await ctx.interruptible(async (signal) => {
+    try {
+      for (const [i, s] of runnable.entries()) {
+        if (signal.aborted) break;
+        const label = `[${i + 1}/${runnable.length}] ${s.name} (article ${s.article})`;
+        ctx.note(`${label} …`);
+        for (const w of s.preWarnings) ctx.warn(s.name, w);
+        const t0 = performance.now();
+        try {
+          const { run, doc } = await runExperiment(s.exp!, s.params, {
+            pinCpu: plan.pinCpu,
+            seed: plan.seed,
+            signal,
+            preWarnings: s.preWarnings,
+            progress: ctx.progress,
+            progressLabel: label,
+            store: history,
+            label: plan.label,
+          });
+          if (signal.aborted) {
+            s.state = s.absent = `${interruptedWord(signal)} before it finished`;
+            break;
+          }
+          const seen = doc.witness ? `; witness: ${formatWitness(doc.witness)}` : '';
+          s.state = `ran in ${secs(performance.now() - t0)}${run.complete ? '' : ', incomplete (see warnings)'}`;
+          if (!run.complete) m.failed = true;
+          for (const w of run.warnings) if (!s.preWarnings.includes(w)) ctx.warn(s.name, w);
+          m.docs.push(doc);
+          m.runs.push(doc.runId ?? doc);
+          ctx.note(`${label} ${s.state}${seen}`);
+        } catch (e) {
+          m.failed = true;
+          s.state = s.absent = `failed: ${(e as Error).message}`;
+          ctx.note(`${label} ${s.state}`);
+        }
+      }
+    } finally {
+      history?.close();
+    }
+  });
+  m.interrupted = interruptedStatus(signal);
+  m.stoppedBy = interruptedWord(signal);
+  for (const s of plan.steps) if (s.state === null) s.state = s.absent = `${m.stoppedBy} before it ran`;
+  return m;
+}
+
+/** --settle: the looks at what the inconclusive verdicts rest on; their runs join the reproduction's. */
+async function settleOpen(
+  plan: ReproductionPlan,
+  ctx: ReproductionContext,
+  m: Measured,
+  judged: Judged,
+  absent: Record<string, string>,
+  drift: DriftOptions,
+): Promise<{ judged: Judged; text: string }> {
+  const before = judged.verdicts.filter((v) => v.verdict === 'inconclusive').length;
+  const history = ctx.openHistory();
+  try {
+    const { value: s, signal } = await ctx.interruptible((signal) =>
+      settle({
+        steps: plan.steps.map((x) => ({ name: x.name, exp: x.state?.startsWith('ran') ? x.exp : null, params: x.params })),
+        docs: m.docs,
+        judged,
+        budgetS: plan.settleS!,
+        seed: plan.seed,
+        pinCpu: plan.pinCpu,
+        articles: plan.articles.map((a) => a.id),
+        absent,
+        published: ctx.published,
+        signal,
+        store: history,
+        label: plan.label,
+        warn: ctx.warn,
+        note: ctx.note,
+        progress: ctx.progress,
+        drift,
+      }),
+    );
+    for (const d of s.added) {
+      m.docs.push(d);
+      m.runs.push(d.runId ?? d);
+    }
+    if (signal.aborted) m.interrupted = interruptedStatus(signal);
+    return { judged: s.judged, text: settleSummary(s, plan.settleS!, before) };
+  } finally {
+    history?.close();
+  }
+}
+
+function reproductionDocument(plan: ReproductionPlan, m: Measured, judged: Judged, startedAt: Date): ReproduceDocument {
+  return {
+    schema: REPRODUCE_SCHEMA,
+    schemaVersion: REPRODUCE_VERSION,
+    forklabVersion: FORKLAB_VERSION,
+    preset: plan.quick ? 'quick' : 'full',
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    hostname: hostname(),
+    ...(plan.label ? { label: plan.label } : {}),
+    articles: judged.articles,
+    experiments: plan.steps.map((s) => ({ experiment: s.name, state: s.state! })),
+    runs: m.runs,
+    seed: plan.seed,
+    ...(judged.withinRun ? { withinRun: true } : {}),
+    verdicts: judged.verdicts,
+    figures: judged.figures,
+  };
+}
+
+/** Keeps the reproduction in the history beside its runs; a database problem is returned, the verdicts stand anyway. */
+function storeReproduction(plan: ReproductionPlan, ctx: ReproductionContext, doc: ReproduceDocument): { id: number | null; problem: string | null } {
+  const uuids = doc.runs.filter((r): r is string => typeof r === 'string');
+  if (uuids.length === 0 || !plan.keep) return { id: null, problem: null };
+  try {
+    const store = ctx.openHistory()!;
+    try {
+      const id = store.addReproduction({
+        startedAt: doc.startedAt,
+        finishedAt: doc.finishedAt,
+        preset: doc.preset,
+        label: doc.label ?? null,
+        hostname: hostname(),
+        runUuids: uuids,
+        document: doc,
+      });
+      return { id, problem: null };
+    } finally {
+      store.close();
+    }
+  } catch (e) {
+    return { id: null, problem: (e as Error).message };
+  }
+}
+
+/** The whole reproduction: measure, judge (with the drift between runs), settle when asked, keep. */
+export async function reproduce(plan: ReproductionPlan, ctx: ReproductionContext): Promise<Reproduction> {
+  const startedAt = new Date();
+  const m = await measure(plan, ctx);
+  // Verdicts and figures of the chosen articles only: the same path as `forklab judge`, every interval widened by
+  // this machine's drift between runs, learnt from its earlier runs (docs/reproduce.md, "Drift between runs").
+  const absent = Object.fromEntries(plan.steps.filter((s) => s.absent !== null).map((s) => [s.name, s.absent!]));
+  const history = ctx.openDriftStore();
+  let judged: Judged;
+  let settled = '';
+  try {
+    const drift: DriftOptions = plan.withinRun ? { withinRun: true } : driftHistory(history, m.docs, { keep: plan.keep, seed: plan.seed, note: ctx.note });
+    judged = judgeDocuments(m.docs, { articles: plan.articles.map((a) => a.id), seed: plan.seed, absent, drift }, ctx.published);
+    if (plan.settleS !== null && m.interrupted === null) {
+      const s = await settleOpen(plan, ctx, m, judged, absent, drift);
+      judged = s.judged;
+      settled = s.text;
+    }
+    // Kept with --within-run too: the runs are in the history, and later verdicts learn from them.
+    if (history && plan.keep) keepEstimates(history, m.docs, judged);
+  } finally {
+    history?.close();
+  }
+  const document = reproductionDocument(plan, m, judged, startedAt);
+  const stored = storeReproduction(plan, ctx, document);
+  return {
+    steps: plan.steps,
+    docs: m.docs,
+    judged,
+    settled,
+    document,
+    storedId: stored.id,
+    storeProblem: stored.problem,
+    failed: m.failed,
+    interrupted: m.interrupted,
+    stoppedBy: m.stoppedBy,
+    startedAt,
+  };
+}
