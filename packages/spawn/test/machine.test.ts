@@ -70,9 +70,17 @@ console.log(JSON.stringify({ ...out, served: f.registerStats().served, why: f.un
 
 test('where posix_spawn runs as a plain fork (qemu-user): the addon refuses, a missing program is ENOENT as through child_process', (t) => {
   const qemu = `qemu-${process.arch === 'x64' ? 'x86_64' : 'aarch64'}`;
-  const probe = childProcess.spawnSync(qemu, ['-cpu', 'max', process.execPath, '-e', '0'], { ...LIMIT, timeout: 60_000, stdio: 'ignore' });
+  // Whether qemu can run this Node starting a child through child_process alone (Debian's qemu 7.2 cannot for
+  // Node 24.22: the emulated Node dies of SIGSEGV in a plain child_process.spawn, forklab not loaded).
+  const probe = childProcess.spawnSync(
+    qemu,
+    ['-cpu', 'max', process.execPath, '-e', "require('child_process').spawn('/nonexistent').on('error', () => {}); require('child_process').spawnSync('/bin/true')"],
+    { ...LIMIT, timeout: 60_000, stdio: 'ignore' },
+  );
   if (probe.error || probe.status !== 0)
-    return t.skip(`${qemu} cannot run this Node (${probe.error?.message ?? `exit ${probe.status ?? probe.signal}`}; apt-get install qemu-user)`);
+    return t.skip(
+      `${qemu} cannot run this Node starting a child through child_process (${probe.error?.message ?? `exit ${probe.status ?? probe.signal}`}; apt-get install qemu-user)`,
+    );
   const file = join(inst.project, 'emulated.mjs');
   writeFileSync(file, EMULATED_APP);
   const r = run([qemu, '-cpu', 'max', process.execPath, file], { FORKLAB_SPAWN_SILENT_EXEC_FAILURES: '' });
