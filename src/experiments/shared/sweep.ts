@@ -1,20 +1,12 @@
 // The loop every experiment shares: configurations × repeats in interleaved order, one fresh probe each,
 // progress, cancellation, failures noted and kept, measurements collected.
-import { runProbe, type ProbeResult, type SamplingPlan } from '../../runner/probe.js';
+import { runProbe, type ProbeRequest, type ProbeResult } from '../../runner/probe.js';
 import { interleave } from '../../runner/schedule.js';
 import { ciHalfWidthFraction } from '../../runner/plans.js';
 import type { Measurement, RepeatsStop, RunContext } from '../types.js';
 
-export interface ProbeJob {
-  /** A driver that speaks the probe protocol instead of the C probe (see ProbeRequest.command). */
-  command?: readonly string[];
-  caseName: string;
-  args: Record<string, string | number>;
-  /** The user's program's arguments, after "--" (see ProbeRequest.restArgs). */
-  restArgs?: readonly string[];
-  plan: SamplingPlan;
-  timeoutMs: number;
-}
+/** One probe to start: a ProbeRequest without what the sweep adds itself (the probe's path and the run's signal). */
+export type ProbeJob = Omit<ProbeRequest, 'probePath' | 'signal'>;
 
 export interface SweepOptions<C> {
   configs: readonly C[];
