@@ -5,6 +5,7 @@
 import { getArticle, getFigure, publishedValue } from '../../reference/published.js';
 import { fixedPlan } from '../../runner/plans.js';
 import { sweep } from '../shared/sweep.js';
+import { probeFailedWarnings } from '../shared/failures.js';
 import { readMemoryBudget } from '../../env/memory.js';
 import { measurementsFrom } from '../shared/measure.js';
 import { parseChoiceList, parseInteger, str } from '../shared/parse.js';
@@ -84,8 +85,7 @@ function warningsFor(run: { measurements: Measurement[]; summary: CowSummary }):
         message: `THP ${c.thp}: the first write took ${fw.faultsPerPage.toFixed(2)} minor faults per page, not one; something else faulted (or a fault was avoided). Rerun on a quiet machine; check that nothing else maps the region.`,
       });
   }
-  for (const m of run.measurements.filter((x) => x.state === 'failed'))
-    w.push({ code: 'probe-failed', message: `${m.series}, THP ${m.identity.thp}, repeat ${m.repeat}: ${m.failure}` });
+  w.push(...probeFailedWarnings(run.measurements, (m) => `${m.series}, THP ${m.identity.thp}, repeat ${m.repeat}`));
   return w;
 }
 

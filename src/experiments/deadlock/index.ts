@@ -5,6 +5,7 @@
 import { constants as osConstants } from 'node:os';
 import { fixedPlan } from '../../runner/plans.js';
 import { sweep } from '../shared/sweep.js';
+import { probeFailedWarnings } from '../shared/failures.js';
 import { median } from '../../stats/descriptive.js';
 import { measurementsFrom } from '../shared/measure.js';
 import { parseChoiceList, parseInteger, str } from '../shared/parse.js';
@@ -143,7 +144,7 @@ function warningsFor(run: { measurements: Measurement[]; summary: DeadlockSummar
         message: `plain-lock: pthread_mutex_lock returned in the child in ${v.repeats - v.hung} of ${v.repeats} repeats; the lock was not inherited as held. Report it with the --json document.`,
       });
   }
-  for (const m of run.measurements.filter((x) => x.state === 'failed')) w.push({ code: 'probe-failed', message: `${m.series}, repeat ${m.repeat}: ${m.failure}` });
+  w.push(...probeFailedWarnings(run.measurements, (m) => `${m.series}, repeat ${m.repeat}`));
   return w;
 }
 

@@ -3,6 +3,7 @@
 // of a sparse parent is much slower than of a dense one with the same number of pages.
 import { describeFailure } from '../../runner/probe.js';
 import { sweep } from '../shared/sweep.js';
+import { probeFailedWarnings } from '../shared/failures.js';
 import { publishedValue } from '../../reference/published.js';
 import { fixedPlan } from '../../runner/plans.js';
 import type { InfoValue } from '../../runner/protocol.js';
@@ -184,8 +185,7 @@ function warningsFor(run: { measurements: Measurement[]; summary: PagetablesSumm
       code: 'pagetables-unsettled',
       message: `PageTables kept moving for 3 s at ${unsettled.map((r) => `${r.layout}/${r.phase}`).join(', ')}: the machine is busy, so the system-wide column is approximate there. Rerun on a quiet machine.`,
     });
-  for (const m of run.measurements.filter((x) => x.state === 'failed'))
-    w.push({ code: 'probe-failed', message: `${m.series}${m.identity.phase ? ` ${m.identity.phase}` : ''} (${m.identity.layout}): ${m.failure}` });
+  w.push(...probeFailedWarnings(run.measurements, (m) => `${m.series}${m.identity.phase ? ` ${m.identity.phase}` : ''} (${m.identity.layout})`));
   return w;
 }
 

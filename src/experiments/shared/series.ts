@@ -2,6 +2,7 @@
 // a batched plan, measurements per series, per-series summaries and their warnings, the memory check.
 import type { ProbeResult, SamplingPlan, SeriesData } from '../../runner/probe.js';
 import { measurementsFrom, pooledStats } from './measure.js';
+import { probeFailedWarnings } from './failures.js';
 import type { Measurement, Scalar, Warning } from '../types.js';
 import { HEADROOM_BYTES, requireMemory } from './preflight.js';
 
@@ -64,15 +65,8 @@ export function summarizeSeries(ms: readonly Measurement[], series: string, seed
 
 /** Probe failures, one line per failed probe process. */
 export function seriesWarnings(ms: readonly Measurement[]): Warning[] {
-  const w: Warning[] = [];
-  const seen = new Set<string>();
-  for (const m of ms) {
-    if (m.state !== 'failed' || seen.has(`${m.repeat}|${m.failure}`)) continue;
-    seen.add(`${m.repeat}|${m.failure}`);
-    w.push({ code: 'probe-failed', message: `probe process ${m.repeat}: ${m.failure}. Its series are left out; rerun to fill them in.` });
-  }
   // Noise (wide intervals, contention) is judged once per run by the runner: experiments/noise.ts.
-  return w;
+  return probeFailedWarnings(ms, (m) => `probe process ${m.repeat}`, { distinct: true, advice: 'Its series are left out; rerun to fill them in.' });
 }
 
 /** Rough bytes per recorded sample across the probe line, the parsed arrays, the stats copies and the JSON document. */

@@ -3,6 +3,7 @@
 import { publishedValue } from '../../reference/published.js';
 import { adaptivePlan } from '../../runner/plans.js';
 import { sweep } from '../shared/sweep.js';
+import { probeFailedWarnings } from '../shared/failures.js';
 import { adaptiveRepeats, describeRepeatsStop, parseRepeatOptions, repeatOptions, type RepeatParams } from '../shared/repeats.js';
 import { linearFit } from '../../stats/regression.js';
 import { median } from '../../stats/descriptive.js';
@@ -185,8 +186,7 @@ function warningsFor(run: { measurements: Measurement[]; summary: SpawnSummary }
       });
   }
   // Noise (wide intervals, contention) is judged once per run by the runner: experiments/noise.ts.
-  const failed = run.measurements.filter((m) => m.state === 'failed');
-  for (const m of failed) w.push({ code: 'probe-failed', message: `${m.series} at ${m.identity.rssMb} MB (THP ${m.identity.thp}), repeat ${m.repeat}: ${m.failure}` });
+  w.push(...probeFailedWarnings(run.measurements, (m) => `${m.series} at ${m.identity.rssMb} MB (THP ${m.identity.thp}), repeat ${m.repeat}`));
   return w;
 }
 

@@ -4,6 +4,7 @@
 import { publishedValue } from '../../reference/published.js';
 import { fixedPlan } from '../../runner/plans.js';
 import { sweep } from '../shared/sweep.js';
+import { probeFailedWarnings } from '../shared/failures.js';
 import { linearFit } from '../../stats/regression.js';
 import { median } from '../../stats/descriptive.js';
 import { OWN_MAPPINGS, readMaxMapCount } from '../../env/memory.js';
@@ -212,8 +213,7 @@ function warningsFor(run: { measurements: Measurement[]; summary: VmaSummary }):
       code: 'slab-noisy',
       message: `the Slab growth fits the VMA count poorly (R² ${sb.r2.toFixed(2)}): other processes allocated or freed kernel memory meanwhile. Include larger --vmas values or rerun on a quiet machine.`,
     });
-  for (const m of run.measurements.filter((x) => x.state === 'failed'))
-    w.push({ code: 'probe-failed', message: `${m.series} at ${m.identity.vmas} VMAs, repeat ${m.repeat}: ${m.failure}` });
+  w.push(...probeFailedWarnings(run.measurements, (m) => `${m.series} at ${m.identity.vmas} VMAs, repeat ${m.repeat}`));
   return w;
 }
 
