@@ -17,6 +17,7 @@ import {
   parseThpChoice,
 } from '../src/env/parse.js';
 import { computeMemoryBudget, locateMemoryCgroup, readCgroupLevels, readMemoryBudget } from '../src/env/memory.js';
+import { readThpChoice, thpPath } from '../src/env/thp.js';
 
 const MEMINFO = `MemTotal:       24683656 kB
 MemFree:        23001234 kB
@@ -266,4 +267,23 @@ test('memory: computeMemoryBudget over levels, usage above limit clamps to 0', (
   assert.equal(b.cgroupLimitBytes, 5000);
   const levels = readCgroupLevels({ version: 2, dirs: ['/nope'], note: null }, fakeFs({}));
   assert.deepEqual(levels, [{ dir: '/nope', limitBytes: null, usageBytes: null, reclaimableBytes: null }]);
+});
+
+test('readThpChoice: the bracketed choice of enabled and defrag from their files; null when unreadable', () => {
+  const files: Record<string, string> = {
+    [thpPath('enabled')]: 'always [madvise] never\n',
+    [thpPath('defrag')]: 'always defer [defer+madvise] madvise never\n',
+  };
+  const read = (p: string) => files[p] ?? null;
+  assert.equal(thpPath('enabled'), '/sys/kernel/mm/transparent_hugepage/enabled');
+  assert.equal(readThpChoice('enabled', read), 'madvise');
+  assert.equal(readThpChoice('defrag', read), 'defer+madvise');
+  assert.equal(
+    readThpChoice('enabled', () => null),
+    null,
+  );
+  assert.equal(
+    readThpChoice('enabled', () => 'no brackets'),
+    null,
+  );
 });

@@ -3,6 +3,7 @@
 // doctor.ts are pure functions of these facts, so tests run them on recorded text.
 import { readTextOrNull, type ReadText } from './memory.js';
 import { parseCpusAllowedList } from './parse.js';
+import { thpPath } from './thp.js';
 import type { ProbeRecord } from './machine.js';
 
 export interface DoctorFacts {
@@ -31,8 +32,8 @@ export function doctorPaths(online: string | null): string[] {
     `${CPU}/intel_pstate/no_turbo`,
     `${CPU}/smt/active`,
     `${CPU}/smt/control`,
-    '/sys/kernel/mm/transparent_hugepage/enabled',
-    '/sys/kernel/mm/transparent_hugepage/defrag',
+    thpPath('enabled'),
+    thpPath('defrag'),
     '/proc/sys/vm/overcommit_memory',
     '/proc/sys/vm/max_map_count',
     '/proc/sys/kernel/randomize_va_space',

@@ -1,8 +1,9 @@
 // `forklab doctor`'s checks: pure functions of the facts read by doctor-facts.ts. Each says what it found,
 // why it matters for these figures, and the command that changes it; the changes --apply may make are
 // listed as file writes so that they can be printed, made, and undone.
-import { parseCpusAllowedList, parseIntFile, parsePressure, parseStatusField, parseThpChoice, cpuinfoHasFlag, parseMeminfo, parseCgroupLimit } from './parse.js';
+import { parseCpusAllowedList, parseIntFile, parsePressure, parseStatusField, cpuinfoHasFlag, parseMeminfo, parseCgroupLimit } from './parse.js';
 import { parseProcStatCpu } from './witness.js';
+import { readThpChoice, thpPath } from './thp.js';
 import { cgroupDirs, type DoctorFacts } from './doctor-facts.js';
 import { checkEmulation, checkProbe } from './doctor-probe.js';
 
@@ -85,11 +86,11 @@ export function checkSmt(f: DoctorFacts): DoctorCheck {
 }
 
 export function checkThp(f: DoctorFacts): DoctorCheck[] {
-  const base = '/sys/kernel/mm/transparent_hugepage';
-  const enabled = parseThpChoice(f.files[`${base}/enabled`] ?? '');
-  const defrag = parseThpChoice(f.files[`${base}/defrag`] ?? '');
+  const read = (path: string) => f.files[path] ?? null;
+  const enabled = readThpChoice('enabled', read);
+  const defrag = readThpChoice('defrag', read);
   const out: DoctorCheck[] = [];
-  const e: FileChange = { path: `${base}/enabled`, value: 'madvise' };
+  const e: FileChange = { path: thpPath('enabled'), value: 'madvise' };
   out.push({
     id: 'thp-enabled',
     title: 'transparent huge pages (enabled)',
@@ -102,7 +103,7 @@ export function checkThp(f: DoctorFacts): DoctorCheck[] {
     command: enabled !== null && enabled !== 'madvise' ? write([e]) : null,
     apply: enabled !== null && enabled !== 'madvise' ? [e] : [],
   });
-  const d: FileChange = { path: `${base}/defrag`, value: 'madvise' };
+  const d: FileChange = { path: thpPath('defrag'), value: 'madvise' };
   const badDefrag = defrag === 'always' || defrag === 'never';
   out.push({
     id: 'thp-defrag',

@@ -14,11 +14,11 @@ import {
   parseMeminfo,
   parsePressure,
   parseStatusField,
-  parseThpChoice,
   type CpuPressure,
 } from './parse.js';
 
 import { detectEmulation } from './emulation.js';
+import { readThpChoice, thpPath } from './thp.js';
 import { readIsolation, sampleCgroupCpu, type CgroupCpuSample, type IsolationFields } from './isolation.js';
 import { parseProcStatCpu, type CpuTicks, type ProbeUsageTotals } from './witness.js';
 
@@ -258,7 +258,7 @@ function cpuModelOf(src: HostSources, cpuinfo: string | null, notes: string[]): 
 function hugePageSizeKbOf(src: HostSources, meminfo: Record<string, number>, notes: string[]): number | null {
   const fromMeminfo = meminfo['Hugepagesize'] ?? null;
   if (fromMeminfo !== null) return fromMeminfo;
-  const t = src.readFile('/sys/kernel/mm/transparent_hugepage/hpage_pmd_size');
+  const t = src.readFile(thpPath('hpage_pmd_size'));
   const bytes = t === null ? null : parseIntFile(t);
   if (bytes === null) return null;
   notes.push('hugePageSizeKb from transparent_hugepage/hpage_pmd_size (no Hugepagesize in /proc/meminfo)');
@@ -311,10 +311,6 @@ export function buildMachineRecord(src: HostSources, opts: { pinCpu: number | nu
   const allowedText = statusText === null ? null : parseStatusField(statusText, 'Cpus_allowed_list');
   const meminfoText = read('/proc/meminfo');
   const meminfo = meminfoText === null ? {} : parseMeminfo(meminfoText);
-  const thpText = (name: string): string | null => {
-    const t = read(`/sys/kernel/mm/transparent_hugepage/${name}`);
-    return t === null ? null : parseThpChoice(t);
-  };
   const intFile = (path: string): number | null => {
     const t = read(path);
     return t === null ? null : parseIntFile(t);
@@ -330,8 +326,8 @@ export function buildMachineRecord(src: HostSources, opts: { pinCpu: number | nu
     memTotalKb: meminfo['MemTotal'] ?? null,
     memAvailableKb: meminfo['MemAvailable'] ?? null,
     swapTotalKb: meminfo['SwapTotal'] ?? null,
-    thpEnabled: thpText('enabled'),
-    thpDefrag: thpText('defrag'),
+    thpEnabled: readThpChoice('enabled', read),
+    thpDefrag: readThpChoice('defrag', read),
     hugePageSizeKb: hugePageSizeKbOf(src, meminfo, notes),
     pageSizeBytes: pageSizeBytesOf(src, notes),
     glibcVersion: glibcVersionOf(src, notes),

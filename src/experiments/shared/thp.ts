@@ -1,7 +1,6 @@
 // What the experiments that map a region with and without transparent huge pages share: how their THP condition
 // is verified (ThpCondition), and the warning when the system setting makes --thp on impossible.
-import { readFileSync } from 'node:fs';
-import { parseThpChoice } from '../../env/parse.js';
+import { readThpChoice } from '../../env/thp.js';
 import type { ThpCondition } from '../chart.js';
 import type { Warning } from '../types.js';
 
@@ -13,18 +12,9 @@ export const THP_CONDITION = (regionMbField: string): ThpCondition => ({
   readings: ['hugePagesKb', 'regionRssKb'],
 });
 
-/** The system's transparent_hugepage/enabled choice (always, madvise, never); null when unreadable. */
-export function systemThp(): string | null {
-  try {
-    return parseThpChoice(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'));
-  } catch {
-    return null;
-  }
-}
-
 /** The warning for a run that asks for THP on where the system setting is [never]; none otherwise. */
 export function thpNeverWarnings(thp: readonly string[]): Warning[] {
-  if (!thp.includes('on') || systemThp() !== 'never') return [];
+  if (!thp.includes('on') || readThpChoice('enabled') !== 'never') return [];
   return [
     {
       code: 'thp-never',

@@ -1,8 +1,8 @@
 // trace's cost model from a stored run of the spawn experiment (article 000): its fork+exec and posix_spawn
 // medians at each parent size, with THP as the traced programs have it. The spawn experiment's methods and fields
 // are named here, among the experiments, so that the command line (src/cli/trace.ts) names none of them.
-import { readFileSync } from 'node:fs';
 import { spawnExperiment, type SpawnSummary } from '../spawn/index.js';
+import { readThpChoice } from '../../env/thp.js';
 import { fitModel, type ModelPoint, type SpawnModel } from './cost.js';
 
 /** The experiment whose stored runs the model is fitted from. */
@@ -14,11 +14,7 @@ const MODEL_METHODS: ReadonlySet<string> = new Set<ModelPoint['method']>(['fork-
 
 /** The system's THP setting is "always" (what a traced program's memory gets). */
 function thpAlways(): boolean {
-  try {
-    return /\[always\]/.test(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'));
-  } catch {
-    return false;
-  }
+  return readThpChoice('enabled') === 'always';
 }
 
 /** This machine's fork+exec and posix_spawn points from a stored run's summary (THP as the system has it, else off); null when they do not make a line. */
