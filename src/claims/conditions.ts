@@ -12,7 +12,7 @@ export const THP_OFF_MAX = 0.1;
 const mb = (kb: number) => (kb / 1024).toFixed(kb % 1024 === 0 ? 0 : 1);
 
 /** Throws NotMeasurable naming the first configuration whose THP label its huge pages do not bear out (for an experiment with a THP condition). */
-export function verifyThp(data: ExperimentData, configs: readonly Config[]): void {
+function verifyThp(data: ExperimentData, configs: readonly Config[]): void {
   const cond = findExperiment(data.experiment)?.thpCondition;
   if (!cond) return;
   for (const c of configs) {

@@ -43,7 +43,7 @@ export function driftAmount(d: Pick<VerdictDrift, 'percent' | 'unit'>): string {
 }
 
 /** "runs here vary by ±4.2 % (learnt from 6 earlier runs on this machine)". */
-export function driftWords(d: VerdictDrift): string {
+function driftWords(d: VerdictDrift): string {
   const from =
     d.runs === 0
       ? 'no earlier run of it on this machine yet: the stated prior, docs/reproduce.md'

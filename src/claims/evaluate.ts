@@ -17,7 +17,6 @@ import { applyDrift, summarizeDrift, type VerdictDrift } from './drift-words.js'
 import type { Range } from './bands.js';
 
 export type VerdictValue = 'holds' | 'differs' | 'inconclusive' | 'not-measurable';
-export const VERDICT_VALUES: readonly VerdictValue[] = ['holds', 'differs', 'inconclusive', 'not-measurable'];
 
 /** A claim's verdict: the figures of its judgement (for not-measurable, the reason as its detail) and what to read with them. */
 export interface Verdict extends Pick<Judgement, 'measured' | 'published' | 'factor' | 'interval' | 'detail' | 'plain'> {
@@ -56,7 +55,7 @@ function hasExpectation(c: Check): c is Check & Expectation {
   return 'expect' in c;
 }
 
-export function judge(check: Check, ctx: JudgeContext): Judgement {
+function judge(check: Check, ctx: JudgeContext): Judgement {
   switch (check.type) {
     case 'flat':
       return judgeFlat(check, ctx);

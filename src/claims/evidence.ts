@@ -88,7 +88,7 @@ export function checkRepeats(data: ExperimentData, repeats: readonly (readonly n
 }
 
 /** The values of a configuration key that the run's parameters name (rssMb ← rssMb, method ← methods), or null. */
-export function namedValues(data: ExperimentData, key: string): SeriesValue[] | null {
+function namedValues(data: ExperimentData, key: string): SeriesValue[] | null {
   let out: SeriesValue[] | null = null;
   for (const p of data.params ?? []) {
     const v = p[key] ?? p[`${key}s`];
@@ -102,7 +102,7 @@ export function namedValues(data: ExperimentData, key: string): SeriesValue[] | 
  * The values of `key` a selection must have been measured at: those the run's parameters name (when they name
  * the key), else those any configuration of the experiment was measured at.
  */
-export function expectedValues(data: ExperimentData, key: string, all: readonly Config[] = data.allConfigs ?? data.configs): SeriesValue[] {
+function expectedValues(data: ExperimentData, key: string, all: readonly Config[] = data.allConfigs ?? data.configs): SeriesValue[] {
   const named = namedValues(data, key);
   if (named) return named;
   const seen = all.map((c) => c[key]).filter((v): v is SeriesValue => typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean');

@@ -14,7 +14,7 @@ export function fmtNum(x: number): string {
   return x.toPrecision(2);
 }
 
-export function fmtTimeNs(ns: number): string {
+function fmtTimeNs(ns: number): string {
   const a = Math.abs(ns);
   if (a >= 1e6) return `${fmtNum(ns / 1e6)} ms`;
   if (a >= 1e3) return `${fmtNum(ns / 1e3)} µs`;
@@ -22,7 +22,7 @@ export function fmtTimeNs(ns: number): string {
 }
 
 /** The unit of a metric, from its name: pageTablesKb → kB, fileBytes → bytes, forkWaitNs → ns. */
-export function metricUnit(metric: string | undefined): string {
+function metricUnit(metric: string | undefined): string {
   if (metric === undefined) return 'ns';
   if (/Kb$/.test(metric)) return 'kB';
   if (/Bytes$/.test(metric)) return 'bytes';

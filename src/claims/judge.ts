@@ -8,7 +8,7 @@ import type { DriftOptions, QuantityEstimate } from './drift.js';
 
 export const VERDICTS_SCHEMA = 'forklab.verdicts';
 /** 2: every verdict says the drift between runs its intervals were widened by (`drift`) and what this run alone says (`withinRun`). */
-export const VERDICTS_VERSION = 2;
+const VERDICTS_VERSION = 2;
 
 export interface JudgeOptions {
   /** Articles to judge (ids); default: every article with at least one of its experiments among the documents. */
@@ -37,7 +37,7 @@ export interface Judged {
 }
 
 /** The articles whose experiments the documents cover, in the published order. */
-export function articlesCovered(docs: readonly RunDocument[], p: Published = loadPublished()): string[] {
+function articlesCovered(docs: readonly RunDocument[], p: Published = loadPublished()): string[] {
   const have = new Set(docs.map((d) => d.experiment));
   return p.articles.filter((a) => (Array.isArray(a.experiment) ? a.experiment : [a.experiment]).some((e) => have.has(e))).map((a) => a.id);
 }

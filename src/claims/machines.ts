@@ -8,13 +8,13 @@ import type { Published } from '../reference/published.js';
 import { judgeDocuments, type Judged, type JudgeOptions } from './judge.js';
 
 /** A short name for people: "host (kernel, N CPUs)". */
-export function machineLabel(m: MachineRecord | null | undefined): string {
+function machineLabel(m: MachineRecord | null | undefined): string {
   if (!m) return 'an unknown machine';
   return `${machineName(m)} (${m.kernel ?? '?'}, ${m.cpuCount ?? '?'} CPUs)`;
 }
 
 /** The stable fields in which two machine records differ: "node a vs b", "kernel 6.1 vs 6.6". */
-export function machineDifferences(a: MachineRecord, b: MachineRecord): string[] {
+function machineDifferences(a: MachineRecord, b: MachineRecord): string[] {
   const fa = stableFields(a);
   const fb = stableFields(b);
   return Object.keys(fa)

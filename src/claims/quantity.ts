@@ -56,7 +56,7 @@ export interface MeasureContext {
   confidence?: number;
 }
 
-export function pointOf(q: Quantity): number {
+function pointOf(q: Quantity): number {
   return q.combine(q.groups.map((g) => pooledStatistic(g, q.stat)));
 }
 

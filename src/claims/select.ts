@@ -160,7 +160,7 @@ export function pooledValues(data: ExperimentData, configs: readonly Config[], m
 }
 
 /** Differences metric − minusMetric within each configuration (the same probe), repeat by repeat. */
-export function pairedDifferences(data: ExperimentData, configs: readonly Config[], metric: string | undefined, minusMetric: string, sel: Series): number[][] {
+function pairedDifferences(data: ExperimentData, configs: readonly Config[], metric: string | undefined, minusMetric: string, sel: Series): number[][] {
   const byRepeat = new Map<number, number[]>();
   let missing: string | null = null;
   for (const c of configs) {

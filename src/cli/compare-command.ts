@@ -31,7 +31,7 @@ function verdictCell(f: FigureComparison, c: Colors): string {
   return c.dim('same');
 }
 
-export function renderComparison(cmp: Comparison, ids: [number, number], c: Colors): string {
+function renderComparison(cmp: Comparison, ids: [number, number], c: Colors): string {
   const side = (name: string, id: number, r: Comparison['a']) =>
     `${name}: run ${id} (${(r.runId ?? '').slice(0, 8)}) ${r.experiment}, started ${localTime(r.startedAt)}, host ${r.hostname}`;
   const lines = [side('A', ids[0], cmp.a), side('B', ids[1], cmp.b)];
@@ -66,7 +66,7 @@ function outcomesOf(docs: readonly [RunDocument, RunDocument], ids: [number, num
 }
 
 /** --fail-above PCT: a percentage above 0; throws UsageError naming the flag. */
-export function parseFailAbove(raw: string | undefined): number | undefined {
+function parseFailAbove(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const pct = Number(raw.trim().replace(/%$/, ''));
   if (raw.trim() === '' || !Number.isFinite(pct) || pct < 0 || pct > 10_000)
@@ -75,7 +75,7 @@ export function parseFailAbove(raw: string | undefined): number | undefined {
 }
 
 /** The figures that fail --fail-above PCT: marked as a real difference (significant) and more than PCT % away from 1. */
-export function failingFigures(cmp: Comparison, pct: number): FigureComparison[] {
+function failingFigures(cmp: Comparison, pct: number): FigureComparison[] {
   return cmp.figures.filter((f) => f.verdict !== 'same' && f.ratio !== null && Math.abs(f.ratio - 1) * 100 > pct);
 }
 

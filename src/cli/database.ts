@@ -21,7 +21,7 @@ export function dbArgument(loc: DbLocation): string {
 }
 
 /** A word the shell reads back as s. */
-export function shellWord(s: string): string {
+function shellWord(s: string): string {
   return /^[A-Za-z0-9_./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -30,7 +30,7 @@ const whole = (flag: string, v: string): number => {
   return Number(v);
 };
 
-export function manifestText(f: ManifestFlags): string {
+function manifestText(f: ManifestFlags): string {
   const o: ManifestOptions = {
     pool: f.pool,
     selector: parseSelector(f.selector),

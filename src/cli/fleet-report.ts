@@ -22,7 +22,7 @@ interface ReportFlags {
 }
 
 /** Every run document below DIR (other JSON files, such as a fleet-collect summary, are named and skipped). */
-export function readFleetDir(dir: string, warn: (s: string) => void): RunDocument[] {
+function readFleetDir(dir: string, warn: (s: string) => void): RunDocument[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError('DIR', `${dir} is not a directory`);
   const out: RunDocument[] = [];
   const walk = (d: string) => {
@@ -43,7 +43,7 @@ export function readFleetDir(dir: string, warn: (s: string) => void): RunDocumen
   return out;
 }
 
-export function runFleetReport(dir: string, f: ReportFlags): number {
+function runFleetReport(dir: string, f: ReportFlags): number {
   const { seed } = parseCommon({ seed: f.seed });
   const targets = {
     html: planFileFlag('--html', f.html),

@@ -87,7 +87,7 @@ function importAll(c: Collected, db: string | undefined): { imported: number; al
   return { imported, already };
 }
 
-export async function runCollect(o: CollectOptions): Promise<number> {
+async function runCollect(o: CollectOptions): Promise<number> {
   if ((o.kubernetes === true) === (o.dir !== undefined))
     throw new UsageError('--kubernetes/--dir', 'give exactly one: --kubernetes (pods of a job) or --dir DIR (Slurm or ssh log files)');
   if (o.dir !== undefined && !(existsSync(o.dir) && statSync(o.dir).isDirectory())) throw new UsageError('--dir', `${o.dir} is not a directory`);

@@ -7,7 +7,7 @@ import { CliError } from './errors.js';
 import { errnoText } from './output.js';
 
 /** The most forklab reads of one input file: 256 MiB, far above any run document. */
-export const MAX_INPUT_BYTES = 256 * 1024 * 1024;
+const MAX_INPUT_BYTES = 256 * 1024 * 1024;
 
 /** The text of FILE ("-": standard input), at most maxBytes; a ForklabError naming the file and the cause otherwise. */
 export function readBounded(file: string, maxBytes = MAX_INPUT_BYTES): string {

@@ -51,7 +51,7 @@ function documentsInFile(file: string, store: () => Store): RunDocument[] {
 }
 
 /** The documents the arguments name, in order: files first checked as files, then as runs in the history. */
-export function loadDocuments(refs: readonly string[], db: string | undefined): RunDocument[] {
+function loadDocuments(refs: readonly string[], db: string | undefined): RunDocument[] {
   let store: Store | null = null;
   const open = () => (store ??= openDatabase(db, { create: false, write: false }).store);
   try {
@@ -71,7 +71,7 @@ function historyStore(db: string | undefined): Store | null {
   }
 }
 
-export function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
+function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
   const { seed } = parseCommon({ seed: o.seed });
   const json = planFileFlag('--json', o.json);
   const docs = loadDocuments(refs, o.db);
@@ -136,7 +136,7 @@ export function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
 }
 
 /** `forklab judge --json` over runs of several machines: one verdicts document per machine. */
-export const VERDICTS_BY_MACHINE_SCHEMA = 'forklab.verdicts-by-machine';
+const VERDICTS_BY_MACHINE_SCHEMA = 'forklab.verdicts-by-machine';
 
 export function registerJudgeCommand(program: Command): void {
   program

@@ -74,7 +74,7 @@ export const noStoreOption = () => new Option('--no-store', NO_STORE_HELP);
 export const noColorOption = () => new Option('--no-color', NO_COLOR_HELP);
 export const pinOption = () => new Option('--pin <cpu>', PIN_HELP);
 export const quickOption = () => new Option('--quick', QUICK_HELP);
-export const WITHIN_RUN_HELP =
+const WITHIN_RUN_HELP =
   "today's intervals: what the runs themselves show, without this machine's drift between runs (by default every interval includes it, learnt from the machine's earlier runs: docs/reproduce.md)";
 export const withinRunOption = () => new Option('--within-run', WITHIN_RUN_HELP);
 

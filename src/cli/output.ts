@@ -170,7 +170,7 @@ export function planOutput(flag: string, file: string): OutputTarget {
 }
 
 /** Writes all of text to an open descriptor, waiting when a non-blocking pipe is full. */
-export function writeAllSync(fd: number, text: string | Buffer): void {
+function writeAllSync(fd: number, text: string | Buffer): void {
   const buf = typeof text === 'string' ? Buffer.from(text) : text;
   let off = 0;
   while (off < buf.length) {

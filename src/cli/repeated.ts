@@ -6,7 +6,7 @@ import type { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
 
 /** The value names that say a flag takes a comma-separated list (`--methods <list>`, `--runtime <NAME=PATH,...>`). */
-export const LIST_VALUES: readonly string[] = ['list', 'articles', 'lines', 'labels', 'NAME=PATH,...'];
+const LIST_VALUES: readonly string[] = ['list', 'articles', 'lines', 'labels', 'NAME=PATH,...'];
 
 /** What a flag given again does: gathers (a list), variadic (commander gathers), switch (no value), once (refused). */
 export type Repetition = 'gathers' | 'variadic' | 'switch' | 'once';

@@ -25,7 +25,7 @@ export interface CommonOptions {
 }
 
 /** --label TEXT: one line of printable text, at most 200 characters; undefined when not given. */
-export function parseLabel(label: string | undefined): string | undefined {
+function parseLabel(label: string | undefined): string | undefined {
   if (label === undefined) return undefined;
   const t = label.trim();
   if (t === '') throw new UsageError('--label', 'is empty; give a short text (--label baseline), or leave --label out');

@@ -34,7 +34,7 @@ interface TraceOptions {
 }
 
 /** --duration: "30s", "2m", "500ms", or plain seconds; throws UsageError naming the flag. */
-export function parseDuration(raw: string): number {
+function parseDuration(raw: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(raw.trim());
   if (!m) throw new UsageError('--duration', `${JSON.stringify(raw)} is not a duration; give 30s, 2m, 500ms or a number of seconds`);
   const ms = Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
@@ -43,7 +43,7 @@ export function parseDuration(raw: string): number {
 }
 
 /** Everything the user typed, checked before anything runs. */
-export function planTrace(command: string[], o: TraceOptions): { plan: TracePlan; json: ReturnType<typeof parseCommon>['json'] } {
+function planTrace(command: string[], o: TraceOptions): { plan: TracePlan; json: ReturnType<typeof parseCommon>['json'] } {
   if (o.pid !== undefined && command.length) throw new UsageError('--pid', 'give either --pid PID or a command after --, not both');
   if (o.pid === undefined && !command.length) throw new UsageError('COMMAND', 'nothing to trace; give a command after -- (forklab trace -- make -j4) or --pid PID');
   if (o.duration !== undefined && o.pid === undefined) throw new UsageError('--duration', 'goes with --pid (a command is traced until it ends)');
@@ -80,7 +80,7 @@ export function planTrace(command: string[], o: TraceOptions): { plan: TracePlan
   return { plan, json: common.json };
 }
 
-export async function traceAction(command: string[], o: TraceOptions): Promise<number> {
+async function traceAction(command: string[], o: TraceOptions): Promise<number> {
   const { plan, json } = planTrace(command, o);
   const tracer: Tracer = findTracer();
   const history: { store: Store; location: DbLocation } | null = openHistory({ db: o.db, ...(o.store === false ? { store: false } : {}) });

@@ -22,7 +22,7 @@ export interface DoctorFacts {
 const CPU = '/sys/devices/system/cpu';
 
 /** Every path the checks read, for the CPUs listed in `online` (e.g. "0-1"). */
-export function doctorPaths(online: string | null): string[] {
+function doctorPaths(online: string | null): string[] {
   const cpus = (online && parseCpusAllowedList(online.trim())) || [0];
   const perCpu = cpus.flatMap((c) => [`${CPU}/cpu${c}/cpufreq/scaling_governor`, `${CPU}/cpu${c}/topology/thread_siblings_list`]);
   return [
@@ -51,7 +51,7 @@ export function doctorPaths(online: string | null): string[] {
 }
 
 /** The cgroup files of the memory and CPU controllers, for every level from the process's cgroup up. */
-export function cgroupPaths(files: Record<string, string | null>): string[] {
+function cgroupPaths(files: Record<string, string | null>): string[] {
   const out: string[] = [];
   for (const level of cgroupDirs(files, 'memory')) out.push(`${level.dir}/${level.v2 ? 'memory.max' : 'memory.limit_in_bytes'}`);
   for (const level of cgroupDirs(files, 'cpu')) {

@@ -35,7 +35,7 @@ function onlineCpus(f: DoctorFacts): number[] {
   return parseCpusAllowedList(trim(f.files[`${CPU}/online`]) ?? '0') ?? [0];
 }
 
-export function checkGovernor(f: DoctorFacts): DoctorCheck {
+function checkGovernor(f: DoctorFacts): DoctorCheck {
   const why = 'a governor other than performance changes the clock between and during calls: the same work takes a different time.';
   const govs = onlineCpus(f).map((c) => ({ c, g: trim(f.files[`${CPU}/cpu${c}/cpufreq/scaling_governor`]) }));
   const known = govs.filter((x) => x.g !== null);
@@ -55,7 +55,7 @@ export function checkGovernor(f: DoctorFacts): DoctorCheck {
   return { id: 'governor', title: 'CPU frequency governor', status: slow.length ? 'warn' : 'ok', found, why, command: slow.length ? write(apply) : null, apply };
 }
 
-export function checkBoost(f: DoctorFacts): DoctorCheck {
+function checkBoost(f: DoctorFacts): DoctorCheck {
   const why = 'turbo/boost raises the clock while thermal and power headroom lasts, so early and late calls differ.';
   const boost = parseIntFile(f.files[`${CPU}/cpufreq/boost`] ?? '');
   const noTurbo = parseIntFile(f.files[`${CPU}/intel_pstate/no_turbo`] ?? '');
@@ -65,7 +65,7 @@ export function checkBoost(f: DoctorFacts): DoctorCheck {
   return { id: 'boost', title: 'CPU boost (turbo)', status: on ? 'warn' : 'ok', found: on ? 'on' : 'off', why, command: on ? write(apply) : null, apply: on ? apply : [] };
 }
 
-export function checkSmt(f: DoctorFacts): DoctorCheck {
+function checkSmt(f: DoctorFacts): DoctorCheck {
   const why = 'two hardware threads of one core share its execution units: work on the sibling slows the probe.';
   const active = parseIntFile(f.files[`${CPU}/smt/active`] ?? '');
   const control = trim(f.files[`${CPU}/smt/control`]);
@@ -85,7 +85,7 @@ export function checkSmt(f: DoctorFacts): DoctorCheck {
   };
 }
 
-export function checkThp(f: DoctorFacts): DoctorCheck[] {
+function checkThp(f: DoctorFacts): DoctorCheck[] {
   const read = (path: string) => f.files[path] ?? null;
   const enabled = readThpChoice('enabled', read);
   const defrag = readThpChoice('defrag', read);
@@ -122,7 +122,7 @@ export function checkThp(f: DoctorFacts): DoctorCheck[] {
   return out;
 }
 
-export function checkOvercommit(f: DoctorFacts): DoctorCheck {
+function checkOvercommit(f: DoctorFacts): DoctorCheck {
   const v = parseIntFile(f.files['/proc/sys/vm/overcommit_memory'] ?? '');
   const c: FileChange = { path: '/proc/sys/vm/overcommit_memory', value: '0' };
   return {
@@ -136,7 +136,7 @@ export function checkOvercommit(f: DoctorFacts): DoctorCheck {
   };
 }
 
-export function checkMaxMapCount(f: DoctorFacts): DoctorCheck {
+function checkMaxMapCount(f: DoctorFacts): DoctorCheck {
   const v = parseIntFile(f.files['/proc/sys/vm/max_map_count'] ?? '');
   const low = v !== null && v < 65530;
   return {
@@ -174,7 +174,7 @@ function cpuLimit(f: DoctorFacts): { cpus: number; file: string } | null {
   return best;
 }
 
-export function checkCgroup(f: DoctorFacts): DoctorCheck[] {
+function checkCgroup(f: DoctorFacts): DoctorCheck[] {
   let mem: number | null = null;
   for (const { dir, v2 } of cgroupDirs(f.files, 'memory')) {
     const t = f.files[`${dir}/${v2 ? 'memory.max' : 'memory.limit_in_bytes'}`];
@@ -209,7 +209,7 @@ export function checkCgroup(f: DoctorFacts): DoctorCheck[] {
   ];
 }
 
-export function checkVirtualization(f: DoctorFacts): DoctorCheck {
+function checkVirtualization(f: DoctorFacts): DoctorCheck {
   const hv = cpuinfoHasFlag(f.files['/proc/cpuinfo'] ?? '', 'hypervisor');
   const dmi = [trim(f.files['/sys/class/dmi/id/sys_vendor']), trim(f.files['/sys/class/dmi/id/product_name'])].filter(Boolean).join(' / ');
   const a = parseProcStatCpu(f.now.statBefore ?? '');
@@ -230,7 +230,7 @@ export function checkVirtualization(f: DoctorFacts): DoctorCheck {
   };
 }
 
-export function checkLoadNow(f: DoctorFacts): DoctorCheck {
+function checkLoadNow(f: DoctorFacts): DoctorCheck {
   const cpus = onlineCpus(f).length;
   const load1 = Number((f.files['/proc/loadavg'] ?? '').split(/\s+/)[0]);
   const p0 = parsePressure(f.now.pressureBefore ?? '');
@@ -249,7 +249,7 @@ export function checkLoadNow(f: DoctorFacts): DoctorCheck {
   };
 }
 
-export function checkPinning(f: DoctorFacts): DoctorCheck {
+function checkPinning(f: DoctorFacts): DoctorCheck {
   const status = f.files['/proc/self/status'] ?? '';
   const allowedText = parseStatusField(status, 'Cpus_allowed_list');
   const allowed = allowedText === null ? null : parseCpusAllowedList(allowedText);
@@ -268,7 +268,7 @@ export function checkPinning(f: DoctorFacts): DoctorCheck {
   };
 }
 
-export function checkAslr(f: DoctorFacts): DoctorCheck {
+function checkAslr(f: DoctorFacts): DoctorCheck {
   const v = parseIntFile(f.files['/proc/sys/kernel/randomize_va_space'] ?? '');
   return {
     id: 'aslr',
@@ -281,7 +281,7 @@ export function checkAslr(f: DoctorFacts): DoctorCheck {
   };
 }
 
-export function checkTracer(f: DoctorFacts): DoctorCheck {
+function checkTracer(f: DoctorFacts): DoctorCheck {
   const tracer = parseIntFile(parseStatusField(f.files['/proc/self/status'] ?? '', 'TracerPid') ?? '');
   const traced = tracer !== null && tracer > 0;
   return {

@@ -117,7 +117,7 @@ export function locateCpuCgroup(read: ReadText): CpuCgroupDirs {
 }
 
 /** CPUs the cgroup may use: cpu.max "200000 100000" → 2 (v2), or cfs_quota_us ÷ cfs_period_us (v1); null when unlimited. */
-export function cgroupCpuLimitOf(read: ReadText, dirs: CpuCgroupDirs): number | null {
+function cgroupCpuLimitOf(read: ReadText, dirs: CpuCgroupDirs): number | null {
   const round = (x: number) => Math.round(x * 1000) / 1000;
   if (dirs.v1 !== null) {
     const q = Number(read(`${dirs.v1}/cpu.cfs_quota_us`)?.trim());

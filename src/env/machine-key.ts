@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { MachineRecord } from './machine.js';
 
-export const MACHINE_KEY_FIELDS = [
+const MACHINE_KEY_FIELDS = [
   'kernel',
   'kernelVersion',
   'arch',

@@ -145,7 +145,7 @@ export interface HostSources {
 const COMMAND_TIMEOUT_MS = 2000;
 
 /** Run a command with a 2 s timeout; non-zero exit still returns its output, failure to start or timeout → null. */
-export function runCommand(cmd: string, args: string[]): CommandResult | null {
+function runCommand(cmd: string, args: string[]): CommandResult | null {
   try {
     const stdout = execFileSync(cmd, args, {
       encoding: 'utf8',

@@ -32,7 +32,7 @@ export interface CgroupMount {
 }
 
 /** Values at or above this in a v1 limit file mean "no limit" (the kernel writes PAGE_COUNTER_MAX * page size). */
-export const CGROUP_UNLIMITED_THRESHOLD = 2 ** 60;
+const CGROUP_UNLIMITED_THRESHOLD = 2 ** 60;
 
 /**
  * /proc/meminfo → { MemTotal: 24683656, HugePages_Total: 0, ... }.

@@ -118,7 +118,7 @@ export interface NoiseWitness {
 }
 
 /** Thresholds above which the witness calls a run contended. */
-export const CONTENTION = {
+const CONTENTION = {
   /** % of wall time with a runnable task waiting for a CPU. */
   cpuPressurePercent: 10,
   /** % of CPU time stolen by the hypervisor. */

@@ -47,7 +47,7 @@ export interface Collected {
 }
 
 /** A name safe as one path segment. */
-export const machineDir = (name: string): string => name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '_') || '_';
+const machineDir = (name: string): string => name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '_') || '_';
 
 /** Decodes, verifies, de-duplicates and writes every document of the streams into OUT/<machine>/. */
 export function collectStreams(streams: readonly LogStream[], outDir: string): Collected {
@@ -139,7 +139,7 @@ export async function kubernetesStreams(src: KubeSource, namespace: string, sele
 }
 
 /** The line fleet slurm's script prints first: "forklab slurm job 12 task 3 on c01 partition compute". */
-export function slurmLabels(text: string): Record<string, string> {
+function slurmLabels(text: string): Record<string, string> {
   const m = /^forklab slurm job (\S+) task (\S+) on (\S+) partition (\S+)$/m.exec(text);
   if (!m) return {};
   const out: Record<string, string> = { 'slurm.job': m[1]!, 'slurm.task': m[2]!, 'slurm.node': m[3]!, 'slurm.partition': m[4]! };

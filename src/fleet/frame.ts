@@ -13,8 +13,8 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 
-export const FRAME_MARK = 'forklab-frame/1';
-export const STATUS_MARK = 'forklab-status/1';
+const FRAME_MARK = 'forklab-frame/1';
+const STATUS_MARK = 'forklab-status/1';
 /** Base64 characters per data line: far below the 16 KiB at which CRI runtimes split a line. */
 export const CHUNK_CHARS = 1000;
 

@@ -40,7 +40,7 @@ const obj = (v: unknown): Json => (v !== null && typeof v === 'object' && !Array
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /** PodList JSON → what collect needs of each pod. */
-export function podsOf(list: unknown): PodInfo[] {
+function podsOf(list: unknown): PodInfo[] {
   const items = obj(list).items;
   if (!Array.isArray(items)) throw new ForklabError('file', 'the pod list has no items array (not a PodList?)');
   return items.map((it) => {
@@ -61,7 +61,7 @@ export function podsOf(list: unknown): PodInfo[] {
 }
 
 /** Node JSON → its labels, with what status.nodeInfo says of the kernel, the OS image and the container runtime. */
-export function nodeOf(node: unknown): NodeInfo {
+function nodeOf(node: unknown): NodeInfo {
   const meta = obj(obj(node).metadata);
   const labels: Record<string, string> = {};
   for (const [k, v] of Object.entries(obj(meta.labels))) if (typeof v === 'string') labels[k] = v;

@@ -25,7 +25,7 @@ export interface ManifestOptions {
   memory: string;
 }
 
-export const APP_LABEL = 'app.kubernetes.io/name';
+const APP_LABEL = 'app.kubernetes.io/name';
 export const DEFAULT_IMAGE = 'localhost/forklab:latest';
 /** The image's user (scripts/image/ creates it): restricted pods must not run as root. */
 export const IMAGE_UID = 10001;
@@ -48,7 +48,7 @@ export function parseSelector(text: string): Record<string, string> {
   return out;
 }
 
-export function checkManifestOptions(o: ManifestOptions): void {
+function checkManifestOptions(o: ManifestOptions): void {
   if (!DNS_LABEL.test(o.pool)) throw new UsageError('--pool', `${JSON.stringify(o.pool)} must be lower-case letters, digits and '-' (42 at most): it names the Job`);
   if (!Number.isSafeInteger(o.nodes) || o.nodes < 1 || o.nodes > 1000) throw new UsageError('--nodes', `${o.nodes} is not a whole number of nodes from 1 to 1000`);
   if (!Number.isSafeInteger(o.cpus) || o.cpus < 1)

@@ -25,7 +25,7 @@ function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./:=,@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-export function checkSlurmOptions(o: SlurmOptions): void {
+function checkSlurmOptions(o: SlurmOptions): void {
   if (!Number.isSafeInteger(o.nodes) || o.nodes < 1 || o.nodes > 10000) throw new UsageError('--nodes', `${o.nodes} is not a whole number of nodes from 1 to 10000`);
   if (o.partition !== null && !SLURM_WORD.test(o.partition)) throw new UsageError('--partition', `${JSON.stringify(o.partition)} is not a partition name`);
   if (!isAbsolute(o.outDir) || /[\s%]/.test(o.outDir))

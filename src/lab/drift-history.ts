@@ -10,10 +10,10 @@ import type { MachineRecord } from '../env/machine.js';
 import type { Store } from '../store/db.js';
 
 /** Stored runs judged now for their estimates, per experiment, at most (each costs a judgement of its claims). */
-export const MAX_LEARNT_NOW = 6;
+const MAX_LEARNT_NOW = 6;
 
 /** The machine key the documents share, or null when they come from several machines (or none records one). */
-export function sharedMachineKey(docs: readonly RunDocument[]): string | null {
+function sharedMachineKey(docs: readonly RunDocument[]): string | null {
   const keys = new Set(docs.map((d) => (d.machine ? machineKey(d.machine) : null)));
   return keys.size === 1 ? [...keys][0]! : null;
 }

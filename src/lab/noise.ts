@@ -7,7 +7,7 @@ import { keyValueWords } from '../text/words.js';
 import type { Measurement, Warning } from '../experiments/types.js';
 
 /** A figure is judged wide when its interval reaches further than this fraction from its median. */
-export const WIDE_FRACTION = 0.1;
+const WIDE_FRACTION = 0.1;
 /** Figures with fewer pooled samples are not judged (no useful interval). */
 const MIN_SAMPLES = 10;
 

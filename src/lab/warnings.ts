@@ -10,7 +10,7 @@ import { noiseFigures, noiseWarning } from './noise.js';
  * Fewest samples a 95 % interval of a median can be drawn from: with n samples the widest distribution-free
  * interval, [min, max], covers the median with probability 1 − 2·0.5ⁿ, which reaches 95 % only from n = 6.
  */
-export const MIN_SAMPLES_FOR_INTERVAL = 6;
+const MIN_SAMPLES_FOR_INTERVAL = 6;
 
 /** A warning when a timed configuration (its repeats pooled) has too few samples for its interval to mean anything. */
 export function fewSamplesWarnings(run: ExperimentRun): Warning[] {

@@ -5,7 +5,7 @@ import type { Article, Language } from './types.js';
 const LANGUAGE_NAMES: Record<Language, string> = { vi: 'Vietnamese', zh: 'Chinese' };
 
 /** "part 46 of 50 of “Hiệu năng Linux cho lập trình viên” (Linux performance for programmers)", or null. */
-export function seriesText(a: Article): string | null {
+function seriesText(a: Article): string | null {
   const s = a.series;
   if (s === null) return null;
   const part = s.part !== null ? `part ${s.part}${s.of !== null ? ` of ${s.of}` : ''}` : null;
@@ -17,14 +17,14 @@ export function seriesText(a: Article): string | null {
 }
 
 /** "Docker, debian:bookworm-slim …; gcc 12; kernel not stated". */
-export function measuredWithText(a: Article): string {
+function measuredWithText(a: Article): string {
   const m = a.measuredWith;
   const parts = [m.container ? `container ${m.container}` : null, m.compiler, m.cpu, m.kernel ? `kernel ${m.kernel}` : 'kernel not stated'];
   return parts.filter((x): x is string => x !== null).join('; ');
 }
 
 /** One line naming the article: `000 “Ba cách …” (Three ways to start a process), Vietnamese`. */
-export function articleName(a: Article): string {
+function articleName(a: Article): string {
   const heading = a.titleSource === 'first-heading' ? '; its first heading, the text has no title' : '';
   return `${a.id} “${a.title}” (${a.titleEn}${heading}), ${LANGUAGE_NAMES[a.language]}`;
 }

@@ -9,7 +9,7 @@ import { mdText } from './escape.js';
 import { fmtUs, fmtUsCi } from '../text/format.js';
 
 /** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; numbers as plain decimals. */
-export function csvField(v: unknown): string {
+function csvField(v: unknown): string {
   if (v === null || v === undefined) return '';
   const s = typeof v === 'number' ? (Number.isInteger(v) ? v.toFixed(0) : String(v)) : typeof v === 'string' ? v : JSON.stringify(v);
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;

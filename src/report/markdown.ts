@@ -29,8 +29,6 @@ export interface ReportTable {
   note?: string;
 }
 
-export { fmtMedianCi };
-
 const text = (v: unknown): string => (v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
 /** Both runs side by side, configuration by configuration, with B ÷ A. */
@@ -170,7 +168,7 @@ export const RAW_DATA_NOTE =
  * An experiment's view as Markdown, the same blocks the terminal shows: headings in bold, lines and notes as
  * paragraphs, tables as tables, the latency chart in a text fence (left out when `charts` is false).
  */
-export function blocksMarkdown(blocks: readonly Block[], charts = true): string[] {
+function blocksMarkdown(blocks: readonly Block[], charts = true): string[] {
   const out: string[] = [];
   for (const b of blocks) {
     if (b.kind === 'heading') out.push(`**${mdText(b.text)}**`, '');
@@ -189,9 +187,6 @@ export function mdTable(t: Pick<ReportTable, 'header' | 'rows' | 'leftAlign'>): 
   const line = (cells: string[]) => `| ${cells.map(mdCell).join(' | ')} |`;
   return [line(t.header), `|${t.header.map((_, i) => (left.has(i) ? ':---' : '---:')).join('|')}|`, ...t.rows.map(line)].join('\n');
 }
-
-/** "µs" for the "us" of data/published.json. */
-export const unitText = (unit: string) => unit.replace(/^us\b/, 'µs');
 
 export interface MarkdownOptions {
   comparisons?: readonly PublishedComparison[];

@@ -17,7 +17,7 @@ export function fmtMedianCi(s: GroupStats | null, perNs: number): string {
 const cell = (v: unknown): string => (v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
 /** One row per configuration object: its series, every scalar field, repeat, state, median and interval. */
-export function configurationBlocks(doc: RunDocument): Block[] {
+function configurationBlocks(doc: RunDocument): Block[] {
   const keys = [...new Set(doc.configurations.flatMap((c) => Object.keys(fieldsOf(c))))];
   const groups = groupConfigurations(doc, null); // one per configuration object, in document order
   const unit = timeUnit(doc.experiment);

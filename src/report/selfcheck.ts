@@ -10,7 +10,7 @@ import { BLOCK, TOLERANCE, pairResult, type Cell, type PairResult, type PairVerd
 const pct = (f: number) => `${(f * 100).toFixed(0)} %`;
 
 /** Why it did not pass, and what to change: from the pairs outside or undecided, the rounds' swing and the witness. */
-export function selfcheckAdvice(results: readonly { cell: Cell; r: PairResult }[], failed: readonly Cell[], witness: NoiseWitness | null, p: SelfcheckParams): string[] {
+function selfcheckAdvice(results: readonly { cell: Cell; r: PairResult }[], failed: readonly Cell[], witness: NoiseWitness | null, p: SelfcheckParams): string[] {
   const lines: string[] = [];
   for (const c of failed) lines.push(`${c.pair.label}: ${c.failures[0]}`);
   const names = (v: PairVerdict) =>

@@ -8,7 +8,7 @@ import { textBars } from './bar-chart.js';
 
 const plain = (s: string) => s;
 
-export function renderBlock(b: Block, color: boolean): string {
+function renderBlock(b: Block, color: boolean): string {
   switch (b.kind) {
     case 'heading':
       return color ? pc.bold(b.text) : b.text;

@@ -33,12 +33,12 @@ function pathsIn(dir: string): NativePaths {
 const complete = (p: NativePaths) => Object.values(p).every((f) => existsSync(f));
 
 /** The prebuilt set's platform directory for a CPU, e.g. prebuilds/linux-arm64 (null where none is made). */
-export function prebuiltDir(root: string = PACKAGE_ROOT, arch: string = process.arch): string | null {
+function prebuiltDir(root: string = PACKAGE_ROOT, arch: string = process.arch): string | null {
   return arch === 'x64' || arch === 'arm64' ? join(root, 'prebuilds', `linux-${arch}`) : null;
 }
 
 /** BUILD.json of a prebuilt set (libc: the C library inside its static binaries), or null when there is none. */
-export function readBuildManifest(dir: string): { platform: string; buildId: string; libc: string | null } | null {
+function readBuildManifest(dir: string): { platform: string; buildId: string; libc: string | null } | null {
   try {
     const m = JSON.parse(readFileSync(join(dir, 'BUILD.json'), 'utf8')) as { platform?: unknown; buildId?: unknown; toolchain?: { static?: unknown } };
     const libc = typeof m.toolchain?.static === 'string' ? (/glibc [0-9.]+/.exec(m.toolchain.static)?.[0] ?? null) : null;
@@ -93,7 +93,7 @@ export function describeOrigin(o: ProbeOrigin): string {
   return `prebuilt ${o.platform}, build id ${o.buildId}${o.chosenBy === 'FORKLAB_NATIVE_DIR' ? ' (chosen by FORKLAB_NATIVE_DIR)' : ''}`;
 }
 
-export class ProbeMissingError extends ForklabError {
+class ProbeMissingError extends ForklabError {
   constructor(path: string) {
     const prebuilt = prebuiltDir() !== null;
     super('probe-missing', `the C probe is not built (${path} is missing)${prebuilt ? '' : `, and no prebuilt probe ships for ${process.arch}`}`, {

@@ -28,7 +28,7 @@ export function normalQuantile(p: number): number {
 }
 
 /** Student's t quantile: exact for 1 and 2 degrees of freedom, Cornish–Fisher (four terms) from 3 on. */
-export function tQuantile(p: number, df: number): number {
+function tQuantile(p: number, df: number): number {
   if (df === 1) return Math.tan(Math.PI * (p - 0.5));
   if (df === 2) return (2 * p - 1) / Math.sqrt(2 * p * (1 - p));
   const z = normalQuantile(p);

@@ -35,7 +35,7 @@ export function assertSamples(xs: ArrayLike<number>, what: string): void {
 }
 
 /** Returns an ascending sorted copy as a Float64Array (numeric sort). */
-export function sortedCopy(xs: ArrayLike<number>): Float64Array {
+function sortedCopy(xs: ArrayLike<number>): Float64Array {
   const out = Float64Array.from(xs);
   out.sort();
   return out;

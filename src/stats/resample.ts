@@ -74,7 +74,7 @@ export interface QuantityInterval {
 }
 
 /** Returns the statistic of the pooled samples of one series. */
-export function statisticOf(values: readonly number[], stat: ResampleStatistic): number {
+function statisticOf(values: readonly number[], stat: ResampleStatistic): number {
   if (values.length === 0) throw new RangeError('statisticOf: no samples');
   if (stat === 'min') return values.reduce((a, b) => Math.min(b, a), Infinity);
   if (stat === 'mean') return values.reduce((a, b) => a + b, 0) / values.length;

@@ -8,7 +8,6 @@ import { poolRepeats } from '../stats/pool.js';
 import { splitConfiguration, type RunDocument } from '../document/run.js';
 import type { Scalar } from '../experiments/types.js';
 
-export { VERDICT_RULE };
 export type Verdict = ComparisonVerdict;
 
 /** One configuration of a run, its repeats pooled. */
@@ -78,7 +77,7 @@ export interface Comparison {
   rule: typeof VERDICT_RULE;
 }
 
-export const COMPARED_MACHINE_FIELDS = ['hostname', 'kernel', 'cpuModel', 'cpuCount', 'thpEnabled', 'pinnedCpu'] as const;
+const COMPARED_MACHINE_FIELDS = ['hostname', 'kernel', 'cpuModel', 'cpuCount', 'thpEnabled', 'pinnedCpu'] as const;
 
 /** "fork-exec (rss 512 MB, thp off)": the series and its identity in words, as a reader says them. */
 function labelOf(series: string, identity: Record<string, Scalar>): string {

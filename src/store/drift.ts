@@ -31,7 +31,7 @@ export interface RunWithoutEstimates {
 
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
 
-export function addDriftEstimates(db: SqlDatabase, e: NewDriftEstimates): number {
+function addDriftEstimates(db: SqlDatabase, e: NewDriftEstimates): number {
   return db.transaction(() => {
     const linked = db
       .prepare(
@@ -51,7 +51,7 @@ export function addDriftEstimates(db: SqlDatabase, e: NewDriftEstimates): number
 }
 
 /** The estimate sets of one machine and experiment, most recent first, at most `limit`. */
-export function driftHistory(db: SqlDatabase, machineKey: string, experiment: string, version: number, limit: number): StoredDriftEstimates[] {
+function driftHistory(db: SqlDatabase, machineKey: string, experiment: string, version: number, limit: number): StoredDriftEstimates[] {
   const rows = db
     .prepare('SELECT id, started_at, estimates FROM drift_estimates WHERE machine_key = ? AND experiment = ? AND version = ? ORDER BY started_at DESC, id DESC LIMIT ?')
     .all(machineKey, experiment, version, Math.max(0, Math.floor(limit))) as { id: number; started_at: string; estimates: string }[];
@@ -64,7 +64,7 @@ export function driftHistory(db: SqlDatabase, machineKey: string, experiment: st
 }
 
 /** Complete stored runs of an experiment that no estimate set of this version covers, most recent first. */
-export function runsWithoutEstimates(db: SqlDatabase, experiment: string, version: number, limit: number): RunWithoutEstimates[] {
+function runsWithoutEstimates(db: SqlDatabase, experiment: string, version: number, limit: number): RunWithoutEstimates[] {
   const rows = db
     .prepare(
       `SELECT id, uuid, started_at, machine, params FROM runs r WHERE experiment = ? AND status = 'complete' AND NOT EXISTS (
@@ -85,7 +85,7 @@ export function forgetDriftEstimates(db: SqlDatabase, runUuids: readonly string[
 }
 
 /** Every estimate set in the history, oldest first (what bench:verdicts --prior fits the priors' scales on). */
-export function allDriftEstimates(db: SqlDatabase): StoredDriftEstimates[] {
+function allDriftEstimates(db: SqlDatabase): StoredDriftEstimates[] {
   const rows = db.prepare('SELECT id, started_at, estimates FROM drift_estimates ORDER BY started_at, id').all() as { id: number; started_at: string; estimates: string }[];
   return rows.map((r) => ({ runUuids: [], startedAt: r.started_at, estimates: JSON.parse(r.estimates) as Record<string, unknown> }));
 }

@@ -3,7 +3,7 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 
-export const DB_FILE_NAME = 'forklab.db';
+const DB_FILE_NAME = 'forklab.db';
 
 /**
  * The database path to use. `explicit` is the --db option (wins when given). Relative paths are resolved

@@ -115,11 +115,11 @@ export const MIGRATIONS: readonly Migration[] = [
 
 export const LATEST_SCHEMA = MIGRATIONS.length;
 
-export function userVersion(db: SqlDatabase): number {
+function userVersion(db: SqlDatabase): number {
   return Number(db.pragma('user_version'));
 }
 
-export function applicationId(db: SqlDatabase): number {
+function applicationId(db: SqlDatabase): number {
   return Number(db.pragma('application_id'));
 }
 

@@ -68,7 +68,7 @@ export function encodeSamples(xs: readonly number[]): Buffer {
   return b;
 }
 
-export function decodeSamples(stored: Uint8Array, n: number, where: string): number[] {
+function decodeSamples(stored: Uint8Array, n: number, where: string): number[] {
   const b = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
   if (b.length !== n * 8) throw new StoreError(`${where}: the stored samples are damaged (${b.length} bytes for ${n} samples)`);
   const out = new Array<number>(n);

@@ -4,7 +4,7 @@
 const UNITS: Record<string, string> = { Kb: 'kB', Mb: 'MB', Bytes: 'bytes', Ns: 'ns', Ms: 'ms' };
 
 /** A key's unit suffix and the rest: "rssMb" → { base: "rss", unit: "MB" }; no suffix → unit null. */
-export function splitUnit(key: string): { base: string; unit: string | null } {
+function splitUnit(key: string): { base: string; unit: string | null } {
   const suffix = /(Kb|Mb|Bytes|Ns|Ms)$/.exec(key)?.[1];
   return suffix ? { base: key.slice(0, -suffix.length), unit: UNITS[suffix]! } : { base: key, unit: null };
 }

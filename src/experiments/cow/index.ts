@@ -32,7 +32,7 @@ export interface CowParams {
 }
 
 /** Article 001's figures (80 MB, 4 KiB pages, THP off), from data/published.json. */
-export function article001() {
+function article001() {
   return {
     read: publishedValue('001.read'),
     'first-write': publishedValue('001.first-write'),
@@ -51,7 +51,7 @@ const COUNTS: CountSpecs = {
   repeats: { description: 'fresh probe processes per THP mode, interleaved', defaultValue: DEFAULTS.repeats, unit: 'processes', max: 1000 },
 };
 
-export function describeVerdict(c: CowCell): string {
+function describeVerdict(c: CowCell): string {
   const mb = (kb: number | null) => (kb === null ? '?' : `${(kb / 1024).toFixed(kb % 1024 ? 1 : 0)} MB`);
   const fpp = c.passes['first-write']?.faultsPerPage;
   const faults = fpp === undefined ? '?' : `${fpp.toFixed(fpp < 0.1 ? 4 : 2)} faults/page`;

@@ -39,7 +39,7 @@ export const CREATE_FIELDS: Record<'thread' | 'fork', Record<string, Scalar>> = 
 };
 
 /** Article 002's figures (µs), from data/published.json. */
-export function article002() {
+function article002() {
   return {
     thread: { minUs: publishedValue('002.thread.min'), medianUs: publishedValue('002.thread.median') },
     fork: { minUs: publishedValue('002.fork.min'), medianUs: publishedValue('002.fork.median') },
@@ -54,7 +54,7 @@ const COUNTS: CountSpecs = {
   repeats: { description: 'fresh probe processes, one after another; samples are pooled', defaultValue: DEFAULTS.repeats, unit: 'processes', max: 1000 },
 };
 
-export function summarizeCreate(ms: readonly Measurement[], seed: number): CreateSummary {
+function summarizeCreate(ms: readonly Measurement[], seed: number): CreateSummary {
   const thread = summarizeSeries(ms, 'thread', seed);
   const fork = summarizeSeries(ms, 'fork', seed);
   let ratio: RatioInterval | null = null;

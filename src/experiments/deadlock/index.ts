@@ -56,7 +56,7 @@ const COUNTS: CountSpecs = {
   repeats: { description: 'fresh probe processes per variant (one fork each), interleaved', defaultValue: DEFAULTS.repeats, unit: 'processes', max: 1000 },
 };
 /** The probe gives a timedlock child this long past its own deadline to report (native/case_deadlock.c). */
-export const MARGIN_MS = 250;
+const MARGIN_MS = 250;
 
 const ERRNO_NAMES = new Map<number, string>(Object.entries(osConstants.errno).map(([k, v]) => [v, k]));
 export function errnoName(n: number): string {
@@ -64,7 +64,7 @@ export function errnoName(n: number): string {
 }
 
 /** Per-probe timeout: the backstop if the probe's own bounded wait failed. */
-export function probeTimeoutMs(p: DeadlockParams): number {
+function probeTimeoutMs(p: DeadlockParams): number {
   return 10_000 + p.holdMs * 4 + (p.childTimeoutMs + MARGIN_MS) * 2;
 }
 

@@ -33,7 +33,7 @@ export interface ExecParams {
 }
 
 /** Article 004's figures (µs and KB), from data/published.json. */
-export function article004() {
+function article004() {
   return {
     forkExitUs: publishedValue('004.fork-exit'),
     dynamicUs: publishedValue('004.fork-exec.dynamic'),

@@ -118,7 +118,7 @@ function phaseRows(layout: Layout, info: Record<string, InfoValue>): PhaseRow[] 
 
 const diff = (a: number | null | undefined, b: number | null | undefined) => (a == null || b == null ? null : a - b);
 
-export function summarizePagetables(ms: readonly Measurement[], p: PagetablesParams): PagetablesSummary {
+function summarizePagetables(ms: readonly Measurement[], p: PagetablesParams): PagetablesSummary {
   const phases: PhaseRow[] = [];
   for (const m of ms) {
     if (m.series !== 'phase' || m.state !== 'ok') continue;

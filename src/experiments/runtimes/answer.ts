@@ -12,7 +12,7 @@ import { ALL_VARIANTS, familySpec, type Family } from './registry.js';
 import type { RuntimeCell, RuntimeLine, RuntimesSummary } from './summary.js';
 
 /** "0 MB", "256 MB", "1 GiB". */
-export function heapLabel(mb: number): string {
+function heapLabel(mb: number): string {
   return mb >= 1024 && mb % 1024 === 0 ? `${mb / 1024} GiB` : `${mb} MB`;
 }
 
@@ -40,7 +40,7 @@ function familyOfVariant(id: string): Family | null {
 }
 
 /** One row per runtime × call × heap kind, cheapest at the largest heap first (rows without it last). */
-export function answerRows(s: RuntimesSummary): { rows: AnswerRow[]; smallest: number; largest: number } {
+function answerRows(s: RuntimesSummary): { rows: AnswerRow[]; smallest: number; largest: number } {
   const heaps = [...new Set(s.cells.map((c) => c.heapMb))].sort((a, b) => a - b);
   const smallest = heaps[0] ?? 0;
   const largest = heaps[heaps.length - 1] ?? 0;

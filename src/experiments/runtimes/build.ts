@@ -12,11 +12,11 @@ import { DRIVERS_DIR } from './registry.js';
 export type CompiledFamily = 'go' | 'rust';
 export type BuildResult = { state: 'built' | 'cached'; path: string } | { state: 'failed'; why: string };
 
-export const DRIVER_SOURCES: Readonly<Record<CompiledFamily, string>> = { go: join('go', 'main.go'), rust: join('rust', 'main.rs') };
+const DRIVER_SOURCES: Readonly<Record<CompiledFamily, string>> = { go: join('go', 'main.go'), rust: join('rust', 'main.rs') };
 const BUILD_TIMEOUT_MS = 300_000;
 
 /** Where the driver for this compiler and this source lives in the cache. */
-export function builtDriverPath(family: CompiledFamily, version: string, cacheRoot: string): string {
+function builtDriverPath(family: CompiledFamily, version: string, cacheRoot: string): string {
   const source = readFileSync(join(DRIVERS_DIR, DRIVER_SOURCES[family]));
   const hash = createHash('sha256').update(source).update(`\0${VERSION}\0${version}`).digest('hex').slice(0, 12);
   return join(cacheRoot, 'drivers', `${family}-${version}-${hash}`, 'forklab-driver');

@@ -84,7 +84,7 @@ function readDriverList(stdout: string, exe: string): Probe {
 }
 
 /** Runs the executable to learn its version (and, for Python, the interpreter a shim stands for). */
-export async function probeRuntime(family: Family, exe: string, signal?: AbortSignal): Promise<Probe> {
+async function probeRuntime(family: Family, exe: string, signal?: AbortSignal): Promise<Probe> {
   const run = (args: string[]) => runCommand(exe, args, { timeoutMs: VERSION_TIMEOUT_MS, ...(signal ? { signal } : {}) });
   const versionFrom = async (args: string[], re: RegExp): Promise<Probe> => {
     const r = await run(args);
@@ -123,7 +123,7 @@ export async function probeRuntime(family: Family, exe: string, signal?: AbortSi
 }
 
 /** node20, python3.13, go1.19, bun1: the part of the version a user names a release line by. */
-export function shortName(family: Family, version: string): string {
+function shortName(family: Family, version: string): string {
   const parts = version.split('.');
   if (family === 'python' || family === 'perl' || family === 'go' || family === 'ruby' || family === 'rust') return `${family}${parts.slice(0, 2).join('.')}`;
   return `${family}${parts[0]}`;

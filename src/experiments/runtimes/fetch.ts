@@ -48,7 +48,7 @@ export function packageFor(family: FetchSpec['family'], arch: string = process.a
 }
 
 /** The npm to use: next to the Node running forklab, else on PATH. */
-export function findNpm(env: NodeJS.ProcessEnv = process.env): string | null {
+function findNpm(env: NodeJS.ProcessEnv = process.env): string | null {
   const near = join(dirname(process.execPath), 'npm');
   return isExecutable(near) ? near : which('npm', env);
 }

@@ -11,7 +11,7 @@ export interface MechanismChange {
   source: string;
 }
 
-export const MECHANISM_HISTORY: readonly MechanismChange[] = [
+const MECHANISM_HISTORY: readonly MechanismChange[] = [
   {
     family: 'node',
     since: '—',

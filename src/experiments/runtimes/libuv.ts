@@ -5,8 +5,8 @@
 import { compareVersions } from './discover.js';
 
 /** The newest libuv release checked to fork on Linux (the v1.x merge of libuv/libuv#3520 came after it). */
-export const LAST_FORKING_LIBUV = '1.52.1';
-export const LIBUV_POSIX_SPAWN_PR = 'libuv/libuv#3520';
+const LAST_FORKING_LIBUV = '1.52.1';
+const LIBUV_POSIX_SPAWN_PR = 'libuv/libuv#3520';
 
 export type LibuvSpawn =
   /** A release up to LAST_FORKING_LIBUV: fork + exec on Linux. */

@@ -55,7 +55,7 @@ export function runtimeCacheDir(env: NodeJS.ProcessEnv): string | null {
 }
 
 /** NAME-VERSION/bin/EXE under a cache folder. */
-export function cached(cacheDir: string | null, name: string, exe: string): Candidate[] {
+function cached(cacheDir: string | null, name: string, exe: string): Candidate[] {
   if (!cacheDir) return [];
   return listDir(cacheDir)
     .filter((d) => d.startsWith(`${name}-`))

@@ -134,7 +134,7 @@ export function copiesPageTables(m: SpawnMechanism): boolean {
   return m === 'fork';
 }
 
-export const STRACE_SYSCALLS = 'clone,clone3,fork,vfork,execve';
+const STRACE_SYSCALLS = 'clone,clone3,fork,vfork,execve';
 
 export interface TraceRequest {
   strace: string;

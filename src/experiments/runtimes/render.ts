@@ -42,7 +42,7 @@ function slopeText(l: RuntimeLine): string {
   return `${s.slopeUsPerMb.toFixed(2)}${ci}`;
 }
 
-export function claimText(l: RuntimeLine): string {
+function claimText(l: RuntimeLine): string {
   return l.claimHolds === null ? '—' : l.claimHolds ? `holds (${l.expected})` : `differs (expected ${l.expected})`;
 }
 

@@ -73,7 +73,7 @@ export function heapSlope(groups: readonly HeapGroup[], opts: { seed: number; re
 export type GrowthVerdict = 'flat' | 'grows' | 'unclear';
 
 /** How much the fitted cost may change over the heap range and still be flat (as article 000's flat claims). */
-export const FLAT_LIMIT = 0.25;
+const FLAT_LIMIT = 0.25;
 
 /**
  * Judged with the interval: grows when even its low end adds more than FLAT_LIMIT of the cost at the

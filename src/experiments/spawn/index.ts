@@ -113,7 +113,7 @@ const COUNTS: CountSpecs = {
 
 /** Entries one MB of mapping needs: 256 PTEs of 4 KiB, or half a PMD of 2 MiB. */
 /** Calls of each method per round of a probe (one: the methods alternate call by call, in shuffled order). */
-export const SPAWN_BLOCK = 1;
+const SPAWN_BLOCK = 1;
 
 export function perEntryCost(slopeUsPerMb: number, kind: 'PTE' | 'PMD'): number {
   return (slopeUsPerMb * 1000) / (kind === 'PTE' ? 256 : 0.5);

@@ -52,7 +52,7 @@ const count = (xs: string[]) =>
   [...xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<string, number>())].map(([k, n]) => ({ k, n })).sort((a, b) => b.n - a.n || a.k.localeCompare(b.k));
 
 /** The words of a frame in a label: "src/build.ts:42:7 in collectChanges". */
-export const frameWords = (f: SiteFrame) => `${where(f)}${f.fn ? ` in ${f.fn}` : ''}`;
+const frameWords = (f: SiteFrame) => `${where(f)}${f.fn ? ` in ${f.fn}` : ''}`;
 
 /** What names a call site, before its calls are summed. */
 type SiteHead = Pick<CallSite, 'label' | 'runtime' | 'source' | 'own' | 'at' | 'package' | 'function'>;

@@ -51,7 +51,7 @@ export interface Uncovered {
 
 const spread = (xs: number[]) => (xs.length ? { median: median(xs), max: Math.max(...xs) } : null);
 
-export function recordingOf(records: Records, join: Join): Recording {
+function recordingOf(records: Records, join: Join): Recording {
   const runtimes = RECORDED_RUNTIMES.map((runtime): RuntimeRecording => {
     const calls = records.calls.filter((c) => c.runtime === runtime);
     const starts = records.starts.filter((s) => s.runtime === runtime);
@@ -91,7 +91,7 @@ function whyUncovered(p: ProcessFigures, recording: Recording, stacks: { on: boo
   return `no call sites are available for ${what}: ${noRecorder}, and strace -k printed no frame outside the C library`;
 }
 
-export function uncoveredOf(
+function uncoveredOf(
   figures: readonly ProcessFigures[],
   /** Processes with call sites, by programKey. */
   covered: ReadonlySet<string>,

@@ -16,7 +16,7 @@ export interface ProcSample {
 }
 
 /** How far from a call a /proc sample may be and still describe the process at that call. */
-export const SAMPLE_REACH_S = 0.5;
+const SAMPLE_REACH_S = 0.5;
 
 /** Seconds from t to the span a sample covers (0 inside it). */
 const distance = (s: ProcSample, t: number) => (t < s.atS ? s.atS - t : Math.max(0, t - (s.untilS ?? s.atS)));
@@ -105,7 +105,7 @@ export interface ProcessFigures {
   calls: CallFigure[];
 }
 
-export function spread(ns: readonly number[]): Spread | null {
+function spread(ns: readonly number[]): Spread | null {
   if (!ns.length) return null;
   return { n: ns.length, sumNs: ns.reduce((a, b) => a + b, 0), medianNs: median([...ns]), maxNs: Math.max(...ns) };
 }

@@ -10,8 +10,6 @@ import { cloneFlags, execArgv, execPath, type StraceLog, type SyscallEvent } fro
  */
 export type Mechanism = 'fork' | 'vfork' | 'clone-vm-vfork' | 'clone-vm';
 export const MECHANISMS: readonly Mechanism[] = ['fork', 'vfork', 'clone-vm-vfork', 'clone-vm'];
-/** The mechanisms that copy the parent's page tables, so their cost grows with its memory. */
-export const COPYING: ReadonlySet<Mechanism> = new Set(['fork']);
 
 export type Runtime = 'node' | 'python' | 'java' | 'perl' | 'shell' | 'ruby' | 'bun' | 'deno' | 'other';
 

@@ -8,7 +8,7 @@ import { delimiter, join } from 'node:path';
 import { ForklabError } from '../../errors.js';
 import { addSample, type ProcSample } from './figures.js';
 
-export const TRACED_CALLS = 'clone,clone3,fork,vfork,execve,exit_group';
+const TRACED_CALLS = 'clone,clone3,fork,vfork,execve,exit_group';
 
 export interface Tracer {
   name: 'strace';
@@ -38,7 +38,7 @@ export function findTracer(env: NodeJS.ProcessEnv = process.env): Tracer {
 }
 
 /** Whether forklab itself runs under a tracer (gdb, strace): strace's --seccomp-bpf then cannot work. */
-export function beingTraced(): boolean {
+function beingTraced(): boolean {
   try {
     return /^TracerPid:\s+[1-9]/m.test(readFileSync('/proc/self/status', 'utf8'));
   } catch {
@@ -59,7 +59,7 @@ export function straceArgs(outFile: string, mode: { command: string[] } | { pid:
 }
 
 /** Every live descendant of pid (its children's children too), from /proc/PID/task/TID/children. */
-export function descendants(pid: number): number[] {
+function descendants(pid: number): number[] {
   const out: number[] = [];
   const queue = [pid];
   const seen = new Set<number>([pid]);
@@ -90,7 +90,7 @@ export function descendants(pid: number): number[] {
 }
 
 /** VmRSS and VmPTE of a process now; null when it is gone (or a kernel thread without them). */
-export function readProcSample(pid: number): ProcSample | null {
+function readProcSample(pid: number): ProcSample | null {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -7,7 +7,7 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Where the recorders are shipped (recorders/ beside src/ and dist/). */
-export const RECORDERS_DIR = fileURLToPath(new URL('../../../recorders/', import.meta.url));
+const RECORDERS_DIR = fileURLToPath(new URL('../../../recorders/', import.meta.url));
 const SOURCES = { node: join('node', 'record.cjs'), python: join('python', 'sitecustomize.py') } as const;
 
 /** The runtimes a recorder exists for. */

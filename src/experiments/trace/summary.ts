@@ -11,7 +11,7 @@ import type { CallSite, PackageSites } from './callsites.js';
 import type { Recording, Uncovered } from './coverage.js';
 
 /** 2: call sites (callSites, packages), the recorders (recording), processes without a call site (uncovered), nativeStacks. */
-export const TRACE_SUMMARY_VERSION = 2;
+const TRACE_SUMMARY_VERSION = 2;
 /** The versions this forklab reads (a version-1 trace has no call sites). */
 export const READABLE_TRACE_VERSIONS: readonly number[] = [1, 2];
 

@@ -25,7 +25,7 @@ function callWords(s: CallSite): string {
 }
 
 /** Where a call site is: its frame in the user's code, "via PKG" when it came from a dependency. */
-export function siteWhere(s: CallSite): string {
+function siteWhere(s: CallSite): string {
   const f: SiteFrame | null = s.own ?? s.at;
   if (!f) return s.label;
   const via = s.package ? ` via ${s.package}` : '';
@@ -34,7 +34,7 @@ export function siteWhere(s: CallSite): string {
 }
 
 /** "src/build.ts:42:7 spawn('git') in collectChanges: 1,200 forks from 540 MB, 14 s in fork, ≈ 13 s saved by posix_spawn: …" */
-export function siteLine(s: CallSite, wallNs: number): string {
+function siteLine(s: CallSite, wallNs: number): string {
   const head = s.source === 'native' ? `${s.label}: ${callWords(s)}` : `${siteWhere(s)} ${callWords(s)}${s.function ? ` in ${s.function}` : ''}`;
   const parts = [`${plural(s.byMechanism.fork, 'fork')}${s.rssMb ? ` from ${mb(s.rssMb.median)}` : ''}`];
   if (s.inForkNs > 0) parts.push(`${fmtDuration(s.inForkNs)} in fork`);

@@ -120,7 +120,7 @@ function num(info: Record<string, unknown>, key: string): number | null {
   return typeof v === 'number' ? v : null;
 }
 
-export function summarizeVma(ms: readonly Measurement[], seed: number): VmaSummary {
+function summarizeVma(ms: readonly Measurement[], seed: number): VmaSummary {
   const cells: VmaCell[] = [];
   const vmasList = [...new Set(ms.map((m) => m.identity.vmas as number))].sort((a, b) => a - b);
   for (const method of VMA_METHODS)
