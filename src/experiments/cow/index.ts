@@ -9,7 +9,7 @@ import { probeFailedWarnings } from '../shared/failures.js';
 import { readMemoryBudget } from '../../env/memory.js';
 import { measurementsFrom } from '../shared/measure.js';
 import { parseChoiceList, parseInteger, str } from '../shared/parse.js';
-import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
+import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
 import { fmtNs, fmtRatio } from '../../text/format.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
 import { THP_CONDITION, thpNeverWarnings } from '../shared/thp.js';
@@ -159,9 +159,7 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
   options: [
     { flags: '--size-mb <n>', description: 'region the parent maps and touches before fork, in MB (MiB); 80 MB = 20480 pages', defaultValue: DEFAULTS.sizeMb, unit: 'MB' },
     { flags: '--thp <list>', description: 'transparent huge pages for the region: off (MADV_NOHUGEPAGE), on (MADV_HUGEPAGE), default (no madvise)', defaultValue: DEFAULTS.thp },
-    countOption('repeats', COUNTS),
-    countOption('iterations', COUNTS),
-    countOption('warmup', COUNTS),
+    ...countOptions(COUNTS, ['repeats', 'iterations', 'warmup']),
   ],
 
   parse(raw) {

@@ -4,7 +4,7 @@
 import type { SeriesData } from '../../runner/probe.js';
 import { ratioOfMedians } from '../../stats/pool.js';
 import { median } from '../../stats/descriptive.js';
-import { pooledStats, repeatsOf } from '../shared/measure.js';
+import { cellFigure, repeatsOf, type CellFigure } from '../shared/measure.js';
 import type { Measurement } from '../types.js';
 
 export const COW_THP_MODES = ['off', 'on', 'default'] as const;
@@ -12,15 +12,9 @@ export type CowThp = (typeof COW_THP_MODES)[number];
 export const COW_SERIES = ['read', 'first-write', 'second-write', 'no-fork-write'] as const;
 export type CowSeries = (typeof COW_SERIES)[number];
 
-export interface CowPass {
+/** One pass: its figure in ns per page over every fork of every repeat (CellFigure), and its faults. */
+export interface CowPass extends CellFigure {
   series: CowSeries;
-  n: number;
-  /** Median ns per page over every fork of every repeat, with its bootstrap 95 % interval. */
-  medianNs: number;
-  ciLowNs: number;
-  ciHighNs: number;
-  cv: number;
-  repeatMediansNs: number[];
   /** Median minor faults of the pass (child's, or the parent's for no-fork-write), and per page. */
   minflt: number;
   faultsPerPage: number;
@@ -100,18 +94,13 @@ export function summarizeCow(ms: readonly Measurement[], seed: number): CowSumma
     const passes: CowCell['passes'] = {};
     for (const series of COW_SERIES) {
       const ok = mine.filter((m) => m.series === series && m.state === 'ok' && m.stats);
-      const st = pooledStats(ok, () => true, seed);
-      if (!st) continue;
+      const fig = cellFigure(ok, seed);
+      if (!fig) continue;
       const faults = col(ok, 'minflt');
       const flt = faults.length ? median(faults) : Number.NaN; // NaN: a document without the fault counts
       passes[series] = {
         series,
-        n: st.n,
-        medianNs: st.medianNs,
-        ciLowNs: st.ciLowNs,
-        ciHighNs: st.ciHighNs,
-        cv: st.cv,
-        repeatMediansNs: ok.map((m) => m.stats!.medianNs),
+        ...fig,
         minflt: flt,
         faultsPerPage: flt / pages,
       };

@@ -8,7 +8,7 @@ import { adaptiveRepeats, describeRepeatsStop, parseRepeatOptions, repeatOptions
 import type { RatioInterval } from '../../stats/bootstrap.js';
 import { ratioOfMedians } from '../../stats/pool.js';
 import { repeatsOf } from '../shared/measure.js';
-import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
+import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
 import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesSummary } from '../shared/series.js';
 import { fmtRatio, fmtUs, fmtUsCi } from '../../text/format.js';
 import { blank, heading, note, table, text, type Block } from '../view.js';
@@ -122,7 +122,7 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
         loop: (n, it) => [operation, '0', 'default', String(it), n.targetStatic],
       }),
     ),
-  options: [countOption('iterations', COUNTS), countOption('warmup', COUNTS), countOption('repeats', COUNTS), ...repeatOptions(DEFAULTS)],
+  options: [...countOptions(COUNTS), ...repeatOptions(DEFAULTS)],
 
   parse(raw) {
     const repeats = parseCount('repeats', raw, COUNTS);

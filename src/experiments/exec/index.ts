@@ -10,7 +10,7 @@ import { ldMeasurement, parseLdStatistics, readCyclesPerUs, type LdStatistics } 
 import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, type SeriesFields, type SeriesSummary } from '../shared/series.js';
 import { EXEC_SERIES, summarizeExec, type ExecSeries, type ExecSummary, type ExecveAlone } from './summary.js';
 import { parseInteger, str } from '../shared/parse.js';
-import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
+import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUs, fmtUsCi } from '../../text/format.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
@@ -156,17 +156,13 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
       }),
     ),
   options: [
-    countOption('iterations', COUNTS),
-    countOption('warmup', COUNTS),
-    countOption('repeats', COUNTS),
+    ...countOptions(COUNTS),
     { flags: '--ld-runs <n>', description: 'runs of the dynamic target with LD_DEBUG=statistics (ld.so cycle counts); 0 = none', defaultValue: DEFAULTS.ldRuns, unit: 'runs' },
   ],
 
   parse(raw) {
     return {
-      iterations: parseCount('iterations', raw, COUNTS),
-      warmup: parseCount('warmup', raw, COUNTS),
-      repeats: parseCount('repeats', raw, COUNTS),
+      ...parseCounts(raw, COUNTS),
       ldRuns: parseInteger('--ld-runs', str(raw, 'ldRuns', DEFAULTS.ldRuns), 0, 1000),
       ...targetParams(raw),
     };

@@ -10,7 +10,7 @@ import type { InfoValue } from '../../runner/protocol.js';
 import { OWN_MAPPINGS, readMaxMapCount } from '../../env/memory.js';
 import { measurementsFrom } from '../shared/measure.js';
 import { parseInteger, str } from '../shared/parse.js';
-import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
+import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUsCi } from '../../text/format.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
 import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
@@ -228,18 +228,14 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
   options: [
     { flags: '--pages <n>', description: 'pages mapped and written by the parent (both layouts)', defaultValue: DEFAULTS.pages, unit: 'pages' },
     { flags: '--spacing-kb <KiB>', description: 'sparse layout: one page every this many KiB, inside a PROT_NONE reservation', defaultValue: DEFAULTS.spacingKb, unit: 'KiB' },
-    countOption('iterations', COUNTS),
-    countOption('warmup', COUNTS),
-    countOption('repeats', COUNTS),
+    ...countOptions(COUNTS),
   ],
 
   parse(raw) {
     const p: PagetablesParams = {
       pages: parseInteger('--pages', str(raw, 'pages', DEFAULTS.pages), 1, 1 << 24),
       spacingKb: parseInteger('--spacing-kb', str(raw, 'spacingKb', DEFAULTS.spacingKb), 8, 1 << 30),
-      iterations: parseCount('iterations', raw, COUNTS),
-      warmup: parseCount('warmup', raw, COUNTS),
-      repeats: parseCount('repeats', raw, COUNTS),
+      ...parseCounts(raw, COUNTS),
     };
     if (p.spacingKb % 4 !== 0) throw new UsageError('--spacing-kb', `must be a multiple of the 4 KiB page, got ${p.spacingKb}`);
     if (p.pages * p.spacingKb * 1024 > MAX_ADDRESS_SPACE)

@@ -3,7 +3,7 @@ import { isExecutable } from './locations.js';
 import { parseFetchSpecs } from './fetch.js';
 import { ALL_VARIANTS, FAMILIES, familyOfName, type Family } from './registry.js';
 import { parseInteger, parseIntegerList, str } from '../shared/parse.js';
-import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
+import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { UsageError, type OptionSpec, type Presets } from '../types.js';
 
 export interface RuntimesParams {
@@ -70,9 +70,7 @@ export const RUNTIMES_OPTIONS: OptionSpec[] = [
   { flags: '--runtimes <list>', description: 'run only these runtimes: names as listed (python3.13, java25) or families (node, python, java, perl)', param: 'only' },
   { flags: '--variants <list>', description: `run only these variants: ${ALL_VARIANTS.map((v) => v.id).join(', ')} (or the part after the slash)` },
   { flags: '--heap-kinds <list>', description: `build only these heap kinds: ${[...new Set(FAMILIES.flatMap((f) => f.heapKinds))].join(', ')}` },
-  countOption('iterations', COUNTS),
-  countOption('warmup', COUNTS),
-  countOption('repeats', COUNTS),
+  ...countOptions(COUNTS),
   {
     flags: '--ci-target <percent>',
     description: `stop a driver once its median's 95 % interval is within ±percent; 0 runs every iteration (default ${DEFAULTS.ciTarget})`,
@@ -146,9 +144,7 @@ export function parseRuntimes(raw: Record<string, string | boolean | undefined>)
     nodeLines: parseNodeLines(raw.node),
     fetch: fetch.map((f) => f.label),
     offline,
-    iterations: parseCount('iterations', raw, COUNTS, d.iterations),
-    warmup: parseCount('warmup', raw, COUNTS, d.warmup),
-    repeats: parseCount('repeats', raw, COUNTS, d.repeats),
+    ...parseCounts(raw, COUNTS, d),
     ciTarget: ciPercent / 100,
     budgetMs: parseInteger('--budget-ms', str(raw, 'budgetMs', d.budgetMs), 0, 86_400_000),
     strace: raw.strace !== false,

@@ -34,6 +34,26 @@ export function countOption(name: CountName, specs: CountSpecs): OptionSpec {
   return { flags: `--${name} <n>`, description, ...(defaultValue !== undefined && { defaultValue }), ...(unit !== undefined && { unit }) };
 }
 
+/** The order --help lists the counts in, unless an experiment gives its own. */
+const COUNT_ORDER: readonly CountName[] = ['iterations', 'warmup', 'repeats'];
+
+/** The options --help shows for these counts, in this order. */
+export function countOptions(specs: CountSpecs, names: readonly CountName[] = COUNT_ORDER): OptionSpec[] {
+  return names.map((name) => countOption(name, specs));
+}
+
+/**
+ * --iterations, --warmup and --repeats from the command line, read in that order (the first bad one is the error);
+ * `defaults` in place of the specs' own where the defaults depend on other flags (runtimes' --quick).
+ */
+export function parseCounts(raw: CommandOptions, specs: CountSpecs, defaults: Partial<Record<CountName, string>> = {}): Record<CountName, number> {
+  return {
+    iterations: parseCount('iterations', raw, specs, defaults.iterations),
+    warmup: parseCount('warmup', raw, specs, defaults.warmup),
+    repeats: parseCount('repeats', raw, specs, defaults.repeats),
+  };
+}
+
 /** One count from the command line's options (its default when not given); a UsageError names the flag. */
 export function parseCount(name: CountName, raw: CommandOptions, specs: CountSpecs, defaultValue?: string): number {
   const spec = specOf(name, specs);

@@ -65,3 +65,22 @@ export function pooledStats(ms: readonly Measurement[], pred: (m: Measurement) =
   const p = poolRepeats(repeatsOf(ms, pred), seed);
   return p === null ? null : { ...p, ciConfidence: p.ciConfidence };
 }
+
+/** A configuration's figure pooled over its ok repeats: what cow's passes and vma's cells share. */
+export interface CellFigure {
+  n: number;
+  /** Median over every sample of every repeat, with its bootstrap 95 % interval. */
+  medianNs: number;
+  ciLowNs: number;
+  ciHighNs: number;
+  cv: number;
+  /** Each repeat's own median, in repeat order of `ok`. */
+  repeatMediansNs: number[];
+}
+
+/** The pooled figure of these ok measurements (those with stats); null when none has samples. */
+export function cellFigure(ok: readonly Measurement[], seed: number): CellFigure | null {
+  const st = pooledStats(ok, () => true, seed);
+  if (!st) return null;
+  return { n: st.n, medianNs: st.medianNs, ciLowNs: st.ciLowNs, ciHighNs: st.ciHighNs, cv: st.cv, repeatMediansNs: ok.map((m) => m.stats!.medianNs) };
+}

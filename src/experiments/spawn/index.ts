@@ -10,7 +10,7 @@ import { median } from '../../stats/descriptive.js';
 import { readMemoryBudget } from '../../env/memory.js';
 import { measurementsFrom, pooledStats } from '../shared/measure.js';
 import { parseChoiceList, parseDecimal, parseInteger, parseIntegerList, str } from '../shared/parse.js';
-import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
+import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
 import { fmtNs, fmtUs, fmtUsCi } from '../../text/format.js';
 import { blank, heading, note, table, type Block } from '../view.js';
 import { targetCommandLine, targetParams } from '../shared/target.js';
@@ -254,9 +254,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
     { flags: '--methods <list>', description: `methods, comma-separated: ${METHODS.join(', ')}`, defaultValue: DEFAULTS.methods },
     { flags: '--rss <list>', description: 'parent RSS sizes in MB (MiB), comma-separated', defaultValue: DEFAULTS.rss, unit: 'MB' },
     { flags: '--thp <list>', description: 'transparent huge pages for the region: on (MADV_HUGEPAGE), off (MADV_NOHUGEPAGE), default (no madvise)', defaultValue: DEFAULTS.thp },
-    countOption('iterations', COUNTS),
-    countOption('warmup', COUNTS),
-    countOption('repeats', COUNTS),
+    ...countOptions(COUNTS),
     ...repeatOptions(DEFAULTS),
     {
       flags: '--ci-target <percent>',

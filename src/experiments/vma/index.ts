@@ -8,9 +8,9 @@ import { probeFailedWarnings } from '../shared/failures.js';
 import { linearFit } from '../../stats/regression.js';
 import { median } from '../../stats/descriptive.js';
 import { OWN_MAPPINGS, readMaxMapCount } from '../../env/memory.js';
-import { measurementsFrom, pooledStats } from '../shared/measure.js';
+import { cellFigure, measurementsFrom, type CellFigure } from '../shared/measure.js';
 import { parseIntegerList, str } from '../shared/parse.js';
-import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
+import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUsCi } from '../../text/format.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
@@ -31,15 +31,9 @@ export interface VmaParams {
   block: number;
 }
 
-export interface VmaCell {
+export interface VmaCell extends CellFigure {
   vmas: number;
   method: VmaMethod;
-  n: number;
-  medianNs: number;
-  ciLowNs: number;
-  ciHighNs: number;
-  cv: number;
-  repeatMediansNs: number[];
   failedRepeats: number;
 }
 
@@ -127,17 +121,12 @@ function summarizeVma(ms: readonly Measurement[], seed: number): VmaSummary {
     for (const vmas of vmasList) {
       const mine = ms.filter((m) => m.identity.method === method && m.identity.vmas === vmas);
       const ok = mine.filter((m) => m.state === 'ok' && m.stats);
-      const st = pooledStats(ok, () => true, seed);
-      if (!st) continue;
+      const fig = cellFigure(ok, seed);
+      if (!fig) continue;
       cells.push({
         vmas,
         method,
-        n: st.n,
-        medianNs: st.medianNs,
-        ciLowNs: st.ciLowNs,
-        ciHighNs: st.ciHighNs,
-        cv: st.cv,
-        repeatMediansNs: ok.map((m) => m.stats!.medianNs),
+        ...fig,
         failedRepeats: mine.length - ok.length,
       });
     }
@@ -260,9 +249,7 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
       defaultValue: DEFAULTS.vmas,
       unit: 'mappings',
     },
-    countOption('iterations', COUNTS),
-    countOption('warmup', COUNTS),
-    countOption('repeats', COUNTS),
+    ...countOptions(COUNTS),
   ],
 
   parse(raw) {
@@ -270,9 +257,7 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
     return {
       vmas,
       requestedVmas: [...vmas],
-      iterations: parseCount('iterations', raw, COUNTS),
-      warmup: parseCount('warmup', raw, COUNTS),
-      repeats: parseCount('repeats', raw, COUNTS),
+      ...parseCounts(raw, COUNTS),
       block: 1,
     };
   },
