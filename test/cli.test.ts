@@ -9,7 +9,7 @@ import { buildProgram } from '../src/cli/main.js';
 import { fewSamplesWarnings } from '../src/lab/warnings.js';
 import { ForklabError } from '../src/errors.js';
 import { EXPERIMENTS } from '../src/experiments/index.js';
-import { runCli, sandbox } from './helpers/cli.js';
+import { runCli, sandbox, shortSpawnArgs } from './helpers/cli.js';
 
 const box = sandbox();
 const cli = (...args: string[]) => runCli(box, args);
@@ -195,25 +195,7 @@ test('--db is explained in the same words by every command that takes it', () =>
 
 test('--json writes one versioned document with raw samples per configuration; a failed run never clobbers it', () => {
   const out = join(box.dir, 'spawn.json');
-  const r = cli(
-    'spawn',
-    '--methods',
-    'fork-exit,posix-spawn',
-    '--rss',
-    '0,32',
-    '--thp',
-    'off',
-    '--repeats',
-    '1',
-    '--iterations',
-    '12',
-    '--ci-target',
-    '0',
-    '--json',
-    out,
-    '--label',
-    'json test',
-  );
+  const r = cli(...shortSpawnArgs('fork-exit,posix-spawn', '0,32', '--json', out, '--label', 'json test'));
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /THP off: median µs/);
   const doc = JSON.parse(readFileSync(out, 'utf8'));

@@ -1,13 +1,19 @@
 // The noise witness (counters before/after a run, the probe's own usage) and the one noise warning.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addProbeUsage, computeWitness, emptyUsageTotals, formatWitness, parseProcStatCpu, witnessOfLoad } from '../src/env/witness.js';
+import { addProbeUsage, computeWitness, emptyUsageTotals, formatWitness, parseProcStatCpu, witnessOfLoad, type CpuTicks, type WitnessInput } from '../src/env/witness.js';
 import { noiseFigures, noiseWarning } from '../src/lab/noise.js';
 import { parseLine } from '../src/runner/protocol.js';
 import { runProbe } from '../src/runner/probe.js';
 import { fixedPlan } from '../src/runner/plans.js';
 import { nativePaths, requireNative } from '../src/runner/paths.js';
 import type { Measurement } from '../src/experiments/types.js';
+
+/** computeWitness over wallMs: the "some" CPU stall counter (µs) and the /proc/stat ticks read before and after; no probes and no pin unless given. */
+function witnessOver(wallMs: number, stallUs: [number, number], ticks: [CpuTicks, CpuTicks] | null, o: Partial<Pick<WitnessInput, 'probes' | 'pinnedCpu'>> = {}) {
+  const [ticksBefore, ticksAfter] = ticks ?? [null, null];
+  return computeWitness({ wallMs, pressureBeforeUs: stallUs[0], pressureAfterUs: stallUs[1], ticksBefore, ticksAfter, probes: o.probes ?? null, pinnedCpu: o.pinnedCpu ?? null });
+}
 
 const STAT = `cpu  14526 0 1479 34951 129 0 49 12 0 0
 cpu0 7000 0 700 17000 60 0 20 6 0 0
@@ -28,15 +34,16 @@ test('the usage line parses, and a bad one is a protocol error', () => {
 });
 
 test('witness: quiet run, then a contended one with the reasons named', () => {
-  const quiet = computeWitness({
-    wallMs: 10_000,
-    pressureBeforeUs: 1_000_000,
-    pressureAfterUs: 1_100_000, // 100 ms stalled of 10 s: 1 %
-    ticksBefore: { total: 1000, iowait: 10, steal: 0 },
-    ticksAfter: { total: 3000, iowait: 12, steal: 2 },
-    probes: { ...emptyUsageTotals(), probes: 4, probeMs: 8000, involuntarySwitches: 40 },
-    pinnedCpu: null,
-  });
+  // 100 ms stalled of 10 s: 1 %
+  const quiet = witnessOver(
+    10_000,
+    [1_000_000, 1_100_000],
+    [
+      { total: 1000, iowait: 10, steal: 0 },
+      { total: 3000, iowait: 12, steal: 2 },
+    ],
+    { probes: { ...emptyUsageTotals(), probes: 4, probeMs: 8000, involuntarySwitches: 40 } },
+  );
   assert.equal(quiet.cpuPressurePercent, 1);
   assert.equal(quiet.stealPercent, 0.1);
   assert.equal(quiet.probeInvoluntaryPerS, 5);
@@ -47,15 +54,15 @@ test('witness: quiet run, then a contended one with the reasons named', () => {
   addProbeUsage(totals, undefined, 100);
   assert.equal(totals.probes, 1);
   assert.equal(totals.probesWithoutUsage, 1);
-  const busy = computeWitness({
-    wallMs: 5000,
-    pressureBeforeUs: 0,
-    pressureAfterUs: 2_000_000,
-    ticksBefore: { total: 0, iowait: 0, steal: 0 },
-    ticksAfter: { total: 1000, iowait: 0, steal: 80 },
-    probes: totals,
-    pinnedCpu: 1,
-  });
+  const busy = witnessOver(
+    5000,
+    [0, 2_000_000],
+    [
+      { total: 0, iowait: 0, steal: 0 },
+      { total: 1000, iowait: 0, steal: 80 },
+    ],
+    { probes: totals, pinnedCpu: 1 },
+  );
   assert.equal(busy.cpuPressurePercent, 40);
   assert.equal(busy.contention.length, 4, busy.contention.join('; '));
   assert.match(formatWitness(busy), /CPU pressure 40 % of 5\.0 s, steal 8 %.*preempted 900 times \(180\/s.*3 migrations off CPU 1/);
@@ -116,7 +123,7 @@ test('noiseWarning: none when tight and quiet; one naming the wide figures; no -
 });
 
 test('noiseWarning: contention alone warns, with the witness figures', () => {
-  const witness = computeWitness({ wallMs: 1000, pressureBeforeUs: 0, pressureAfterUs: 500_000, ticksBefore: null, ticksAfter: null, probes: null, pinnedCpu: null });
+  const witness = witnessOver(1000, [0, 500_000], null);
   const w = noiseWarning({ figures: noiseFigures([m('thread', {}, tight(1000))], []), witness, pinnedCpu: null, cpusAllowed: [0, 1], flags: ['--repeats'] });
   assert.ok(w);
   assert.match(w.message, /Every interval is within ±10 %, but the machine was busy during the run \(tasks waited for a CPU 50 % of the time\)/);
@@ -141,15 +148,14 @@ test('the real probe reports its usage counters before done', async () => {
 
 test('witness percentages stay within 0–100 % when the counters and the clock are read a moment apart', () => {
   // 1,001 ms of "some" stall over a 1,000 ms wall clock: read at slightly different moments, not more than all the time.
-  const w = computeWitness({
-    wallMs: 1000,
-    pressureBeforeUs: 0,
-    pressureAfterUs: 1_001_000,
-    ticksBefore: { total: 100, steal: 0, iowait: 0 },
-    ticksAfter: { total: 200, steal: 101, iowait: 0 },
-    probes: null,
-    pinnedCpu: null,
-  } as Parameters<typeof computeWitness>[0]);
+  const w = witnessOver(
+    1000,
+    [0, 1_001_000],
+    [
+      { total: 100, steal: 0, iowait: 0 },
+      { total: 200, steal: 101, iowait: 0 },
+    ],
+  );
   assert.equal(w.cpuPressurePercent, 100);
   assert.equal(w.stealPercent, 100);
   assert.doesNotMatch(formatWitness(w), /100\.\d %/);

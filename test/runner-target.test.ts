@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveTarget } from '../src/runner/target.js';
-import { runCli, sandbox } from './helpers/cli.js';
+import { runCli, sandbox, shortSpawnArgs } from './helpers/cli.js';
 
 const box = sandbox({ ...process.env, FORKLAB_TARGET_MARK: 'from-the-environment' });
 const tmp = box.dir;
@@ -50,28 +50,7 @@ test('a missing or non-executable --target is a clear error before any measureme
 
 test('spawn --target: the program runs with its arguments and the environment, its output kept away; recorded in the document', () => {
   const out = join(tmp, 'spawn.json');
-  const r = cli(
-    'spawn',
-    '--target',
-    script,
-    '--methods',
-    'posix-spawn,vfork-exec',
-    '--rss',
-    '0',
-    '--thp',
-    'off',
-    '--repeats',
-    '1',
-    '--iterations',
-    '12',
-    '--ci-target',
-    '0',
-    '--json',
-    out,
-    '--',
-    'one',
-    'two words',
-  );
+  const r = cli(...shortSpawnArgs('posix-spawn,vfork-exec', '0', '--target', script, '--json', out, '--', 'one', 'two words'));
   assert.equal(r.code, 0, r.stderr);
   assert.equal(readFileSync(`${script}.seen`, 'utf8'), 'from-the-environment one two words\n');
   assert.doesNotMatch(r.stdout + r.stderr, /must not reach/);

@@ -39,6 +39,11 @@ export interface CliResult {
   stderr: string;
 }
 
+/** The arguments of a short spawn run of these methods and sizes: THP off, one probe process of 12 rounds, no early stop; then `more`. */
+export function shortSpawnArgs(methods: string, rss: string, ...more: string[]): string[] {
+  return ['spawn', '--methods', methods, '--rss', rss, '--thp', 'off', '--repeats', '1', '--iterations', '12', '--ci-target', '0', ...more];
+}
+
 /** Runs `forklab ARGS` to its end (SIGKILL at the limit: the result then has signal 'SIGKILL'). */
 export function runCli(box: Sandbox, args: string[], o: { limitMs?: number; input?: string; env?: NodeJS.ProcessEnv; spawnOptions?: SpawnSyncOptions } = {}): CliResult {
   const r = spawnSync(process.execPath, ['--import', TSX, CLI_ENTRY, ...args], {
