@@ -83,3 +83,76 @@ test('the import parser sees every form of import', () => {
   ].join('\n');
   assert.deepEqual(importsOf(text), ['./a.js', '../b/b.js', '../c.js', '../d.js', '../f.js']);
 });
+
+/**
+ * The circles among files: each strongly connected group of more than one file (or a file importing itself), its
+ * files sorted. `edges` maps a file to the files it imports.
+ */
+export function circlesOf(edges: ReadonlyMap<string, readonly string[]>): string[][] {
+  // Tarjan's strongly connected components.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  let next = 0;
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next);
+    next++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      group.push(w);
+    } while (w !== v);
+    if (group.length > 1 || (edges.get(v) ?? []).includes(v)) out.push(group.sort());
+  };
+  for (const v of edges.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
+
+test('no circle of imports among the files of one folder', () => {
+  const edges = new Map<string, string[]>();
+  for (const file of sources(SRC)) {
+    const mine = relative(SRC, file);
+    const same = importsOf(readFileSync(file, 'utf8'))
+      .map((spec) => resolve(dirname(file), spec).replace(/\.js$/, '.ts'))
+      .filter((target) => dirname(target) === dirname(file))
+      .map((target) => relative(SRC, target));
+    edges.set(mine, same);
+  }
+  const circles = circlesOf(edges).map((c) => `src/${dirname(c[0]!)}: ${c.map((f) => f.split('/').pop()).join(' ↔ ')}`);
+  assert.deepEqual(circles, []);
+});
+
+test('the circle finder names every file of a circle, and nothing else', () => {
+  const edges = new Map<string, string[]>([
+    ['a.ts', ['b.ts']],
+    ['b.ts', ['c.ts', 'd.ts']],
+    ['c.ts', ['a.ts']],
+    ['d.ts', []],
+    ['e.ts', ['e.ts']],
+    ['f.ts', ['d.ts']],
+  ]);
+  assert.deepEqual(circlesOf(edges), [['a.ts', 'b.ts', 'c.ts'], ['e.ts']]);
+  assert.deepEqual(
+    circlesOf(
+      new Map([
+        ['x.ts', ['y.ts']],
+        ['y.ts', []],
+      ]),
+    ),
+    [],
+  );
+});

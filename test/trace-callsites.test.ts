@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { runCli, sandbox, startCli, waitFor, type Sandbox } from './helpers/cli.js';
 import type { TraceSummary } from '../src/experiments/trace/summary.js';
-import type { CallSite } from '../src/experiments/trace/callsites.js';
+import type { CallSite } from '../src/experiments/trace/site.js';
 
 const LIMIT_MS = 240_000;
 const hasStrace = spawnSync('strace', ['-V'], { timeout: 60_000 }).status === 0;

@@ -12,7 +12,8 @@ import { joinRecords } from '../src/experiments/trace/join.js';
 import type { Creation } from '../src/experiments/trace/model.js';
 import { FrameReader, packageOfPath } from '../src/experiments/trace/stack.js';
 import { parseStrace } from '../src/experiments/trace/strace.js';
-import { nativeFrame, type CallSite } from '../src/experiments/trace/callsites.js';
+import { nativeFrame } from '../src/experiments/trace/callsites.js';
+import type { CallSite } from '../src/experiments/trace/site.js';
 import { changeFor } from '../src/experiments/trace/change.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -13,20 +13,8 @@ import type { CheckStatistic } from '../reference/published.js';
 import { plainMark, plainPair, plainSeries, plainWhere } from './plain.js';
 import { NotMeasured } from './missing.js';
 import { baseWords } from '../text/words.js';
-import {
-  NotMeasurable,
-  configValues,
-  describeRestriction,
-  describeSeries,
-  identityKey,
-  keyOf,
-  narrow,
-  nsTo,
-  operandGroups,
-  select,
-  type Config,
-  type Restriction,
-} from './select.js';
+import { NotMeasurable, configValues, describeRestriction, describeSeries, identityKey, keyOf, narrow, nsTo, operandGroups, select, type Config } from './select.js';
+import type { Restriction } from './data.js';
 
 function tryEachOf(data: JudgeContext['data'], sel: Series, keys: readonly string[]): Restriction[] {
   try {

@@ -1,9 +1,17 @@
 // What the claims engine judges: one experiment's configurations from its run documents, and the error every
 // judge throws when the data cannot answer (its message becomes the verdict's reason).
+import { EXPERIMENTS } from '../experiments/index.js';
 import type { Configuration } from '../experiments/types.js';
+import type { SeriesValue } from '../reference/published.js';
 
 /** A configuration object of a run document (series, identifying fields at top level, samples, columns, info). */
 export type Config = Configuration;
+
+/** Keys of a published series that describe the article's machine, not forklab data: not matched (each experiment names its own). */
+export const CONTEXT_KEYS: readonly string[] = [...new Set(EXPERIMENTS.flatMap((e) => e.contextKeys ?? []))];
+
+/** Extra restriction of an operand's configurations, e.g. one rssMb of a pairBy. */
+export type Restriction = Readonly<Record<string, SeriesValue>>;
 
 export class NotMeasurable extends Error {
   constructor(reason: string) {

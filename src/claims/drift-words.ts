@@ -1,11 +1,8 @@
 // What a verdict says about the drift it was widened by: how much runs here vary, what it was learnt from, and,
 // when only the drift keeps a verdict open, that it does and what would settle it (docs/reproduce.md).
 import type { DriftScale } from '../stats/drift.js';
-import type { Range } from './bands.js';
 import type { DriftClass, QuantityDrift } from './drift.js';
-import type { Verdict } from './evaluate.js';
 import { fmtNum } from './format.js';
-import type { Judgement } from './judgement.js';
 
 /** The drift a verdict's intervals were widened by (its quantities', the widest first). */
 export interface VerdictDrift {
@@ -53,21 +50,22 @@ function driftWords(d: VerdictDrift): string {
 
 const outcomeWords = (o: 'holds' | 'differs' | 'inconclusive') => (o === 'holds' ? 'it holds' : o === 'differs' ? 'it differs' : 'it is open');
 
+/** The note a verdict gets when priors weigh in its drift (few or no earlier runs here); null when none does. */
+export function priorsNote(d: VerdictDrift): string | null {
+  if (!d.priors.length) return null;
+  return `drift between runs: ${d.runs === 0 ? 'no earlier run here' : `only ${plural(d.runs, 'earlier run')} here`}, so ${d.priors.join('; ')} weighs in`;
+}
+
 /**
- * Puts the drift on a verdict: what it was, what this run alone says, and — when only the drift keeps the verdict
- * open — the words that say so and what would settle it.
+ * The words for a verdict that only the drift keeps open, where this run alone says `alone`: what to add to its
+ * detail (near the band's edge), and what would settle it (`sessions`: the separate runs these data pool).
  */
-export function applyDrift(v: Verdict, d: VerdictDrift, within: Judgement, sessions: number): void {
-  v.drift = d;
-  v.withinRun = { verdict: within.outcome, ...(within.interval ? { interval: within.interval as Range } : {}) };
-  if (d.priors.length)
-    v.notes.push(`drift between runs: ${d.runs === 0 ? 'no earlier run here' : `only ${plural(d.runs, 'earlier run')} here`}, so ${d.priors.join('; ')} weighs in`);
-  if (v.verdict !== 'inconclusive' || within.outcome === 'inconclusive') return;
-  const near = `near the band's edge on this machine: ${driftWords(d)}, more than one run's own interval shows; this run alone says ${outcomeWords(within.outcome)}`;
-  v.plain = `${v.plain ?? v.detail}; ${near}`;
-  v.detail = `${v.detail}; ${near}`;
-  v.settle =
-    `not this run's noise but the drift between runs keeps it open, so more probes now cannot settle it: ` +
-    `judge runs made at different times together (forklab judge with their ids: the drift of their mean shrinks as 1 ÷ √runs${sessions > 1 ? `; these data already pool ${sessions}` : ''}), ` +
-    `or measure on a quieter machine`;
+export function driftKeepsOpen(d: VerdictDrift, alone: 'holds' | 'differs', sessions: number): { near: string; settle: string } {
+  return {
+    near: `near the band's edge on this machine: ${driftWords(d)}, more than one run's own interval shows; this run alone says ${outcomeWords(alone)}`,
+    settle:
+      `not this run's noise but the drift between runs keeps it open, so more probes now cannot settle it: ` +
+      `judge runs made at different times together (forklab judge with their ids: the drift of their mean shrinks as 1 ÷ √runs${sessions > 1 ? `; these data already pool ${sessions}` : ''}), ` +
+      `or measure on a quieter machine`,
+  };
 }

@@ -13,7 +13,7 @@ import { judgePerEntry, judgeSlopeRatio } from './lines.js';
 import { judgeFlat, judgeGrowsLinearly } from './shapes.js';
 import { NotMeasurable, dataFor, type ExperimentData } from './select.js';
 import { QuantityLog, type DriftOptions, type QuantityEstimate } from './drift.js';
-import { applyDrift, summarizeDrift, type VerdictDrift } from './drift-words.js';
+import { driftKeepsOpen, priorsNote, summarizeDrift, type VerdictDrift } from './drift-words.js';
 import type { Range } from './bands.js';
 
 export type VerdictValue = 'holds' | 'differs' | 'inconclusive' | 'not-measurable';
@@ -49,6 +49,22 @@ export interface EvaluateOptions {
   measured?: Map<string, unknown>;
   /** Handed each judged claim's within-run quantity estimates (to be kept as history for later runs). */
   collect?: (claim: Claim, estimates: Readonly<Record<string, QuantityEstimate>>) => void;
+}
+
+/**
+ * Puts the drift on a verdict: what it was, what this run alone says, and — when only the drift keeps the verdict
+ * open — the words that say so and what would settle it.
+ */
+function applyDrift(v: Verdict, d: VerdictDrift, within: Judgement, sessions: number): void {
+  v.drift = d;
+  v.withinRun = { verdict: within.outcome, ...(within.interval ? { interval: within.interval as Range } : {}) };
+  const priors = priorsNote(d);
+  if (priors !== null) v.notes.push(priors);
+  if (v.verdict !== 'inconclusive' || within.outcome === 'inconclusive') return;
+  const open = driftKeepsOpen(d, within.outcome, sessions);
+  v.plain = `${v.plain ?? v.detail}; ${open.near}`;
+  v.detail = `${v.detail}; ${open.near}`;
+  v.settle = open.settle;
 }
 
 function hasExpectation(c: Check): c is Check & Expectation {

@@ -7,7 +7,8 @@ import { against, band, describeBand, placement, type Outcome, type Range } from
 import { fmtInUnit } from './format.js';
 import { measureQuantity, type Quantity } from './quantity.js';
 import { driftClass, quantityKey, widenByDrift, type DriftOptions, type QuantityLog } from './drift.js';
-import { NotMeasurable, combinations, describeRestriction, describeSeries, probeOf, select, type ExperimentData, type Restriction } from './select.js';
+import { NotMeasurable, combinations, describeRestriction, describeSeries, probeOf, select, type ExperimentData } from './select.js';
+import type { Restriction } from './data.js';
 
 export interface Judgement {
   outcome: Outcome;

@@ -2,7 +2,7 @@
 // formula of --verbose writes "method=fork-exec,thp=off,rssMb=1024".
 import type { Series } from '../reference/published.js';
 import { keyValueWords } from '../text/words.js';
-import { CONTEXT_KEYS, type Restriction } from './select.js';
+import { CONTEXT_KEYS, type Restriction } from './data.js';
 
 /** Keys whose values name themselves (a method, a series, a variant): the value alone. */
 const SELF_NAMED: ReadonlySet<string> = new Set(['method', 'series', 'variant']);

@@ -2,18 +2,15 @@
 // (a published `Series`) picks, what values they hold for a metric, statistics and units. Anything missing
 // throws NotMeasurable with a sentence that says what is missing, which becomes the verdict's reason.
 import type { RunDocument } from '../document/run.js';
-import { EXPERIMENTS, findExperiment } from '../experiments/index.js';
+import { findExperiment } from '../experiments/index.js';
 import type { CheckStatistic, Operand, Series, SeriesValue } from '../reference/published.js';
 import { mean, median } from '../stats/descriptive.js';
 import { verifyConditions } from './conditions.js';
 import { checkIdenticalRepeats, checkSelection, checkSeries, probesOf } from './evidence.js';
-import { NotMeasurable, type Config, type ExperimentData } from './data.js';
+import { CONTEXT_KEYS, NotMeasurable, type Config, type ExperimentData, type Restriction } from './data.js';
 import { notMeasuredTogether, notMeasuredValue } from './missing.js';
 
 export { NotMeasurable, type Config, type ExperimentData };
-
-/** Keys of a published series that describe the article's machine, not forklab data: not matched (each experiment names its own). */
-export const CONTEXT_KEYS: readonly string[] = [...new Set(EXPERIMENTS.flatMap((e) => e.contextKeys ?? []))];
 
 /** Groups the documents by experiment; `absent` says why an experiment has no document (e.g. "did not run"). */
 export function dataFor(docs: readonly RunDocument[], experiment: string, absent?: string): ExperimentData {
@@ -203,9 +200,6 @@ export interface OperandGroups {
   /** Read from a metric (kB, faults, bytes), not timed. */
   readings: boolean;
 }
-
-/** Extra restriction of an operand's configurations, e.g. one rssMb of a pairBy. */
-export type Restriction = Readonly<Record<string, SeriesValue>>;
 
 /** The selector narrowed by a restriction, on the keys the selected configurations have. */
 export function narrow(sel: Series, r: Restriction | undefined, data: ExperimentData): Series {

@@ -5,7 +5,7 @@
 import { Command, type Option } from 'commander';
 import { band } from '../claims/bands.js';
 import { THP_OFF_MAX, THP_ON_MIN } from '../claims/conditions.js';
-import { CONTEXT_KEYS } from '../claims/select.js';
+import { CONTEXT_KEYS } from '../claims/data.js';
 import { MIN_SAMPLES } from '../claims/evidence.js';
 import { EXPERIMENTS } from '../experiments/index.js';
 import { loadPublished, type Check, type Expectation, type Operand, type Published, type Series } from '../reference/published.js';

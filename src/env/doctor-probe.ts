@@ -1,6 +1,6 @@
 // `forklab doctor`'s checks of the probe itself: which set measures (built here, or prebuilt with its build id) and
 // what that changes, and whether the CPU is emulated (then no timing means anything).
-import type { DoctorCheck } from './doctor.js';
+import type { DoctorCheck } from './doctor-check.js';
 import type { DoctorFacts } from './doctor-facts.js';
 import { detectEmulation } from './emulation.js';
 

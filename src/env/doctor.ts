@@ -6,26 +6,7 @@ import { parseProcStatCpu } from './witness.js';
 import { readThpChoice, thpPath } from './thp.js';
 import { cgroupDirs, type DoctorFacts } from './doctor-facts.js';
 import { checkEmulation, checkProbe } from './doctor-probe.js';
-
-export type CheckStatus = 'ok' | 'warn' | 'info';
-
-/** A change --apply may make: write `value` to `path` (the previous value is saved for --reset). */
-export interface FileChange {
-  path: string;
-  value: string;
-}
-
-export interface DoctorCheck {
-  id: string;
-  title: string;
-  status: CheckStatus;
-  found: string;
-  why: string;
-  /** The shell command that changes it (as root), or null when nothing needs or can be changed from here. */
-  command: string | null;
-  /** What --apply writes (only for status warn); empty when the change is left to the user. */
-  apply: FileChange[];
-}
+import type { DoctorCheck, FileChange } from './doctor-check.js';
 
 const CPU = '/sys/devices/system/cpu';
 const write = (c: FileChange[]) => c.map((x) => `echo ${x.value} > ${x.path}`).join('; ');

@@ -3,19 +3,11 @@
 // preexec_fn, a fork followed by exec by hand), upgrade the dependency named (a Python package whose call forks,
 // or @forklab/spawn itself when it does not know this Node), fix the setup (@forklab/spawn's addon did not load,
 // or it was switched off), or nothing (the call does not fork, or its forks are workers that never exec).
-import type { CallSite } from './callsites.js';
+import type { CallSite, SiteChange } from './site.js';
 import { adviceFor, NODE_SWITCH } from './cost.js';
 import type { ProcessFigures } from './figures.js';
 import { FORKLAB_SPAWN } from './stack.js';
 import { REPLACES_ITSELF } from './join.js';
-
-export type SiteChange =
-  | { kind: 'none'; why: string }
-  | { kind: 'replace-call'; text: string }
-  | { kind: 'switch-process'; text: string }
-  | { kind: 'change-call'; text: string }
-  | { kind: 'upgrade-dependency'; package: string; text: string }
-  | { kind: 'fix-setup'; text: string };
 
 const PREEXEC = 'preexec_fn (start_new_session=, process_group=, user=/group= do the same without a fork)';
 

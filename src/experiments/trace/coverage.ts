@@ -6,11 +6,23 @@ import { median } from '../../stats/descriptive.js';
 import type { ProcessFigures } from './figures.js';
 import { joinRecords, programKey, REPLACES_ITSELF, type Join } from './join.js';
 import type { Runtime, TraceModel } from './model.js';
-import { bySource, callSites, nativeFrame } from './callsites.js';
+import { bySource, callSites, nativeFrame, type PackageSites } from './callsites.js';
 import type { SpawnModel } from './cost.js';
 import type { FrameReader } from './stack.js';
-import type { CallSiteSummary } from './summary.js';
+import type { CallSite } from './site.js';
 import { RECORDED_RUNTIMES, type RecordedRuntime, type Records } from './recorder.js';
+
+/** The call sites of a trace, and what covers them. */
+export interface CallSiteSummary {
+  /** Most saving first (then most forks): every call site, recorded and native. */
+  callSites: CallSite[];
+  packages: PackageSites[];
+  recording: Recording;
+  /** Processes that created children and have no call site, and why. */
+  uncovered: Uncovered[];
+  /** strace -k: on, or off and why (this strace cannot unwind, --no-native-stacks). */
+  nativeStacks: { on: true } | { on: false; reason: string };
+}
 
 export interface RuntimeRecording {
   runtime: RecordedRuntime;

@@ -7,8 +7,7 @@ import type { Overhead } from './calibrate.js';
 import type { ProcessFigures } from './figures.js';
 import { MECHANISMS, type Mechanism } from './model.js';
 import type { EndedBy } from './observe.js';
-import type { CallSite, PackageSites } from './callsites.js';
-import type { Recording, Uncovered } from './coverage.js';
+import type { CallSiteSummary } from './coverage.js';
 
 /** 2: call sites (callSites, packages), the recorders (recording), processes without a call site (uncovered), nativeStacks. */
 const TRACE_SUMMARY_VERSION = 2;
@@ -21,18 +20,6 @@ export interface ProcessSummary extends Omit<ProcessFigures, 'calls'> {
 }
 
 export type ModelState = SpawnModel | { state: 'none'; reason: string };
-
-/** The call sites of a trace, and what covers them. */
-export interface CallSiteSummary {
-  /** Most saving first (then most forks): every call site, recorded and native. */
-  callSites: CallSite[];
-  packages: PackageSites[];
-  recording: Recording;
-  /** Processes that created children and have no call site, and why. */
-  uncovered: Uncovered[];
-  /** strace -k: on, or off and why (this strace cannot unwind, --no-native-stacks). */
-  nativeStacks: { on: true } | { on: false; reason: string };
-}
 
 export interface TraceSummary extends Partial<CallSiteSummary> {
   traceVersion: 1 | typeof TRACE_SUMMARY_VERSION;

@@ -4,10 +4,11 @@
 // without a call site and why).
 import { blank, heading, note, table, text, type BarChart, type Block } from '../view.js';
 import { fmtPct } from '../../text/format.js';
-import type { CallSite } from './callsites.js';
-import { changeWords, type SiteChange } from './change.js';
+import { changeWords } from './change.js';
+import type { CallSite, SiteChange } from './site.js';
 import { where, type SiteFrame } from './stack.js';
-import type { CallSiteSummary, TraceSummary } from './summary.js';
+import type { CallSiteSummary } from './coverage.js';
+import type { TraceSummary } from './summary.js';
 import { fmtDuration } from './duration.js';
 
 const bar = (bars: BarChart['bars'], unit: string): BarChart => ({ kind: 'bar-chart', bars, unit, width: 40 });
