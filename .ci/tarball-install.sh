@@ -54,6 +54,7 @@ for node in "${nodes[@]}"; do
   fl="$proj/node_modules/.bin/forklab"
   doctor=$(run "$fl" doctor --json)
   origin=$(printf '%s' "$doctor" | "$node" -e 'const d=JSON.parse(require("fs").readFileSync(0,"utf8")); console.log(d.checks.find((c)=>c.id==="probe").found)')
+  # @forklab/spawn, bundled in forklab's tarball, imported through forklab's subpath forklab/spawn (lib/spawn.js re-exports it).
   served=$(run "$node" --input-type=module -e "import { run, unavailableReason } from 'forklab/spawn'; const r = await run('sh', ['-c', 'echo served']); console.log(unavailableReason() ?? 'addon loaded', r.stdout.trim())")
   store=--no-store
   "$node" -e 'process.exit(process.getBuiltinModule?.("node:sqlite") ? 0 : 1)' 2>/dev/null && store=
@@ -63,7 +64,7 @@ for node in "${nodes[@]}"; do
     failed=1
   fi
   [[ $origin == prebuilt* ]] || { echo "ci: Node $v: the probe is not the prebuilt one: $origin" >&2; failed=1; }
-  [[ $served == "addon loaded served" ]] || { echo "ci: Node $v: forklab/spawn: $served" >&2; failed=1; }
-  echo "ci: Node $v: tarball installed without a compiler in $((t1 - t0)) s; probe: $origin; forklab/spawn: $served; spawn ran${store:+ (--no-store: no node:sqlite, no better-sqlite3)}"
+  [[ $served == "addon loaded served" ]] || { echo "ci: Node $v: @forklab/spawn: $served" >&2; failed=1; }
+  echo "ci: Node $v: tarball installed without a compiler in $((t1 - t0)) s; probe: $origin; @forklab/spawn: $served; spawn ran${store:+ (--no-store: no node:sqlite, no better-sqlite3)}"
 done
 exit $failed
