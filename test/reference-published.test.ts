@@ -17,7 +17,7 @@ import {
   type PublishedFigure,
   type Series,
 } from '../src/reference/published.js';
-import { METHODS as SPAWN_METHODS, THP_MODES } from '../src/experiments/spawn/index.js';
+import { METHODS as SPAWN_METHODS, THP_MODES } from '../src/experiments/spawn/summary.js';
 import { COW_SERIES, COW_THP_MODES } from '../src/experiments/cow/index.js';
 import { CREATE_FIELDS } from '../src/experiments/create/index.js';
 import { EXEC_SERIES } from '../src/experiments/exec/index.js';

@@ -3,7 +3,7 @@
 import { mean, median } from '../stats/descriptive.js';
 import { ratioOfMedians } from '../stats/pool.js';
 import type { SelfcheckPair } from '../experiments/selfcheck.js';
-import type { Method, ThpMode } from '../experiments/spawn/index.js';
+import type { Method, ThpMode } from '../experiments/spawn/summary.js';
 
 export const TOLERANCE = 0.1;
 /**

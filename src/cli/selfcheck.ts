@@ -9,7 +9,7 @@ import { emptyUsageTotals, witnessOfLoad } from '../env/witness.js';
 import { cpusAllowed } from '../env/process.js';
 import { parseChoiceList, parseCpu, parseInteger, parseIntegerList } from '../experiments/shared/parse.js';
 import { countOption, parseCount, type CountSpecs } from '../experiments/shared/counts.js';
-import { METHODS, THP_MODES } from '../experiments/spawn/index.js';
+import { METHODS, THP_MODES } from '../experiments/spawn/summary.js';
 import { preflightSelfcheck, runSelfcheck } from '../lab/selfcheck.js';
 import type { Cell, SelfcheckParams } from '../claims/selfcheck.js';
 import { SUITES } from '../experiments/index.js';

@@ -1,84 +1,19 @@
 // Experiment "spawn" (article 000): what fork+exec, vfork+exec, posix_spawn, clone(CLONE_VM|CLONE_VFORK)
 // and fork+_exit cost as the parent's RSS grows, with transparent huge pages on, off or as the system has them.
-import { publishedValue } from '../../reference/published.js';
 import { adaptivePlan } from '../../runner/plans.js';
 import { sweep } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
-import { adaptiveRepeats, describeRepeatsStop, parseRepeatOptions, repeatOptions, type RepeatParams } from '../shared/repeats.js';
-import { linearFit } from '../../stats/regression.js';
-import { median } from '../../stats/descriptive.js';
+import { adaptiveRepeats, parseRepeatOptions, repeatOptions } from '../shared/repeats.js';
 import { readMemoryBudget } from '../../env/memory.js';
-import { measurementsFrom, pooledStats } from '../shared/measure.js';
+import { measurementsFrom } from '../shared/measure.js';
 import { parseChoiceList, parseDecimal, parseInteger, parseIntegerList, str } from '../shared/parse.js';
 import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
-import { fmtNs, fmtUs, fmtUsCi } from '../../text/format.js';
-import { blank, heading, note, table, type Block } from '../view.js';
-import { targetCommandLine, targetParams } from '../shared/target.js';
+import { targetParams } from '../shared/target.js';
 import { THP_CONDITION, thpNeverWarnings } from '../shared/thp.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
 import { budgetSources, HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
 import type { SelfcheckPair } from '../selfcheck.js';
-
-export const METHODS = ['fork-exec', 'vfork-exec', 'posix-spawn', 'clone-vfork', 'fork-exit'] as const;
-export type Method = (typeof METHODS)[number];
-export const THP_MODES = ['on', 'off', 'default'] as const;
-export type ThpMode = (typeof THP_MODES)[number];
-
-export interface SpawnParams extends RepeatParams {
-  methods: Method[];
-  rssMb: number[];
-  thp: ThpMode[];
-  /** Most timed iterations per probe; fewer when the median's interval is already within ciTarget. */
-  iterations: number;
-  warmup: number;
-  repeats: number;
-  /** Fraction (0.02 = ±2 %); 0 runs every iteration. */
-  ciTarget: number;
-  /** Time budget per probe in ms for the timed iterations (setup excluded); 0 = none. */
-  budgetMs: number;
-  /**
-   * Calls of each method per round: one probe per RSS × THP fills its region once and times every method, round by
-   * round in a shuffled order (native/case_spawn.c). Runs stored before this design have none (one probe per method).
-   */
-  block: number;
-  /** --target: the user's program (absolute path) started instead of the built-in `return 0` target; absent: built-in. */
-  target?: string;
-  /** --target's arguments. */
-  targetArgs?: string[];
-}
-
-export interface SpawnCell {
-  method: Method;
-  thp: ThpMode;
-  rssMb: number;
-  n: number;
-  medianNs: number;
-  ciLowNs: number;
-  ciHighNs: number;
-  meanNs: number;
-  cv: number;
-  repeatMediansNs: number[];
-  /** Smallest AnonHugePages of the region over the repeats, in kB. */
-  hugePagesKb: number;
-  failedRepeats: number;
-}
-
-export interface SpawnSlope {
-  method: Method;
-  thp: ThpMode;
-  /** Least-squares slope of per-repeat medians against RSS: µs per MB. */
-  slopeUsPerMb: number;
-  interceptUs: number;
-  r2: number;
-  points: number;
-  /** Cost per copied page-table entry, from the slope: 4 KiB PTEs or 2 MiB PMDs; null where the mapping is mixed or no fork. */
-  entry: { kind: 'PTE' | 'PMD'; ns: number } | null;
-}
-
-export interface SpawnSummary {
-  cells: SpawnCell[];
-  slopes: SpawnSlope[];
-}
+import { METHODS, THP_MODES, spawnView, summarizeSpawn, type SpawnParams, type SpawnSummary } from './summary.js';
 
 const MIB = 1024 * 1024;
 
@@ -111,70 +46,8 @@ const COUNTS: CountSpecs = {
   },
 };
 
-/** Entries one MB of mapping needs: 256 PTEs of 4 KiB, or half a PMD of 2 MiB. */
 /** Calls of each method per round of a probe (one: the methods alternate call by call, in shuffled order). */
 const SPAWN_BLOCK = 1;
-
-export function perEntryCost(slopeUsPerMb: number, kind: 'PTE' | 'PMD'): number {
-  return (slopeUsPerMb * 1000) / (kind === 'PTE' ? 256 : 0.5);
-}
-
-export function summarizeSpawn(ms: readonly Measurement[], seed: number): SpawnSummary {
-  const cells: SpawnCell[] = [];
-  const slopes: SpawnSlope[] = [];
-  const keys = new Map<string, { method: Method; thp: ThpMode; rssMb: number }>();
-  for (const m of ms) {
-    const k = { method: m.identity.method as Method, thp: m.identity.thp as ThpMode, rssMb: m.identity.rssMb as number };
-    keys.set(`${k.method}|${k.thp}|${k.rssMb}`, k);
-  }
-  for (const k of keys.values()) {
-    const mine = ms.filter((m) => m.identity.method === k.method && m.identity.thp === k.thp && m.identity.rssMb === k.rssMb);
-    const ok = mine.filter((m) => m.state === 'ok' && m.stats);
-    const st = pooledStats(ok, () => true, seed);
-    if (!st) continue;
-    cells.push({
-      ...k,
-      n: st.n,
-      medianNs: st.medianNs,
-      ciLowNs: st.ciLowNs,
-      ciHighNs: st.ciHighNs,
-      meanNs: st.meanNs,
-      cv: st.cv,
-      repeatMediansNs: ok.map((m) => m.stats!.medianNs),
-      hugePagesKb: Math.min(...ok.map((m) => Number(m.info.hugePagesKb ?? 0))),
-      failedRepeats: mine.length - ok.length,
-    });
-  }
-  const groups = new Map<string, SpawnCell[]>();
-  for (const c of cells) {
-    const g = `${c.method}|${c.thp}`;
-    groups.set(g, [...(groups.get(g) ?? []), c]);
-  }
-  for (const g of groups.values()) {
-    if (new Set(g.map((c) => c.rssMb)).size < 2) continue;
-    const xs: number[] = [];
-    const ys: number[] = [];
-    for (const c of g)
-      for (const y of c.repeatMediansNs) {
-        xs.push(c.rssMb);
-        ys.push(y / 1000);
-      }
-    const fit = linearFit(xs, ys);
-    const { method, thp } = g[0]!;
-    let entry: SpawnSlope['entry'] = null;
-    const largest = g.reduce((a, b) => (b.rssMb > a.rssMb ? b : a));
-    const hugeFraction = largest.hugePagesKb / (largest.rssMb * 1024);
-    if (method === 'fork-exec' || method === 'fork-exit') {
-      if (hugeFraction >= 0.9) entry = { kind: 'PMD', ns: perEntryCost(fit.slope, 'PMD') };
-      else if (hugeFraction <= 0.1) entry = { kind: 'PTE', ns: perEntryCost(fit.slope, 'PTE') };
-    }
-    slopes.push({ method, thp, slopeUsPerMb: fit.slope, interceptUs: fit.intercept, r2: fit.r2, points: fit.n, entry });
-  }
-  const rank = (c: { method: Method; thp: ThpMode }) => METHODS.indexOf(c.method) * 10 + THP_MODES.indexOf(c.thp);
-  cells.sort((a, b) => rank(a) - rank(b) || a.rssMb - b.rssMb);
-  slopes.sort((a, b) => rank(a) - rank(b));
-  return { cells, slopes };
-}
 
 function warningsFor(run: { measurements: Measurement[]; summary: SpawnSummary }): Warning[] {
   const w: Warning[] = [];
@@ -357,54 +230,5 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
     return run;
   },
 
-  view(run) {
-    const p = run.params;
-    const out: Block[] = [];
-    if (p.target)
-      out.push(
-        heading(`target: ${targetCommandLine(p.target, p.targetArgs ?? [])}`),
-        note('your program, started with your environment and /dev/null as stdin, stdout and stderr; each figure is spawn + run to its exit + wait'),
-        blank,
-      );
-    const methods = [...new Set(run.summary.cells.map((x) => x.method))];
-    for (const thp of THP_MODES) {
-      const cells = run.summary.cells.filter((x) => x.thp === thp);
-      if (cells.length === 0) continue;
-      const rss = [...new Set(cells.map((x) => x.rssMb))].sort((a, b) => a - b);
-      const rows = rss.map((r) => [
-        `${r} MB`,
-        ...methods.map((m) => {
-          const x = cells.find((y) => y.method === m && y.rssMb === r);
-          return x ? fmtUsCi(x.medianNs, x.ciLowNs, x.ciHighNs) : '—';
-        }),
-        (() => {
-          const hp = cells.filter((y) => y.rssMb === r).map((y) => y.hugePagesKb);
-          return hp.length ? `${Math.round(median(hp) / 1024)} MB` : '—';
-        })(),
-      ]);
-      out.push(heading(`THP ${thp}: median µs per spawn+wait${p.target ? ` of ${p.target}` : ''} [95 % CI]`));
-      out.push(table(['parent RSS', ...methods, 'huge pages'], rows));
-      if (rss.length > 1) out.push(blank, { kind: 'latency-chart', points: cells, order: METHODS, width: 64, height: 9 });
-      out.push(blank);
-    }
-    if (run.summary.slopes.length) {
-      const rows = run.summary.slopes.map((s) => [s.method, s.thp, s.slopeUsPerMb.toFixed(3), s.r2.toFixed(3), s.entry ? `${fmtNs(s.entry.ns)} ns/${s.entry.kind}` : '—']);
-      out.push(heading('Growth with parent RSS (least squares over per-repeat medians)'));
-      out.push(table(['method', 'THP', 'µs per MB', 'R²', 'per entry'], rows, { leftAlign: [0, 1] }));
-      const on = run.summary.slopes.find((s) => s.method === 'fork-exec' && s.thp === 'on');
-      const off = run.summary.slopes.find((s) => s.method === 'fork-exec' && s.thp === 'off');
-      if (on && off && on.slopeUsPerMb > 0)
-        out.push(
-          note(
-            `fork-exec slope, THP off ÷ THP on: ${(off.slopeUsPerMb / on.slopeUsPerMb).toFixed(1)}× (article 000: ≈${publishedValue('000.fork-exec.slope-ratio.off-over-default')}×)`,
-          ),
-        );
-      out.push(blank);
-    }
-    const fastest = run.summary.cells.reduce<number | null>((a, x) => (a === null || x.medianNs < a ? x.medianNs : a), null);
-    if (fastest !== null) out.push(note(`fastest cell: ${fmtUs(fastest)} µs; every figure is the median of raw per-call times.`));
-    const stopped = describeRepeatsStop(run.params);
-    if (stopped) out.push(note(stopped));
-    return out;
-  },
+  view: spawnView,
 };

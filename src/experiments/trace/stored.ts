@@ -1,7 +1,8 @@
 // trace's cost model from a stored run of the spawn experiment (article 000): its fork+exec and posix_spawn
 // medians at each parent size, with THP as the traced programs have it. The spawn experiment's methods and fields
 // are named here, among the experiments, so that the command line (src/cli/trace.ts) names none of them.
-import { spawnExperiment, type SpawnSummary } from '../spawn/index.js';
+import { spawnExperiment } from '../spawn/index.js';
+import type { SpawnSummary } from '../spawn/summary.js';
 import { readThpChoice } from '../../env/thp.js';
 import { fitModel, type ModelPoint, type SpawnModel } from './cost.js';
 
