@@ -20,6 +20,19 @@ import type { SelfcheckPair } from '../selfcheck.js';
 
 export const METHODS = ['fork-exec', 'vfork-exec', 'posix-spawn', 'clone-vfork', 'fork-exit'] as const;
 export type Method = (typeof METHODS)[number];
+/**
+ * What a method's child does with the parent's memory: a copy of its page tables (fork), or the parent's own until
+ * it execs (vfork, posix_spawn, clone(CLONE_VM)). Methods of the two kinds are timed in separate probes: in one
+ * process, forks of a 512 MB parent made the vfork+exec and posix_spawn that followed them 24-40 % slower than a
+ * plain loop of either alone (`forklab selfcheck`, quiet), while vfork+exec and posix_spawn timed together matched it.
+ */
+export const CHILD_MEMORY = { 'fork-exec': 'copy', 'fork-exit': 'copy', 'vfork-exec': 'shared', 'posix-spawn': 'shared', 'clone-vfork': 'shared' } as const;
+export type ChildMemory = (typeof CHILD_MEMORY)[Method];
+
+/** The chosen methods in probes of one kind each (in their given order): those that copy, then those that share. */
+export function probeGroups(methods: readonly Method[]): Method[][] {
+  return (['copy', 'shared'] as const).map((k) => methods.filter((m) => CHILD_MEMORY[m] === k)).filter((g) => g.length > 0);
+}
 export const THP_MODES = ['on', 'off', 'default'] as const;
 export type ThpMode = (typeof THP_MODES)[number];
 
@@ -40,6 +53,11 @@ export interface SpawnParams extends RepeatParams {
    * round in a shuffled order (native/case_spawn.c). Runs stored before this design have none (one probe per method).
    */
   block: number;
+  /**
+   * 'child-memory': methods whose child copies the parent's memory and those whose child shares it are timed in
+   * separate probes (CHILD_MEMORY). Runs stored before this have none: every method in one probe.
+   */
+  probes: 'child-memory';
   /** --target: the user's program (absolute path) started instead of the built-in `return 0` target; absent: built-in. */
   target?: string;
   /** --target's arguments. */
@@ -218,8 +236,9 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
     published: { unit: 'us', colour: 'series', caption: 'Hollow diamonds: the article’s published values at the same configuration (article 000 gives means).' },
   },
   thpCondition: THP_CONDITION('rssMb'),
-  // A probe fixes RSS and THP and times every method in the same rounds; runs stored before had one probe per method.
-  probeKeys: (params) => (typeof params['block'] === 'number' ? ['rssMb', 'thp'] : null),
+  // A probe fixes RSS, THP and the kind of child (CHILD_MEMORY), and times its methods in the same rounds; runs stored
+  // earlier had every method in one probe (a block, no `probes`), or one probe per method (neither).
+  probeKeys: (params) => (params['probes'] === 'child-memory' ? ['rssMb', 'thp', 'childMemory'] : typeof params['block'] === 'number' ? ['rssMb', 'thp'] : null),
   fieldLabels: { rssMb: { suffix: 'MB' }, thp: { prefix: 'THP' }, thpSystem: { prefix: 'system THP' } },
   seriesField: 'method',
   contextKeys: ['thpSystem'],
@@ -243,8 +262,12 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
             label: `${method} ${rssMb} MB THP ${thp}`,
             regionMb: rssMb,
             memoryMb: rssMb,
-            // The experiment's own design: every chosen method in the probe, round by round; this method's series.
-            probe: (n) => ({ caseName: 'spawn', args: { methods: c.methods.join(','), 'rss-mb': rssMb, thp, block: SPAWN_BLOCK, target: n.targetStatic }, series: method }),
+            // The experiment's own design: the chosen methods of this one's kind in the probe, round by round; its series.
+            probe: (n) => ({
+              caseName: 'spawn',
+              args: { methods: probeGroups(c.methods as Method[]).find((g) => g.includes(method as Method))!.join(','), 'rss-mb': rssMb, thp, block: SPAWN_BLOCK, target: n.targetStatic },
+              series: method,
+            }),
             loop: (n, it) => [method, String(rssMb), thp, String(it), n.targetStatic],
           }),
         ),
@@ -285,6 +308,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
       ciTarget: ciPercent / 100,
       budgetMs: parseInteger('--budget-ms', str(raw, 'budgetMs', DEFAULTS.budgetMs), 0, 86_400_000),
       block: SPAWN_BLOCK,
+      probes: 'child-memory',
       ...parseRepeatOptions(raw, repeats, DEFAULTS),
       ...targetParams(raw),
     };
@@ -308,15 +332,16 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
   summarize: (ms, _p, seed) => summarizeSpawn(ms, seed),
 
   async run(p, ctx) {
-    // One probe per RSS × THP (and repeat): the region filled once, every method timed in it round by round.
-    const configs = p.thp.flatMap((thp) => p.rssMb.map((rssMb) => ({ thp, rssMb })));
+    // One probe per RSS × THP × kind of child (and repeat): the region filled once, its methods timed round by round.
+    const groups = probeGroups(p.methods);
+    const configs = p.thp.flatMap((thp) => p.rssMb.flatMap((rssMb) => groups.map((methods) => ({ thp, rssMb, methods }))));
     const plans = new Map<object, ReturnType<typeof adaptivePlan>>();
     const { measurements, complete, repeatsStop } = await sweep({
       configs,
       repeats: p.repeats,
       ...(adaptiveRepeats(p.repeats, p) ? { adaptive: adaptiveRepeats(p.repeats, p)! } : {}),
       ctx,
-      label: (c) => `rss=${c.rssMb} MB thp=${c.thp} (${p.methods.join(', ')})`,
+      label: (c) => `rss=${c.rssMb} MB thp=${c.thp} (${c.methods.join(', ')})`,
       job: (c, repeat) => {
         const plan = adaptivePlan({
           warmupIterations: p.warmup,
@@ -329,7 +354,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
         const job = {
           caseName: 'spawn',
           args: {
-            methods: p.methods.join(','),
+            methods: c.methods.join(','),
             'rss-mb': c.rssMb,
             thp: c.thp,
             block: p.block,
@@ -338,7 +363,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
           },
           ...(p.target ? { restArgs: p.targetArgs ?? [] } : {}),
           plan,
-          timeoutMs: 30_000 + c.rssMb * 40 + (p.budgetMs === 0 ? p.iterations * p.block * 200 * p.methods.length : p.budgetMs * 4),
+          timeoutMs: 30_000 + c.rssMb * 40 + (p.budgetMs === 0 ? p.iterations * p.block * 200 * c.methods.length : p.budgetMs * 4),
         };
         plans.set(job, plan);
         return job;
@@ -346,10 +371,11 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
       measure: (c, result, repeat, job) => {
         const hugePagesKb = typeof result.info.hugePagesKb === 'number' ? result.info.hugePagesKb : null;
         const stopReason = plans.get(job)?.stopReason() ?? null;
-        return p.methods.flatMap((method) => {
+        return c.methods.flatMap((method) => {
           const target: Record<string, string> = p.target && method !== 'fork-exit' ? { target: p.target } : {};
           const mine = { ...result, series: result.series.filter((x) => x.series === method) };
-          return measurementsFrom(mine, { method, rssMb: c.rssMb, thp: c.thp, ...target }, { hugePagesKb, stopReason }, repeat, [method], ctx.seed);
+          const observed = { hugePagesKb, stopReason, childMemory: CHILD_MEMORY[method] };
+          return measurementsFrom(mine, { method, rssMb: c.rssMb, thp: c.thp, ...target }, observed, repeat, [method], ctx.seed);
         });
       },
     });
