@@ -1,7 +1,8 @@
 /* Case "spawn" (article 000): the parent holds rss-mb of touched anonymous memory with THP on, off or left to the
  * system; each iteration starts one child by method and waits for it.
  * Arguments: methods=M[,M...] (fork-exec|vfork-exec|posix-spawn|clone-vfork|fork-exit; or method=M for one)
- *            rss-mb=N  thp=on|off|default
+ *            rss-mb=N  thp=on|off|default  fill=populate-write|write-loop (how the region's pages are backed,
+ *            region.h; default populate-write, reported as info regionFill)
  *            block=N (calls of each method per round, default 1)  order-seed=N (the rounds' shuffle, default 1)
  *            target=PATH (the exec target), or user-target=PATH: the user's program, with the arguments that
  *            follow "--", the probe's environment and /dev/null as its standard streams (launch.h)
@@ -19,7 +20,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-static const char *const keys[] = {"method", "methods", "rss-mb", "thp", "block", "order-seed", "target", "user-target", NULL};
+static const char *const keys[] = {"method", "methods", "rss-mb", "thp", "block", "order-seed", "target", "user-target", "fill", NULL};
 static fl_region region;
 static fl_rounds rounds;
 
@@ -42,7 +43,8 @@ static int setup(void) {
     if (fl_rounds_exec(&rounds) && !target && !user_target) return fl_fail_msg("usage", "target=PATH or user-target=PATH is required for exec methods");
 
     const char *call = NULL;
-    if (fl_region_map(&region, (size_t)rss_mb << 20, thp, &call) != 0) return fl_fail(call, errno);
+    enum fl_fill fill = (enum fl_fill)fl_arg_choice("fill", "populate-write", fl_fill_names), filled;
+    if (fl_region_map(&region, (size_t)rss_mb << 20, thp, fill, &filled, &call) != 0) return fl_fail(call, errno);
     long long rss_kb, huge_kb;
     if (fl_region_smaps(&region, &rss_kb, &huge_kb) != 0) return fl_fail("open(/proc/self/smaps)", errno);
     if ((user_target ? fl_launch_init_user(user_target) : fl_launch_init(target, NULL)) != 0) return -1;
@@ -56,6 +58,7 @@ static int setup(void) {
     fl_info_long("blockCalls", rounds.block);
     fl_info_long("rssMb", rss_mb);
     fl_info_str("thp", fl_thp_names[thp]);
+    if (rss_mb > 0) fl_info_str("regionFill", fl_fill_names[filled]);
     fl_info_long("regionRssKb", rss_kb);
     fl_info_long("hugePagesKb", huge_kb);
     fl_info_long("vmRssKb", fl_proc_kb("/proc/self/status", "VmRSS"));

@@ -108,7 +108,8 @@ int main(int argc, char **argv) {
     long n = atol(argv[4]);
     target_argv[0] = argv[5];
     const char *call;
-    if (fl_region_map(&region, (size_t)rss_mb << 20, thp, &call) != 0) die(call);
+    /* The articles' own fill: one write per page from user space (the probe asks the kernel; selfcheck compares). */
+    if (fl_region_map(&region, (size_t)rss_mb << 20, thp, FL_FILL_WRITE, NULL, &call) != 0) die(call);
     char *stack = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     if (stack == MAP_FAILED) die("mmap");
     stack_top = stack + 65536;

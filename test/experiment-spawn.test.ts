@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { spawnExperiment } from '../src/experiments/spawn/index.js';
-import { summarizeSpawn, perEntryCost } from '../src/experiments/spawn/summary.js';
+import { summarizeSpawn, perEntryCost, probeGroups } from '../src/experiments/spawn/summary.js';
 import type { Measurement } from '../src/experiments/types.js';
 import { testContext } from './helpers/context.js';
 import { assertRefused, usageErrorFor } from './helpers/bad-input.js';
@@ -34,6 +34,16 @@ test('bad input names the flag', () => {
 test('an --rss that does not fit into memory is refused before any work', () => {
   const p = spawnExperiment.parse({ rss: String(4 * 1024 * 1024) }); // 4 TiB: parses, but fits no machine this runs on
   assert.throws(() => spawnExperiment.preflight(p), usageErrorFor('--rss', /does not fit/));
+});
+
+test('methods whose child copies the parent and those whose child shares it go to separate probes, in order', () => {
+  assert.deepEqual(probeGroups(['posix-spawn', 'fork-exec', 'vfork-exec']), [['fork-exec'], ['posix-spawn', 'vfork-exec']]);
+  assert.deepEqual(probeGroups(['vfork-exec', 'clone-vfork']), [['vfork-exec', 'clone-vfork']]);
+  assert.deepEqual(probeGroups(['fork-exit', 'fork-exec']), [['fork-exit', 'fork-exec']]);
+  assert.equal(spawnExperiment.parse({}).probes, 'child-memory');
+  assert.deepEqual(spawnExperiment.probeKeys?.({ block: 1, probes: 'child-memory' }), ['rssMb', 'thp', 'childMemory']);
+  assert.deepEqual(spawnExperiment.probeKeys?.({ block: 1 }), ['rssMb', 'thp'], 'runs stored with every method in one probe');
+  assert.equal(spawnExperiment.probeKeys?.({}), null, 'runs stored with one probe per method');
 });
 
 test('per-entry cost from the slope reproduces the article arithmetic', () => {
@@ -96,6 +106,11 @@ test('real run: positive samples, huge pages where asked, posix-spawn flat while
     assert.equal(typeof m.info.madviseMallocEinval, 'boolean');
     if (m.info.mallocPageOffset !== 0) assert.equal(m.info.madviseMallocEinval, true, JSON.stringify(m.info));
     assert.equal(m.info.madviseMmapOk, m.identity.rssMb !== 0);
+    // fork-exec and posix-spawn are timed in probes of their own kind: each probe timed one method here.
+    assert.equal(m.info.methods, 1, JSON.stringify(m.info));
+    assert.equal(m.observed.childMemory, m.identity.method === 'fork-exec' ? 'copy' : 'shared');
+    // The region's pages are backed before timing: by the kernel (Linux 5.14+) or by a write to each.
+    if (m.identity.rssMb !== 0) assert.ok(['populate-write', 'write-loop'].includes(String(m.info.regionFill)), JSON.stringify(m.info));
   }
   const on = run.summary.cells.find((c) => c.method === 'fork-exec' && c.thp === 'on' && c.rssMb === 256)!;
   const off = run.summary.cells.find((c) => c.method === 'fork-exec' && c.thp === 'off' && c.rssMb === 256)!;

@@ -13,7 +13,7 @@ import { THP_CONDITION, thpNeverWarnings } from '../shared/thp.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
 import { budgetSources, HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
 import type { SelfcheckPair } from '../selfcheck.js';
-import { METHODS, THP_MODES, spawnView, summarizeSpawn, type SpawnParams, type SpawnSummary } from './summary.js';
+import { CHILD_MEMORY, METHODS, THP_MODES, probeGroups, spawnView, summarizeSpawn, type Method, type SpawnParams, type SpawnSummary } from './summary.js';
 
 const MIB = 1024 * 1024;
 
@@ -63,6 +63,12 @@ function warningsFor(run: { measurements: Measurement[]; summary: SpawnSummary }
   return w;
 }
 
+/** The probe's methods for `method`: the chosen ones of its kind (CHILD_MEMORY), comma-separated. */
+const kindOf = (methods: readonly Method[], method: Method) =>
+  probeGroups(methods)
+    .find((g) => g.includes(method))!
+    .join(',');
+
 export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
   name: 'spawn',
   acceptsTarget: true,
@@ -91,8 +97,9 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
     published: { unit: 'us', colour: 'series', caption: 'Hollow diamonds: the article’s published values at the same configuration (article 000 gives means).' },
   },
   thpCondition: THP_CONDITION('rssMb'),
-  // A probe fixes RSS and THP and times every method in the same rounds; runs stored before had one probe per method.
-  probeKeys: (params) => (typeof params['block'] === 'number' ? ['rssMb', 'thp'] : null),
+  // A probe fixes RSS, THP and the kind of child (CHILD_MEMORY), and times its methods in the same rounds; runs stored
+  // earlier had every method in one probe (a block, no `probes`), or one probe per method (neither).
+  probeKeys: (params) => (params['probes'] === 'child-memory' ? ['rssMb', 'thp', 'childMemory'] : typeof params['block'] === 'number' ? ['rssMb', 'thp'] : null),
   fieldLabels: { rssMb: { suffix: 'MB' }, thp: { prefix: 'THP' }, thpSystem: { prefix: 'system THP' } },
   seriesField: 'method',
   contextKeys: ['thpSystem'],
@@ -116,8 +123,12 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
             label: `${method} ${rssMb} MB THP ${thp}`,
             regionMb: rssMb,
             memoryMb: rssMb,
-            // The experiment's own design: every chosen method in the probe, round by round; this method's series.
-            probe: (n) => ({ caseName: 'spawn', args: { methods: c.methods.join(','), 'rss-mb': rssMb, thp, block: SPAWN_BLOCK, target: n.targetStatic }, series: method }),
+            // The experiment's own design: the chosen methods of this one's kind in the probe, round by round; its series.
+            probe: (n) => ({
+              caseName: 'spawn',
+              args: { methods: kindOf(c.methods as Method[], method as Method), 'rss-mb': rssMb, thp, block: SPAWN_BLOCK, target: n.targetStatic },
+              series: method,
+            }),
             loop: (n, it) => [method, String(rssMb), thp, String(it), n.targetStatic],
           }),
         ),
@@ -156,6 +167,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
       ciTarget: ciPercent / 100,
       budgetMs: parseInteger('--budget-ms', str(raw, 'budgetMs', DEFAULTS.budgetMs), 0, 86_400_000),
       block: SPAWN_BLOCK,
+      probes: 'child-memory',
       ...parseRepeatOptions(raw, repeats, DEFAULTS),
       ...targetParams(raw),
     };
@@ -179,15 +191,16 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
   summarize: (ms, _p, seed) => summarizeSpawn(ms, seed),
 
   async run(p, ctx) {
-    // One probe per RSS × THP (and repeat): the region filled once, every method timed in it round by round.
-    const configs = p.thp.flatMap((thp) => p.rssMb.map((rssMb) => ({ thp, rssMb })));
+    // One probe per RSS × THP × kind of child (and repeat): the region filled once, its methods timed round by round.
+    const groups = probeGroups(p.methods);
+    const configs = p.thp.flatMap((thp) => p.rssMb.flatMap((rssMb) => groups.map((methods) => ({ thp, rssMb, methods }))));
     const plans = new Map<object, ReturnType<typeof adaptivePlan>>();
     const { measurements, complete, repeatsStop } = await sweep({
       configs,
       repeats: p.repeats,
       ...(adaptiveRepeats(p.repeats, p) ? { adaptive: adaptiveRepeats(p.repeats, p)! } : {}),
       ctx,
-      label: (c) => `rss=${c.rssMb} MB thp=${c.thp} (${p.methods.join(', ')})`,
+      label: (c) => `rss=${c.rssMb} MB thp=${c.thp} (${c.methods.join(', ')})`,
       job: (c, repeat) => {
         const plan = adaptivePlan({
           warmupIterations: p.warmup,
@@ -200,7 +213,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
         const job = {
           caseName: 'spawn',
           args: {
-            methods: p.methods.join(','),
+            methods: c.methods.join(','),
             'rss-mb': c.rssMb,
             thp: c.thp,
             block: p.block,
@@ -209,7 +222,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
           },
           ...(p.target ? { restArgs: p.targetArgs ?? [] } : {}),
           plan,
-          timeoutMs: 30_000 + c.rssMb * 40 + (p.budgetMs === 0 ? p.iterations * p.block * 200 * p.methods.length : p.budgetMs * 4),
+          timeoutMs: 30_000 + c.rssMb * 40 + (p.budgetMs === 0 ? p.iterations * p.block * 200 * c.methods.length : p.budgetMs * 4),
         };
         plans.set(job, plan);
         return job;
@@ -217,10 +230,11 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
       measure: (c, result, repeat, job) => {
         const hugePagesKb = typeof result.info.hugePagesKb === 'number' ? result.info.hugePagesKb : null;
         const stopReason = plans.get(job)?.stopReason() ?? null;
-        return p.methods.flatMap((method) => {
+        return c.methods.flatMap((method) => {
           const target: Record<string, string> = p.target && method !== 'fork-exit' ? { target: p.target } : {};
           const mine = { ...result, series: result.series.filter((x) => x.series === method) };
-          return measurementsFrom(mine, { method, rssMb: c.rssMb, thp: c.thp, ...target }, { hugePagesKb, stopReason }, repeat, [method], ctx.seed);
+          const observed = { hugePagesKb, stopReason, childMemory: CHILD_MEMORY[method] };
+          return measurementsFrom(mine, { method, rssMb: c.rssMb, thp: c.thp, ...target }, observed, repeat, [method], ctx.seed);
         });
       },
     });

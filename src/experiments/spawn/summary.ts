@@ -13,6 +13,19 @@ import type { ExperimentRun, Measurement } from '../types.js';
 
 export const METHODS = ['fork-exec', 'vfork-exec', 'posix-spawn', 'clone-vfork', 'fork-exit'] as const;
 export type Method = (typeof METHODS)[number];
+/**
+ * What a method's child does with the parent's memory: a copy of its page tables (fork), or the parent's own until
+ * it execs (vfork, posix_spawn, clone(CLONE_VM)). Methods of the two kinds are timed in separate probes: in one
+ * process, forks of a 512 MB parent made the vfork+exec and posix_spawn that followed them 24-40 % slower than a
+ * plain loop of either alone (`forklab selfcheck`, quiet), while vfork+exec and posix_spawn timed together matched it.
+ */
+export const CHILD_MEMORY = { 'fork-exec': 'copy', 'fork-exit': 'copy', 'vfork-exec': 'shared', 'posix-spawn': 'shared', 'clone-vfork': 'shared' } as const;
+export type ChildMemory = (typeof CHILD_MEMORY)[Method];
+
+/** The chosen methods in probes of one kind each (in their given order): those that copy, then those that share. */
+export function probeGroups(methods: readonly Method[]): Method[][] {
+  return (['copy', 'shared'] as const).map((k) => methods.filter((m) => CHILD_MEMORY[m] === k)).filter((g) => g.length > 0);
+}
 export const THP_MODES = ['on', 'off', 'default'] as const;
 export type ThpMode = (typeof THP_MODES)[number];
 
@@ -33,6 +46,11 @@ export interface SpawnParams extends RepeatParams {
    * round in a shuffled order (native/case_spawn.c). Runs stored before this design have none (one probe per method).
    */
   block: number;
+  /**
+   * 'child-memory': methods whose child copies the parent's memory and those whose child shares it are timed in
+   * separate probes (CHILD_MEMORY). Runs stored before this have none: every method in one probe.
+   */
+  probes: 'child-memory';
   /** --target: the user's program (absolute path) started instead of the built-in `return 0` target; absent: built-in. */
   target?: string;
   /** --target's arguments. */
