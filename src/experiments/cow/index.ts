@@ -130,7 +130,7 @@ export const cowExperiment: Experiment<CowParams, CowSummary> = {
   presets: {
     // 001: 80 MB of 4 KiB pages (one CoW fault per page); THP on only in the full run, for the render.
     full: { sizeMb: '80', thp: 'off,on', repeats: '5', iterations: '3', warmup: '1' },
-    quick: { sizeMb: '80', thp: 'off', repeats: '8', iterations: '3', warmup: '1' },
+    quick: { sizeMb: '80', thp: 'off', repeats: '4', iterations: '2', warmup: '1' },
     note: 'article 001: 80 MB touched before fork, 4 KiB pages',
   },
   selfcheck: () => [

@@ -104,7 +104,7 @@ export const createExperiment: Experiment<CreateParams, CreateSummary> = {
     // and the minimums move from probe to probe by more than within one (over three probes, the widened interval
     // of that ratio reached from 5× to 9× and back between consecutive quick runs).
     full: { iterations: '2000', warmup: '50', repeats: '10' },
-    quick: { iterations: '300', warmup: '20', repeats: '20' },
+    quick: { iterations: '300', warmup: '20', repeats: '10' },
     note: 'article 002: 2000 runs of thread create+join and of fork+waitpid',
   },
   selfcheck: () =>

@@ -142,7 +142,7 @@ export const execExperiment: Experiment<ExecParams, ExecSummary> = {
     // runs, the fewest whose median has a 95 % interval.
     full: { iterations: '2000', warmup: '20', repeats: '2', ldRuns: '10' },
     // Quick: many short probes rather than three long ones (probes differ more than their samples do).
-    quick: { iterations: '150', warmup: '10', repeats: '16', ldRuns: '6' },
+    quick: { iterations: '100', warmup: '10', repeats: '8', ldRuns: '6' },
     note: 'article 004: fork+exec+wait of a `return 0` program, dynamic and static, and fork+_exit',
   },
   selfcheck: () =>

@@ -222,7 +222,7 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
     // 003: 8238 one-page mappings 1 MiB apart (two per page-table page, ≈16.5 MB of page tables). Three probes
     // per layout: system-wide PageTables moves with other processes, and one reading cannot show by how much.
     full: { pages: '8238', spacingKb: '1024', iterations: '10', warmup: '1', repeats: '3' },
-    quick: { pages: '8238', spacingKb: '1024', iterations: '3', warmup: '1', repeats: '8' },
+    quick: { pages: '8238', spacingKb: '1024', iterations: '3', warmup: '1', repeats: '3' },
     note: 'article 003: 8238 one-page mappings 1 MiB apart',
   },
   options: [

@@ -107,11 +107,12 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
     // 000: 300 calls per configuration, 3 fresh runs, RSS 0/128/512/1024 MB, THP on (the article's
     // "always", reproduced with MADV_HUGEPAGE) and off. The spread claim needs two repeats even when quick.
     full: { methods: 'fork-exec,vfork-exec,posix-spawn', rss: '0,128,512,1024', thp: 'on,off', iterations: '300', warmup: '5', repeats: '3', ciTarget: '0', budgetMs: '0' },
-    // Quick: five fresh probes per RSS × THP, each timing the three methods round by round for up to 200 rounds but
-    // at most 300 ms of them (at least 30 rounds), so the 1 GB ones stop early. Fresh processes can differ by far
-    // more than their samples do: with two, `npm run bench:verdicts` saw a claim go from differs to holds between
-    // consecutive runs; with three, the interval widened for so few (2.7×) left a third of the verdicts open.
-    quick: { methods: 'fork-exec,vfork-exec,posix-spawn', rss: '0,256,1024', thp: 'on,off', iterations: '200', warmup: '3', repeats: '5', ciTarget: '0', budgetMs: '300' },
+    // Quick: four fresh pairs of probes per RSS × THP (fork-exec in one, vfork-exec and posix-spawn in the other),
+    // each timing its methods round by round for up to 200 rounds but at most 100 ms of them (at least 30 rounds), so
+    // the 1 GB ones stop early. Fresh processes can differ by far more than their samples do: with two,
+    // `npm run bench:verdicts` saw a claim go from differs to holds between consecutive runs (before the drift
+    // between runs was inside every interval); four keep the quick reproduction near a minute (docs/reproduce.md).
+    quick: { methods: 'fork-exec,vfork-exec,posix-spawn', rss: '0,256,1024', thp: 'on,off', iterations: '200', warmup: '3', repeats: '4', ciTarget: '0', budgetMs: '100' },
     note: 'article 000: 300 calls, 3 runs per configuration, RSS 0-1024 MB, THP on and off',
   },
   figureKeys: ['thp', 'rssMb'],

@@ -239,7 +239,7 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
   presets: {
     // 003 mapped 1,000,000 VMAs; vm.max_map_count (65530 by default) caps what a probe may map.
     full: { vmas: '0,1000,10000,30000,60000', iterations: '30', warmup: '3', repeats: '2' },
-    quick: { vmas: '0,20000,60000', iterations: '20', warmup: '2', repeats: '6' },
+    quick: { vmas: '0,20000,60000', iterations: '20', warmup: '2', repeats: '3' },
     note: 'article 003: up to 60000 one-page mappings (the article: 1,000,000; vm.max_map_count allows 65530)',
   },
   options: [
