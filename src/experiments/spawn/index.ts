@@ -17,6 +17,7 @@ import { THP_CONDITION, thpNeverWarnings } from '../shared/thp.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
 import { budgetSources, HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
 import type { SelfcheckPair } from '../selfcheck.js';
+import { SPAWN_IDENTITY, type SpawnFields } from './configuration.js';
 
 export const METHODS = ['fork-exec', 'vfork-exec', 'posix-spawn', 'clone-vfork', 'fork-exit'] as const;
 export type Method = (typeof METHODS)[number];
@@ -190,13 +191,13 @@ function warningsFor(run: { measurements: Measurement[]; summary: SpawnSummary }
   return w;
 }
 
-export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
+export const spawnExperiment: Experiment<SpawnParams, SpawnSummary, SpawnFields> = {
   name: 'spawn',
   acceptsTarget: true,
   article: '000',
   summaryLine: 'fork+exec vs vfork+exec vs posix_spawn (and clone, fork+_exit) as the parent RSS grows, THP on/off',
   cases: ['spawn'],
-  identity: ['method', 'rssMb', 'thp', 'target'],
+  identity: SPAWN_IDENTITY,
   series: METHODS,
   valueOrder: { method: METHODS, thp: THP_MODES },
   unit: MICROSECONDS_PER_CALL,
