@@ -4,7 +4,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { judgeDocuments, VERDICTS_SCHEMA, type VerdictsDocument } from '../src/claims/judge.js';
+import { judgeDocuments, VERDICTS_BY_MACHINE_SCHEMA, VERDICTS_SCHEMA } from '../src/claims/judge.js';
+import { readVerdicts } from '../src/claims/documents.js';
+import { DocumentError } from '../src/document/validate.js';
 import type { RunDocument } from '../src/document/run.js';
 import { fakeDocument } from './fixtures/store/fake.js';
 import { runCli, sandbox } from './helpers/cli.js';
@@ -28,7 +30,7 @@ const cli = (...args: string[]) => runCli(box, args);
 test('judge FILE…: the articles the documents cover, the same verdicts as judgeDocuments', () => {
   const r = cli('judge', fixture('create'), fixture('exec'), '--json');
   assert.equal(r.code, 0, r.stderr);
-  const out = JSON.parse(r.stdout) as VerdictsDocument;
+  const out = readVerdicts(r.stdout, 'judge --json')[0]!;
   assert.equal(out.schema, VERDICTS_SCHEMA);
   assert.deepEqual(out.articles, ['002', '004']);
   assert.deepEqual(
@@ -53,7 +55,7 @@ test('judge RUN: a stored run, by id, after import; a reproduce --json file with
   assert.equal(imp.code, 0, imp.stderr);
   const r = cli('judge', imp.stdout.trim(), '--json');
   assert.equal(r.code, 0, r.stderr);
-  const out = JSON.parse(r.stdout) as VerdictsDocument;
+  const out = readVerdicts(r.stdout, 'judge --json')[0]!;
   assert.deepEqual(out.articles, ['003']);
   const byId = Object.fromEntries(out.verdicts.map((v) => [v.claimId, v]));
   assert.equal(byId['003.deadlock-without-atfork']!.verdict, 'holds');
@@ -61,7 +63,7 @@ test('judge RUN: a stored run, by id, after import; a reproduce --json file with
   assert.equal(byId['003.sparse-pagetables-large']!.detail, 'no run of pagetables was given');
   const rep = join(tmp, 'reproduce.json');
   writeFileSync(rep, JSON.stringify({ schema: 'forklab.reproduce', schemaVersion: 1, runs: [doc('create')] }));
-  const fromRep = JSON.parse(cli('judge', rep, '--json').stdout) as VerdictsDocument;
+  const fromRep = readVerdicts(cli('judge', rep, '--json').stdout, 'judge --json')[0]!;
   assert.deepEqual(fromRep.articles, ['002']);
 });
 
@@ -75,6 +77,25 @@ test('judge: an unknown run or an unreadable file is a clear error, nothing judg
   assert.equal(r.code, 2);
   assert.match(r.stderr, /bad\.json: /);
   assert.equal(r.stdout, '');
+});
+
+test('the verdicts reader: a document judge --json did not write, or one with a wrong key, is named with its file and key', () => {
+  const good = readVerdicts(cli('judge', fixture('create'), '--json').stdout, 'v.json')[0]!;
+  const text = (o: unknown) => JSON.stringify(o);
+  const refused = (t: string, re: RegExp) =>
+    assert.throws(
+      () => readVerdicts(t, 'v.json'),
+      (e: unknown) => e instanceof DocumentError && re.test(e.message),
+    );
+  refused('', /^v\.json: the file is empty/);
+  refused('{"schema":', /^v\.json: not valid JSON/);
+  refused(text({ schema: 'forklab.run', schemaVersion: 1 }), /^v\.json: not a forklab verdicts document: schema is "forklab\.run"/);
+  refused(text({ ...good, schemaVersion: 9 }), /^v\.json: schemaVersion 9 is not read by this forklab \(it reads 2\)/);
+  const wrong = { ...good, verdicts: good.verdicts.map((v, i) => (i === 1 ? { ...v, verdict: 'maybe' } : v)) };
+  refused(text(wrong), /^v\.json: verdicts\[1\]\.verdict is not one of holds, differs, inconclusive, not-measurable \(got "maybe"\)/);
+  const { runs: _runs, ...noRuns } = good;
+  refused(text(noRuns), /^v\.json: runs is missing/);
+  refused(text({ schema: VERDICTS_BY_MACHINE_SCHEMA, schemaVersion: 1, byMachine: [good, { ...good, seed: 'x' }] }), /^v\.json: byMachine\[1\]\.seed is not a finite number/);
 });
 
 test('judge prints each claim in plain words; --verbose adds its id, kind and formula', () => {
@@ -129,11 +150,12 @@ test('judge groups runs by machine: each machine judged on its own runs; --mix-m
   assert.match(text.stdout, /The runs come from 2 machines \(node testhost vs otherhost\): each is judged on its own runs/);
   assert.match(text.stdout, /Machine 1 of 2: testhost .*\n[\s\S]*Machine 2 of 2: otherhost/);
   assert.equal((text.stdout.match(/Claims: 8 hold/g) ?? []).length, 2, 'each machine judged on its own run');
-  const json = JSON.parse(cli('judge', fa, fb, '--json').stdout) as { schema: string; byMachine: VerdictsDocument[] };
-  assert.equal(json.schema, 'forklab.verdicts-by-machine');
-  assert.equal(json.byMachine.length, 2);
-  const mixed = JSON.parse(cli('judge', fa, fb, '--json', '--mix-machines').stdout) as VerdictsDocument & { mixedMachines: boolean };
-  assert.equal(mixed.mixedMachines, true);
+  const json = cli('judge', fa, fb, '--json').stdout;
+  assert.equal(JSON.parse(json).schema, VERDICTS_BY_MACHINE_SCHEMA);
+  assert.equal(readVerdicts(json, 'judge --json').length, 2);
+  const mixedText = cli('judge', fa, fb, '--json', '--mix-machines').stdout;
+  const mixed = readVerdicts(mixedText, 'judge --json')[0]!;
+  assert.equal(JSON.parse(mixedText).mixedMachines, true);
   assert.ok(
     mixed.verdicts.every((v) => v.notes.some((n) => /pooled from 2 machines .*--mix-machines/.test(n))),
     'every pooled verdict says so',

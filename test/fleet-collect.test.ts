@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:https';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHUNK_CHARS, decodeStream, encodeDocument, statusLine } from '../src/fleet/frame.js';
+import { readCollect } from '../src/fleet/collect.js';
 import { sandbox, startCli } from './helpers/cli.js';
 import { tempDir } from './helpers/tmp.js';
 
@@ -50,6 +51,18 @@ test('frames: a missing chunk, a flipped character, a log cut short are each nam
     ['truncated'],
   );
   assert.equal(cut.status, null);
+});
+
+test('frames: a status line that is not JSON, or whose keys are wrong, is named and not taken', () => {
+  const lines = frames(SPAWN, 1, 'n1');
+  const notJson = decodeStream([...lines, 'forklab-status/1 {"state":'].join('\n'));
+  assert.equal(notJson.status, null);
+  assert.deepEqual(notJson.problems, [`line ${lines.length + 1}: a status line that is not JSON`]);
+  const wrong = decodeStream([...lines, 'forklab-status/1 {"state":"ok","documents":"1","node":"n1","exitCode":0}'].join('\n'));
+  assert.equal(wrong.status, null);
+  assert.deepEqual(wrong.problems, [`line ${lines.length + 1}: a status line that cannot be read: documents is not a finite number (got "1")`]);
+  const state = decodeStream([...lines, 'forklab-status/1 {"state":"done","documents":1,"node":null,"exitCode":0}'].join('\n'));
+  assert.match(state.problems[0] ?? '', /state is not "ok" or "failed" \(got "done"\)/);
 });
 
 interface Pod {
@@ -181,8 +194,6 @@ function standIn(): Promise<{ server: Server; url: string; requests: string[] }>
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `https://127.0.0.1:${(server.address() as { port: number }).port}`, requests })));
 }
 
-type Outcome = { source: string; state: string; documents: number; duplicates: number; problems: string[] };
-
 async function collect(extra: string[]) {
   const { server, url, requests } = await standIn();
   const box = sandbox();
@@ -217,7 +228,7 @@ async function collect(extra: string[]) {
 
 function checkOutcomes(r: Awaited<ReturnType<typeof collect>>) {
   assert.equal(r.end.code, 1, r.stderr); // not every pod is complete
-  const got = JSON.parse(r.stdout) as { import: { imported: number; already: number }; sources: Outcome[] };
+  const got = readCollect(r.stdout, 'fleet collect --json');
   const by = Object.fromEntries(got.sources.map((s) => [s.source, s]));
   assert.equal(by['pod/fl-0']!.state, 'complete');
   assert.equal(by['pod/fl-0']!.documents, 2);

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { readFleet } from '../src/claims/documents.js';
 import { buildFleet } from '../src/claims/fleet.js';
 import { fleetHtml, fleetMarkdown } from '../src/report/fleet.js';
 import { judgeDocuments } from '../src/claims/judge.js';
@@ -139,9 +140,16 @@ test('fleet report: the command line reads a collect directory, and names a bad 
   const j = runCli(box, ['fleet', 'report', dir, '--json', '-', '--reference', 'gp-1']);
   assert.equal(j.code, 0, j.stderr);
   assert.match(j.stderr, /skipped .*notes\.json: not a forklab run document/);
-  const doc = JSON.parse(j.stdout);
+  const doc = readFleet(j.stdout, 'fleet report --json');
   assert.equal(doc.schema, 'forklab.fleet');
-  assert.equal(doc.members.find((m: { machine: string; node: string }) => m.machine === doc.reference).node, 'gp-1');
+  assert.equal(doc.members.find((m) => m.machine === doc.reference)!.node, 'gp-1');
+  // The reader names the file and the key of what is wrong.
+  const broken = { ...doc, results: doc.results.map((r, i) => (i === 2 ? { ...r, verdicts: [{ claimId: 'x', verdict: 'maybe' }] } : r)) };
+  assert.throws(() => readFleet(JSON.stringify(broken), 'f.json'), /f\.json: results\[2\]\.verdicts\[0\]\.verdict is not one of holds/);
+  assert.throws(
+    () => readFleet(JSON.stringify({ ...doc, schema: 'forklab.verdicts' }), 'f.json'),
+    /f\.json: not a forklab fleet document: schema is "forklab\.verdicts", expected "forklab\.fleet"/,
+  );
   const html = join(box.dir, 'fleet.html');
   const h = runCli(box, ['fleet', 'report', dir, '--html', html]);
   assert.equal(h.code, 0, h.stderr);

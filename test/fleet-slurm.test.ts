@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readCollect } from '../src/fleet/collect.js';
 import { CLI_ENTRY, TSX, runCli, sandbox } from './helpers/cli.js';
 import { startSlurm } from './helpers/slurm.js';
 
@@ -65,13 +66,13 @@ test('fleet slurm: a real Slurm runs the array task, fleet collect --dir reads i
     assert.match(log, /^forklab slurm job \d+ task 0 on \S+ partition lab$/m);
     const c = runCli(box, ['fleet', 'collect', '--dir', out, '--engine', 'slurm', '--out', join(box.dir, 'fleet'), '--json']);
     assert.equal(c.code, 0, `${c.stdout}\n${c.stderr}\n${readFileSync(join(out, `forklab-${job}_0.err`), 'utf8').slice(-2000)}`);
-    const got = JSON.parse(c.stdout) as { sources: { state: string; documents: number; node: string; pool: string }[]; import: { imported: number } };
+    const got = readCollect(c.stdout, 'fleet collect --json');
     assert.equal(got.sources.length, 1);
     assert.equal(got.sources[0]!.state, 'complete');
     assert.equal(got.sources[0]!.pool, 'lab');
     assert.ok(got.sources[0]!.documents >= 3, `${got.sources[0]!.documents} documents`);
-    assert.equal(got.import.imported, got.sources[0]!.documents);
-    const node = got.sources[0]!.node;
+    assert.equal(got.import?.imported, got.sources[0]!.documents);
+    const node = got.sources[0]!.node!;
     const docs = readdirSync(join(box.dir, 'fleet', node));
     const one = JSON.parse(readFileSync(join(box.dir, 'fleet', node, docs[0]!), 'utf8'));
     assert.equal(one.machine.placement.engine, 'slurm');

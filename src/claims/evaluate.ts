@@ -17,6 +17,8 @@ import { driftKeepsOpen, priorsNote, summarizeDrift, type VerdictDrift } from '.
 import type { Range } from './bands.js';
 
 export type VerdictValue = 'holds' | 'differs' | 'inconclusive' | 'not-measurable';
+/** Every verdict, in the order a document's reader names them. */
+export const VERDICT_VALUES: readonly VerdictValue[] = ['holds', 'differs', 'inconclusive', 'not-measurable'];
 
 /** A claim's verdict: the figures of its judgement (for not-measurable, the reason as its detail) and what to read with them. */
 export interface Verdict extends Pick<Judgement, 'measured' | 'published' | 'factor' | 'interval' | 'detail' | 'plain'> {

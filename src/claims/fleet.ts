@@ -14,8 +14,8 @@ import { compareRuns, type Verdict as CompareVerdict } from '../store/compare.js
 import { poolRepeats } from '../stats/pool.js';
 import { UsageError } from '../errors.js';
 
-const FLEET_SCHEMA = 'forklab.fleet';
-const FLEET_VERSION = 1;
+export const FLEET_SCHEMA = 'forklab.fleet';
+export const FLEET_VERSION = 1;
 
 export interface FleetMember {
   machine: string;

@@ -8,7 +8,9 @@ import type { DriftOptions, QuantityEstimate } from './drift.js';
 
 export const VERDICTS_SCHEMA = 'forklab.verdicts';
 /** 2: every verdict says the drift between runs its intervals were widened by (`drift`) and what this run alone says (`withinRun`). */
-const VERDICTS_VERSION = 2;
+export const VERDICTS_VERSION = 2;
+/** `forklab judge --json` over runs of several machines: one verdicts document per machine (`byMachine`), version 1. */
+export const VERDICTS_BY_MACHINE_SCHEMA = 'forklab.verdicts-by-machine';
 
 export interface JudgeOptions {
   /** Articles to judge (ids); default: every article with at least one of its experiments among the documents. */

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
-import { collectStreams, directoryStreams, kubernetesStreams, type Collected, type LogStream } from '../fleet/collect.js';
+import { collectDocument, collectStreams, directoryStreams, kubernetesStreams, type Collected, type LogStream } from '../fleet/collect.js';
 import { apiSource, kubectlSource, type KubeSource } from '../fleet/kube.js';
 import { fleetRun, nodeName, terminationLogPath } from '../fleet/run.js';
 import { StoreError } from '../store/db.js';
@@ -104,7 +104,7 @@ async function runCollect(o: CollectOptions): Promise<number> {
   const c = collectStreams(streams, o.out);
   const imp = o.import === false || c.documents.length === 0 ? null : importAll(c, o.db);
   if (json) {
-    emitTo('--json', json, `${JSON.stringify({ schema: 'forklab.fleet-collect', schemaVersion: 1, out: o.out, import: imp, sources: c.outcomes }, null, 1)}\n`);
+    emitTo('--json', json, `${JSON.stringify(collectDocument(c, o.out, imp), null, 1)}\n`);
   } else {
     const lines: string[] = [];
     for (const s of c.outcomes) {

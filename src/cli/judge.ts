@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { readInputFile } from './input.js';
 import type { Command } from 'commander';
-import { verdictsDocument } from '../claims/judge.js';
+import { VERDICTS_BY_MACHINE_SCHEMA, verdictsDocument } from '../claims/judge.js';
 import { reproductionInText } from '../claims/reproduction.js';
 import { groupByMachine, judgeEachMachine, judgeMixed, whyApart, type MachineGroup } from '../claims/machines.js';
 import type { Judged } from '../claims/judge.js';
@@ -134,9 +134,6 @@ function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
   }
   return 0;
 }
-
-/** `forklab judge --json` over runs of several machines: one verdicts document per machine. */
-const VERDICTS_BY_MACHINE_SCHEMA = 'forklab.verdicts-by-machine';
 
 export function registerJudgeCommand(program: Command): void {
   program

@@ -1,8 +1,8 @@
 // The versioned JSON document of a run (`--json FILE`, `forklab export`, the history database): its type,
 // how a run becomes one, and how its configurations are read back. Schema in docs/json-schema.md. The store
 // and the reports both read it from here.
-import type { Configuration, ExperimentRun, Measurement, Scalar, Warning } from '../experiments/types.js';
-import { findExperiment } from '../experiments/index.js';
+import type { Configuration, ConfigurationOf, ExperimentRun, Measurement, Scalar, Warning } from '../experiments/types.js';
+import { findExperiment, type ExperimentFields, type KnownExperiment } from '../experiments/index.js';
 import type { LoadSample, MachineRecord } from '../env/machine.js';
 import { witnessOfLoad, type NoiseWitness } from '../env/witness.js';
 
@@ -79,6 +79,15 @@ export function buildDocument(args: {
 export function documentWitness(doc: RunDocument): NoiseWitness | null {
   if (doc.witness) return doc.witness;
   return witnessOfLoad(doc.load as { before: LoadSample; after: LoadSample | null }, doc.durationMs, doc.machine.pinnedCpu);
+}
+
+/**
+ * The configurations of a document of a known experiment, typed by the fields it declares (its configuration.ts);
+ * null when the document is of another experiment. The reader checked every field is a scalar; the experiment's
+ * own measure wrote them with these types.
+ */
+export function configurationsOf<E extends KnownExperiment>(doc: RunDocument, experiment: E): ConfigurationOf<ExperimentFields[E]>[] | null {
+  return doc.experiment === experiment ? (doc.configurations as ConfigurationOf<ExperimentFields[E]>[]) : null;
 }
 
 /** The keys of a configuration object that are not its fields (see measurementToJson). */

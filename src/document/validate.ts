@@ -5,7 +5,7 @@
 import { ForklabError } from '../errors.js';
 import { CONFIGURATION_KEYS, DOCUMENT_SCHEMA, DOCUMENT_VERSION, type RunDocument } from './run.js';
 
-/** A document that cannot be read; the message names the problem and where it is. */
+/** A document that cannot be read; the message names the problem and where it is. The field checks below serve every document's reader. */
 export class DocumentError extends ForklabError {
   constructor(message: string) {
     super('document', message);
@@ -18,7 +18,7 @@ type Obj = Record<string, unknown>;
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-function preview(v: unknown): string {
+export function preview(v: unknown): string {
   if (v === undefined) return 'nothing';
   let s: string;
   try {
@@ -29,27 +29,27 @@ function preview(v: unknown): string {
   return s.length > 40 ? `${s.slice(0, 37)}...` : s;
 }
 
-function fail(path: string, problem: string, v?: unknown, showValue = true): never {
+export function fail(path: string, problem: string, v?: unknown, showValue = true): never {
   throw new DocumentError(`${path} ${problem}${showValue ? ` (got ${preview(v)})` : ''}`);
 }
 
-const join = (path: string, key: string) => (path === '' ? key : `${path}.${key}`);
+export const join = (path: string, key: string) => (path === '' ? key : `${path}.${key}`);
 
 export function isObject(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function object(v: unknown, path: string): Obj {
+export function object(v: unknown, path: string): Obj {
   if (!isObject(v)) fail(path, v === undefined ? 'is missing' : 'is not an object', v, v !== undefined);
   return v;
 }
 
-function present(o: Obj, key: string, path: string): unknown {
+export function present(o: Obj, key: string, path: string): unknown {
   if (!(key in o)) fail(join(path, key), 'is missing', undefined, false);
   return o[key];
 }
 
-function string(o: Obj, key: string, path: string, nonEmpty = false): string {
+export function string(o: Obj, key: string, path: string, nonEmpty = false): string {
   const v = present(o, key, path);
   if (typeof v !== 'string') fail(join(path, key), 'is not a string', v);
   if (nonEmpty && v === '') fail(join(path, key), 'is empty', v, false);
@@ -67,7 +67,7 @@ function finite(v: unknown, path: string, what = 'a finite number'): number {
   return v;
 }
 
-function number(o: Obj, key: string, path: string): number {
+export function number(o: Obj, key: string, path: string): number {
   return finite(present(o, key, path), join(path, key));
 }
 
@@ -76,13 +76,13 @@ function numberOrNull(o: Obj, key: string, path: string): number | null {
   return v === null ? null : finite(v, join(path, key), 'a finite number or null');
 }
 
-function boolean(o: Obj, key: string, path: string): boolean {
+export function boolean(o: Obj, key: string, path: string): boolean {
   const v = present(o, key, path);
   if (typeof v !== 'boolean') fail(join(path, key), 'is not true or false', v);
   return v;
 }
 
-function array(v: unknown, path: string): unknown[] {
+export function array(v: unknown, path: string): unknown[] {
   if (!Array.isArray(v)) fail(path, v === undefined ? 'is missing' : 'is not an array', v, v !== undefined);
   return v;
 }
@@ -98,7 +98,7 @@ const nonNegative = (x: unknown, p: string) => {
 };
 const anyFinite = (x: unknown, p: string) => void finite(x, p);
 
-function isoDate(o: Obj, key: string, path: string): string {
+export function isoDate(o: Obj, key: string, path: string): string {
   const s = string(o, key, path);
   if (!ISO_8601.test(s) || Number.isNaN(Date.parse(s))) fail(join(path, key), 'is not an ISO 8601 date and time', s);
   return s;
@@ -272,14 +272,17 @@ export function validateRunDocument(value: unknown): RunDocument {
   return d as unknown as RunDocument;
 }
 
-/** Parses and checks the text of a run document (a file given to forklab import, say). */
-export function parseRunDocument(text: string): RunDocument {
+/** The JSON value of a document's text; throws DocumentError for an empty file or text that is not JSON. */
+export function parseJson(text: string): unknown {
   if (text.trim() === '') throw new DocumentError('the file is empty');
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch (e) {
     throw new DocumentError(`not valid JSON (a truncated or damaged file?): ${(e as Error).message}`);
   }
-  return validateRunDocument(value);
+}
+
+/** Parses and checks the text of a run document (a file given to forklab import, say). */
+export function parseRunDocument(text: string): RunDocument {
+  return validateRunDocument(parseJson(text));
 }

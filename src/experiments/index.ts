@@ -11,9 +11,18 @@ import { vmaExperiment } from './vma/index.js';
 import { deadlockExperiment } from './deadlock/index.js';
 import { runtimesExperiment } from './runtimes/index.js';
 import { traceExperiment } from './trace/index.js';
+import type { SpawnFields } from './spawn/configuration.js';
+import type { CowFields } from './cow/configuration.js';
+import type { CreateFields } from './create/configuration.js';
+import type { ExecFields } from './exec/configuration.js';
+import type { PagetablesFields } from './pagetables/configuration.js';
+import type { VmaFields } from './vma/configuration.js';
+import type { DeadlockFields } from './deadlock/configuration.js';
+import type { RuntimesFields } from './runtimes/configuration.js';
+import type { TraceFields } from './trace/configuration.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: the registry holds experiments of every parameter and summary type
-export type AnyExperiment = Experiment<any, any>;
+// biome-ignore lint/suspicious/noExplicitAny: the registry holds experiments of every parameter, summary and fields type
+export type AnyExperiment = Experiment<any, any, any>;
 
 export const EXPERIMENTS: readonly AnyExperiment[] = [
   spawnExperiment,
@@ -25,6 +34,25 @@ export const EXPERIMENTS: readonly AnyExperiment[] = [
   deadlockExperiment,
   runtimesExperiment,
 ];
+
+/**
+ * Each experiment's fields (its NAME/configuration.ts) by its name: the type of a document's configurations of
+ * it (src/document/run.ts, configurationsOf). Every experiment of EXPERIMENTS and RECORDED has its entry.
+ */
+export interface ExperimentFields {
+  spawn: SpawnFields;
+  cow: CowFields;
+  create: CreateFields;
+  exec: ExecFields;
+  pagetables: PagetablesFields;
+  vma: VmaFields;
+  deadlock: DeadlockFields;
+  runtimes: RuntimesFields;
+  trace: TraceFields;
+}
+
+/** The name of an experiment whose fields are known by type. */
+export type KnownExperiment = keyof ExperimentFields;
 
 export const EXPERIMENT_NAMES: readonly string[] = EXPERIMENTS.map((e) => e.name);
 

@@ -63,6 +63,31 @@ export interface ConfigurationFields {
   [field: string]: unknown;
 }
 
+/** Field values as a measurement carries them: scalars by name (absent: a field that documents of earlier versions lack). */
+export type FieldValues = Record<string, Scalar | undefined>;
+
+/**
+ * An experiment's fields, as its configuration.ts declares them once: what identifies a configuration (the keys
+ * of its `identity`) and what was observed about it, each with its type. Its probe calls write them, its summary
+ * reads them, a document holds them side by side (ConfigurationOf).
+ */
+export interface Fields<I extends FieldValues = FieldValues, O extends FieldValues = FieldValues> {
+  identity: I;
+  observed: O;
+}
+
+/** A measurement of an experiment whose fields are known: its identity and observed fields typed as it declares them. */
+export type MeasurementOf<F extends Fields> = Omit<Measurement, 'identity' | 'observed'> & { identity: F['identity']; observed: F['observed'] };
+
+/** A configuration of a document of an experiment whose fields are known (both kinds of field at the top level). */
+export type ConfigurationOf<F extends Fields> = Configuration<F['identity'] & F['observed']>;
+
+/** The keys of a type, of every member where it is a union (series of one experiment may carry different fields). */
+type KeysOf<T> = T extends unknown ? keyof T : never;
+
+/** The name of one of an experiment's identity fields. */
+export type IdentityKey<F extends Fields> = KeysOf<F['identity']> & string;
+
 export interface Warning {
   code: string;
   message: string;
@@ -155,7 +180,8 @@ export interface Presets {
   note: string;
 }
 
-export interface Experiment<P, S> {
+/** An experiment: P its parameters, S its summary, F its fields (its configuration.ts; by default any scalars). */
+export interface Experiment<P, S, F extends Fields = Fields> {
   name: string;
   /** Which article it reproduces (000–004) and a one-line description. */
   article: string;
@@ -168,7 +194,7 @@ export interface Experiment<P, S> {
    * Every key a measurement's `identity` may carry (in the order the JSON document writes them). Any other
    * field of a configuration was observed. Stored documents are read with this list (src/document/).
    */
-  identity: readonly string[];
+  identity: readonly IdentityKey<F>[];
   /** The series it reports, in the order tables and charts show them. */
   series: readonly string[];
   /** The order in which tables and charts show the values of identity fields (e.g. thp: on, off, default). */
@@ -190,7 +216,7 @@ export interface Experiment<P, S> {
    * noise warning pools samples by them and judges each figure's interval. null: no timed figures to judge.
    * Absent: the experiment's identity.
    */
-  figureKeys?: readonly string[] | null;
+  figureKeys?: readonly IdentityKey<F>[] | null;
   /** Its own chart in reports (chart.ts), drawn by kind; null: none (the distribution of samples is still drawn); absent: its medians per series. */
   chart?: ChartSpec | null;
   /** Whether its series are timed in the same iterations of one probe process (a claim may then pair them). */
@@ -206,7 +232,7 @@ export interface Experiment<P, S> {
   /** How its fields are said in a configuration's label ("64 MB", "THP on"); a field without one: "key value". */
   fieldLabels?: Readonly<Record<string, FieldLabel>>;
   /** The identity field whose value names the series (spawn's method), where a published series names it instead of the series. */
-  seriesField?: string;
+  seriesField?: IdentityKey<F>;
   /** Keys of its published series that describe the article's machine, not forklab data (thpSystem): never matched. */
   contextKeys?: readonly string[];
   /** Its pairs for `forklab selfcheck` (selfcheck.ts): a probe series beside a bare C loop of the same operation; absent: none. */

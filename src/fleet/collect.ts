@@ -6,7 +6,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSy
 import { join } from 'node:path';
 import type { RunDocument } from '../document/run.js';
 import type { Placement } from '../env/machine.js';
-import { DocumentError, parseRunDocument } from '../document/validate.js';
+import { DocumentError, array, fail, isObject, number, object, parseJson, parseRunDocument, present, preview, string } from '../document/validate.js';
 import { decodeStream, type FleetStatus } from './frame.js';
 import { CONTAINER_NAME, type KubeSource } from './kube.js';
 
@@ -44,6 +44,51 @@ export interface Collected {
   outcomes: SourceOutcome[];
   /** Every verified document, once, with its placement. */
   documents: { doc: RunDocument; file: string }[];
+}
+
+export const COLLECT_SCHEMA = 'forklab.fleet-collect';
+export const COLLECT_VERSION = 1;
+
+/** `forklab fleet collect --json`: where the documents went, what the history took, and what became of each source. */
+export interface CollectDocument {
+  schema: typeof COLLECT_SCHEMA;
+  schemaVersion: typeof COLLECT_VERSION;
+  out: string;
+  /** Null when nothing was imported (--no-import, or no document). */
+  import: { imported: number; already: number } | null;
+  sources: SourceOutcome[];
+}
+
+export function collectDocument(c: Collected, out: string, imp: CollectDocument['import']): CollectDocument {
+  return { schema: COLLECT_SCHEMA, schemaVersion: COLLECT_VERSION, out, import: imp, sources: c.outcomes };
+}
+
+const SOURCE_STATES: readonly SourceOutcome['state'][] = ['complete', 'partial', 'failed', 'no-output'];
+
+/** The collect document of `fleet collect --json`'s text; throws DocumentError naming `where` and the first key that is wrong. */
+export function readCollect(text: string, where: string): CollectDocument {
+  try {
+    const d = parseJson(text);
+    if (!isObject(d) || d.schema !== COLLECT_SCHEMA)
+      throw new DocumentError(`not a forklab fleet collect document: schema is ${preview(isObject(d) ? d.schema : d)}, expected "${COLLECT_SCHEMA}"`);
+    if (present(d, 'schemaVersion', '') !== COLLECT_VERSION) fail('schemaVersion', `is not ${COLLECT_VERSION}`, d.schemaVersion);
+    string(d, 'out', '');
+    const imp = present(d, 'import', '');
+    if (imp !== null) for (const k of ['imported', 'already']) number(object(imp, 'import'), k, 'import');
+    for (const [i, x] of array(present(d, 'sources', ''), 'sources').entries()) {
+      const p = `sources[${i}]`;
+      const s = object(x, p);
+      string(s, 'source', p);
+      if (!SOURCE_STATES.includes(present(s, 'state', p) as never)) fail(`${p}.state`, `is not one of ${SOURCE_STATES.join(', ')}`, s.state);
+      number(s, 'documents', p);
+      array(present(s, 'written', p), `${p}.written`);
+      array(present(s, 'problems', p), `${p}.problems`);
+    }
+    return d as unknown as CollectDocument;
+  } catch (e) {
+    if (e instanceof DocumentError) throw new DocumentError(`${where}: ${e.message}`);
+    throw e;
+  }
 }
 
 /** A name safe as one path segment. */

@@ -12,6 +12,7 @@
 
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { DocumentError, fail, number, object, parseJson, present, string } from '../document/validate.js';
 
 const FRAME_MARK = 'forklab-frame/1';
 const STATUS_MARK = 'forklab-status/1';
@@ -47,6 +48,20 @@ export interface FleetStatus {
   /** forklab's exit status for the measurement (0 when every experiment finished). */
   exitCode: number;
   message?: string;
+}
+
+/** A status line's JSON as FleetStatus; throws DocumentError naming the first key that is wrong. */
+export function readStatus(json: string): FleetStatus {
+  const o = object(parseJson(json), 'the status');
+  const state = present(o, 'state', '');
+  if (state !== 'ok' && state !== 'failed') fail('state', 'is not "ok" or "failed"', state);
+  const documents = number(o, 'documents', '');
+  if (!Number.isSafeInteger(documents) || documents < 0) fail('documents', 'is not a non-negative integer', documents);
+  const node = present(o, 'node', '');
+  if (node !== null && typeof node !== 'string') fail('node', 'is not a string or null', node);
+  number(o, 'exitCode', '');
+  if ('message' in o) string(o, 'message', '');
+  return o as unknown as FleetStatus;
 }
 
 export function statusLine(s: FleetStatus): string {
@@ -118,9 +133,12 @@ export function decodeStream(text: string): DecodedStream {
     const st = line.indexOf(STATUS_MARK);
     if (st >= 0) {
       try {
-        status = JSON.parse(line.slice(st + STATUS_MARK.length)) as FleetStatus;
-      } catch {
-        problems.push(`line ${n + 1}: a status line that is not JSON`);
+        status = readStatus(line.slice(st + STATUS_MARK.length));
+      } catch (e) {
+        if (!(e instanceof DocumentError)) throw e;
+        problems.push(
+          `line ${n + 1}: ${/^not valid JSON|^the file is empty/.test(e.message) ? 'a status line that is not JSON' : `a status line that cannot be read: ${e.message}`}`,
+        );
       }
       continue;
     }

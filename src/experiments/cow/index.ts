@@ -15,6 +15,7 @@ import { heading, text, note, blank, table, type Block } from '../view.js';
 import { THP_CONDITION, thpNeverWarnings } from '../shared/thp.js';
 import { NANOSECONDS_PER_PAGE, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
 import { budgetSources, HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
+import { COW_IDENTITY, type CowFields } from './configuration.js';
 import { COW_SERIES, COW_THP_MODES, splitForkSeries, summarizeCow, type CowCell, type CowPass, type CowSeries, type CowSummary, type CowThp } from './summary.js';
 
 /** The experiment's vocabulary and the probe-line split, exported beside it (the tests read them here). */
@@ -99,13 +100,13 @@ const LABELS: Record<CowSeries, string> = {
   'no-fork-write': 'baseline: write, no fork',
 };
 
-export const cowExperiment: Experiment<CowParams, CowSummary> = {
+export const cowExperiment: Experiment<CowParams, CowSummary, CowFields> = {
   name: 'cow',
   article: '001',
   figureKeys: ['thp'],
   summaryLine: "copy-on-write after fork: a child's read, first write (CoW fault) and second write per page, THP on/off",
   cases: ['cow'],
-  identity: ['sizeMb', 'thp', 'pages'],
+  identity: COW_IDENTITY,
   series: COW_SERIES,
   valueOrder: { thp: ['on', 'off', 'default'] },
   unit: NANOSECONDS_PER_PAGE,

@@ -6,6 +6,7 @@ import { ratioOfMedians } from '../../stats/pool.js';
 import { median } from '../../stats/descriptive.js';
 import { cellFigure, repeatsOf, type CellFigure } from '../shared/measure.js';
 import type { Measurement } from '../types.js';
+import { cowMeasurements } from './configuration.js';
 
 export const COW_THP_MODES = ['off', 'on', 'default'] as const;
 export type CowThp = (typeof COW_THP_MODES)[number];
@@ -84,12 +85,13 @@ export function thpVerdict(regionKb: number, hugeBeforeKb: number, hugeAfterKb: 
 
 const col = (ms: readonly Measurement[], name: string): number[] => ms.flatMap((m) => m.columns[name] ?? []);
 
-export function summarizeCow(ms: readonly Measurement[], seed: number): CowSummary {
+export function summarizeCow(measurements: readonly Measurement[], seed: number): CowSummary {
+  const ms = cowMeasurements(measurements);
   const cells: CowCell[] = [];
   const keys = [...new Set(ms.map((m) => `${m.identity.thp}|${m.identity.sizeMb}`))];
   for (const key of keys) {
     const mine = ms.filter((m) => `${m.identity.thp}|${m.identity.sizeMb}` === key);
-    const { thp, sizeMb } = { thp: mine[0]!.identity.thp as CowThp, sizeMb: mine[0]!.identity.sizeMb as number };
+    const { thp, sizeMb } = mine[0]!.identity;
     const pages = Number(mine[0]!.identity.pages) || sizeMb * 256;
     const passes: CowCell['passes'] = {};
     for (const series of COW_SERIES) {

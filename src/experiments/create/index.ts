@@ -12,8 +12,9 @@ import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
 import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesSummary } from '../shared/series.js';
 import { fmtRatio, fmtUs, fmtUsCi } from '../../text/format.js';
 import { blank, heading, note, table, text, type Block } from '../view.js';
-import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Scalar } from '../types.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement } from '../types.js';
 import type { SelfcheckPair } from '../selfcheck.js';
+import { CREATE_FIELDS, CREATE_IDENTITY, type CreateFields } from './configuration.js';
 
 export interface CreateParams extends RepeatParams {
   /** Timed iterations per probe process; each iteration times one thread and one fork. */
@@ -33,10 +34,7 @@ export interface CreateSummary {
   threadStackKb: number | null;
 }
 
-export const CREATE_FIELDS: Record<'thread' | 'fork', Record<string, Scalar>> = {
-  thread: { method: 'pthread-create-join' },
-  fork: { method: 'fork-waitpid' },
-};
+export { CREATE_FIELDS };
 
 /** Article 002's figures (µs), from data/published.json. */
 function article002() {
@@ -76,12 +74,12 @@ function summarizeCreate(ms: readonly Measurement[], seed: number): CreateSummar
   };
 }
 
-export const createExperiment: Experiment<CreateParams, CreateSummary> = {
+export const createExperiment: Experiment<CreateParams, CreateSummary, CreateFields> = {
   name: 'create',
   article: '002',
   summaryLine: 'pthread_create+join of an empty thread vs fork+waitpid of a child that exits at once',
   cases: ['create'],
-  identity: ['method'],
+  identity: CREATE_IDENTITY,
   series: ['thread', 'fork'],
   valueOrder: {},
   unit: MICROSECONDS_PER_CALL,

@@ -12,6 +12,7 @@ import { parseChoiceList, parseInteger, str } from '../shared/parse.js';
 import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Scalar, type Warning } from '../types.js';
+import { DEADLOCK_IDENTITY, deadlockMeasurements, type DeadlockFields, type DeadlockObserved } from './configuration.js';
 
 export const VARIANTS = ['without-atfork', 'with-atfork', 'plain-lock'] as const;
 export type Variant = (typeof VARIANTS)[number];
@@ -70,12 +71,12 @@ function probeTimeoutMs(p: DeadlockParams): number {
 
 const col = (m: Measurement, name: string): number | null => m.columns[name]?.[0] ?? null;
 
-function fieldsFor(variant: Variant, p: DeadlockParams, m: Measurement | null, probePid: Scalar): Pick<Measurement, 'identity' | 'observed'> {
+function fieldsFor(variant: Variant, p: DeadlockParams, m: Measurement | null, probePid: Scalar): DeadlockFields {
   const ok = m !== null && m.state === 'ok';
   const flag = (name: string) => (ok ? col(m, name) === 1 : null);
   const errno = ok && col(m, 'reported') === 1 ? col(m, 'childErrno') : null;
   const identity = { variant, holdMs: p.holdMs, childTimeoutMs: p.childTimeoutMs };
-  const observed = {
+  const observed: DeadlockObserved = {
     childAcquired: flag('acquired'),
     childHung: flag('hung'),
     childKilled: flag('killed'),
@@ -89,13 +90,14 @@ function fieldsFor(variant: Variant, p: DeadlockParams, m: Measurement | null, p
   return { identity, observed };
 }
 
-export function summarizeDeadlock(ms: readonly Measurement[]): DeadlockSummary {
+export function summarizeDeadlock(measurements: readonly Measurement[]): DeadlockSummary {
+  const ms = deadlockMeasurements(measurements);
   const variants: DeadlockVariantSummary[] = [];
   for (const variant of VARIANTS) {
     const mine = ms.filter((m) => m.identity.variant === variant);
     if (mine.length === 0) continue;
     const ok = mine.filter((m) => m.state === 'ok');
-    const count = (f: string) => ok.filter((m) => m.observed[f] === true).length;
+    const count = (f: keyof DeadlockObserved) => ok.filter((m) => m.observed[f] === true).length;
     const waits = ok.flatMap((m) => m.samplesNs);
     const forks = ok.flatMap((m) => m.columns.forkWaitNs ?? []);
     variants.push({
@@ -168,14 +170,14 @@ function verdict(v: DeadlockVariantSummary, p: DeadlockParams): string {
   return `${v.acquired}/${v.repeats} repeats: the child took the lock; ${v.hung} hung and were killed (see warnings)`;
 }
 
-export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary> = {
+export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary, DeadlockFields> = {
   name: 'deadlock',
   article: '003',
   // Its samples are how long a child took to end (or time out), not a cost to compare: no noise figures.
   figureKeys: null,
   summaryLine: 'fork while another thread holds a mutex: the child deadlocks, unless pthread_atfork hands it over',
   cases: ['deadlock'],
-  identity: ['variant', 'holdMs', 'childTimeoutMs'],
+  identity: DEADLOCK_IDENTITY,
   series: VARIANTS,
   valueOrder: { variant: VARIANTS },
   unit: MICROSECONDS_PER_CALL,

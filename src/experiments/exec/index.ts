@@ -16,6 +16,7 @@ import { heading, text, note, blank, table, type Block } from '../view.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
 import type { SelfcheckPair } from '../selfcheck.js';
 import { targetCommandLine, targetParams } from '../shared/target.js';
+import { EXEC_IDENTITY, type ExecFields } from './configuration.js';
 
 /** The experiment's series, exported beside it (test/reference-published.test.ts reads them here). */
 export { EXEC_SERIES };
@@ -113,13 +114,13 @@ function targetView(s: ExecSummary, p: ExecParams): Block[] {
   ];
 }
 
-export const execExperiment: Experiment<ExecParams, ExecSummary> = {
+export const execExperiment: Experiment<ExecParams, ExecSummary, ExecFields> = {
   name: 'exec',
   acceptsTarget: true,
   article: '004',
   summaryLine: 'fork+execve+wait of a `return 0` program, dynamic vs static, against fork+_exit; ld.so statistics',
   cases: ['exec'],
-  identity: ['method', 'target'],
+  identity: EXEC_IDENTITY,
   series: ['fork-exit', 'exec-dynamic', 'exec-target', 'exec-static'],
   valueOrder: {},
   unit: MICROSECONDS_PER_CALL,

@@ -15,6 +15,7 @@ import { fmtRatio, fmtUsCi } from '../../text/format.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
 import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
 import { HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
+import { PAGETABLES_IDENTITY, isPhaseRow, pagetablesMeasurements, type PagetablesFields } from './configuration.js';
 
 export const LAYOUTS = ['sparse', 'dense'] as const;
 export type Layout = (typeof LAYOUTS)[number];
@@ -118,18 +119,19 @@ function phaseRows(layout: Layout, info: Record<string, InfoValue>): PhaseRow[] 
 
 const diff = (a: number | null | undefined, b: number | null | undefined) => (a == null || b == null ? null : a - b);
 
-function summarizePagetables(ms: readonly Measurement[], p: PagetablesParams): PagetablesSummary {
+export function summarizePagetables(measurements: readonly Measurement[], p: PagetablesParams): PagetablesSummary {
+  const ms = pagetablesMeasurements(measurements);
   const phases: PhaseRow[] = [];
   for (const m of ms) {
-    if (m.series !== 'phase' || m.state !== 'ok') continue;
+    if (!isPhaseRow(m) || m.state !== 'ok') continue;
     const f = m.observed;
     phases.push({
-      layout: m.identity.layout as Layout,
-      phase: m.identity.phase as Phase,
-      parentVmPteKb: f.parentVmPteKb as number | null,
-      childVmPteKb: f.childVmPteKb as number | null,
-      pageTablesKb: f.pageTablesKb as number | null,
-      settleMs: f.settleMs as number | null,
+      layout: m.identity.layout,
+      phase: m.identity.phase,
+      parentVmPteKb: f.parentVmPteKb,
+      childVmPteKb: f.childVmPteKb,
+      pageTablesKb: f.pageTablesKb,
+      settleMs: f.settleMs,
     });
   }
   const layouts: LayoutSummary[] = LAYOUTS.map((layout) => {
@@ -193,12 +195,12 @@ const kb = (v: number | null | undefined) => (v == null ? '—' : `${v} kB`);
 const signedKb = (v: number | null) => (v == null ? '—' : `${v >= 0 ? '+' : ''}${v} kB`);
 const gib = (k: number) => `${(k / 1024 / 1024).toFixed(1)} GiB`;
 
-export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummary> = {
+export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummary, PagetablesFields> = {
   name: 'pagetables',
   article: '003',
   summaryLine: 'page tables of a sparse address space: doubled by fork while the child lives, given back at exec; fork+_exit sparse vs dense',
   cases: ['pagetables'],
-  identity: ['layout', 'phase', 'pages', 'spacingKb'],
+  identity: PAGETABLES_IDENTITY,
   series: ['phase', 'fork-exit-sparse', 'fork-exit-dense'],
   valueOrder: { layout: LAYOUTS, phase: PHASES },
   unit: MICROSECONDS_PER_CALL,

@@ -17,6 +17,7 @@ import { mechanismFields, mechanismsFromMeasurements } from './stored.js';
 import { mechanismEntry, summarizeCells, summarizeLines, type AbsentVariant, type RuntimesSummary, type VariantMechanism } from './summary.js';
 import { parseRuntimes, RUNTIMES_OPTIONS, RUNTIMES_PRESETS, type RuntimesParams } from './params.js';
 import { viewRuntimes } from './render.js';
+import { RUNTIMES_IDENTITY, type RuntimesFields } from './configuration.js';
 
 export type { RuntimesParams } from './params.js';
 export type { RuntimesSummary } from './summary.js';
@@ -126,13 +127,13 @@ function warningsFor(run: ExperimentRun<RuntimesSummary>): Warning[] {
   return w;
 }
 
-export const runtimesExperiment: Experiment<RuntimesParams, RuntimesSummary> = {
+export const runtimesExperiment: Experiment<RuntimesParams, RuntimesSummary, RuntimesFields> = {
   name: 'runtimes',
   article: '000',
   summaryLine: 'what starting a child costs from every Node line, Bun, Deno, Python, Java, Perl, Go, Ruby and Rust, against the heap, and which system call each makes',
   cases: [],
   drivers: DRIVER_FILES,
-  identity: ['runtime', 'variant', 'heapKind', 'heapMb'],
+  identity: RUNTIMES_IDENTITY,
   series: [...new Set(ALL_VARIANTS.map((v) => v.caseName))],
   valueOrder: { variant: ALL_VARIANTS.map((v) => v.id), heapKind: [...new Set(FAMILIES.flatMap((f) => f.heapKinds))] },
   unit: MICROSECONDS_PER_CALL,

@@ -1,13 +1,14 @@
 // The mechanism strace saw for a variant, carried in each of its measurements' observed fields, so that a stored
 // run (forklab show, report) groups its variants by mechanism as the run itself did.
-import type { Measurement, Scalar } from '../types.js';
+import type { Measurement } from '../types.js';
+import { runtimesMeasurements, type MechanismObserved } from './configuration.js';
 import type { SpawnMechanism } from './mechanism.js';
 import type { VariantMechanism } from './summary.js';
 
 const KINDS: readonly SpawnMechanism[] = ['fork', 'vfork', 'posix_spawn', 'clone-vm'];
 
 /** The observed fields for one variant's mechanism; none when it was not observed. */
-export function mechanismFields(m: VariantMechanism | undefined): Record<string, Scalar> {
+export function mechanismFields(m: VariantMechanism | undefined): MechanismObserved | Record<string, never> {
   if (m?.result.state !== 'observed') return {};
   return {
     mechanism: m.result.mechanism,
@@ -21,7 +22,7 @@ export function mechanismFields(m: VariantMechanism | undefined): Record<string,
 /** One entry per runtime × variant whose measurements carry a mechanism. */
 export function mechanismsFromMeasurements(ms: readonly Measurement[]): VariantMechanism[] {
   const out = new Map<string, VariantMechanism>();
-  for (const m of ms) {
+  for (const m of runtimesMeasurements(ms)) {
     const o = m.observed;
     const kind = KINDS.find((k) => k === o.mechanism);
     const key = `${m.identity.runtime}|${m.identity.variant}`;

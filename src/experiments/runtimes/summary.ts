@@ -4,6 +4,7 @@
 // and posix_spawn stay flat).
 import { pooled, seriesStats } from '../shared/measure.js';
 import type { Measurement } from '../types.js';
+import { runtimesMeasurements, type RuntimesIdentity, type RuntimesMeasurement } from './configuration.js';
 import type { RuntimeEntry } from './discover.js';
 import { copiesPageTables, describeMechanism, type MechanismResult } from './mechanism.js';
 import { growthVerdict, heapSlope, type GrowthVerdict, type SlopeEstimate } from './slope.js';
@@ -64,11 +65,11 @@ export interface RuntimesSummary {
 }
 
 /** One line of the tables: runtime × variant × heap kind. */
-const key = (m: Readonly<Record<string, unknown>>) => `${m.runtime}|${m.variant}|${m.heapKind}`;
+const key = (m: Pick<RuntimesIdentity, 'runtime' | 'variant' | 'heapKind'>) => `${m.runtime}|${m.variant}|${m.heapKind}`;
 
 export function summarizeCells(ms: readonly Measurement[], seed: number): RuntimeCell[] {
-  const groups = new Map<string, Measurement[]>();
-  for (const m of ms) {
+  const groups = new Map<string, RuntimesMeasurement[]>();
+  for (const m of runtimesMeasurements(ms)) {
     const k = `${key(m.identity)}|${m.identity.heapMb}`;
     groups.set(k, [...(groups.get(k) ?? []), m]);
   }
@@ -101,8 +102,8 @@ export function summarizeCells(ms: readonly Measurement[], seed: number): Runtim
 }
 
 export function summarizeLines(ms: readonly Measurement[], mechanisms: readonly VariantMechanism[], seed: number): RuntimeLine[] {
-  const byLine = new Map<string, Measurement[]>();
-  for (const m of ms) byLine.set(key(m.identity), [...(byLine.get(key(m.identity)) ?? []), m]);
+  const byLine = new Map<string, RuntimesMeasurement[]>();
+  for (const m of runtimesMeasurements(ms)) byLine.set(key(m.identity), [...(byLine.get(key(m.identity)) ?? []), m]);
   const lines: RuntimeLine[] = [];
   for (const mine of byLine.values()) {
     const f = mine[0]!.identity;

@@ -14,6 +14,7 @@ import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measur
 import { budgetSources, HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
 import type { SelfcheckPair } from '../selfcheck.js';
 import { CHILD_MEMORY, METHODS, THP_MODES, probeGroups, spawnView, summarizeSpawn, type Method, type SpawnParams, type SpawnSummary } from './summary.js';
+import { SPAWN_IDENTITY, type SpawnFields } from './configuration.js';
 
 const MIB = 1024 * 1024;
 
@@ -69,13 +70,13 @@ const kindOf = (methods: readonly Method[], method: Method) =>
     .find((g) => g.includes(method))!
     .join(',');
 
-export const spawnExperiment: Experiment<SpawnParams, SpawnSummary> = {
+export const spawnExperiment: Experiment<SpawnParams, SpawnSummary, SpawnFields> = {
   name: 'spawn',
   acceptsTarget: true,
   article: '000',
   summaryLine: 'fork+exec vs vfork+exec vs posix_spawn (and clone, fork+_exit) as the parent RSS grows, THP on/off',
   cases: ['spawn'],
-  identity: ['method', 'rssMb', 'thp', 'target'],
+  identity: SPAWN_IDENTITY,
   series: METHODS,
   valueOrder: { method: METHODS, thp: THP_MODES },
   unit: MICROSECONDS_PER_CALL,

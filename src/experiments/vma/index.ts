@@ -15,6 +15,7 @@ import { fmtRatio, fmtUsCi } from '../../text/format.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
 import { HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
+import { VMA_IDENTITY, vmaMeasurements, type VmaFields, type VmaMeasurement } from './configuration.js';
 
 export const VMA_METHODS = ['fork-exit', 'clone-vfork', 'posix-spawn'] as const;
 export type VmaMethod = (typeof VMA_METHODS)[number];
@@ -114,9 +115,10 @@ function num(info: Record<string, unknown>, key: string): number | null {
   return typeof v === 'number' ? v : null;
 }
 
-function summarizeVma(ms: readonly Measurement[], seed: number): VmaSummary {
+export function summarizeVma(measurements: readonly Measurement[], seed: number): VmaSummary {
+  const ms = vmaMeasurements(measurements);
   const cells: VmaCell[] = [];
-  const vmasList = [...new Set(ms.map((m) => m.identity.vmas as number))].sort((a, b) => a - b);
+  const vmasList = [...new Set(ms.map((m) => m.identity.vmas))].sort((a, b) => a - b);
   for (const method of VMA_METHODS)
     for (const vmas of vmasList) {
       const mine = ms.filter((m) => m.identity.method === method && m.identity.vmas === vmas);
@@ -160,7 +162,7 @@ function summarizeVma(ms: readonly Measurement[], seed: number): VmaSummary {
   for (const vmas of vmasList) {
     const mine = probes.filter((m) => m.identity.vmas === vmas);
     if (!mine.length) continue;
-    const of = (k: (m: Measurement) => number) => median(mine.map(k));
+    const of = (k: (m: VmaMeasurement) => number) => median(mine.map(k));
     slab.push({
       vmas,
       slabGrowthKb: of((m) => m.observed.slabGrowthKb as number),
@@ -172,7 +174,7 @@ function summarizeVma(ms: readonly Measurement[], seed: number): VmaSummary {
   }
   let slabBytesPerVma: VmaSummary['slabBytesPerVma'] = null;
   if (new Set(probes.map((m) => m.identity.vmas)).size >= 2) {
-    const xs = probes.map((m) => m.identity.vmas as number);
+    const xs = probes.map((m) => m.identity.vmas);
     const s = linearFit(
       xs,
       probes.map((m) => (m.observed.slabGrowthKb as number) * 1024),
@@ -208,13 +210,13 @@ function warningsFor(run: { measurements: Measurement[]; summary: VmaSummary }):
 
 const signed = (v: number) => `${v >= 0 ? '+' : ''}${v}`;
 
-export const vmaExperiment: Experiment<VmaParams, VmaSummary> = {
+export const vmaExperiment: Experiment<VmaParams, VmaSummary, VmaFields> = {
   name: 'vma',
   article: '003',
   figureKeys: ['vmas'],
   summaryLine: 'fork time and Slab grow with the number of mappings (VMAs); clone(CLONE_VM) and posix_spawn do not',
   cases: ['vma'],
-  identity: ['vmas', 'method'],
+  identity: VMA_IDENTITY,
   series: VMA_METHODS,
   valueOrder: { method: VMA_METHODS },
   unit: MICROSECONDS_PER_CALL,
