@@ -8,9 +8,9 @@ import { parseRunDocument } from '../src/document/validate.js';
 import { EXPERIMENTS } from '../src/experiments/index.js';
 import { METHODS, THP_MODES } from '../src/experiments/spawn/summary.js';
 import { COW_THP_MODES } from '../src/experiments/cow/index.js';
-import { VMA_METHODS } from '../src/experiments/vma/index.js';
-import { VARIANTS } from '../src/experiments/deadlock/index.js';
-import { LAYOUTS, PHASES } from '../src/experiments/pagetables/index.js';
+import { VMA_METHODS } from '../src/experiments/vma/configuration.js';
+import { VARIANTS } from '../src/experiments/deadlock/configuration.js';
+import { LAYOUTS, PHASES } from '../src/experiments/pagetables/configuration.js';
 
 const stored = (name: string): RunDocument => parseRunDocument(readFileSync(new URL(`./fixtures/report/${name}.json`, import.meta.url), 'utf8'));
 /** The claims' fixtures: one real run of each experiment (configurations only). */

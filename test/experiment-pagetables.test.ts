@@ -3,7 +3,8 @@
 import { renderView } from '../src/report/terminal.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PHASES, pagetablesExperiment as exp, peakBytes, sparseMappings } from '../src/experiments/pagetables/index.js';
+import { pagetablesExperiment as exp, peakBytes, sparseMappings } from '../src/experiments/pagetables/index.js';
+import { PHASES } from '../src/experiments/pagetables/configuration.js';
 import { readMaxMapCount } from '../src/env/memory.js';
 import { forklabChildrenOf, probeAlive } from './helpers/procs.js';
 import { testContext } from './helpers/context.js';

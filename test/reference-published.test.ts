@@ -21,9 +21,9 @@ import { METHODS as SPAWN_METHODS, THP_MODES } from '../src/experiments/spawn/su
 import { COW_SERIES, COW_THP_MODES } from '../src/experiments/cow/index.js';
 import { CREATE_FIELDS } from '../src/experiments/create/index.js';
 import { EXEC_SERIES } from '../src/experiments/exec/index.js';
-import { LAYOUTS, PHASES } from '../src/experiments/pagetables/index.js';
-import { VMA_METHODS } from '../src/experiments/vma/index.js';
-import { VARIANTS } from '../src/experiments/deadlock/index.js';
+import { LAYOUTS, PHASES } from '../src/experiments/pagetables/configuration.js';
+import { VMA_METHODS } from '../src/experiments/vma/configuration.js';
+import { VARIANTS } from '../src/experiments/deadlock/configuration.js';
 
 const p = loadPublished();
 

@@ -1,7 +1,9 @@
 // cow's configurations: what identifies one (region size, THP mode, pages) and what its probe observed (the
 // huge pages the region got), declared once; its measure writes them, its summary and a stored run read them.
 import type { Fields, Measurement, MeasurementOf } from '../types.js';
-import type { CowThp } from './summary.js';
+
+export const COW_THP_MODES = ['off', 'on', 'default'] as const;
+export type CowThp = (typeof COW_THP_MODES)[number];
 
 /** One THP mode of one region size; pages: absent in runs stored before it was recorded (then sizeMb × 256). */
 export type CowIdentity = { sizeMb: number; thp: CowThp; pages?: number };

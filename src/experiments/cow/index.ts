@@ -16,7 +16,8 @@ import { THP_CONDITION, thpNeverWarnings } from '../shared/thp.js';
 import { NANOSECONDS_PER_PAGE, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
 import { budgetSources, HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
 import { COW_IDENTITY, type CowFields } from './configuration.js';
-import { COW_SERIES, COW_THP_MODES, splitForkSeries, summarizeCow, type CowCell, type CowPass, type CowSeries, type CowSummary, type CowThp } from './summary.js';
+import { COW_SERIES, splitForkSeries, summarizeCow, type CowCell, type CowPass, type CowSeries, type CowSummary } from './summary.js';
+import { COW_THP_MODES, type CowThp } from './configuration.js';
 
 /** The experiment's vocabulary and the probe-line split, exported beside it (the tests read them here). */
 export { COW_SERIES, COW_THP_MODES, splitForkSeries };

@@ -6,10 +6,8 @@ import { ratioOfMedians } from '../../stats/pool.js';
 import { median } from '../../stats/descriptive.js';
 import { cellFigure, repeatsOf, type CellFigure } from '../shared/measure.js';
 import type { Measurement } from '../types.js';
-import { cowMeasurements } from './configuration.js';
+import { COW_THP_MODES, type CowThp, cowMeasurements } from './configuration.js';
 
-export const COW_THP_MODES = ['off', 'on', 'default'] as const;
-export type CowThp = (typeof COW_THP_MODES)[number];
 export const COW_SERIES = ['read', 'first-write', 'second-write', 'no-fork-write'] as const;
 export type CowSeries = (typeof COW_SERIES)[number];
 

@@ -1,7 +1,9 @@
 // deadlock's configurations: the variant and its two waits (what identifies one) and what became of the child
 // (what was observed), declared once; its measure writes them, its summary and a stored run read them.
 import type { Fields, Measurement, MeasurementOf, Scalar } from '../types.js';
-import type { Variant } from './index.js';
+
+export const VARIANTS = ['without-atfork', 'with-atfork', 'plain-lock'] as const;
+export type Variant = (typeof VARIANTS)[number];
 
 /** holdMs, childTimeoutMs: absent in runs stored before they were part of the identity. */
 export type DeadlockIdentity = { variant: Variant; holdMs?: number; childTimeoutMs?: number };

@@ -12,10 +12,7 @@ import { parseChoiceList, parseInteger, str } from '../shared/parse.js';
 import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Scalar, type Warning } from '../types.js';
-import { DEADLOCK_IDENTITY, deadlockMeasurements, type DeadlockFields, type DeadlockObserved } from './configuration.js';
-
-export const VARIANTS = ['without-atfork', 'with-atfork', 'plain-lock'] as const;
-export type Variant = (typeof VARIANTS)[number];
+import { VARIANTS, type Variant, DEADLOCK_IDENTITY, deadlockMeasurements, type DeadlockFields, type DeadlockObserved } from './configuration.js';
 
 export interface DeadlockParams {
   variants: Variant[];

@@ -2,7 +2,11 @@
 // moment) and a fork-exit series (layout, pages and their spacing: the mappings counted and the tables built).
 // Its measure writes them, its summary and a stored run read them.
 import type { Fields, Measurement, MeasurementOf } from '../types.js';
-import type { Layout, Phase } from './index.js';
+
+export const LAYOUTS = ['sparse', 'dense'] as const;
+export type Layout = (typeof LAYOUTS)[number];
+export const PHASES = ['before', 'after-build', 'after-fork', 'after-fork-parent-write', 'after-child-exec', 'after-reap'] as const;
+export type Phase = (typeof PHASES)[number];
 
 export type PhaseIdentity = { layout: Layout; phase: Phase };
 /** The page-table sizes at a phase (null: not read). */

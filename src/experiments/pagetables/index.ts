@@ -15,12 +15,7 @@ import { fmtRatio, fmtUsCi } from '../../text/format.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
 import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
 import { HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
-import { PAGETABLES_IDENTITY, isPhaseRow, pagetablesMeasurements, type PagetablesFields } from './configuration.js';
-
-export const LAYOUTS = ['sparse', 'dense'] as const;
-export type Layout = (typeof LAYOUTS)[number];
-export const PHASES = ['before', 'after-build', 'after-fork', 'after-fork-parent-write', 'after-child-exec', 'after-reap'] as const;
-export type Phase = (typeof PHASES)[number];
+import { LAYOUTS, PHASES, type Layout, type Phase, PAGETABLES_IDENTITY, isPhaseRow, pagetablesMeasurements, type PagetablesFields } from './configuration.js';
 
 const PHASE_LABELS: Record<Phase, string> = {
   before: 'before building',

@@ -2,7 +2,9 @@
 // VMAs /proc/self/maps showed, the kernel's Slab readings and their growth), declared once; its measure writes
 // them, its summary and a stored run read them.
 import type { Fields, Measurement, MeasurementOf } from '../types.js';
-import type { VmaMethod } from './index.js';
+
+export const VMA_METHODS = ['fork-exit', 'clone-vfork', 'posix-spawn'] as const;
+export type VmaMethod = (typeof VMA_METHODS)[number];
 
 export type VmaIdentity = { vmas: number; method: VmaMethod };
 /** Readings in kB (null: the probe did not report them; the raw Slab readings are absent in runs stored before they were kept). */

@@ -15,10 +15,7 @@ import { fmtRatio, fmtUsCi } from '../../text/format.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
 import { HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
-import { VMA_IDENTITY, vmaMeasurements, type VmaFields, type VmaMeasurement } from './configuration.js';
-
-export const VMA_METHODS = ['fork-exit', 'clone-vfork', 'posix-spawn'] as const;
-export type VmaMethod = (typeof VMA_METHODS)[number];
+import { VMA_METHODS, type VmaMethod, VMA_IDENTITY, vmaMeasurements, type VmaFields, type VmaMeasurement } from './configuration.js';
 
 export interface VmaParams {
   /** Mapping counts to measure, ascending, capped to what vm.max_map_count allows by preflight(). */
