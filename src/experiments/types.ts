@@ -180,16 +180,38 @@ export interface Presets {
   note: string;
 }
 
-/** An experiment: P its parameters, S its summary, F its fields (its configuration.ts; by default any scalars). */
-export interface Experiment<P, S, F extends Fields = Fields> {
+/** What the registry and the command line name it by. */
+export interface ExperimentEntry {
   name: string;
   /** Which article it reproduces (000–004) and a one-line description. */
   article: string;
   summaryLine: string;
+}
+
+/** How it is measured (read by src/lab/ and src/cli/): its probe cases, options, parameters, presets, run and selfcheck. */
+export interface ExperimentMeasure<P, S> {
   /** The probe cases it starts (native/case_NAME.c registers each with FL_CASE). */
   cases: readonly string[];
   /** Programs in drivers/ it starts in the probe's place (they speak the probe protocol); absent: none. */
   drivers?: readonly string[];
+  options: OptionSpec[];
+  /** From the raw option strings to typed parameters; throws UsageError naming the flag. No work. */
+  parse(raw: CommandOptions): P;
+  /** Takes --target PROGRAM [ARGS…]: the user's program instead of the built-in `return 0` target (raw.target, raw.targetArgs). */
+  acceptsTarget?: boolean;
+  /** Checks what the machine allows (memory, limits) before anything is started; throws UsageError. */
+  preflight(params: P): Warning[];
+  run(params: P, ctx: RunContext): Promise<ExperimentRun<S, P>>;
+  /** Its settings for `forklab reproduce`. */
+  presets: Presets;
+  /** The flag that sets how many samples a series gets, for series where that is not --iterations (exec's ld-startup: --ld-runs). */
+  samplesFlag?: Readonly<Record<string, string>>;
+  /** Its pairs for `forklab selfcheck` (selfcheck.ts): a probe series beside a bare C loop of the same operation; absent: none. */
+  selfcheck?: SelfcheckSuite;
+}
+
+/** How its measurements are read and summarised (src/document/, the noise warning). */
+export interface ExperimentSummarise<P, S, F extends Fields> {
   /**
    * Every key a measurement's `identity` may carry (in the order the JSON document writes them). Any other
    * field of a configuration was observed. Stored documents are read with this list (src/document/).
@@ -197,6 +219,39 @@ export interface Experiment<P, S, F extends Fields = Fields> {
   identity: readonly IdentityKey<F>[];
   /** The series it reports, in the order tables and charts show them. */
   series: readonly string[];
+  /**
+   * The measurement fields that, with the series name, identify one timed figure (spawn: thp, rssMb): the
+   * noise warning pools samples by them and judges each figure's interval. null: no timed figures to judge.
+   * Absent: the experiment's identity.
+   */
+  figureKeys?: readonly IdentityKey<F>[] | null;
+  /** Whether its series are timed in the same iterations of one probe process (a claim may then pair them). */
+  paired?: boolean;
+  /**
+   * The identity fields one probe process fixes, from a run's parameters, where one probe measures several
+   * configurations round by round (spawn: one probe per RSS × THP times every method): configurations of the same
+   * probes are then resampled iteration by iteration together. null: one probe per configuration (runs stored before).
+   */
+  probeKeys?(params: Readonly<Record<string, unknown>>): readonly string[] | null;
+  /**
+   * The summary of a run from its measurements (what `run` computes), for a stored document without one.
+   * What the measurements do not hold (exec's ld.so statistics) is left empty.
+   */
+  summarize(measurements: readonly Measurement[], params: P, seed: number): S;
+}
+
+/** What the claims read besides its configurations (src/claims/). */
+export interface ExperimentJudge<F extends Fields> {
+  /** How its THP condition is verified against the huge pages the kernel gave; absent: it has none. */
+  thpCondition?: ThpCondition;
+  /** The identity field whose value names the series (spawn's method), where a published series names it instead of the series. */
+  seriesField?: IdentityKey<F>;
+  /** Keys of its published series that describe the article's machine, not forklab data (thpSystem): never matched. */
+  contextKeys?: readonly string[];
+}
+
+/** How it is shown (src/report/ and the CLI's views). */
+export interface ExperimentPresent<P, S> {
   /** The order in which tables and charts show the values of identity fields (e.g. thp: on, off, default). */
   valueOrder: Readonly<Record<string, readonly string[]>>;
   /** The unit its timings are shown in. */
@@ -206,52 +261,24 @@ export interface Experiment<P, S, F extends Fields = Fields> {
    * e.g. whether a child got a lock: `show` and `compare` print its view instead of medians).
    */
   figures: 'timings' | 'outcomes';
-  /** The flag that sets how many samples a series gets, for series where that is not --iterations (exec's ld-startup: --ld-runs). */
-  samplesFlag?: Readonly<Record<string, string>>;
-  /** Its settings for `forklab reproduce`. */
-  presets: Presets;
-  options: OptionSpec[];
-  /**
-   * The measurement fields that, with the series name, identify one timed figure (spawn: thp, rssMb): the
-   * noise warning pools samples by them and judges each figure's interval. null: no timed figures to judge.
-   * Absent: the experiment's identity.
-   */
-  figureKeys?: readonly IdentityKey<F>[] | null;
   /** Its own chart in reports (chart.ts), drawn by kind; null: none (the distribution of samples is still drawn); absent: its medians per series. */
   chart?: ChartSpec | null;
-  /** Whether its series are timed in the same iterations of one probe process (a claim may then pair them). */
-  paired?: boolean;
-  /**
-   * The identity fields one probe process fixes, from a run's parameters, where one probe measures several
-   * configurations round by round (spawn: one probe per RSS × THP times every method): configurations of the same
-   * probes are then resampled iteration by iteration together. null: one probe per configuration (runs stored before).
-   */
-  probeKeys?(params: Readonly<Record<string, unknown>>): readonly string[] | null;
-  /** How its THP condition is verified against the huge pages the kernel gave; absent: it has none. */
-  thpCondition?: ThpCondition;
   /** How its fields are said in a configuration's label ("64 MB", "THP on"); a field without one: "key value". */
   fieldLabels?: Readonly<Record<string, FieldLabel>>;
-  /** The identity field whose value names the series (spawn's method), where a published series names it instead of the series. */
-  seriesField?: IdentityKey<F>;
-  /** Keys of its published series that describe the article's machine, not forklab data (thpSystem): never matched. */
-  contextKeys?: readonly string[];
-  /** Its pairs for `forklab selfcheck` (selfcheck.ts): a probe series beside a bare C loop of the same operation; absent: none. */
-  selfcheck?: SelfcheckSuite;
-  /** From the raw option strings to typed parameters; throws UsageError naming the flag. No work. */
-  parse(raw: CommandOptions): P;
-  /** Takes --target PROGRAM [ARGS…]: the user's program instead of the built-in `return 0` target (raw.target, raw.targetArgs). */
-  acceptsTarget?: boolean;
-  /** Checks what the machine allows (memory, limits) before anything is started; throws UsageError. */
-  preflight(params: P): Warning[];
-  run(params: P, ctx: RunContext): Promise<ExperimentRun<S, P>>;
-  /**
-   * The summary of a run from its measurements (what `run` computes), for a stored document without one.
-   * What the measurements do not hold (exec's ld.so statistics) is left empty.
-   */
-  summarize(measurements: readonly Measurement[], params: P, seed: number): S;
   /**
    * What a run shows, in the article's layout: headings, tables, lines, notes, the latency chart, as data.
    * src/report/ renders it for the terminal, Markdown and HTML alike.
    */
   view(run: ExperimentRun<S, P>): Block[];
 }
+
+/**
+ * An experiment: P its parameters, S its summary, F its fields (its configuration.ts; by default any scalars), in five
+ * parts by what reads them; a new experiment fills in every required member and the optional ones it needs.
+ */
+export interface Experiment<P, S, F extends Fields = Fields>
+  extends ExperimentEntry,
+    ExperimentMeasure<P, S>,
+    ExperimentSummarise<P, S, F>,
+    ExperimentJudge<F>,
+    ExperimentPresent<P, S> {}
