@@ -2,6 +2,7 @@
 import { describe } from '../../stats/descriptive.js';
 import { bootstrapMedianCi } from '../../stats/bootstrap.js';
 import { poolRepeats } from '../../stats/pool.js';
+import { linearFit, type LinearFit } from '../../stats/regression.js';
 import { describeFailure, type ProbeResult } from '../../runner/probe.js';
 import type { Measurement, Scalar, SeriesStats } from '../types.js';
 
@@ -83,4 +84,19 @@ export function cellFigure(ok: readonly Measurement[], seed: number): CellFigure
   const st = pooledStats(ok, () => true, seed);
   if (!st) return null;
   return { n: st.n, medianNs: st.medianNs, ciLowNs: st.ciLowNs, ciHighNs: st.ciHighNs, cv: st.cv, repeatMediansNs: ok.map((m) => m.stats!.medianNs) };
+}
+
+/**
+ * The least-squares line through every repeat's median of the cells, against the cell's x (spawn: RSS, vma: VMA
+ * count), the medians divided by `perUnitNs` (1000: µs).
+ */
+export function fitOverRepeats<C extends { repeatMediansNs: readonly number[] }>(cells: readonly C[], x: (c: C) => number, perUnitNs = 1): LinearFit {
+  const xs: number[] = [];
+  const ys: number[] = [];
+  for (const c of cells)
+    for (const y of c.repeatMediansNs) {
+      xs.push(x(c));
+      ys.push(y / perUnitNs);
+    }
+  return linearFit(xs, ys);
 }

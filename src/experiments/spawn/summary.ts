@@ -2,10 +2,9 @@
 // and the huge pages its region got, the growth with RSS (least squares over per-repeat medians, and what it costs
 // per copied page-table entry), and what a run shows in the article's layout.
 import { publishedValue } from '../../reference/published.js';
-import { linearFit } from '../../stats/regression.js';
 import { median } from '../../stats/descriptive.js';
 import { fmtNs, fmtUs, fmtUsCi } from '../../text/format.js';
-import { pooledStats } from '../shared/measure.js';
+import { fitOverRepeats, pooledStats } from '../shared/measure.js';
 import { describeRepeatsStop, type RepeatParams } from '../shared/repeats.js';
 import { targetCommandLine } from '../shared/target.js';
 import { blank, heading, note, table, type Block } from '../view.js';
@@ -128,14 +127,7 @@ export function summarizeSpawn(ms: readonly Measurement[], seed: number): SpawnS
   }
   for (const g of groups.values()) {
     if (new Set(g.map((c) => c.rssMb)).size < 2) continue;
-    const xs: number[] = [];
-    const ys: number[] = [];
-    for (const c of g)
-      for (const y of c.repeatMediansNs) {
-        xs.push(c.rssMb);
-        ys.push(y / 1000);
-      }
-    const fit = linearFit(xs, ys);
+    const fit = fitOverRepeats(g, (c) => c.rssMb, 1000);
     const { method, thp } = g[0]!;
     let entry: SpawnSlope['entry'] = null;
     const largest = g.reduce((a, b) => (b.rssMb > a.rssMb ? b : a));

@@ -8,7 +8,7 @@ import { probeFailedWarnings } from '../shared/failures.js';
 import { linearFit } from '../../stats/regression.js';
 import { median } from '../../stats/descriptive.js';
 import { OWN_MAPPINGS, readMaxMapCount } from '../../env/memory.js';
-import { cellFigure, measurementsFrom, type CellFigure } from '../shared/measure.js';
+import { cellFigure, fitOverRepeats, measurementsFrom, type CellFigure } from '../shared/measure.js';
 import { parseIntegerList, str } from '../shared/parse.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUsCi } from '../../text/format.js';
@@ -133,14 +133,7 @@ export function summarizeVma(measurements: readonly Measurement[], seed: number)
   for (const method of VMA_METHODS) {
     const g = cells.filter((c) => c.method === method);
     if (new Set(g.map((c) => c.vmas)).size < 2) continue;
-    const xs: number[] = [];
-    const ys: number[] = [];
-    for (const c of g)
-      for (const y of c.repeatMediansNs) {
-        xs.push(c.vmas);
-        ys.push(y);
-      }
-    const fit = linearFit(xs, ys);
+    const fit = fitOverRepeats(g, (c) => c.vmas);
     const lo = g[0]!;
     const hi = g[g.length - 1]!;
     slopes.push({ method, nsPerVma: fit.slope, interceptNs: fit.intercept, r2: fit.r2, points: fit.n, growth: lo.medianNs > 0 ? hi.medianNs / lo.medianNs : null });
