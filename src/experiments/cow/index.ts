@@ -7,13 +7,13 @@ import { fixedPlan } from '../../runner/plans.js';
 import { sweep } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
 import { readMemoryBudget } from '../../env/memory.js';
-import { measurementsFrom } from '../shared/measure.js';
+import { finishRun, measurementsFrom } from '../shared/measure.js';
 import { parseChoiceList, parseInteger, str } from '../shared/parse.js';
 import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
 import { fmtNs, fmtRatio } from '../../text/format.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
 import { THP_CONDITION, thpNeverWarnings } from '../shared/thp.js';
-import { NANOSECONDS_PER_PAGE, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
+import { NANOSECONDS_PER_PAGE, type Experiment, type Measurement, type Warning } from '../types.js';
 import { budgetSources, HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
 import { COW_IDENTITY, type CowFields } from './configuration.js';
 import { COW_SERIES, splitForkSeries, summarizeCow, type CowCell, type CowPass, type CowSeries, type CowSummary } from './summary.js';
@@ -218,9 +218,7 @@ export const cowExperiment: Experiment<CowParams, CowSummary, CowFields> = {
       },
     });
     const summary = summarizeCow(measurements, ctx.seed);
-    const run: ExperimentRun<CowSummary, CowParams> = { experiment: 'cow', params: { ...p }, measurements, summary, warnings: [], complete };
-    run.warnings = warningsFor(run);
-    return run;
+    return finishRun<CowSummary, CowParams>({ experiment: 'cow', params: { ...p }, measurements, summary, complete }, warningsFor);
   },
 
   view(run) {

@@ -7,12 +7,12 @@ import { publishedValue } from '../../reference/published.js';
 import { adaptiveRepeats, describeRepeatsStop, parseRepeatOptions, repeatOptions, type RepeatParams } from '../shared/repeats.js';
 import type { RatioInterval } from '../../stats/bootstrap.js';
 import { ratioOfMedians } from '../../stats/pool.js';
-import { repeatsOf } from '../shared/measure.js';
+import { finishRun, repeatsOf } from '../shared/measure.js';
 import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
 import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesSummary } from '../shared/series.js';
 import { fmtRatio, fmtUs, fmtUsCi } from '../../text/format.js';
 import { blank, heading, note, table, text, type Block } from '../view.js';
-import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement } from '../types.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type Measurement } from '../types.js';
 import type { SelfcheckPair } from '../selfcheck.js';
 import { CREATE_FIELDS, CREATE_IDENTITY, type CreateFields } from './configuration.js';
 
@@ -158,16 +158,10 @@ export const createExperiment: Experiment<CreateParams, CreateSummary, CreateFie
       },
     });
     const summary = summarizeCreate(measurements, ctx.seed);
-    const warnings = seriesWarnings(measurements);
-    const run: ExperimentRun<CreateSummary, CreateParams> = {
-      experiment: 'create',
-      params: { ...p, repeatsStop },
-      measurements,
-      summary,
-      warnings,
-      complete: complete && measurements.length > 0,
-    };
-    return run;
+    return finishRun<CreateSummary, CreateParams>(
+      { experiment: 'create', params: { ...p, repeatsStop }, measurements, summary, complete: complete && measurements.length > 0 },
+      () => seriesWarnings(measurements),
+    );
   },
 
   view(run) {

@@ -7,11 +7,11 @@ import { fixedPlan } from '../../runner/plans.js';
 import { sweep } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
 import { median } from '../../stats/descriptive.js';
-import { measurementsFrom } from '../shared/measure.js';
+import { finishRun, measurementsFrom } from '../shared/measure.js';
 import { parseChoiceList, parseInteger, str } from '../shared/parse.js';
 import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
-import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Scalar, type Warning } from '../types.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Scalar, type Warning } from '../types.js';
 import { VARIANTS, type Variant, DEADLOCK_IDENTITY, deadlockMeasurements, type DeadlockFields, type DeadlockObserved } from './configuration.js';
 
 export interface DeadlockParams {
@@ -242,9 +242,7 @@ export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary, Dea
       },
     });
     const summary = summarizeDeadlock(measurements);
-    const run: ExperimentRun<DeadlockSummary, DeadlockParams> = { experiment: 'deadlock', params: { ...p }, measurements, summary, warnings: [], complete };
-    run.warnings = warningsFor(run, p);
-    return run;
+    return finishRun<DeadlockSummary, DeadlockParams>({ experiment: 'deadlock', params: { ...p }, measurements, summary, complete }, (run) => warningsFor(run, p));
   },
 
   view(run) {

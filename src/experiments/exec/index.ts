@@ -10,10 +10,11 @@ import { ldMeasurement, parseLdStatistics, readCyclesPerUs, type LdStatistics } 
 import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, type SeriesFields, type SeriesSummary } from '../shared/series.js';
 import { EXEC_SERIES, summarizeExec, type ExecSeries, type ExecSummary, type ExecveAlone } from './summary.js';
 import { parseInteger, str } from '../shared/parse.js';
+import { finishRun } from '../shared/measure.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUs, fmtUsCi } from '../../text/format.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
-import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../types.js';
 import type { SelfcheckPair } from '../selfcheck.js';
 import { targetCommandLine, targetParams } from '../shared/target.js';
 import { EXEC_IDENTITY, type ExecFields } from './configuration.js';
@@ -224,16 +225,10 @@ export const execExperiment: Experiment<ExecParams, ExecSummary, ExecFields> = {
       ctx.record?.([ld]);
     }
     const summary = summarizeExec(measurements, ctx.seed, fileBytes, ldRuns, ldFailures, cyclesPerUs, user);
-    const run: ExperimentRun<ExecSummary, ExecParams> = {
-      experiment: 'exec',
-      params: { ...p },
-      measurements,
-      summary,
-      warnings: [],
-      complete: complete && !ctx.signal.aborted && measurements.length > 0,
-    };
-    run.warnings = execWarnings({ measurements: measurements.filter((m) => m.series !== 'ld-startup'), summary, params: p });
-    return run;
+    return finishRun<ExecSummary, ExecParams>(
+      { experiment: 'exec', params: { ...p }, measurements, summary, complete: complete && !ctx.signal.aborted && measurements.length > 0 },
+      () => execWarnings({ measurements: measurements.filter((m) => m.series !== 'ld-startup'), summary, params: p }),
+    );
   },
 
   view(run) {

@@ -8,12 +8,12 @@ import { publishedValue } from '../../reference/published.js';
 import { fixedPlan } from '../../runner/plans.js';
 import type { InfoValue } from '../../runner/protocol.js';
 import { OWN_MAPPINGS, readMaxMapCount } from '../../env/memory.js';
-import { measurementsFrom } from '../shared/measure.js';
+import { finishRun, measurementsFrom } from '../shared/measure.js';
 import { parseInteger, str } from '../shared/parse.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUsCi } from '../../text/format.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
-import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
+import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type Measurement, type Warning } from '../types.js';
 import { HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
 import { LAYOUTS, PHASES, type Layout, type Phase, PAGETABLES_IDENTITY, isPhaseRow, pagetablesMeasurements, type PagetablesFields } from './configuration.js';
 
@@ -306,9 +306,7 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
       },
     });
     const summary = summarizePagetables(measurements, p);
-    const run: ExperimentRun<PagetablesSummary, PagetablesParams> = { experiment: 'pagetables', params: { ...p }, measurements, summary, warnings: [], complete };
-    run.warnings = warningsFor(run);
-    return run;
+    return finishRun<PagetablesSummary, PagetablesParams>({ experiment: 'pagetables', params: { ...p }, measurements, summary, complete }, warningsFor);
   },
 
   view(run) {

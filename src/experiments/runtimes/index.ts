@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import { adaptivePlan } from '../../runner/plans.js';
 import { readMemoryBudget } from '../../env/memory.js';
 import { sweep } from '../shared/sweep.js';
-import { measurementsFrom } from '../shared/measure.js';
+import { finishRun, measurementsFrom } from '../shared/measure.js';
 import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type RunContext, type Warning } from '../types.js';
 import { discoverRuntimes, which, type FoundRuntime, type RuntimeEntry } from './discover.js';
 import { fetchRuntime, parseFetchSpecs } from './fetch.js';
@@ -245,16 +245,10 @@ export const runtimesExperiment: Experiment<RuntimesParams, RuntimesSummary, Run
       cells: summarizeCells(measurements, ctx.seed),
       lines: summarizeLines(measurements, mechanisms, ctx.seed),
     };
-    const run: ExperimentRun<RuntimesSummary, RuntimesParams> = {
-      experiment: 'runtimes',
-      params: { ...p },
-      measurements,
-      summary,
-      warnings: [],
-      complete: complete && !ctx.signal.aborted,
-    };
-    run.warnings = [...warnings, ...warningsFor(run)];
-    return run;
+    return finishRun<RuntimesSummary, RuntimesParams>({ experiment: 'runtimes', params: { ...p }, measurements, summary, complete: complete && !ctx.signal.aborted }, (run) => [
+      ...warnings,
+      ...warningsFor(run),
+    ]);
   },
 
   view: (run) => viewRuntimes(run),

@@ -4,7 +4,7 @@ import { bootstrapMedianCi } from '../../stats/bootstrap.js';
 import { poolRepeats } from '../../stats/pool.js';
 import { linearFit, type LinearFit } from '../../stats/regression.js';
 import { describeFailure, type ProbeResult } from '../../runner/probe.js';
-import type { Measurement, Scalar, SeriesStats } from '../types.js';
+import type { ExperimentRun, Measurement, Scalar, SeriesStats, Warning } from '../types.js';
 
 export function seriesStats(samplesNs: readonly number[], seed: number): SeriesStats | null {
   if (samplesNs.length === 0) return null;
@@ -99,4 +99,21 @@ export function fitOverRepeats<C extends { repeatMediansNs: readonly number[] }>
       ys.push(y / perUnitNs);
     }
   return linearFit(xs, ys);
+}
+
+/**
+ * The last step of every experiment's run(): the run with the warnings its experiment reads off the finished run
+ * (its summary, its measurements); the keys in the order a run always had them.
+ */
+export function finishRun<S, P>(parts: Omit<ExperimentRun<S, P>, 'warnings'>, warningsOf: (run: ExperimentRun<S, P>) => Warning[]): ExperimentRun<S, P> {
+  const run: ExperimentRun<S, P> = {
+    experiment: parts.experiment,
+    params: parts.params,
+    measurements: parts.measurements,
+    summary: parts.summary,
+    warnings: [],
+    complete: parts.complete,
+  };
+  run.warnings = warningsOf(run);
+  return run;
 }

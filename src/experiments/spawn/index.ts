@@ -5,12 +5,12 @@ import { sweep } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
 import { adaptiveRepeats, parseRepeatOptions, repeatOptions } from '../shared/repeats.js';
 import { readMemoryBudget } from '../../env/memory.js';
-import { measurementsFrom } from '../shared/measure.js';
+import { finishRun, measurementsFrom } from '../shared/measure.js';
 import { parseChoiceList, parseDecimal, parseInteger, parseIntegerList, str } from '../shared/parse.js';
 import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
 import { targetParams } from '../shared/target.js';
 import { THP_CONDITION, thpNeverWarnings } from '../shared/thp.js';
-import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../types.js';
 import { budgetSources, HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
 import type { SelfcheckPair } from '../selfcheck.js';
 import { CHILD_MEMORY, METHODS, THP_MODES, probeGroups, spawnView, summarizeSpawn, type Method, type SpawnParams, type SpawnSummary } from './summary.js';
@@ -241,9 +241,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary, SpawnFields>
       },
     });
     const summary = summarizeSpawn(measurements, ctx.seed);
-    const run: ExperimentRun<SpawnSummary, SpawnParams> = { experiment: 'spawn', params: { ...p, repeatsStop }, measurements, summary, warnings: [], complete };
-    run.warnings = warningsFor(run);
-    return run;
+    return finishRun<SpawnSummary, SpawnParams>({ experiment: 'spawn', params: { ...p, repeatsStop }, measurements, summary, complete }, warningsFor);
   },
 
   view: spawnView,

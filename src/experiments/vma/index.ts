@@ -8,12 +8,12 @@ import { probeFailedWarnings } from '../shared/failures.js';
 import { linearFit } from '../../stats/regression.js';
 import { median } from '../../stats/descriptive.js';
 import { OWN_MAPPINGS, readMaxMapCount } from '../../env/memory.js';
-import { cellFigure, fitOverRepeats, measurementsFrom, type CellFigure } from '../shared/measure.js';
+import { cellFigure, finishRun, fitOverRepeats, measurementsFrom, type CellFigure } from '../shared/measure.js';
 import { parseIntegerList, str } from '../shared/parse.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUsCi } from '../../text/format.js';
 import { heading, text, note, blank, table, type Block } from '../view.js';
-import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type Measurement, type Warning } from '../types.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../types.js';
 import { HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
 import { VMA_METHODS, type VmaMethod, VMA_IDENTITY, vmaMeasurements, type VmaFields, type VmaMeasurement } from './configuration.js';
 
@@ -306,9 +306,7 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary, VmaFields> = {
       },
     });
     const summary = summarizeVma(measurements, ctx.seed);
-    const run: ExperimentRun<VmaSummary, VmaParams> = { experiment: 'vma', params: { ...p }, measurements, summary, warnings: [], complete };
-    run.warnings = warningsFor(run);
-    return run;
+    return finishRun<VmaSummary, VmaParams>({ experiment: 'vma', params: { ...p }, measurements, summary, complete }, warningsFor);
   },
 
   view(run) {
