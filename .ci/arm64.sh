@@ -19,7 +19,8 @@ chmod 0755 "$work/qemu-aarch64"
 # The escapes are binfmt_misc's to decode: written as text (printf %s), never as bytes (a NUL would end the line).
 printf '%s' ':qemu-aarch64:M::\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00:\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff:'"$work/qemu-aarch64:F" >/proc/sys/fs/binfmt_misc/register
 export QEMU_LD_PREFIX=/usr/aarch64-linux-gnu
-[ "$("$node_arm64" -p process.arch)" = arm64 ] || { echo "ci: $node_arm64 is not an arm64 node" >&2; exit 1; }
+arch=$("$node_arm64" -p process.arch) || { echo "ci: $node_arm64 does not start under qemu-user (above: what it lacks; the arm64 libraries come from libc6-arm64-cross and libstdc++6-arm64-cross)" >&2; exit 1; }
+[ "$arch" = arm64 ] || { echo "ci: $node_arm64 is not an arm64 node (process.arch is $arch)" >&2; exit 1; }
 t0=$(date +%s)
 
 # 1. The arm64 set is the one forklab picks on arm64 (a root holding only the prebuilt sets: no build/Release).
