@@ -4,7 +4,9 @@
  * WARMUP launches (default 0) run first, untimed, as the probe's warm-up does. The clock is also read after every
  * BLOCK launches (default 10), and each block's mean per call is printed too: a preemption of the VM then spoils
  * one block, not the whole figure.
- * METHOD is a launch method of the spawn case, "thread" (pthread_create+join of an empty thread), or "cow":
+ * METHOD is a launch method of the spawn case, "thread" (pthread_create+join of an empty thread), "threaded-fork-exit"
+ * (fork-exit in a process that has made one thread first, as create's probe has: such a process forks more slowly
+ * for the rest of its life, docs/experiments/create.md), or "cow":
  * fork, the child times one write to every page of the region (the copy-on-write faults) and sends the time
  * through a pipe; meanNs is then per page, the parent writes every page again (untimed) before the next fork. 
  * No per-iteration timing, no protocol, no pipes. */
@@ -115,8 +117,13 @@ int main(int argc, char **argv) {
     stack_top = stack + 65536;
     int m = strcmp(method, "fork-exec") == 0 ? 0 : strcmp(method, "vfork-exec") == 0 ? 1
           : strcmp(method, "posix-spawn") == 0 ? 2 : strcmp(method, "clone-vfork") == 0 ? 3
-          : strcmp(method, "fork-exit") == 0 ? 4 : strcmp(method, "thread") == 0 ? 5 : strcmp(method, "cow") == 0 ? 6 : -1;
+          : strcmp(method, "fork-exit") == 0 ? 4 : strcmp(method, "thread") == 0 ? 5 : strcmp(method, "cow") == 0 ? 6
+          : strcmp(method, "threaded-fork-exit") == 0 ? 7 : -1;
     if (m < 0) { fprintf(stderr, "forklab-loop: unknown method %s\n", method); return 2; }
+    if (m == 7) {
+        launch_once(5, "thread");
+        m = 4;
+    }
     long warmup = argc == 7 ? atol(argv[6]) : 0;
     if (m == 6) {
         if (region.bytes == 0) { fprintf(stderr, "forklab-loop: cow needs RSS_MB > 0\n"); return 2; }

@@ -51,7 +51,7 @@ test('the pairs of create and exec compare each probe series with a loop of the 
     pairs.map((x) => [x.label, x.probe(NATIVE).caseName, x.probe(NATIVE).series, x.loop(NATIVE, 9)[0], x.loop(NATIVE, 9)[4]]),
     [
       ['create thread', 'create', 'thread', 'thread', 'ts'],
-      ['create fork', 'create', 'fork', 'fork-exit', 'ts'],
+      ['create fork', 'create', 'fork', 'threaded-fork-exit', 'ts'], // a process that has made a thread, as the probe's has
       ['exec dynamic', 'exec', 'exec-dynamic', 'fork-exec', 'td'],
       ['exec static', 'exec', 'exec-static', 'fork-exec', 'ts'],
       ['cow first write per page 64 MB THP off', 'cow', 'fork', 'cow', 'ts'],
@@ -140,4 +140,18 @@ test('the C loop prints its block means beside its mean per call', () => {
   const cow = JSON.parse(execFileSync(n.loop, ['cow', '4', 'off', '3', n.targetStatic], { encoding: 'utf8', timeout: 30_000 })) as { blockMeansNs: number[]; perPage: boolean };
   assert.equal(cow.perPage, true);
   assert.equal(cow.blockMeansNs.length, 3, 'one block per pass over the region');
+});
+
+test("the C loop forks from a process that has made a thread when asked (create fork's pair), and the same number of times", () => {
+  const n = nativePaths();
+  const out = JSON.parse(execFileSync(n.loop, ['threaded-fork-exit', '0', 'default', '20', n.targetStatic, '2', '10'], { encoding: 'utf8', timeout: 30_000 })) as {
+    iterations: number;
+    blockMeansNs: number[];
+  };
+  assert.equal(out.iterations, 20);
+  assert.equal(out.blockMeansNs.length, 2);
+  assert.throws(
+    () => execFileSync(n.loop, ['threaded-fork', '0', 'default', '5', n.targetStatic], { encoding: 'utf8', timeout: 30_000, stdio: 'pipe' }),
+    /unknown method threaded-fork/,
+  );
 });

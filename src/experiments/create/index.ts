@@ -109,7 +109,8 @@ export const createExperiment: Experiment<CreateParams, CreateSummary, CreateFie
     (
       [
         ['thread', 'thread'],
-        ['fork', 'fork-exit'],
+        // The probe's forks run in a process that has made threads: the loop's make one first (docs/experiments/create.md).
+        ['fork', 'threaded-fork-exit'],
       ] as const
     ).map(
       ([series, operation]): SelfcheckPair => ({
