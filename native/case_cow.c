@@ -2,15 +2,17 @@
  * Setup maps size-mb of anonymous memory (THP on, off or left to the system) and touches every page.
  * Each iteration:
  *   parent: an untimed write pass (takes every page back as private and writable after the previous
- *           child), then a timed write pass: "no-fork-write", the baseline of a write that needs no fault;
+ *           child), then a timed write pass: "no-fork-write", the baseline of a write that needs no fault, and
+ *           a timed read of one byte of every page: "no-fork-read", an ordinary read in a process whose pages
+ *           are its own, the baseline of the child's read;
  *   fork;
  *   child:  a timed read of one byte of every page ("read"), its AnonHugePages, the first write to every
  *           page ("first-write": the CoW fault and copy), its AnonHugePages again, a second write to every
  *           page ("second-write"); sends the results through a pipe and _exits;
  *   parent: reads them (poll with a timeout; a child that hangs is killed) and reaps the child.
  * Each batch emits ONE samples line, series "fork": "ns" is each iteration's fork-to-reap time; the columns
- * carry the passes, each timed as a whole: readNs, firstWriteNs, secondWriteNs, noForkWriteNs (total ns of
- * the pass; divide by the "pages" info field for ns per page), their minor faults (getrusage ru_minflt
+ * carry the passes, each timed as a whole: readNs, firstWriteNs, secondWriteNs, noForkWriteNs, noForkReadNs
+ * (total ns of the pass; divide by the "pages" info field for ns per page), their minor faults (getrusage ru_minflt
  * deltas: *Minflt), the child's AnonHugePages of the region before/after the first write (hugeBeforeKb,
  * hugeAfterKb) and the parent's at the baseline (parentHugeKb).
  * Arguments: size-mb=N  thp=on|off|default  fill=populate-write|write-loop (region.h; info regionFill) */
@@ -160,7 +162,7 @@ static int setup(void) {
 }
 
 static int batch(long n, int warmup) {
-    enum { FORK_NS, RD_NS, RD_FLT, W1_NS, W1_FLT, W1_HB, W1_HA, W2_NS, W2_FLT, BASE_NS, BASE_FLT, BASE_HUGE, NCOL };
+    enum { FORK_NS, RD_NS, RD_FLT, W1_NS, W1_FLT, W1_HB, W1_HA, W2_NS, W2_FLT, BASE_NS, BASE_FLT, BASE_RD_NS, BASE_RD_FLT, BASE_HUGE, NCOL };
     uint64_t *mem = calloc((size_t)n * NCOL, sizeof *mem);
     if (!mem) return fl_fail("calloc", errno);
     uint64_t *col[NCOL];
@@ -171,6 +173,7 @@ static int batch(long n, int warmup) {
          * write pass slower and less steady): pages private and writable again after the previous child */
         write_pass();
         if (measured(write_pass, &col[BASE_NS][i], &col[BASE_FLT][i]) != 0) { fl_fail("getrusage", errno); goto out; }
+        if (measured(read_pass, &col[BASE_RD_NS][i], &col[BASE_RD_FLT][i]) != 0) { fl_fail("getrusage", errno); goto out; }
         if (huge_kb(&col[BASE_HUGE][i]) != 0) { fl_fail("open(/proc/self/smaps)", errno); goto out; }
         struct child_result r;
         uint64_t t0 = fl_now_ns();
@@ -192,6 +195,7 @@ static int batch(long n, int warmup) {
                       "hugeBeforeKb", col[W1_HB], "hugeAfterKb", col[W1_HA],
                       "secondWriteNs", col[W2_NS], "secondWriteMinflt", col[W2_FLT],
                       "noForkWriteNs", col[BASE_NS], "noForkWriteMinflt", col[BASE_FLT], "parentHugeKb", col[BASE_HUGE],
+                      "noForkReadNs", col[BASE_RD_NS], "noForkReadMinflt", col[BASE_RD_FLT],
                       NULL);
     rc = 0;
 out:

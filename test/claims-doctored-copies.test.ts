@@ -12,7 +12,7 @@ import type { Claim, Expectation } from '../src/reference/published.js';
 import { FIXTURES, claim, docs, p, verdictOf, type Cfg } from './helpers/claims-data.js';
 
 const readsTimings = (c: Claim) => !JSON.stringify(c.check).includes('"metric"') && c.check.type !== 'count-per' && c.check.type !== 'boolean';
-const NOT_PRODUCED = new Set(['001.read-as-cheap-as-normal-read', '003.slab-released-after-exec']);
+const NOT_PRODUCED = new Set(['003.slab-released-after-exec']);
 /** ld.so's start-up is read in one probe per run (one repeat): there is nothing to copy. */
 const ONE_REPEAT = new Set(['004.ld-debug-startup-28us']);
 

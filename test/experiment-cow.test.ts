@@ -57,7 +57,7 @@ test('a --size-mb that does not fit (parent + child copy) is refused before any 
   assert.throws(() => cowExperiment.preflight(p), usageErrorFor('--size-mb', /does not fit/));
 });
 
-test("the probe's per-fork line becomes four series in ns per page, not rounded", () => {
+test("the probe's per-fork line becomes five series in ns per page, not rounded", () => {
   const fork = {
     series: 'fork',
     samplesNs: [9_000_000],
@@ -73,6 +73,8 @@ test("the probe's per-fork line becomes four series in ns per page, not rounded"
       noForkWriteNs: [5_400],
       noForkWriteMinflt: [0],
       parentHugeKb: [2048],
+      noForkReadNs: [15_600],
+      noForkReadMinflt: [0],
     },
   };
   const s = splitForkSeries(fork, 1000);
@@ -87,7 +89,27 @@ test("the probe's per-fork line becomes four series in ns per page, not rounded"
   assert.deepEqual(get('no-fork-write').samplesNs, [5.4]);
   assert.deepEqual(get('first-write').columns, { passNs: [8_000_000], minflt: [1000], hugeBeforeKb: [2048], hugeAfterKb: [0], forkToReapNs: [9_000_000] });
   assert.deepEqual(get('no-fork-write').columns.hugeKb, [2048]);
+  assert.deepEqual(get('no-fork-read').samplesNs, [15.6]);
+  assert.deepEqual(get('no-fork-read').columns, { passNs: [15_600], minflt: [0] });
   assert.deepEqual(splitForkSeries(undefined, 1000), []);
+});
+
+test("a line from a probe without the parent's read pass gives the other four series", () => {
+  const columns: Record<string, number[]> = {
+    readNs: [100],
+    readMinflt: [0],
+    firstWriteNs: [8_000],
+    firstWriteMinflt: [1],
+    secondWriteNs: [50],
+    secondWriteMinflt: [0],
+    noForkWriteNs: [40],
+    noForkWriteMinflt: [0],
+  };
+  const s = splitForkSeries({ series: 'fork', samplesNs: [9_000], columns }, 10);
+  assert.deepEqual(
+    s.map((x) => x.series),
+    ['read', 'first-write', 'second-write', 'no-fork-write'],
+  );
 });
 
 test('THP verdicts from huge pages and faults', () => {
@@ -103,7 +125,7 @@ test('real run: every pass measured, one CoW fault per page, reads fault-free, T
   cowExperiment.preflight(params);
   const run = await cowExperiment.run(params, testContext());
   assert.equal(run.complete, true, JSON.stringify(run.measurements.filter((m) => m.state !== 'ok').map((m) => m.failure)));
-  assert.equal(run.measurements.length, 8);
+  assert.equal(run.measurements.length, 2 * COW_SERIES.length);
   for (const m of run.measurements) {
     assert.ok((COW_SERIES as readonly string[]).includes(m.series));
     assert.deepEqual([m.identity.sizeMb, m.identity.pages], [SIZE_MB, PAGES]);
@@ -119,7 +141,8 @@ test('real run: every pass measured, one CoW fault per page, reads fault-free, T
   for (const cell of run.summary.cells) {
     const p = cell.passes;
     const [rd, w1, w2] = [p.read!, p['first-write']!, p['second-write']!];
-    assert.ok(rd && w1 && w2 && p['no-fork-write']);
+    assert.ok(rd && w1 && w2 && p['no-fork-write'] && p['no-fork-read']);
+    assert.ok(p['no-fork-read'].faultsPerPage < 0.05, `THP ${cell.thp}: the parent's read took ${p['no-fork-read'].minflt} faults`);
     // How much slower the first write is, is a figure (npm run bench:*, forklab cow), not a test: two iterations on a
     // shared machine say nothing about it. The structure holds whatever the timings.
     assert.ok(w1.medianNs > 0 && w2.medianNs > 0);

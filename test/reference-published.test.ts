@@ -164,7 +164,7 @@ describe('published figures and claims', () => {
     const num = 'number';
     const vocab: Record<string, { keys: Record<string, readonly (string | boolean)[] | typeof num>; metrics: string[] }> = {
       spawn: { keys: { method: SPAWN_METHODS, rssMb: num, thp: THP_MODES, thpSystem: ['always', 'madvise', 'never'] }, metrics: ['hugePagesKb', 'regionRssKb'] },
-      cow: { keys: { series: [...COW_SERIES, 'no-fork-read'], thp: COW_THP_MODES, sizeMb: num }, metrics: ['minflt'] },
+      cow: { keys: { series: COW_SERIES, thp: COW_THP_MODES, sizeMb: num }, metrics: ['minflt'] },
       create: { keys: { method: Object.values(CREATE_FIELDS).map((f) => f['method'] as string) }, metrics: [] },
       exec: { keys: { method: ['fork-exit', 'fork-exec', 'getppid', 'ld-debug'], target: ['dynamic', 'static'] }, metrics: ['fileBytes'] },
       pagetables: { keys: { layout: LAYOUTS, phase: PHASES }, metrics: ['pageTablesKb', 'parentVmPteKb', 'childVmPteKb'] },

@@ -1,4 +1,4 @@
-// cow's summary (article 001): the four passes of each THP mode in ns per page with their intervals and minor
+// cow's summary (article 001): the five passes of each THP mode in ns per page with their intervals and minor
 // faults, first ÷ second write (paired: both after the same fork), the CoW total, and what the kernel did with the
 // huge pages; and the split of the probe's one line per fork into those four series.
 import type { SeriesData } from '../../runner/probe.js';
@@ -8,13 +8,13 @@ import { cellFigure, repeatsOf, type CellFigure } from '../shared/measure.js';
 import type { Measurement } from '../types.js';
 import { COW_THP_MODES, type CowThp, cowMeasurements } from './configuration.js';
 
-export const COW_SERIES = ['read', 'first-write', 'second-write', 'no-fork-write'] as const;
+export const COW_SERIES = ['read', 'first-write', 'second-write', 'no-fork-write', 'no-fork-read'] as const;
 export type CowSeries = (typeof COW_SERIES)[number];
 
 /** One pass: its figure in ns per page over every fork of every repeat (CellFigure), and its faults. */
 export interface CowPass extends CellFigure {
   series: CowSeries;
-  /** Median minor faults of the pass (child's, or the parent's for no-fork-write), and per page. */
+  /** Median minor faults of the pass (child's, or the parent's for no-fork-write and no-fork-read), and per page. */
   minflt: number;
   faultsPerPage: number;
 }
@@ -51,11 +51,12 @@ const COLUMNS: Record<CowSeries, { ns: string; minflt: string; extra: Record<str
   'first-write': { ns: 'firstWriteNs', minflt: 'firstWriteMinflt', extra: { hugeBeforeKb: 'hugeBeforeKb', hugeAfterKb: 'hugeAfterKb' } },
   'second-write': { ns: 'secondWriteNs', minflt: 'secondWriteMinflt', extra: {} },
   'no-fork-write': { ns: 'noForkWriteNs', minflt: 'noForkWriteMinflt', extra: { hugeKb: 'parentHugeKb' } },
+  'no-fork-read': { ns: 'noForkReadNs', minflt: 'noForkReadMinflt', extra: {} },
 };
 
 /**
- * The probe reports each fork as one line (whole-pass totals in columns); this splits it into the four
- * series, in ns per page (floating point: integer ns per page would lose most of a 5–15 ns figure).
+ * The probe reports each fork as one line (whole-pass totals in columns); this splits it into its series
+ * (a probe built before no-fork-read gives four), in ns per page (floating point: integer ns per page would lose most of a 5–15 ns figure).
  * Each series keeps the pass totals (passNs) and minor faults (minflt) as columns.
  */
 export function splitForkSeries(fork: SeriesData | undefined, pages: number): SeriesData[] {
