@@ -4,7 +4,9 @@
  * VMA per page (neighbours differ in protection and cannot merge); the pages are never written, as in the
  * article, so fork copies the VMAs but no page tables. The count is verified in /proc/self/maps and reported.
  * Then Slab and SUnreclaim (/proc/meminfo) are read before and after building, with a forked child paused on a
- * pipe, and after that child is released and reaped.
+ * pipe, and after that child is released and reaped; then with a forked child that has exec'd (the probe itself
+ * in --hold, child.h: its copy of the VMAs went with its old image) and still lives ("AfterExec"; left out, with
+ * info afterExecSkipped saying why, where the probe cannot exec itself).
  * batch(n): n launches by method, each timed until waitpid returned (launch.h), series named after the method;
  * with several methods, n rounds of every method in a shuffled order (fl_rounds_batch), the mappings built once.
  * Arguments: vmas=N  method=M or methods=M,M... (fork-exit|clone-vfork|posix-spawn|fork-exec|vfork-exec)
@@ -74,6 +76,49 @@ static int paused_child(slab_reading *with_child) {
     return 0;
 }
 
+/* The exec'd child: the socket to the parent as its stdin and stdout, it becomes the probe in --hold. */
+static char self_path[4096];
+static void exec_main(int fd, void *unused) {
+    if (dup2(fd, 0) < 0 || dup2(fd, 1) < 0) _exit(126);
+    char *argv[] = {self_path, "--hold", NULL};
+    char *envp[] = {NULL};
+    execve(self_path, argv, envp);
+    _exit(127);
+}
+
+/* Forks a child that execs the probe in --hold and, once the exec is done (it says so) and freed slab objects
+ * have returned, reads Slab while it lives; then releases and reaps it. 1 = read, 0 = the probe cannot exec
+ * itself here (*why says so), -1 = error (emitted). */
+static int exec_child(slab_reading *after_exec, const char **why) {
+    ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+    if (n <= 0) {
+        *why = "readlink(/proc/self/exe) failed";
+        return 0;
+    }
+    self_path[n] = '\0';
+    if (fl_child_start(&child, FL_SOCKET, exec_main, NULL) != 0) return -1;
+    char c;
+    int got = fl_child_read(&child, &c, 1, fl_now_ns() + 10000000000ull); /* 10 s */
+    if (got < 0 && got != FL_CHILD_LATE) {
+        fl_child_kill(&child);
+        return -1;
+    }
+    if (got != 1) {
+        fl_child_kill(&child);
+        *why = got == 0 ? "the child could not exec the probe" : "the exec'd child did not start within 10 s";
+        return 0;
+    }
+    struct timespec ts = {0, 50 * 1000 * 1000}; /* freed slab objects return after an RCU grace period */
+    nanosleep(&ts, NULL);
+    *after_exec = read_slab();
+    fl_child_close(&child);
+    int status;
+    int r = fl_child_reap(&child, fl_now_ns() + 10000000000ull, &status);
+    if (r < 0) return -1;
+    if (r == 1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return fl_fail_msg("waitpid", "the exec'd child did not exit 0 when released");
+    return 1;
+}
+
 static int setup(void) {
     if (fl_rounds_parse(&rounds, "fork-exit") != 0) return -1;
     long vmas = fl_arg_long("vmas", 0, 0, 1L << 26);
@@ -93,6 +138,10 @@ static int setup(void) {
     struct timespec ts = {0, 50 * 1000 * 1000}; /* freed slab objects return after an RCU grace period */
     nanosleep(&ts, NULL);
     slab_reading after = read_slab();
+    slab_reading after_exec = {0, 0};
+    const char *skipped = NULL;
+    int execd = exec_child(&after_exec, &skipped);
+    if (execd < 0) return -1;
 
     fl_info_begin();
     if (rounds.n == 1) fl_info_str("method", fl_method_names[rounds.methods[0]]);
@@ -105,6 +154,8 @@ static int setup(void) {
     put_slab("Built", built);
     put_slab("Child", with_child);
     put_slab("After", after);
+    if (execd == 1) put_slab("AfterExec", after_exec);
+    else fl_info_str("afterExecSkipped", skipped);
     fl_info_end();
     return 0;
 }

@@ -15,6 +15,7 @@
  *   {"type":"done"}
  * stdin, one command a line: "warmup N", "run N", "stop" (end of input is "stop"). */
 #include "probe.h"
+#include "child.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -279,6 +280,7 @@ int main(int argc, char **argv) {
         printf("%s\n", FL_PROBE_VERSION);
         return 0;
     }
+    if (argc == 2 && strcmp(argv[1], "--hold") == 0) return fl_hold_main(); /* vma's exec'd child (child.h) */
     if (argc < 2) {
         printf("{\"type\":\"hello\",\"protocol\":%d,\"probe\":\"%s\",\"case\":null,\"pid\":%d,\"cases\":[",
                FL_PROTOCOL, FL_PROBE_VERSION, (int)getpid());

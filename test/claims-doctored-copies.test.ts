@@ -12,7 +12,6 @@ import type { Claim, Expectation } from '../src/reference/published.js';
 import { FIXTURES, claim, docs, p, verdictOf, type Cfg } from './helpers/claims-data.js';
 
 const readsTimings = (c: Claim) => !JSON.stringify(c.check).includes('"metric"') && c.check.type !== 'count-per' && c.check.type !== 'boolean';
-const NOT_PRODUCED = new Set(['003.slab-released-after-exec']);
 /** ld.so's start-up is read in one probe per run (one repeat): there is nothing to copy. */
 const ONE_REPEAT = new Set(['004.ld-debug-startup-28us']);
 
@@ -31,7 +30,7 @@ function copiedFirstRepeat(experiment: string): RunDocument {
 }
 
 describe('identical repeats: the first repeat copied into every other one is refused, saying why', () => {
-  const timed = p.claims.filter((c) => readsTimings(c) && !NOT_PRODUCED.has(c.id) && !ONE_REPEAT.has(c.id));
+  const timed = p.claims.filter((c) => readsTimings(c) && !ONE_REPEAT.has(c.id));
   test('the fixtures themselves have repeats of their own (the control)', () => {
     for (const c of timed) assert.notEqual(verdictOf(c.id, docs()).verdict, 'not-measurable', c.id);
   });

@@ -65,6 +65,8 @@ test('a short real run: fork+_exit grows with the VMAs, posix_spawn hardly; maps
     assert.equal(m.samplesNs.length, 20);
     // The kernel kept every mapping apart: /proc/self/maps shows exactly `vmas` of them.
     assert.equal(m.observed.vmasInRegion, m.identity.vmas);
+    // Slab was read while a child that exec'd the probe in --hold lived (never skipped here: the probe can exec itself).
+    assert.equal(typeof m.info.slabAfterExecKb, 'number', `afterExecSkipped: ${String(m.info.afterExecSkipped)}`);
   }
   assert.equal(run.summary.mapsVerified, true);
 
