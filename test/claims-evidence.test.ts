@@ -74,6 +74,33 @@ describe('rules of evidence', () => {
     assert.match(p.detail, /^\|/);
   });
 
+  test('a slope whose point falls but whose interval reaches above 0 (noise, a busy machine) leaves the claim open, with the slope in its unit', () => {
+    // THP on: fork+exec 5 ms whatever the RSS, give or take 0.4 ms from repeat to repeat, and a point slope a little below 0.
+    const noisy = edit(
+      'spawn',
+      { method: 'fork-exec', thp: 'on' },
+      setUs((c) => 5000 + 400 * ([1, -1, 0][((c['repeat'] as number) - 1) % 3] ?? 0) * (rss(c) === 0 ? 1 : -1) - 0.05 * rss(c)),
+    );
+    for (const id of ['000.thp-off-slope-16x', '000.pmd-cost-442ns']) {
+      const v = verdictOf(id, docs(noisy));
+      assert.equal(v.verdict, 'inconclusive', `${id}: ${v.detail}`);
+      assert.match(
+        v.detail,
+        /slope of method=fork-exec,thp=on = -[\d.]+ (ns|µs) per rssMb \[95 % CI -[\d.]+ (ns|µs) per rssMb to [\d.]+ (ns|µs) per rssMb, this run\]: its interval reaches above 0/,
+      );
+      assert.ok(v.settle, `${id}: an open verdict says what would settle it`);
+    }
+    // Falling clearly, every repeat alike: not measurable, the slope in its unit and its interval below 0.
+    const falling = edit(
+      'spawn',
+      { method: 'fork-exec', thp: 'on' },
+      setUs((c) => 5000 - 2 * rss(c)),
+    );
+    const f = verdictOf('000.pmd-cost-442ns', docs(falling));
+    assert.equal(f.verdict, 'not-measurable', f.detail);
+    assert.match(f.detail, /is negative \(-2\.00 µs per rssMb; 95 % CI .* it falls\)/);
+  });
+
   test("a value the run's parameters name but whose configurations are missing makes the claim not measurable", () => {
     const d = structuredClone(FIXTURES.spawn!);
     d.params = { methods: ['fork-exec', 'vfork-exec', 'posix-spawn'], rssMb: [0, 128, 512, 1024], thp: ['on', 'off'] };

@@ -2,7 +2,7 @@
 // repeats (spread) or read a yes/no outcome (boolean). Lines over a key are in lines.ts. Each returns a
 // Judgement whose outcome comes from an interval (docs/published-figures.md, "How a claim is judged"); missing
 // data throws NotMeasurable.
-import type { ApproxEqualCheck, BooleanCheck, Check, CountPerCheck, Expectation, GreaterCheck, Series, SpreadCheck } from '../reference/published.js';
+import type { ApproxEqualCheck, BooleanCheck, Check, CountPerCheck, Expectation, GreaterCheck, Operand, Series, SpreadCheck } from '../reference/published.js';
 import { allOf, against, placement, type Outcome } from './bands.js';
 import { checkIdenticalRepeats, checkPositive, checkRepeats, positiveRatio, strictlyAbove } from './evidence.js';
 import { fmtFactor, fmtMetric, fmtNum, fmtPercent } from './format.js';
@@ -35,6 +35,9 @@ function unionOf(rs: readonly Restriction[]): Restriction[] {
   return [...seen.values()].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b), 'en', { numeric: true }));
 }
 
+/** An operand's value with its unit (a time in ns or the metric's); scaled by multiplyBy, a bare number. */
+const operandFmt = (o: Operand) => (x: number) => (o.multiplyBy === undefined ? fmtMetric(x, o.metric) : fmtNum(x));
+
 const mark = (o: Outcome) => (o === 'holds' ? '' : o === 'differs' ? ' ✗' : ' ?');
 
 export function judgeOperandExpectation(c: Check & Expectation, ctx: JudgeContext): Judgement {
@@ -52,10 +55,10 @@ export function judgeOperandExpectation(c: Check & Expectation, ctx: JudgeContex
       const b = operandPoint(den, stat);
       checkPositive(
         size
-          ? [{ label: den.label, value: b }]
+          ? [{ label: den.label, value: b, fmt: operandFmt(c.denominator) }]
           : [
-              { label: num.label, value: a },
-              { label: den.label, value: b },
+              { label: num.label, value: a, fmt: operandFmt(c.numerator) },
+              { label: den.label, value: b, fmt: operandFmt(c.denominator) },
             ],
         `${data.experiment}: ${label}`,
       );
@@ -105,8 +108,8 @@ export function judgeGreater(c: GreaterCheck, ctx: JudgeContext): Judgement {
     }
     checkPositive(
       [
-        { label: g.label, value: operandPoint(g, stat) },
-        { label: l.label, value: operandPoint(l, stat) },
+        { label: g.label, value: operandPoint(g, stat), fmt: operandFmt(c.greater) },
+        { label: l.label, value: operandPoint(l, stat), fmt: operandFmt(c.lesser) },
       ],
       `${data.experiment}: ${where(r)}${g.label} ÷ ${l.label}`,
     );
@@ -137,7 +140,7 @@ export function judgeApproxEqual(c: ApproxEqualCheck, ctx: JudgeContext): Judgem
   const stat = statOf(c);
   const ops = c.operands.map((op) => operandGroups(ctx.data, op, stat));
   checkPositive(
-    ops.map((o) => ({ label: o.label, value: operandPoint(o, stat) })),
+    ops.map((o, i) => ({ label: o.label, value: operandPoint(o, stat), fmt: operandFmt(c.operands[i]!) })),
     `${ctx.data.experiment}: max ÷ min`,
   );
   const q = { ...combined(ops, stat, (v) => (Math.min(...v) > 0 ? Math.max(...v) / Math.min(...v) : NaN)), multiplicative: true };

@@ -11,6 +11,7 @@ import type { Series, SeriesValue } from '../reference/published.js';
 import { timingProblem } from '../stats/evidence.js';
 import type { Outcome, Range } from './bands.js';
 import { NotMeasurable, type Config, type ExperimentData } from './data.js';
+import { fmtNum } from './format.js';
 import { plainSeries } from './plain.js';
 
 /** Fewest timing samples a series needs before an interval on it means anything. */
@@ -152,12 +153,15 @@ export function strictlyAbove(iv: Range, need: number): Outcome {
   return 'inconclusive';
 }
 
-/** A ratio of two quantities means something only when both are above 0: throws NotMeasurable otherwise, naming which. */
-export function checkPositive(values: readonly { label: string; value: number }[], what: string): void {
-  for (const { label, value } of values)
+/**
+ * A ratio of two quantities means something only when both are above 0: throws NotMeasurable otherwise, naming
+ * which, its value in `fmt` (default: a few significant digits) and, where given, what `why` adds (its interval).
+ */
+export function checkPositive(values: readonly { label: string; value: number; fmt?: (x: number) => string; why?: string }[], what: string): void {
+  for (const { label, value, fmt, why } of values)
     if (!(value > 0))
       throw new NotMeasurable(
-        `${what}: ${label} is ${value === 0 ? '0' : Number.isFinite(value) ? 'negative' : 'not a number'} (${value}), and a ratio of quantities of differing or non-positive sign means nothing`,
+        `${what}: ${label} is ${value === 0 ? '0' : Number.isFinite(value) ? 'negative' : 'not a number'} (${Number.isFinite(value) ? (fmt ?? fmtNum)(value) : String(value)}${why ? `; ${why}` : ''}), and a ratio of quantities of differing or non-positive sign means nothing`,
       );
 }
 

@@ -6,9 +6,10 @@ import type { CheckStatistic, Expectation, PerEntryCheck, Series, SlopeRatioChec
 import { linearFit } from '../stats/regression.js';
 import { pooledStatistic } from '../stats/resample.js';
 import { checkCells, checkPositive, positiveRatio } from './evidence.js';
+import { fmtSlope } from './format.js';
 import { judgeExpectation, statOf, type JudgeContext, type Judgement } from './judgement.js';
-import type { Quantity } from './quantity.js';
-import { NotMeasurable, describeSeries, keyOf, narrow, repeatValues, select, type Config, type ExperimentData } from './select.js';
+import { measureQuantity, type Quantity } from './quantity.js';
+import { NotMeasurable, describeSeries, keyOf, narrow, probeOf, repeatValues, select, type Config, type ExperimentData } from './select.js';
 
 export interface Points {
   xs: number[];
@@ -75,19 +76,68 @@ const pointSlope = (p: Points, stat: CheckStatistic) =>
     p.groups.map((g) => pooledStatistic(g, stat)),
   );
 
+/**
+ * Slopes a magnitude divides by, or divides, must rise. One whose fitted point does not: when its own interval
+ * (within this run) still reaches above 0, the noise hides whether it rises and the claim is inconclusive, saying
+ * so; when the whole interval lies at or below 0, it falls, and the claim is not measurable (checkPositive).
+ * Null: every slope rises.
+ */
+function notRising(
+  lines: readonly { sel: Series; p: Points }[],
+  over: string,
+  stat: CheckStatistic,
+  what: string,
+  quantity: string,
+  e: Expectation,
+  ctx: JudgeContext,
+): Judgement | null {
+  for (const { sel, p } of lines) {
+    const slope = pointSlope(p, stat);
+    if (slope > 0) continue;
+    const fmt = (x: number) => fmtSlope(x, undefined, over);
+    const m = Number.isFinite(slope)
+      ? measureQuantity(
+          lineQuantity(p, stat, (ys) => slopeOf(p.xs, ys)),
+          { seed: ctx.seed, paired: ctx.data.paired, confidence: ctx.confidence ?? 0.95, probeOf: (k) => probeOf(ctx.data, k) },
+        )
+      : null;
+    const iv = m?.interval && Number.isFinite(m.interval.low) && Number.isFinite(m.interval.high) ? m.interval : null;
+    const label = `the slope of ${describeSeries(sel)}`;
+    if (!iv || !(iv.high > 0)) checkPositive([{ label, value: slope, fmt, ...(iv ? { why: `95 % CI ${fmt(iv.low)} to ${fmt(iv.high)}: it falls` } : {}) }], what);
+    const reach = `${label} = ${fmt(slope)} [95 % CI ${fmt(iv!.low)} to ${fmt(iv!.high)}, this run]: its interval reaches above 0, so this run cannot tell whether it rises, and ${quantity} has no bounded interval`;
+    const published = e.published ?? null;
+    return {
+      outcome: 'inconclusive',
+      measured: null,
+      published,
+      factor: null,
+      detail: `${what}: ${reach}`,
+      plain: `this machine: ${reach}`,
+      minRepeats: m!.minRepeats,
+    };
+  }
+  return null;
+}
+
 export function judgeSlopeRatio(c: SlopeRatioCheck, ctx: JudgeContext): Judgement {
   const stat = statOf(c);
   const n = points(ctx.data, c.numerator, c.over, undefined, 2);
   const d = points(ctx.data, c.denominator, c.over, undefined, 2);
   const label = `slope over ${c.over} of ${stat}(${describeSeries(c.numerator)}) ÷ of ${stat}(${describeSeries(c.denominator)})`;
   // Two falling slopes do not make "16× steeper": both must rise.
-  checkPositive(
+  const open = notRising(
     [
-      { label: `the slope of ${describeSeries(c.numerator)}`, value: pointSlope(n, stat) },
-      { label: `the slope of ${describeSeries(c.denominator)}`, value: pointSlope(d, stat) },
+      { sel: c.numerator, p: n },
+      { sel: c.denominator, p: d },
     ],
+    c.over,
+    stat,
     `${ctx.data.experiment}: ${label}`,
+    'the ratio of the slopes',
+    c as Expectation,
+    ctx,
   );
+  if (open) return open;
   const q = { ...twoLines(n, d, stat, (a, b) => positiveRatio(slopeOf(n.xs, a), slopeOf(d.xs, b))), multiplicative: true };
   return judgeExpectation(q, 1, c as Expectation, 'ratio', label, ctx, 0);
 }
@@ -95,7 +145,8 @@ export function judgeSlopeRatio(c: SlopeRatioCheck, ctx: JudgeContext): Judgemen
 export function judgePerEntry(c: PerEntryCheck, ctx: JudgeContext): Judgement {
   const stat = statOf(c);
   const p = points(ctx.data, c.series, c.over, undefined, 2);
-  checkPositive([{ label: `the slope of ${describeSeries(c.series)}`, value: pointSlope(p, stat) }], `${ctx.data.experiment}: a cost per entry`);
+  const open = notRising([{ sel: c.series, p }], c.over, stat, `${ctx.data.experiment}: a cost per entry`, 'the cost per entry', c as Expectation, ctx);
+  if (open) return open;
   const q = lineQuantity(p, stat, (ys) => {
     const slope = slopeOf(p.xs, ys);
     return slope > 0 ? slope / c.entriesPerMb : NaN;
