@@ -5,7 +5,7 @@ import type { Check, CheckStatistic, Expectation, Series, SeriesValue } from '..
 import { checkCells } from './evidence.js';
 import { against, band, describeBand, placement, type Outcome, type Range } from './bands.js';
 import { fmtInUnit } from './format.js';
-import { measureQuantity, type Quantity } from './quantity.js';
+import { measureQuantity, type Measured, type Quantity } from './quantity.js';
 import { driftClass, quantityKey, widenByDrift, type DriftOptions, type QuantityLog } from './drift.js';
 import { NotMeasurable, combinations, describeRestriction, describeSeries, probeOf, select, type ExperimentData } from './select.js';
 import type { Restriction } from './data.js';
@@ -61,6 +61,11 @@ export function eachOf(data: ExperimentData, sel: Series, keys: readonly string[
   return combinations(configs, keys, data);
 }
 
+/** A quantity as this run alone measures it (its bootstrap interval, no drift between runs), in the claim's context. */
+export function measureWithinRun(q: Quantity, ctx: JudgeContext): Measured {
+  return measureQuantity(q, { seed: ctx.seed, paired: ctx.data.paired, confidence: ctx.confidence ?? 0.95, probeOf: (k) => probeOf(ctx.data, k) });
+}
+
 /**
  * A measured quantity scaled to the claim's unit: its value and its interval (null: single readings). With a log,
  * its within-run figures are recorded under its key, and with drift options the interval is widened by this
@@ -68,7 +73,7 @@ export function eachOf(data: ExperimentData, sel: Series, keys: readonly string[
  */
 export function scaled(q: Quantity, scale: number, ctx: JudgeContext, label: string, floor = -Infinity): { point: number; interval: Range | null; minRepeats: number } {
   const confidence = ctx.confidence ?? 0.95;
-  const measure = () => measureQuantity(q, { seed: ctx.seed, paired: ctx.data.paired, confidence, probeOf: (k) => probeOf(ctx.data, k) });
+  const measure = () => measureWithinRun(q, ctx);
   const log = ctx.log;
   // The same quantity of the same data (its label names what it computes, its keys which configurations, in order)
   // is measured once for every claim that judges it.

@@ -7,9 +7,9 @@ import { linearFit } from '../stats/regression.js';
 import { pooledStatistic } from '../stats/resample.js';
 import { checkCells, checkPositive, positiveRatio } from './evidence.js';
 import { fmtSlope } from './format.js';
-import { judgeExpectation, statOf, type JudgeContext, type Judgement } from './judgement.js';
-import { measureQuantity, type Quantity } from './quantity.js';
-import { NotMeasurable, describeSeries, keyOf, narrow, probeOf, repeatValues, select, type Config, type ExperimentData } from './select.js';
+import { finite, judgeExpectation, measureWithinRun, statOf, type JudgeContext, type Judgement } from './judgement.js';
+import type { Quantity } from './quantity.js';
+import { NotMeasurable, describeSeries, keyOf, narrow, repeatValues, select, type Config, type ExperimentData } from './select.js';
 
 export interface Points {
   xs: number[];
@@ -96,25 +96,26 @@ function notRising(
     if (slope > 0) continue;
     const fmt = (x: number) => fmtSlope(x, undefined, over);
     const m = Number.isFinite(slope)
-      ? measureQuantity(
+      ? measureWithinRun(
           lineQuantity(p, stat, (ys) => slopeOf(p.xs, ys)),
-          { seed: ctx.seed, paired: ctx.data.paired, confidence: ctx.confidence ?? 0.95, probeOf: (k) => probeOf(ctx.data, k) },
+          ctx,
         )
       : null;
-    const iv = m?.interval && Number.isFinite(m.interval.low) && Number.isFinite(m.interval.high) ? m.interval : null;
+    const iv = m ? finite(m.interval).interval : undefined;
     const label = `the slope of ${describeSeries(sel)}`;
-    if (!iv || !(iv.high > 0)) checkPositive([{ label, value: slope, fmt, ...(iv ? { why: `95 % CI ${fmt(iv.low)} to ${fmt(iv.high)}: it falls` } : {}) }], what);
-    const reach = `${label} = ${fmt(slope)} [95 % CI ${fmt(iv!.low)} to ${fmt(iv!.high)}, this run]: its interval reaches above 0, so this run cannot tell whether it rises, and ${quantity} has no bounded interval`;
-    const published = e.published ?? null;
-    return {
-      outcome: 'inconclusive',
-      measured: null,
-      published,
-      factor: null,
-      detail: `${what}: ${reach}`,
-      plain: `this machine: ${reach}`,
-      minRepeats: m!.minRepeats,
-    };
+    if (m && iv && iv.high > 0) {
+      const reach = `${label} = ${fmt(slope)} [95 % CI ${fmt(iv.low)} to ${fmt(iv.high)}, this run]: its interval reaches above 0, so this run cannot tell whether it rises, and ${quantity} has no bounded interval`;
+      return {
+        outcome: 'inconclusive',
+        measured: null,
+        published: e.published ?? null,
+        factor: null,
+        detail: `${what}: ${reach}`,
+        plain: `this machine: ${reach}`,
+        minRepeats: m.minRepeats,
+      };
+    }
+    checkPositive([{ label, value: slope, fmt, ...(iv ? { why: `95 % CI ${fmt(iv.low)} to ${fmt(iv.high)}: it falls` } : {}) }], what);
   }
   return null;
 }
