@@ -39,17 +39,26 @@ export default async function* reporter(source) {
   const fileOf = (data) => {
     const f = rel(data.file);
     if (!files.has(f)) {
-      files.set(f, { pass: 0, fail: 0, skip: 0, todo: 0, ms: 0, done: false, failures: [], output: [] });
+      files.set(f, { pass: 0, fail: 0, skip: 0, todo: 0, ms: 0, done: false, seen: false, complete: false, fileFailed: false, fileError: '', failures: [], output: [] });
       order.push(f);
     }
     return files.get(f);
   };
-  // Each file ends with a test:complete of a test named by its path (Node 20 and 22+ alike): its line is printed then.
+  // Each file ends with a test:complete of a test named by its path (Node 20 and 22+ alike). With more than one
+  // file at a time, node:test reports the files it is not showing live only later, each in one block: on Node 20
+  // even their tests' test:complete come after the file's own. So a file whose tests have not been seen when it
+  // completes waits, and its line is printed when another file's tests start arriving, or at the end.
   const isFileWrapper = (data) => data.nesting === 0 && data.file && (data.name === data.file || rel(data.name) === rel(data.file));
   function* line(f) {
     const s = files.get(f);
     if (s.done) return;
     s.done = true;
+    // A file that fails outside any test (a syntax error, a crash) has only this failure.
+    if (s.fileFailed && s.fail === 0) {
+      s.fail++;
+      total.fail++;
+      s.failures.push({ name: `${f} (the file itself)`, error: s.fileError });
+    }
     const counts = [`${s.pass} passed`];
     if (s.fail) counts.push(`${s.fail} failed`);
     if (s.skip) counts.push(`${s.skip} skipped`);
@@ -74,18 +83,20 @@ export default async function* reporter(source) {
     if (type === 'test:complete' && isFileWrapper(data)) {
       const s = fileOf(data);
       s.ms = data.details?.duration_ms ?? 0;
-      // A file that fails outside any test (a syntax error, a crash) has only this failure.
-      if ((data.details?.passed === false || data.details?.error) && s.fail === 0) {
-        s.fail++;
-        total.fail++;
-        s.failures.push({ name: `${rel(data.file)} (the file itself)`, error: errorText(data.details?.error) });
+      s.complete = true;
+      if (data.details?.passed === false || data.details?.error) {
+        s.fileFailed = true;
+        s.fileError = errorText(data.details?.error);
       }
-      yield* line(rel(data.file));
+      if (s.seen) yield* line(rel(data.file));
       continue;
     }
     if (type !== 'test:pass' && type !== 'test:fail') continue;
     if (isFileWrapper(data) || data.details?.type === 'suite') continue;
     const s = fileOf(data);
+    s.seen = true;
+    // Another file's tests arriving: the files that completed before their tests were reported are done now.
+    for (const f of order) if (files.get(f) !== s && files.get(f).complete && files.get(f).seen) yield* line(f);
     if (data.skip !== undefined) {
       s.skip++;
       total.skip++;
