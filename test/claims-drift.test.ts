@@ -4,36 +4,18 @@
 // estimates go into the history database and come back out per machine. No probe runs here.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type HistoryRun, quantityKey } from '../src/claims/drift.js';
+import { quantityKey } from '../src/claims/drift.js';
 import { evaluateClaim } from '../src/claims/evaluate.js';
 import { judgeDocuments } from '../src/claims/judge.js';
 import { dataFor } from '../src/claims/select.js';
-import type { RunDocument } from '../src/document/run.js';
 import { driftHistory, keepEstimates } from '../src/lab/drift-history.js';
 import { settle } from '../src/lab/settle.js';
 import { Store } from '../src/store/db.js';
-import { fakeDocument } from './fixtures/store/fake.js';
-import { FIXTURES, claim, p } from './helpers/claims-data.js';
+import { claim, p } from './helpers/claims-data.js';
 import { tempDir } from './helpers/tmp.js';
+import { at, createRun, historyOf } from './helpers/drift-runs.js';
 
 const CLAIM = '002.fork-1.8x-thread';
-
-let made = 0;
-/** The create fixture with fork+waitpid scaled so that fork ÷ thread is about `ratio`, as a stored run of `uuid` (each run's samples its own). */
-function createRun(ratio: number, uuid: string, startedAt: string, params: Record<string, unknown> = { iterations: 300 }): RunDocument {
-  const raw = structuredClone(FIXTURES['create']!);
-  const own = 1 + 1e-4 * ++made;
-  for (const c of raw.configurations) c['samplesNs'] = (c['samplesNs'] as number[]).map((x) => (c['method'] === 'fork-waitpid' ? (x * ratio) / 1.745 : x * own));
-  const full = fakeDocument([], { experiment: 'create', params });
-  return { ...full, runId: uuid, startedAt, configurations: raw.configurations.map((c) => ({ ...c, stats: null })) };
-}
-
-/** Earlier runs' estimates, as the history holds them: each run judged on its own, within-run. */
-function historyOf(runs: readonly RunDocument[]): HistoryRun[] {
-  return runs.map((d) => ({ runIds: [d.runId!], startedAt: d.startedAt, estimates: judgeDocuments([d], { seed: 1, drift: { withinRun: true } }).estimates!['create']! }));
-}
-
-const at = (i: number) => `2026-12-0${1 + Math.floor(i / 10)}T0${i % 10}:00:00.000Z`;
 
 test('a quantity has the same key in every run of the same configurations measured the same way, another when they differ', () => {
   const a = dataFor([createRun(2.5, 'a', at(0))], 'create');
@@ -106,6 +88,8 @@ test('judge and reproduce: the estimates are kept per machine and run set, read 
     for (const d of runs) assert.equal(keepEstimates(store, [d], judgeDocuments([d], { seed: 1, drift: { withinRun: true } })), 1);
     const now = createRun(2.45, '00000000-0000-4000-8000-000000000009', at(9));
     const h = driftHistory(store, [now], { keep: false, seed: 1 });
+    assert.equal(h.pool, undefined);
+    assert.equal(driftHistory(store, [now], { keep: false, seed: 1, pool: true }).pool, true, "reproduce's and judge's default: the machine's value");
     assert.deepEqual(
       h.history!['create']!.map((x) => x.runIds[0]),
       [runs[2]!.runId, runs[1]!.runId, runs[0]!.runId],

@@ -40,4 +40,6 @@ export interface ExperimentData {
   probeKeys?: readonly string[];
   /** Separate runs pooled here (a settle look belongs to the run it settles): the drift of their mean is τ ÷ √sessions. */
   sessions?: number;
+  /** When the earliest run behind these data started (ISO): the runs before it are the earlier ones. */
+  startedAt?: string;
 }

@@ -13,22 +13,26 @@ export interface VerdictDrift {
   runs: number;
   /** The priors that weighed in, named (a prior weighs less with every earlier run). */
   priors: string[];
-  quantities: { label: string; class: DriftClass; scale: DriftScale; percent: number; runs: number }[];
+  quantities: { label: string; class: DriftClass; scale: DriftScale; percent: number; runs: number; pooled?: number }[];
+  /** The runs its values pool, this one among them, where they are the machine's (the fewest of its quantities'); absent: this run's alone. */
+  pooled?: number;
 }
 
 /** Earlier runs below this many leave a verdict's drift mostly the prior's: the notes name it. */
 export const FEW_RUNS = 4;
 
 export function summarizeDrift(used: readonly QuantityDrift[]): VerdictDrift {
-  const qs = used.map((u) => ({ label: u.label, class: u.class, scale: u.scale, percent: u.percent, runs: u.runs }));
+  const qs = used.map((u) => ({ label: u.label, class: u.class, scale: u.scale, percent: u.percent, runs: u.runs, ...(u.pooled ? { pooled: u.pooled.runs } : {}) }));
   const widest = [...qs].sort((a, b) => b.percent - a.percent)[0]!;
   const runs = Math.min(...qs.map((q) => q.runs));
+  const pooled = qs.some((q) => q.pooled) ? Math.min(...qs.map((q) => q.pooled ?? 1)) : 0;
   return {
     percent: widest.percent,
     unit: widest.scale === 'absolute' ? 'points' : '%',
     runs,
     priors: [...new Set(used.filter((u) => u.runs < FEW_RUNS).map((u) => u.prior))],
     quantities: qs,
+    ...(pooled > 0 ? { pooled } : {}),
   };
 }
 
@@ -61,11 +65,12 @@ export function priorsNote(d: VerdictDrift): string | null {
  * detail (near the band's edge), and what would settle it (`sessions`: the separate runs these data pool).
  */
 export function driftKeepsOpen(d: VerdictDrift, alone: 'holds' | 'differs', sessions: number): { near: string; settle: string } {
+  const later =
+    d.pooled !== undefined && d.pooled > 1
+      ? `more runs of reproduce made at other times (each joins this machine's pool, now ${d.pooled} runs: the drift of their mean shrinks as 1 ÷ √runs)`
+      : `judge runs made at different times together (forklab judge with their ids: the drift of their mean shrinks as 1 ÷ √runs${sessions > 1 ? `; these data already pool ${sessions}` : ''}; reproduce pools the runs before it)`;
   return {
-    near: `near the band's edge on this machine: ${driftWords(d)}, more than one run's own interval shows; this run alone says ${outcomeWords(alone)}`,
-    settle:
-      `not this run's noise but the drift between runs keeps it open, so more probes now cannot settle it: ` +
-      `judge runs made at different times together (forklab judge with their ids: the drift of their mean shrinks as 1 ÷ √runs${sessions > 1 ? `; these data already pool ${sessions}` : ''}), ` +
-      `or measure on a quieter machine`,
+    near: `near the band's edge on this machine: ${driftWords(d)}, more than one run's own interval shows; this run's own interval says ${outcomeWords(alone)}`,
+    settle: `not this run's noise but the drift between runs keeps it open, so more probes now cannot settle it: ${later}, or measure on a quieter machine`,
   };
 }

@@ -4,7 +4,7 @@
 // quantity can be found in the machine's earlier runs. Its within-run estimates there teach τ (src/stats/drift.ts);
 // the verdict's interval is widened by it before the band is applied. Pure: the history comes in as data.
 import { createHash } from 'node:crypto';
-import { driftPercent, driftPosterior, onDriftScale, widenForDrift, type DriftPrior, type DriftScale, type RunEstimate } from '../stats/drift.js';
+import { driftPercent, driftPosterior, fromDriftScale, onDriftScale, poolRuns, widenForDrift, type DriftPrior, type DriftScale, type RunEstimate } from '../stats/drift.js';
 import type { Range } from './bands.js';
 import type { ExperimentData } from './data.js';
 import { identityKey } from './select.js';
@@ -49,6 +49,11 @@ export interface DriftOptions {
   /** Earlier runs of this machine, by experiment, most recent first (absent: none, the prior alone). */
   history?: Readonly<Record<string, readonly HistoryRun[]>>;
   priors?: Readonly<Record<DriftClass, DriftPrior>>;
+  /**
+   * Judge the machine's value: each quantity's estimate pooled with its estimates in the earlier runs (those started
+   * before the judged data, the same ones τ is learnt from), not this run's alone. Absent or false: this run alone.
+   */
+  pool?: boolean;
 }
 
 /** What one quantity's widening used: shown with the verdict. */
@@ -63,6 +68,8 @@ export interface QuantityDrift {
   prior: string;
   within: Range;
   widened: Range;
+  /** Pooled with earlier runs (pool): the runs pooled, this one among them, and the machine's value they give. */
+  pooled?: { runs: number; point: number };
 }
 
 /** Per claim: the quantities in the order its check measures them, their within-run figures, the drift used. */
@@ -175,24 +182,39 @@ export function driftClass(readings: boolean, scale: DriftScale): DriftClass {
 
 /**
  * A quantity's within-run interval widened by its drift on this machine: its estimates in the earlier runs (the
- * ones not judged now, most recent first, at most MAX_HISTORY_RUNS) and in this one, under the class's prior.
+ * ones not judged now, most recent first, at most MAX_HISTORY_RUNS) and in this one, under the class's prior. With
+ * `pool`, the machine's value instead: this run's estimate pooled with those of the earlier runs that started
+ * before it (src/stats/drift.ts, poolRuns), its point with it.
  */
-export function widenByDrift(est: QuantityEstimate, key: string, label: string, data: ExperimentData, opts: DriftOptions): { interval: Range; used: QuantityDrift } | null {
+export function widenByDrift(
+  est: QuantityEstimate,
+  key: string,
+  label: string,
+  data: ExperimentData,
+  opts: DriftOptions,
+): { interval: Range; point: number; used: QuantityDrift } | null {
   if (est.low === null || est.high === null) return null;
   const mine = new Set(data.runIds ?? []);
-  const earlier = (opts.history?.[data.experiment] ?? [])
+  const earlierRuns = (opts.history?.[data.experiment] ?? [])
     .filter((h) => !h.runIds.some((id) => mine.has(id)))
-    .map((h) => h.estimates[key])
-    .filter((e): e is QuantityEstimate => e !== undefined && e.scale === est.scale)
+    .map((h) => ({ at: h.startedAt, e: h.estimates[key] }))
+    .filter((h): h is { at: string; e: QuantityEstimate } => h.e !== undefined && h.e.scale === est.scale)
     .slice(0, MAX_HISTORY_RUNS);
+  const earlier = earlierRuns.map((h) => h.e);
   const sessions = Math.max(1, data.sessions ?? 1);
   // Several separate runs judged together are one pooled estimate, not one run: they teach τ only through history.
   const runs: RunEstimate[] = sessions === 1 ? [...earlier, est] : earlier;
   const prior = (opts.priors ?? DRIFT_PRIORS)[est.class];
   const post = driftPosterior(runs, est.scale, prior);
-  const interval = widenForDrift(est.point, est.low, est.high, post, est.confidence, sessions);
+  const alone = widenForDrift(est.point, est.low, est.high, post, est.confidence, sessions);
+  const before = data.startedAt;
+  const poolable = opts.pool === true && sessions === 1 && before !== undefined ? earlierRuns.filter((h) => h.at < before).map((h) => h.e) : [];
+  const pooled = poolable.length > 0 ? poolRuns([...poolable, est], post, est.confidence) : null;
+  const value = pooled ? fromDriftScale(pooled, est.scale) : null;
+  const interval = value ? { low: value.low, high: value.high } : alone;
   return {
     interval,
+    point: value ? value.point : est.point,
     used: {
       label,
       scale: est.scale,
@@ -202,6 +224,7 @@ export function widenByDrift(est: QuantityEstimate, key: string, label: string, 
       prior: prior.name,
       within: { low: est.low, high: est.high },
       widened: interval,
+      ...(value && pooled ? { pooled: { runs: pooled.runs, point: value.point } } : {}),
     },
   };
 }

@@ -36,6 +36,11 @@ export interface Verdict extends Pick<Judgement, 'measured' | 'published' | 'fac
   drift?: VerdictDrift;
   /** What this run alone says, with today's intervals (as --within-run gives them), where the drift widened them. */
   withinRun?: { verdict: 'holds' | 'differs' | 'inconclusive'; interval?: Range };
+  /**
+   * Where the verdict pools this run with the machine's earlier runs (drift.pool): what this run's own estimates,
+   * widened by the drift but not pooled, say (as --no-pool gives them).
+   */
+  alone?: { verdict: 'holds' | 'differs' | 'inconclusive'; measured: number | null; interval?: Range };
 }
 
 export interface EvaluateOptions {
@@ -117,9 +122,16 @@ export function evaluateClaim(docs: readonly RunDocument[], claim: Claim, opts: 
     const within = judge(claim.check, ctx);
     const widen = opts.drift !== undefined && opts.drift.withinRun !== true;
     let j = within;
+    let alone: Judgement | null = null;
     if (widen) {
+      // with pooling, this run's own widened verdict first (kept beside the machine's), then the pooled one
+      if (opts.drift!.pool === true) {
+        log.restart();
+        alone = judge(claim.check, { ...ctx, drift: { ...opts.drift, pool: false } });
+      }
       log.restart();
       j = judge(claim.check, { ...ctx, drift: opts.drift });
+      if (!log.used.some((u) => u.pooled)) alone = null;
     }
     opts.collect?.(claim, log.estimates);
     const notes = [...(j.notes ?? []), ...data.notes];
@@ -129,6 +141,7 @@ export function evaluateClaim(docs: readonly RunDocument[], claim: Claim, opts: 
     if (j.plain) v.plain = j.plain;
     if (j.outcome === 'inconclusive') v.settle = settleAdvice(j.minRepeats ?? null, data.pinned === true);
     if (widen && log.used.length > 0) applyDrift(v, summarizeDrift(log.used), within, data.sessions ?? 1);
+    if (alone) v.alone = { verdict: alone.outcome, measured: alone.measured, ...(alone.interval ? { interval: alone.interval as Range } : {}) };
     return v;
   } catch (e) {
     // NotMeasurable: data missing or a condition not met; RangeError: the statistics could not be computed.

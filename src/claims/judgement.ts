@@ -79,7 +79,7 @@ export function scaled(q: Quantity, scale: number, ctx: JudgeContext, label: str
   // is measured once for every claim that judges it.
   const what = `${label}|${q.keys.join(';')}|${q.stat}|${q.multiplicative === true}|${ctx.data.paired}|${confidence}|${ctx.seed}`;
   const m = log ? log.remembered(log.next(), measure, what) : measure();
-  const point = m.point * scale;
+  let point = m.point * scale;
   if (!Number.isFinite(point)) throw new NotMeasurable(`${label} is not a finite number (a denominator of 0?)`);
   // The interval always holds its own point (a percentile interval of a median of tied readings may not).
   let iv = m.interval ? { low: Math.min(m.interval.low * scale, m.interval.high * scale, point), high: Math.max(m.interval.low * scale, m.interval.high * scale, point) } : null;
@@ -91,7 +91,9 @@ export function scaled(q: Quantity, scale: number, ctx: JudgeContext, label: str
     log.estimates[key] = est;
     const widened = ctx.drift && !ctx.drift.withinRun ? widenByDrift(est, key, label, ctx.data, ctx.drift) : null;
     if (widened) {
-      iv = widened.interval;
+      // pooled with the machine's earlier runs: the machine's value and its interval stand for this run's
+      point = widened.point;
+      iv = { low: Math.min(widened.interval.low, point), high: Math.max(widened.interval.high, point) };
       log.used.push(widened.used);
     }
   }

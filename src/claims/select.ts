@@ -40,7 +40,17 @@ export function dataFor(docs: readonly RunDocument[], experiment: string, absent
     allConfigs: all,
     runIds: mine.map((d) => d.runId).filter((id): id is string => typeof id === 'string'),
     sessions: Math.max(1, mine.filter((d) => typeof d.params?.['settleOf'] !== 'string').length),
+    ...earliest(mine),
   };
+}
+
+/** When the earliest of the documents started, where they say. */
+function earliest(docs: readonly { startedAt?: unknown }[]): { startedAt?: string } {
+  const at = docs
+    .map((d) => d.startedAt)
+    .filter((x): x is string => typeof x === 'string')
+    .sort();
+  return at.length ? { startedAt: at[0]! } : {};
 }
 
 /** The probes a group's configurations (a keyOf key) come from: their probe fields and repeats, or the key itself. */

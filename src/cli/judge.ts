@@ -21,7 +21,7 @@ import { CliError } from './errors.js';
 import { colors } from './history-common.js';
 import { parseCommon } from './run.js';
 import { renderSummary } from '../report/summary.js';
-import { dbOption, emitTo, fileOption, noColorOption, planFileFlag, seedOption, verboseOption, withinRunOption } from './options.js';
+import { dbOption, emitTo, fileOption, noColorOption, planFileFlag, noPoolOption, seedOption, verboseOption, withinRunOption } from './options.js';
 
 export interface JudgeCliOptions {
   json?: string | boolean;
@@ -34,6 +34,8 @@ export interface JudgeCliOptions {
   mixMachines?: boolean;
   /** --within-run: today's intervals alone, without the machine's drift between runs. */
   withinRun?: boolean;
+  /** false with --no-pool: each run judged alone, not pooled with the machine's earlier runs. */
+  pool?: boolean;
 }
 
 /** A file's run documents: one run document, or the documents a `forklab reproduce --json` file embeds. */
@@ -78,7 +80,7 @@ function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
   const groups = groupByMachine(docs);
   const store = o.withinRun ? null : historyStore(o.db);
   const note = (s: string) => process.stderr.write(`${s}\n`);
-  const driftOf = (d: readonly RunDocument[]): DriftOptions => (o.withinRun ? { withinRun: true } : driftHistory(store, d, { keep: false, seed, note }));
+  const driftOf = (d: readonly RunDocument[]): DriftOptions => (o.withinRun ? { withinRun: true } : driftHistory(store, d, { keep: false, seed, note, pool: o.pool !== false }));
   // One judgement per machine, unless the user asks for the machines to be pooled (then every verdict says so).
   let parts: { group: MachineGroup | null; docs: RunDocument[]; judged: Judged }[];
   try {
@@ -146,6 +148,7 @@ export function registerJudgeCommand(program: Command): void {
     .addOption(verboseOption())
     .option('--mix-machines', "pool the runs of several machines into one verdict per claim (each verdict notes it); by default each machine's runs are judged on their own")
     .addOption(withinRunOption())
+    .addOption(noPoolOption())
     .addOption(noColorOption())
     .action((refs: string[], opts: JudgeCliOptions) => {
       process.exitCode = runJudge(refs, { ...opts, color: opts.color === false ? false : undefined });

@@ -77,6 +77,10 @@ export const quickOption = () => new Option('--quick', QUICK_HELP);
 const WITHIN_RUN_HELP =
   "today's intervals: what the runs themselves show, without this machine's drift between runs (by default every interval includes it, learnt from the machine's earlier runs: docs/reproduce.md)";
 export const withinRunOption = () => new Option('--within-run', WITHIN_RUN_HELP);
+const NO_POOL_HELP =
+  "the run alone (its intervals still include the drift between runs), not pooled with this machine's earlier runs of the same settings; by default a verdict is on the machine's value: the run pooled with the runs before it (docs/reproduce.md)";
+/** --no-pool on the commands that judge with the machine's drift (reproduce, judge). */
+export const noPoolOption = () => new Option('--no-pool', NO_POOL_HELP);
 
 /** --only on the commands that run the articles' experiments (reproduce, fleet run, fleet slurm). */
 export const ONLY_HELP = 'only these articles, comma-separated: 000,001,002,003,004';

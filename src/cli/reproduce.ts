@@ -30,6 +30,7 @@ import {
   quickOption,
   seedOption,
   verboseOption,
+  noPoolOption,
   withinRunOption,
 } from './options.js';
 
@@ -52,6 +53,8 @@ export interface ReproduceOptions {
   settle?: string;
   /** --within-run: today's intervals alone, without this machine's drift between runs. */
   withinRun?: boolean;
+  /** false with --no-pool: each run judged alone, not pooled with the machine's earlier runs. */
+  pool?: boolean;
 }
 
 /** Where the summary goes when no document owns standard output (fleet run sends it to stderr). */
@@ -74,7 +77,7 @@ function prepare(o: ReproduceOptions, published: Published): { plan: Reproductio
     throw new UsageError('--settle', `needs a budget in seconds, above 0 and at most 86400 (a day), got ${JSON.stringify(o.settle)}`);
   const steps = planSteps(articles, quick);
   requireNative(nativePaths());
-  const plan: ReproductionPlan = { articles, steps, quick, pinCpu, seed, label, settleS, withinRun: o.withinRun === true, keep: o.store !== false };
+  const plan: ReproductionPlan = { articles, steps, quick, pinCpu, seed, label, settleS, withinRun: o.withinRun === true, pool: o.pool !== false, keep: o.store !== false };
   return { plan, outputs, history: openHistory(o)?.store ?? null };
 }
 
@@ -188,8 +191,14 @@ export function registerReproduceCommand(program: Command): void {
       'then measure again, in fresh probes, only what the inconclusive verdicts rest on, look after look at a stricter confidence, until each is decided or this many seconds are spent',
     )
     .addOption(withinRunOption())
+    .addOption(noPoolOption())
     .addOption(noColorOption())
     .action(async (opts: ReproduceOptions) => {
-      process.exitCode = await runReproduce({ ...opts, color: opts.color === false ? false : undefined, store: opts.store === false ? false : undefined });
+      process.exitCode = await runReproduce({
+        ...opts,
+        color: opts.color === false ? false : undefined,
+        store: opts.store === false ? false : undefined,
+        pool: opts.pool === false ? false : undefined,
+      });
     });
 }

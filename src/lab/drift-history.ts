@@ -24,6 +24,8 @@ export interface HistoryOptions {
   seed: number;
   /** Told once when old runs are judged for their estimates. */
   note?: (message: string) => void;
+  /** Judge the machine's value: each run pooled with the earlier runs (false with --no-pool). */
+  pool?: boolean;
 }
 
 /** The earlier runs of the documents' machine, by experiment, for judgeDocuments's drift option. */
@@ -52,7 +54,7 @@ export function driftHistory(store: Store | null, docs: readonly RunDocument[], 
     }
     history[experiment] = runs.sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
   }
-  return { history };
+  return { history, ...(o.pool === true ? { pool: true } : {}) };
 }
 
 /** Keeps a judgement's within-run estimates, per experiment, with the stored runs they rest on. */

@@ -76,6 +76,8 @@ export interface ReproductionPlan {
   settleS: number | null;
   /** Today's intervals alone, without this machine's drift between runs. */
   withinRun: boolean;
+  /** The verdicts on this machine's value: the run pooled with the machine's earlier runs (false: --no-pool). */
+  pool?: boolean;
   /** Whether the runs, the estimates and the reproduction are kept in the history (false with --no-store). */
   keep: boolean;
 }
@@ -274,7 +276,9 @@ export async function reproduce(plan: ReproductionPlan, ctx: ReproductionContext
   let judged: Judged;
   let settled = '';
   try {
-    const drift: DriftOptions = plan.withinRun ? { withinRun: true } : driftHistory(history, m.docs, { keep: plan.keep, seed: plan.seed, note: ctx.note });
+    const drift: DriftOptions = plan.withinRun
+      ? { withinRun: true }
+      : driftHistory(history, m.docs, { keep: plan.keep, seed: plan.seed, note: ctx.note, pool: plan.pool !== false });
     judged = judgeDocuments(m.docs, { articles: plan.articles.map((a) => a.id), seed: plan.seed, absent, drift }, ctx.published);
     if (plan.settleS !== null && m.interrupted === null) {
       const s = await settleOpen(plan, ctx, m, judged, absent, drift);

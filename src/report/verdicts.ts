@@ -91,7 +91,9 @@ export function driftLine(v: Verdict): string {
   const from =
     d.runs === 0 ? 'the stated prior: no earlier run here yet' : `from ${d.runs} earlier run${d.runs === 1 ? '' : 's'}${d.runs < FEW_RUNS ? ' and the stated prior' : ''}`;
   const alone = v.withinRun && v.withinRun.verdict !== v.verdict ? `; this run alone: ${v.withinRun.verdict}` : '';
-  return `between runs here: ${driftAmount(d)} (${from})${alone}`;
+  const own = v.alone && v.alone.verdict !== v.verdict ? `; this run's own, with the drift: ${v.alone.verdict}` : '';
+  const pooled = d.pooled ? `; the machine's value from ${d.pooled} runs here (this one and ${d.pooled - 1} before it)${own}` : '';
+  return `between runs here: ${driftAmount(d)} (${from})${pooled}${alone}`;
 }
 
 /** Notes every verdict of an experiment carries (its run's warnings, an incomplete run): printed once, not per claim. */
@@ -112,7 +114,12 @@ export function intervalsLine(verdicts: readonly Verdict[], withinRun: boolean):
   const drifted = verdicts.filter((v) => v.drift);
   if (drifted.length === 0) return '';
   const runs = Math.max(...drifted.map((v) => v.drift!.runs));
-  return `Intervals include the drift between runs on this machine (${runs === 0 ? 'no earlier run here yet: the stated prior' : `learnt from up to ${runs} earlier run${runs === 1 ? '' : 's'} here`}; docs/reproduce.md); --within-run shows one run's own.`;
+  const pooled = Math.max(0, ...drifted.map((v) => v.drift!.pooled ?? 0));
+  const pool =
+    pooled > 1
+      ? `; each verdict is on this machine's value, this run pooled with up to ${pooled - 1} earlier run${pooled === 2 ? '' : 's'} of the same settings (--no-pool: this run alone)`
+      : '';
+  return `Intervals include the drift between runs on this machine (${runs === 0 ? 'no earlier run here yet: the stated prior' : `learnt from up to ${runs} earlier run${runs === 1 ? '' : 's'} here`}; docs/reproduce.md)${pool}; --within-run shows one run's own.`;
 }
 
 export function renderTotals(verdicts: readonly Verdict[], c: Paints, withinRun = false): string {
