@@ -2,7 +2,8 @@
 // npm run bench:verdicts — whether forklab's verdicts hold still between runs on this machine (docs/reproduce.md,
 // "Benches"). Two benches, each of `--runs` consecutive `forklab reproduce --quick` runs (same seed):
 //   one history: every run stored in one temporary history, so each learns the drift between runs from the ones
-//     before it. Figures: holds ↔ differs flips in any of the pairs of runs (goal 0), the last two runs' agreement
+//     before it and judges the machine's value, pooled with them (the figures are given again for the verdicts each
+//     run alone gives, kept beside the pooled ones: reproduce --no-pool). Figures: holds ↔ differs flips in any of the pairs of runs (goal 0), the last two runs' agreement
 //     (goal ≥ 95 % of the claims), the share the last run decides, holds or differs (goal ≥ 70 %);
 //   fresh histories: each run in a history of its own (the stated prior alone). Figure: flips in any pair (goal 0).
 // Prints the figures and whether each goal is met; never a test (timings on a shared machine swing).
@@ -145,9 +146,13 @@ try {
     const db = join(tmp, 'one-history.db');
     const results = Array.from({ length: runs }, (_, i) => reproduce(db, `one history, run ${i + 1} of ${runs}`));
     const f = figures(results);
-    printed.push(report('forklab bench:verdicts, one history', results, f, true));
+    printed.push(report("forklab bench:verdicts, one history (each run's verdicts on the machine's value: it and the runs before it)", results, f, true));
+    // The same runs as each alone would have judged them (reproduce --no-pool): the verdicts kept beside the pooled ones.
+    const alone = results.map((r) => ({ ...r, verdicts: r.verdicts.map((v) => ({ ...v, verdict: v.alone?.verdict ?? v.verdict })) }));
+    const fa = figures(alone);
+    printed.push(report('the same runs, each judged alone (--no-pool: this run with the drift, not pooled)', alone, fa, true));
     if (prior) printed.push(await priorFigures(db));
-    doc.oneHistory = { results, figures: f };
+    doc.oneHistory = { results, figures: f, alone: fa };
   }
   if (bench !== 'one') {
     const results = Array.from({ length: runs }, (_, i) => reproduce(join(tmp, `fresh-${i + 1}.db`), `fresh history, run ${i + 1} of ${runs}`));
