@@ -1,13 +1,18 @@
 // Verdicts on the machine's value (drift.pool, the default of reproduce and judge): each quantity of this run pooled
 // with its estimates in the machine's earlier runs, those that started before it; what this run alone says is kept
-// beside it (`alone`), and --no-pool, several runs judged together and runs made later are not pooled. No probe runs.
+// beside it (`alone`), and --no-pool, several runs judged together and runs made later are not pooled; a run judged
+// long after it was made pools the runs before it from the history. No probe runs.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { MAX_HISTORY_RUNS } from '../src/claims/drift.js';
 import { evaluateClaim } from '../src/claims/evaluate.js';
 import { judgeDocuments } from '../src/claims/judge.js';
+import { driftHistory, keepEstimates } from '../src/lab/drift-history.js';
 import { renderSummary } from '../src/report/summary.js';
+import { Store } from '../src/store/db.js';
 import { claim } from './helpers/claims-data.js';
 import { at, createRun, historyOf } from './helpers/drift-runs.js';
+import { tempDir } from './helpers/tmp.js';
 
 const CLAIM = '002.fork-1.8x-thread';
 const PLAIN = { bold: (s: string) => s, dim: (s: string) => s, green: (s: string) => s, red: (s: string) => s, yellow: (s: string) => s };
@@ -65,4 +70,27 @@ test("the summary says the verdicts are on the machine's value, and each verdict
   assert.match(text, /the machine's value from 4 runs here \(this one and 3 before it\)/);
   const alone = judgeDocuments([now], { seed: 1, articles: ['002'], drift: { history: { create: before } } });
   assert.doesNotMatch(renderSummary(alone, [{ experiment: 'create', state: 'ran' }], PLAIN, 'footer'), /machine's value/);
+});
+
+test('a run judged long after it was made pools the runs before it, not only the most recent ones', () => {
+  const dir = tempDir('forklab-drift-pool-');
+  const store = Store.open(`${dir}/h.db`);
+  try {
+    const uuid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+    // three runs, then the one judged (hour 3), then 22 more: the 19 most recent are all later than it
+    const runs = Array.from({ length: 26 }, (_, i) => createRun(2.2 + 0.01 * (i % 3), uuid(i), at(i)));
+    for (const d of runs) {
+      store.importDocument(d);
+      keepEstimates(store, [d], judgeDocuments([d], { seed: 1, drift: { withinRun: true } }));
+    }
+    const old = runs[3]!;
+    const drift = driftHistory(store, [old], { keep: false, seed: 1, pool: true });
+    const v = evaluateClaim([old], claim(CLAIM), { drift });
+    assert.equal(v.drift?.pooled, 4, 'the three before it, and it');
+    assert.equal(v.drift?.runs, MAX_HISTORY_RUNS, 'τ from the most recent runs');
+    const alone = evaluateClaim([old], claim(CLAIM), { drift: driftHistory(store, [old], { keep: false, seed: 1 }) });
+    assert.equal(alone.drift?.pooled, undefined);
+  } finally {
+    store.close();
+  }
 });

@@ -183,8 +183,8 @@ export function driftClass(readings: boolean, scale: DriftScale): DriftClass {
 /**
  * A quantity's within-run interval widened by its drift on this machine: its estimates in the earlier runs (the
  * ones not judged now, most recent first, at most MAX_HISTORY_RUNS) and in this one, under the class's prior. With
- * `pool`, the machine's value instead: this run's estimate pooled with those of the earlier runs that started
- * before it (src/stats/drift.ts, poolRuns), its point with it.
+ * `pool`, the machine's value instead: this run's estimate pooled with those of the most recent runs that started
+ * before it, at most MAX_HISTORY_RUNS (src/stats/drift.ts, poolRuns), its point with it.
  */
 export function widenByDrift(
   est: QuantityEstimate,
@@ -195,12 +195,11 @@ export function widenByDrift(
 ): { interval: Range; point: number; used: QuantityDrift } | null {
   if (est.low === null || est.high === null) return null;
   const mine = new Set(data.runIds ?? []);
-  const earlierRuns = (opts.history?.[data.experiment] ?? [])
+  const others = (opts.history?.[data.experiment] ?? [])
     .filter((h) => !h.runIds.some((id) => mine.has(id)))
     .map((h) => ({ at: h.startedAt, e: h.estimates[key] }))
-    .filter((h): h is { at: string; e: QuantityEstimate } => h.e !== undefined && h.e.scale === est.scale)
-    .slice(0, MAX_HISTORY_RUNS);
-  const earlier = earlierRuns.map((h) => h.e);
+    .filter((h): h is { at: string; e: QuantityEstimate } => h.e !== undefined && h.e.scale === est.scale);
+  const earlier = others.slice(0, MAX_HISTORY_RUNS).map((h) => h.e);
   const sessions = Math.max(1, data.sessions ?? 1);
   // Several separate runs judged together are one pooled estimate, not one run: they teach τ only through history.
   const runs: RunEstimate[] = sessions === 1 ? [...earlier, est] : earlier;
@@ -208,7 +207,14 @@ export function widenByDrift(
   const post = driftPosterior(runs, est.scale, prior);
   const alone = widenForDrift(est.point, est.low, est.high, post, est.confidence, sessions);
   const before = data.startedAt;
-  const poolable = opts.pool === true && sessions === 1 && before !== undefined ? earlierRuns.filter((h) => h.at < before).map((h) => h.e) : [];
+  // pooled: the most recent runs before this one (τ is learnt from the most recent runs, whenever they were made)
+  const poolable =
+    opts.pool === true && sessions === 1 && before !== undefined
+      ? others
+          .filter((h) => h.at < before)
+          .slice(0, MAX_HISTORY_RUNS)
+          .map((h) => h.e)
+      : [];
   const pooled = poolable.length > 0 ? poolRuns([...poolable, est], post, est.confidence) : null;
   const value = pooled ? fromDriftScale(pooled, est.scale) : null;
   const interval = value ? { low: value.low, high: value.high } : alone;

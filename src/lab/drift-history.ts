@@ -35,9 +35,18 @@ export function driftHistory(store: Store | null, docs: readonly RunDocument[], 
   const mine = new Set(docs.map((d) => d.runId).filter((id): id is string => typeof id === 'string'));
   const history: Record<string, HistoryRun[]> = {};
   for (const experiment of new Set(docs.map((d) => d.experiment))) {
-    const runs: HistoryRun[] = store.driftEstimates
-      .history(key, experiment, DRIFT_ESTIMATES_VERSION, MAX_HISTORY_RUNS + mine.size)
-      .map((s) => ({ runIds: s.runUuids, startedAt: s.startedAt, estimates: asQuantityEstimates(s.estimates) }));
+    const sets = store.driftEstimates.history(key, experiment, DRIFT_ESTIMATES_VERSION, MAX_HISTORY_RUNS + mine.size);
+    // Pooling takes the runs before the judged ones: for runs judged long after, those are not among the most recent.
+    const first = docs
+      .filter((d) => d.experiment === experiment)
+      .map((d) => d.startedAt)
+      .sort()[0];
+    if (o.pool === true && first !== undefined) {
+      const seen = new Set(sets.map((s) => `${s.startedAt}|${s.runUuids.join(',')}`));
+      for (const s of store.driftEstimates.history(key, experiment, DRIFT_ESTIMATES_VERSION, MAX_HISTORY_RUNS, first))
+        if (!seen.has(`${s.startedAt}|${s.runUuids.join(',')}`)) sets.push(s);
+    }
+    const runs: HistoryRun[] = sets.map((s) => ({ runIds: s.runUuids, startedAt: s.startedAt, estimates: asQuantityEstimates(s.estimates) }));
     const params = docs.find((d) => d.experiment === experiment)!.params ?? {};
     const candidates = store.driftEstimates
       .runsWithout(experiment, DRIFT_ESTIMATES_VERSION, 4 * MAX_LEARNT_NOW)

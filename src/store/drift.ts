@@ -51,10 +51,19 @@ function addDriftEstimates(db: SqlDatabase, e: NewDriftEstimates): number {
 }
 
 /** The estimate sets of one machine and experiment, most recent first, at most `limit`. */
-function driftHistory(db: SqlDatabase, machineKey: string, experiment: string, version: number, limit: number): StoredDriftEstimates[] {
-  const rows = db
-    .prepare('SELECT id, started_at, estimates FROM drift_estimates WHERE machine_key = ? AND experiment = ? AND version = ? ORDER BY started_at DESC, id DESC LIMIT ?')
-    .all(machineKey, experiment, version, Math.max(0, Math.floor(limit))) as { id: number; started_at: string; estimates: string }[];
+function driftHistory(db: SqlDatabase, machineKey: string, experiment: string, version: number, limit: number, before?: string): StoredDriftEstimates[] {
+  const n = Math.max(0, Math.floor(limit));
+  const rows = (
+    before === undefined
+      ? db
+          .prepare('SELECT id, started_at, estimates FROM drift_estimates WHERE machine_key = ? AND experiment = ? AND version = ? ORDER BY started_at DESC, id DESC LIMIT ?')
+          .all(machineKey, experiment, version, n)
+      : db
+          .prepare(
+            'SELECT id, started_at, estimates FROM drift_estimates WHERE machine_key = ? AND experiment = ? AND version = ? AND started_at < ? ORDER BY started_at DESC, id DESC LIMIT ?',
+          )
+          .all(machineKey, experiment, version, before, n)
+  ) as { id: number; started_at: string; estimates: string }[];
   const runs = db.prepare('SELECT run_uuid FROM drift_estimate_runs WHERE estimate_id = ? ORDER BY rowid');
   return rows.map((r) => ({
     runUuids: (runs.all(r.id) as { run_uuid: string }[]).map((x) => x.run_uuid),
@@ -97,9 +106,9 @@ export class DriftEstimates {
   add(e: NewDriftEstimates): number {
     return addDriftEstimates(this.db, e);
   }
-  /** The estimate sets of one machine and experiment, most recent first. */
-  history(machineKey: string, experiment: string, version: number, limit: number): StoredDriftEstimates[] {
-    return driftHistory(this.db, machineKey, experiment, version, limit);
+  /** The estimate sets of one machine and experiment, most recent first (with `before`: of runs started before it). */
+  history(machineKey: string, experiment: string, version: number, limit: number, before?: string): StoredDriftEstimates[] {
+    return driftHistory(this.db, machineKey, experiment, version, limit, before);
   }
   /** Complete runs of an experiment no estimate set covers yet, most recent first. */
   runsWithout(experiment: string, version: number, limit: number): RunWithoutEstimates[] {
