@@ -1,6 +1,9 @@
-// The browser tests' one way to start Chromium: offline-friendly flags, the system's binary, and the skip reason when
-// it is missing (CI installs it before the tests).
+// The browser tests' one way to start Chromium: offline-friendly flags, the system's binary, a HOME of its own (it
+// writes crash-report settings and a dconf cache there, never the user's), and the skip reason when it is missing
+// (CI installs it before the tests).
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from './tmp.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -12,5 +15,7 @@ const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking'
 /** Chromium through playwright-core, with no network side channels (no updates, sync, QUIC). */
 export async function launchChromium() {
   const { chromium } = await import('playwright-core');
-  return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  const home = tempDir('forklab-chromium-home-');
+  const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') };
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS, env });
 }
