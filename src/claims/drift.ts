@@ -50,8 +50,8 @@ export interface DriftOptions {
   history?: Readonly<Record<string, readonly HistoryRun[]>>;
   priors?: Readonly<Record<DriftClass, DriftPrior>>;
   /**
-   * Judge the machine's value: each quantity's estimate pooled with its estimates in the earlier runs (those started
-   * before the judged data, the same ones τ is learnt from), not this run's alone. Absent or false: this run alone.
+   * Judge the machine's value: each quantity's estimate pooled with its estimates in the most recent runs started
+   * before the judged data (τ is learnt from the most recent runs, whenever made). Absent or false: this run alone.
    */
   pool?: boolean;
 }
@@ -230,7 +230,7 @@ export function widenByDrift(
       prior: prior.name,
       within: { low: est.low, high: est.high },
       widened: interval,
-      ...(value && pooled ? { pooled: { runs: pooled.runs, point: value.point } } : {}),
+      ...(pooled && value ? { pooled: { runs: pooled.runs, point: value.point } } : {}),
     },
   };
 }

@@ -123,15 +123,16 @@ export function evaluateClaim(docs: readonly RunDocument[], claim: Claim, opts: 
     const widen = opts.drift !== undefined && opts.drift.withinRun !== true;
     let j = within;
     let alone: Judgement | null = null;
+    let used = log.used;
     if (widen) {
-      // with pooling, this run's own widened verdict first (kept beside the machine's), then the pooled one
-      if (opts.drift!.pool === true) {
+      log.restart();
+      j = judge(claim.check, { ...ctx, drift: opts.drift });
+      used = [...log.used];
+      // where earlier runs were pooled, what this run's own estimates say with the drift, kept beside the machine's
+      if (used.some((u) => u.pooled)) {
         log.restart();
         alone = judge(claim.check, { ...ctx, drift: { ...opts.drift, pool: false } });
       }
-      log.restart();
-      j = judge(claim.check, { ...ctx, drift: opts.drift });
-      if (!log.used.some((u) => u.pooled)) alone = null;
     }
     opts.collect?.(claim, log.estimates);
     const notes = [...(j.notes ?? []), ...data.notes];
@@ -140,7 +141,7 @@ export function evaluateClaim(docs: readonly RunDocument[], claim: Claim, opts: 
     if (j.interval) v.interval = j.interval;
     if (j.plain) v.plain = j.plain;
     if (j.outcome === 'inconclusive') v.settle = settleAdvice(j.minRepeats ?? null, data.pinned === true);
-    if (widen && log.used.length > 0) applyDrift(v, summarizeDrift(log.used), within, data.sessions ?? 1);
+    if (widen && used.length > 0) applyDrift(v, summarizeDrift(used), within, data.sessions ?? 1);
     if (alone) v.alone = { verdict: alone.outcome, measured: alone.measured, ...(alone.interval ? { interval: alone.interval as Range } : {}) };
     return v;
   } catch (e) {

@@ -29,6 +29,7 @@ export function dataFor(docs: readonly RunDocument[], experiment: string, absent
   // Where one probe measures several configurations round by round, every run must say which fields it fixes alike.
   const probeSets = new Set(mine.map((d) => JSON.stringify(exp?.probeKeys?.(d.params ?? {}) ?? null)));
   const probeKeys = probeSets.size === 1 ? (JSON.parse([...probeSets][0]!) as string[] | null) : null;
+  const startedAt = earliestStart(mine);
   return {
     experiment,
     configs,
@@ -40,17 +41,16 @@ export function dataFor(docs: readonly RunDocument[], experiment: string, absent
     allConfigs: all,
     runIds: mine.map((d) => d.runId).filter((id): id is string => typeof id === 'string'),
     sessions: Math.max(1, mine.filter((d) => typeof d.params?.['settleOf'] !== 'string').length),
-    ...earliest(mine),
+    ...(startedAt !== undefined ? { startedAt } : {}),
   };
 }
 
-/** When the earliest of the documents started, where they say. */
-function earliest(docs: readonly { startedAt?: unknown }[]): { startedAt?: string } {
-  const at = docs
+/** When the earliest of the documents started (ISO), where they say: the runs before it are their earlier ones. */
+export function earliestStart(docs: readonly { startedAt?: unknown }[]): string | undefined {
+  return docs
     .map((d) => d.startedAt)
     .filter((x): x is string => typeof x === 'string')
-    .sort();
-  return at.length ? { startedAt: at[0]! } : {};
+    .sort()[0];
 }
 
 /** The probes a group's configurations (a keyOf key) come from: their probe fields and repeats, or the key itself. */

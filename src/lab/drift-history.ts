@@ -4,6 +4,7 @@
 // (and kept, where the history may be written). After a judgement, its own estimates are kept for later runs.
 import { DRIFT_ESTIMATES_VERSION, MAX_HISTORY_RUNS, asQuantityEstimates, sameMeasurement, type DriftOptions, type HistoryRun } from '../claims/drift.js';
 import { judgeDocuments, type Judged } from '../claims/judge.js';
+import { earliestStart } from '../claims/select.js';
 import type { RunDocument } from '../document/run.js';
 import { machineKey } from '../env/machine-key.js';
 import type { MachineRecord } from '../env/machine.js';
@@ -35,13 +36,12 @@ export function driftHistory(store: Store | null, docs: readonly RunDocument[], 
   const mine = new Set(docs.map((d) => d.runId).filter((id): id is string => typeof id === 'string'));
   const history: Record<string, HistoryRun[]> = {};
   for (const experiment of new Set(docs.map((d) => d.experiment))) {
-    const sets = store.driftEstimates.history(key, experiment, DRIFT_ESTIMATES_VERSION, MAX_HISTORY_RUNS + mine.size);
-    // Pooling takes the runs before the judged ones: for runs judged long after, those are not among the most recent.
-    const first = docs
-      .filter((d) => d.experiment === experiment)
-      .map((d) => d.startedAt)
-      .sort()[0];
-    if (o.pool === true && first !== undefined) {
+    const limit = MAX_HISTORY_RUNS + mine.size;
+    const sets = store.driftEstimates.history(key, experiment, DRIFT_ESTIMATES_VERSION, limit);
+    // Pooling takes the runs before the judged ones: for runs judged long after, those are not among the most recent
+    // (asked for only when the most recent fill the limit and hold fewer than MAX_HISTORY_RUNS of them).
+    const first = earliestStart(docs.filter((d) => d.experiment === experiment));
+    if (o.pool === true && first !== undefined && sets.length === limit && sets.filter((s) => s.startedAt < first).length < MAX_HISTORY_RUNS) {
       const seen = new Set(sets.map((s) => `${s.startedAt}|${s.runUuids.join(',')}`));
       for (const s of store.driftEstimates.history(key, experiment, DRIFT_ESTIMATES_VERSION, MAX_HISTORY_RUNS, first))
         if (!seen.has(`${s.startedAt}|${s.runUuids.join(',')}`)) sets.push(s);

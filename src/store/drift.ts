@@ -52,18 +52,10 @@ function addDriftEstimates(db: SqlDatabase, e: NewDriftEstimates): number {
 
 /** The estimate sets of one machine and experiment, most recent first, at most `limit`. */
 function driftHistory(db: SqlDatabase, machineKey: string, experiment: string, version: number, limit: number, before?: string): StoredDriftEstimates[] {
-  const n = Math.max(0, Math.floor(limit));
-  const rows = (
-    before === undefined
-      ? db
-          .prepare('SELECT id, started_at, estimates FROM drift_estimates WHERE machine_key = ? AND experiment = ? AND version = ? ORDER BY started_at DESC, id DESC LIMIT ?')
-          .all(machineKey, experiment, version, n)
-      : db
-          .prepare(
-            'SELECT id, started_at, estimates FROM drift_estimates WHERE machine_key = ? AND experiment = ? AND version = ? AND started_at < ? ORDER BY started_at DESC, id DESC LIMIT ?',
-          )
-          .all(machineKey, experiment, version, before, n)
-  ) as { id: number; started_at: string; estimates: string }[];
+  const since = before === undefined ? '' : ' AND started_at < ?';
+  const rows = db
+    .prepare(`SELECT id, started_at, estimates FROM drift_estimates WHERE machine_key = ? AND experiment = ? AND version = ?${since} ORDER BY started_at DESC, id DESC LIMIT ?`)
+    .all(machineKey, experiment, version, ...(before === undefined ? [] : [before]), Math.max(0, Math.floor(limit))) as { id: number; started_at: string; estimates: string }[];
   const runs = db.prepare('SELECT run_uuid FROM drift_estimate_runs WHERE estimate_id = ? ORDER BY rowid');
   return rows.map((r) => ({
     runUuids: (runs.all(r.id) as { run_uuid: string }[]).map((x) => x.run_uuid),
