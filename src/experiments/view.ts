@@ -22,7 +22,17 @@ export interface BarChart {
   width: number;
 }
 
+/**
+ * What a run found, said first: one to three lines a person can repeat ("fork+exec grows 25.6 µs per MB …"), in
+ * words and numbers, never more than the data says. Every output puts it before any table or chart.
+ */
+export interface Conclusion {
+  kind: 'conclusion';
+  lines: string[];
+}
+
 export type Block =
+  | Conclusion
   /** A title line (bold in the terminal). */
   | { kind: 'heading'; text: string }
   /** A line of plain text; '' is an empty line. */
@@ -34,6 +44,7 @@ export type Block =
   | LatencyChart
   | BarChart;
 
+export const conclusion = (lines: string[]): Block => ({ kind: 'conclusion', lines });
 export const heading = (text: string): Block => ({ kind: 'heading', text });
 export const text = (line: string): Block => ({ kind: 'text', text: line });
 export const note = (line: string): Block => ({ kind: 'note', text: line });

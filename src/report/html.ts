@@ -57,6 +57,7 @@ th{background:var(--soft);text-align:left}
 td.num{text-align:right;white-space:nowrap}
 .scroll{overflow-x:auto}
 .note{color:var(--muted);font-size:.92em}
+.conclusion{font-size:1.15em;font-weight:600;line-height:1.5;margin:.8em 0}
 .lead{font-size:1.15em;font-weight:600}
 ul.answer{padding-left:1.2em}ul.answer li{margin:.35em 0}
 .warnings li{margin:4px 0}
@@ -88,7 +89,8 @@ function tableHtml(t: Pick<ReportTable, 'header' | 'rows' | 'leftAlign'>, rowCla
 function blocksHtml(blocks: readonly Block[]): string {
   const out: string[] = [];
   for (const b of blocks) {
-    if (b.kind === 'heading') out.push(`<h3>${esc(b.text)}</h3>`);
+    if (b.kind === 'conclusion') out.push(`<p class="conclusion">${b.lines.map(esc).join('<br>\n')}</p>`);
+    else if (b.kind === 'heading') out.push(`<h3>${esc(b.text)}</h3>`);
     else if (b.kind === 'text') {
       if (b.text !== '') out.push(`<p>${esc(b.text)}</p>`);
     } else if (b.kind === 'note') out.push(`<p class="note">${esc(b.text)}</p>`);

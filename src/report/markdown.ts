@@ -171,7 +171,8 @@ export const RAW_DATA_NOTE =
 function blocksMarkdown(blocks: readonly Block[], charts = true): string[] {
   const out: string[] = [];
   for (const b of blocks) {
-    if (b.kind === 'heading') out.push(`**${mdText(b.text)}**`, '');
+    if (b.kind === 'conclusion') out.push(b.lines.map((l) => `**${mdText(l)}**`).join('  \n'), '');
+    else if (b.kind === 'heading') out.push(`**${mdText(b.text)}**`, '');
     else if (b.kind === 'text' || b.kind === 'note') {
       if (b.text !== '') out.push(mdLine(b.text), '');
     } else if (b.kind === 'table') out.push(mdTable(b), '');

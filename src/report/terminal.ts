@@ -10,6 +10,8 @@ const plain = (s: string) => s;
 
 function renderBlock(b: Block, color: boolean): string {
   switch (b.kind) {
+    case 'conclusion':
+      return b.lines.map((l) => (color ? pc.bold(l) : l)).join('\n');
     case 'heading':
       return color ? pc.bold(b.text) : b.text;
     case 'note':
