@@ -4,7 +4,7 @@
 // foreign waitpid(-1)) is what libuv makes of it: never reported, keeping the process alive while referenced.
 // Running children are listed by process.getActiveResourcesInfo() as Node lists its own. Node's unused handle
 // is freed: the heap kept per call after gc() stays that of child_process.
-import { test } from 'node:test';
+import { sideBySide } from './helpers/reference.js';
 import assert from 'node:assert/strict';
 import * as childProcess from 'node:child_process';
 import { setFlagsFromString } from 'node:v8';
@@ -13,6 +13,8 @@ import './helpers/addon.js';
 import { cfixture, cfixtureWhyNot } from './helpers/cfixture.js';
 import { state } from '../src/internals.js';
 import * as forklab from '../src/index.js';
+
+const test = sideBySide(import.meta.url);
 
 const LIMIT = { timeout: 30_000, killSignal: 'SIGKILL' } as const;
 const uvMinor = Number(process.versions.uv.split('.')[1]);
