@@ -3,11 +3,14 @@
  * input written to the child's end of a pipe then shut down, output gathered until the total passes
  * maxBuffer (then ENOBUFS), a timeout (then ETIMEDOUT), both killing with killSignal and closing the pipes
  * as Node's SyncProcessRunner does. The result object has Node's shape: { pid, status, signal, output,
- * error? }. */
+ * error? }.
+ * As with libuv's loop, the deadline is looked at on every turn (libuv runs its timers before each poll),
+ * however busy the pipes are. */
 #include <node_api.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -118,14 +121,14 @@ int fl_spawn_sync(const fl_sync_req *req, fl_sync_out *out) {
         int wait_ms = -1;
         if (deadline >= 0 && !killed) {
             long long left = deadline - now_ms();
-            wait_ms = left > 0 ? (int)left : 0;
+            if (left <= 0) { /* whatever the pipes still hold: libuv's timer runs before its next poll */
+                result = -ETIMEDOUT;
+                goto kill_child;
+            }
+            wait_ms = left > INT_MAX ? INT_MAX : (int)left;
         }
         int r = poll(pf, (nfds_t)m, wait_ms);
-        if (r < 0 && errno == EINTR) continue;
-        if (r == 0 && deadline >= 0 && !killed) {
-            result = -ETIMEDOUT;
-            goto kill_child;
-        }
+        if (r <= 0) continue; /* EINTR, or the deadline: looked at above */
         for (int j = 0; j < m; j++) {
             if (!pf[j].revents) continue;
             if (pf[j].fd == pidfd && !out->exited) {
