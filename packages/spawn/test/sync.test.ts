@@ -99,6 +99,17 @@ test('spawnSync: the timeout holds while the child keeps both pipes full (maxBuf
   }
 });
 
+test('spawnSync: the child may write to its stdin, shut down for writing but not closed, as child_process', () => {
+  // libuv's stdio pipes are socketpairs: what the child writes on fd 0 goes to the parent's end, unread and
+  // dropped at the end (no SIGPIPE, no EPIPE); more than the socket holds blocks the child, here until the timeout
+  same('spawnSync', 'sh', ['-c', 'echo to-fd0 >&0; echo "wrote $?"'], { encoding: 'utf8' });
+  same('spawnSync', 'sh', ['-c', 'cat; echo to-fd0 >&0; echo "wrote $?"'], { input: 'read to EOF, then' });
+  same('spawnSync', 'sh', ['-c', 'head -c 100000 /dev/zero >&0; echo "wrote $?"']);
+  same('spawnSync', 'sh', ['-c', 'head -c 2000000 /dev/zero >&0; echo "wrote $?"'], { timeout: 300 });
+  same('execSync', 'echo to-fd0 >&0; echo "wrote $?"', { encoding: 'utf8' });
+  same('execFileSync', 'sh', ['-c', 'cat; echo to-fd0 >&0; echo "wrote $?"'], { input: 'x', encoding: 'utf8' });
+});
+
 test('arguments that are not strings are converted, as child_process converts them', () => {
   same('spawnSync', 'sh', ['-c', 'echo "$@"', 'sh', 42, true, { toString: () => 'obj' }] as unknown[], { encoding: 'utf8' });
   same('execFileSync', 'sh', ['-c', 'echo "$1"', 'sh', 7] as unknown[], { encoding: 'utf8' });
