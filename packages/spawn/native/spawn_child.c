@@ -252,9 +252,15 @@ static int search(const fl_spawn_req *req, fl_attempt *a) {
     return got_eacces ? EACCES : last;
 }
 
-/* A pidfd for a child posix_spawn made; -1 if its pid already names a process that is not our child. */
+/* A pidfd for a child posix_spawn made; -1 when someone else (a waitpid(-1) elsewhere) has reaped it already:
+ * then its pid names no process (ESRCH) or another one (not our child). An errno value when no descriptor
+ * could be had (EMFILE, ENFILE, ENOMEM). */
 static int open_pidfd(pid_t pid, int *out) {
     int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (fd < 0 && errno == ESRCH) {
+        *out = -1;
+        return 0;
+    }
     if (fd < 0) return errno;
     siginfo_t si;
     memset(&si, 0, sizeof si);
@@ -264,6 +270,19 @@ static int open_pidfd(pid_t pid, int *out) {
     }
     *out = fd;
     return 0;
+}
+
+/* Kills and reaps a child of ours that has no pidfd yet, never signalling its pid: only through a pidfd that
+ * open_pidfd found to be our child's. A child already reaped by someone else is left alone; one that still
+ * has no pidfd (out of descriptors or memory again) is left to run, unreaped: a zombie after its end, as a
+ * child libuv lost. */
+static void stop_child(pid_t pid) {
+    int fd = -1;
+    if (open_pidfd(pid, &fd) != 0 || fd < 0) return;
+    syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
+    siginfo_t si;
+    while (waitid((idtype_t)P_PIDFD, (id_t)fd, &si, WEXITED) < 0 && errno == EINTR) {}
+    close(fd);
 }
 
 int fl_spawn(const fl_spawn_req *req, pid_t *pid, int *pidfd, int *parent_fds) {
@@ -295,10 +314,15 @@ int fl_spawn(const fl_spawn_req *req, pid_t *pid, int *pidfd, int *parent_fds) {
         goto fail_setup;
     }
     err = search(req, &a);
+    close_all(src, n); /* the child has its copies: their slots, and the reserve's, are free for the pidfd */
     if (reserve >= 0) close(reserve);
     if (err == 0 && a.pidfd == -2 && (err = open_pidfd(a.pid, &a.pidfd)) != 0) {
-        kill(a.pid, SIGKILL);
-        while (waitpid(a.pid, NULL, 0) < 0 && errno == EINTR) {}
+        /* No descriptor for it (another thread took the reserved slot): the call fails (as libuv's would
+         * have, with its pipes, before any child), so the child must go, killed through a pidfd. The pipe
+         * ends are of no use any more: their slots are freed for it. Without a pidfd no signal is sent: the
+         * pid may already name another process. */
+        close_all(pfds, n);
+        stop_child(a.pid);
     }
     if (err == 0) {
         *pid = a.pid;

@@ -21,7 +21,8 @@ typedef struct {
 } fl_spawn_req;
 
 /* 0 on success, with *pid and *pidfd (a pidfd of the child, close-on-exec; -1 when the child was reaped by
- * someone else before it could be opened and its pid now names a process that is not ours); else an errno
+ * someone else before it could be opened: its pid then names no process or one that is not ours, and is never
+ * signalled); else an errno
  * value. parent_fds[i] receives the parent's end of pipe i (-1 for other entries); the pipes exist also when
  * the exec fails (as with libuv: the caller opens or closes them), and are all -1 when the failure came
  * before they were made. */

@@ -3,11 +3,16 @@
  * input written to the child's end of a pipe then shut down, output gathered until the total passes
  * maxBuffer (then ENOBUFS), a timeout (then ETIMEDOUT), both killing with killSignal and closing the pipes
  * as Node's SyncProcessRunner does. The result object has Node's shape: { pid, status, signal, output,
- * error? }. */
+ * error? }.
+ * As with libuv's loop, the deadline is looked at on every turn (libuv runs its timers before each poll),
+ * however busy the pipes are. A pipe the child reads (stdin) is shut down for writing once its input is
+ * written, never closed before the end: the child may write to it (libuv's pipes are socketpairs), and what
+ * it writes there is left unread and dropped at the end, as Node's spawnSync does. */
 #include <node_api.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -29,6 +34,7 @@
 typedef struct {
     int fd;            /* parent end, -1 once closed */
     int reads;         /* the parent gathers what the child writes */
+    int done;          /* nothing more to do on it but close it at the end (a stdin shut down) */
     const unsigned char *in;
     size_t in_len, in_off;
     unsigned char *buf;
@@ -92,7 +98,7 @@ int fl_spawn_sync(const fl_sync_req *req, fl_sync_out *out) {
         if (p->fd < 0) continue;
         fcntl(p->fd, F_SETFL, fcntl(p->fd, F_GETFL) | O_NONBLOCK);
         if (!p->in || p->in_len == 0) shutdown(p->fd, SHUT_WR); /* the child reads EOF */
-        if (!p->reads && (!p->in || p->in_len == 0)) close_pipe(p);
+        if (!p->reads && (!p->in || p->in_len == 0)) p->done = 1;
     }
     long long deadline = req->timeout_ms > 0 ? now_ms() + req->timeout_ms : -1;
     size_t total = 0;
@@ -102,7 +108,7 @@ int fl_spawn_sync(const fl_sync_req *req, fl_sync_out *out) {
         if (!out->exited && pidfd >= 0) pf[m++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
         for (int i = 0; i < n; i++) {
             fl_pipe *p = &pipes[i];
-            if (p->fd < 0) continue;
+            if (p->fd < 0 || p->done) continue;
             open_pipes++;
             short ev = 0;
             if (p->reads) ev |= POLLIN;
@@ -118,14 +124,14 @@ int fl_spawn_sync(const fl_sync_req *req, fl_sync_out *out) {
         int wait_ms = -1;
         if (deadline >= 0 && !killed) {
             long long left = deadline - now_ms();
-            wait_ms = left > 0 ? (int)left : 0;
+            if (left <= 0) { /* whatever the pipes still hold: libuv's timer runs before its next poll */
+                result = -ETIMEDOUT;
+                goto kill_child;
+            }
+            wait_ms = left > INT_MAX ? INT_MAX : (int)left;
         }
         int r = poll(pf, (nfds_t)m, wait_ms);
-        if (r < 0 && errno == EINTR) continue;
-        if (r == 0 && deadline >= 0 && !killed) {
-            result = -ETIMEDOUT;
-            goto kill_child;
-        }
+        if (r <= 0) continue; /* EINTR, or the deadline: looked at above */
         for (int j = 0; j < m; j++) {
             if (!pf[j].revents) continue;
             if (pf[j].fd == pidfd && !out->exited) {
@@ -157,12 +163,12 @@ int fl_spawn_sync(const fl_sync_req *req, fl_sync_out *out) {
                 }
                 if (p->in_off >= p->in_len) {
                     shutdown(p->fd, SHUT_WR);
-                    if (!p->reads) { close_pipe(p); continue; }
+                    if (!p->reads) { p->done = 1; continue; }
                 }
             }
             if (pf[j].revents & (POLLIN | POLLHUP | POLLERR)) {
                 if (!p->reads) {
-                    if (pf[j].revents & (POLLHUP | POLLERR)) close_pipe(p);
+                    if (pf[j].revents & (POLLHUP | POLLERR)) p->done = 1; /* the child closed it */
                     continue;
                 }
                 ssize_t got = read(p->fd, chunk, sizeof chunk);

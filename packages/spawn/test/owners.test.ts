@@ -12,6 +12,7 @@ import { runInNewContext } from 'node:vm';
 import './helpers/addon.js';
 import { cfixture, cfixtureWhyNot } from './helpers/cfixture.js';
 import { state } from '../src/internals.js';
+import { native } from '../src/native.js';
 import * as forklab from '../src/index.js';
 
 const test = sideBySide(import.meta.url);
@@ -95,6 +96,75 @@ console.log(JSON.stringify(seen));`;
   assert.deepEqual(out.forklab, out.child_process);
   assert.deepEqual(out.forklab, { reaped: true, events: [['spawn']], exitCode: null, kill: false, resources: 1 });
   assert.equal(out.served, 1);
+});
+
+test('a child reaped by a foreign waitpid(-1) before its pidfd could be opened (ESRCH): no signal to its pid, and what libuv makes of it', (t) => {
+  // A preloaded library reaps the child inside pidfd_open (as a waitpid(-1) in another thread can, between
+  // posix_spawn and pidfd_open) and reports any kill() of that pid instead of sending it: the pid may already
+  // name another process. child_process's reference is a child reaped by waitpid(-1) right after spawn.
+  if (native().features?.pidfdSpawn) return t.skip('pidfd_spawn (glibc 2.39) gives the pidfd with the child: pidfd_open is never called');
+  const preload = cfixture('reap-before-pidfd', 'addon');
+  const reaper = cfixture('reap-any', 'addon');
+  if (!preload || !reaper) return t.skip(cfixtureWhyNot);
+  const index = new URL('../src/index.ts', import.meta.url).href;
+  const env = { ...process.env, LD_PRELOAD: preload };
+  const code = `import * as cp from 'node:child_process';
+import { createRequire } from 'node:module';
+const { reapAny } = createRequire(import.meta.url)(${JSON.stringify(reaper)});
+const f = await import(${JSON.stringify(index)});
+const seen = {};
+for (const [name, m] of [['child_process', cp], ['forklab', f]]) {
+  if (name === 'forklab') process.env.FORKLAB_TEST_REAP_FIRST = '1';
+  const c = m.spawn('sh', ['-c', 'exit 5'], { stdio: 'ignore' });
+  delete process.env.FORKLAB_TEST_REAP_FIRST;
+  const events = [];
+  for (const e of ['spawn', 'exit', 'error', 'close']) c.on(e, (...a) => events.push([e, ...a.map(String)]));
+  if (name === 'child_process' && reapAny() !== c.pid) throw new Error('reapAny reaped another child');
+  await new Promise((r) => setTimeout(r, 300));
+  seen[name] = { pid: c.pid > 0, events, exitCode: c.exitCode, kill: c.kill(), resources: process.getActiveResourcesInfo().filter((x) => x === 'ProcessWrap').length };
+  c.unref();
+}
+seen.served = f.registerStats().served;
+console.log(JSON.stringify(seen));`;
+  const r = childProcess.spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { encoding: 'utf8', timeout: 60_000, env });
+  assert.doesNotMatch(r.stderr, /reap-before-pidfd: kill/, 'no signal sent to a pid that may name another process');
+  assert.equal(r.status, 0, `the process ended by itself once both were unref'd: ${r.stderr}`);
+  const out = JSON.parse(r.stdout.trim().split('\n').pop() as string) as Record<string, unknown>;
+  assert.deepEqual(out.forklab, out.child_process);
+  assert.deepEqual(out.forklab, { pid: true, events: [['spawn']], exitCode: null, kill: false, resources: 1 });
+  assert.equal(out.served, 1);
+});
+
+test('spawnSync of a child reaped before its pidfd could be opened: no signal to its pid; it waits, as libuv waits for an exit it will never see', async (t) => {
+  if (native().features?.pidfdSpawn) return t.skip('pidfd_spawn (glibc 2.39) gives the pidfd with the child: pidfd_open is never called');
+  const preload = cfixture('reap-before-pidfd', 'addon');
+  if (!preload) return t.skip(cfixtureWhyNot);
+  const index = new URL('../src/index.ts', import.meta.url).href;
+  const code = `const f = await import(${JSON.stringify(index)});
+process.env.FORKLAB_TEST_REAP_FIRST = '1';
+console.log('calling');
+const r = f.spawnSync('sh', ['-c', 'exit 5'], { timeout: 100 });
+console.log('returned', JSON.stringify([r.status, r.signal, r.error?.code]));`;
+  const c = childProcess.spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    env: { ...process.env, LD_PRELOAD: preload },
+    timeout: 60_000,
+    killSignal: 'SIGKILL',
+  });
+  let stdout = '';
+  let stderr = '';
+  c.stdout.on('data', (d) => {
+    stdout += d;
+    // still inside spawnSync well after its timeout: stopped here
+    if (stdout.includes('calling')) setTimeout(() => c.kill('SIGKILL'), 1000);
+  });
+  c.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const [, signal] = await closed(c);
+  assert.doesNotMatch(stderr, /reap-before-pidfd: kill/, 'no signal sent to a pid that may name another process');
+  assert.match(stdout, /calling/, stderr);
+  assert.doesNotMatch(stdout, /returned/, 'spawnSync does not return: the exit of a child reaped by someone else is never seen');
+  assert.equal(signal, 'SIGKILL');
 });
 
 test('process.getActiveResourcesInfo(): a running child is a ProcessWrap until it exits or is unref’d, as with child_process', async () => {

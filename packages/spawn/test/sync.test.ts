@@ -68,6 +68,50 @@ test('spawnSync: signal, timeout with killSignal, maxBuffer, a missing program o
   same('spawnSync', 'true', [], { cwd: '' });
 });
 
+test('spawnSync: the timeout holds while the child keeps both pipes full (maxBuffer Infinity or 1 GiB), as child_process', () => {
+  // three writers on each pipe seldom leave both empty: the deadline was looked at only when poll() found
+  // nothing to read, so the call went on reading until the child ended by itself (status 0, after 4 s) or both
+  // pipes happened to be empty at once; child_process kills at the deadline. (The writers end when the pipes
+  // close, or after 4 s at the latest.)
+  const script = 'for i in 1 2 3; do timeout 4 yes out & timeout 4 yes err >&2 & done; exec sleep 4';
+  for (const maxBuffer of [Number.POSITIVE_INFINITY, 2 ** 30]) {
+    const seen = ([childProcess.spawnSync, spawnSync] as const).map((fn) => {
+      const r = fn('sh', ['-c', script], { timeout: 500, maxBuffer });
+      const e = r.error as NodeJS.ErrnoException | undefined;
+      const only = (b: Buffer | null, chars: string) => Buffer.isBuffer(b) && [...b.toString('latin1')].every((c) => chars.includes(c));
+      return {
+        status: r.status,
+        signal: r.signal,
+        error: e && [e.code, e.message, e.syscall, e.path, (e as { spawnargs?: unknown }).spawnargs],
+        stdin: r.output?.[0],
+        // what was read before the deadline: a part of what the writers wrote, nothing else
+        stdout: only(r.stdout, 'out\n'),
+        stderr: only(r.stderr, 'er\n'),
+      };
+    });
+    assert.deepEqual(seen[1], seen[0], `maxBuffer ${maxBuffer}`);
+    assert.deepEqual(seen[1], {
+      status: null,
+      signal: 'SIGTERM',
+      error: ['ETIMEDOUT', 'spawnSync sh ETIMEDOUT', 'spawnSync sh', 'sh', ['-c', script]],
+      stdin: null,
+      stdout: true,
+      stderr: true,
+    });
+  }
+});
+
+test('spawnSync: the child may write to its stdin, shut down for writing but not closed, as child_process', () => {
+  // libuv's stdio pipes are socketpairs: what the child writes on fd 0 goes to the parent's end, unread and
+  // dropped at the end (no SIGPIPE, no EPIPE); more than the socket holds blocks the child, here until the timeout
+  same('spawnSync', 'sh', ['-c', 'echo to-fd0 >&0; echo "wrote $?"'], { encoding: 'utf8' });
+  same('spawnSync', 'sh', ['-c', 'cat; echo to-fd0 >&0; echo "wrote $?"'], { input: 'read to EOF, then' });
+  same('spawnSync', 'sh', ['-c', 'head -c 100000 /dev/zero >&0; echo "wrote $?"']);
+  same('spawnSync', 'sh', ['-c', 'head -c 2000000 /dev/zero >&0; echo "wrote $?"'], { timeout: 300 });
+  same('execSync', 'echo to-fd0 >&0; echo "wrote $?"', { encoding: 'utf8' });
+  same('execFileSync', 'sh', ['-c', 'cat; echo to-fd0 >&0; echo "wrote $?"'], { input: 'x', encoding: 'utf8' });
+});
+
 test('arguments that are not strings are converted, as child_process converts them', () => {
   same('spawnSync', 'sh', ['-c', 'echo "$@"', 'sh', 42, true, { toString: () => 'obj' }] as unknown[], { encoding: 'utf8' });
   same('execFileSync', 'sh', ['-c', 'echo "$1"', 'sh', 7] as unknown[], { encoding: 'utf8' });
