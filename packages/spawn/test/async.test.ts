@@ -10,7 +10,7 @@ import './helpers/addon.js';
 import { installed, lastJson, nodeIn } from './helpers/installed.js';
 
 const inst = installed();
-const APP = join(inst.project, 'context.mjs');
+const APP = join(inst.project, 'async-context.mjs');
 writeFileSync(
   APP,
   `import { AsyncLocalStorage } from 'node:async_hooks';
@@ -36,7 +36,16 @@ const served = (await import('@forklab/spawn')).registerStats().served;
 console.log(JSON.stringify({ seen, served }));`,
 );
 
-const EXPECTED = { spawnExit: 'spawn', spawnClose: 'spawn', ignoreExit: 'ignore', chattyData: 'chatty', chattyClose: 'chatty', exec: 'exec', execFile: 'execFile', promisified: 'promisified' };
+const EXPECTED = {
+  spawnExit: 'spawn',
+  spawnClose: 'spawn',
+  ignoreExit: 'ignore',
+  chattyData: 'chatty',
+  chattyClose: 'chatty',
+  exec: 'exec',
+  execFile: 'execFile',
+  promisified: 'promisified',
+};
 
 for (const [how, pre, env] of [
   ['the package’s functions', [], {}],
