@@ -17,6 +17,7 @@
  *     handle) and, when libuv's uv_spawn had already taken that handle out of the loop's handle queue, puts it
  *     back first-in-line for removal, so that closing it is safe (see close_process below).
  *   features: { glibc, addchdir, pidfdSpawn, setsid, uv }
+ *   forks() -> how many times this process has called fork() since the addon loaded (pthread_atfork)
  *   spawnSync(request) -> result   (sync_binding.c)
  * Every spawn refuses (ERR_ACCESS_DENIED) under Node's permission model without the right to start children.
  */
@@ -306,6 +307,21 @@ static napi_value js_close_process_handle(napi_env env, napi_callback_info info)
     return out;
 }
 
+/* How many times this process has called fork() (glibc and musl run pthread_atfork's handlers in fork(), never in
+ * posix_spawn, vfork or clone): a spawn through Node that moves it was a fork. Counted from the addon's first load
+ * on; the handler goes with the addon if it is ever unloaded (glibc registers it against the addon's DSO). */
+static unsigned long fork_count;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static void on_fork_parent(void) { __atomic_add_fetch(&fork_count, 1, __ATOMIC_RELAXED); }
+static void register_atfork(void) { pthread_atfork(NULL, on_fork_parent, NULL); }
+
+static napi_value js_forks(napi_env env, napi_callback_info info) {
+    (void)info;
+    napi_value out;
+    CHECK(napi_create_double(env, (double)__atomic_load_n(&fork_count, __ATOMIC_RELAXED), &out));
+    return out;
+}
+
 static napi_value features(napi_env env) {
     napi_value o, v;
     char buf[32];
@@ -377,6 +393,7 @@ static int check_machine(napi_env env) {
 
 NAPI_MODULE_INIT() {
     fl_compat_init();
+    pthread_once(&atfork_once, register_atfork);
     if (perm_capture(env) != 0) return fl_throw_last(env);
     if (check_machine(env) != 0) return NULL;
     CHECK(fl_watch_init(env));
@@ -387,6 +404,7 @@ NAPI_MODULE_INIT() {
         {"unref", NULL, js_unref, NULL, NULL, NULL, napi_default, NULL},
         {"closeProcessHandle", NULL, js_close_process_handle, NULL, NULL, NULL, napi_default, NULL},
         {"spawnSync", NULL, fl_js_spawn_sync, NULL, NULL, NULL, napi_default, NULL},
+        {"forks", NULL, js_forks, NULL, NULL, NULL, napi_default, NULL},
         {"features", NULL, NULL, NULL, NULL, features(env), napi_enumerable, NULL},
     };
     CHECK(napi_define_properties(env, exports, sizeof props / sizeof props[0], props));

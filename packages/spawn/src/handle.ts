@@ -6,6 +6,7 @@
 // do it without fork, a stdio entry without a descriptor) go to Node's own handle, which it replaced.
 import { closeSync } from 'node:fs';
 import type { FunctionName } from './counts.js';
+import { nodeSpawnsItself } from './aside.js';
 import { count } from './counts.js';
 import { closeReal, openPipeEnds, type ProcessHandle, readRequest, releaseReal, type SpawnRequest, setHandleFactory } from './internals.js';
 import { type NativeHandle, native, STDIO_PIPE } from './native.js';
@@ -20,7 +21,7 @@ export function realHandleReason(r: SpawnRequest): string | null {
   const features = native().features;
   if (r.cwd && features && !features.addchdir) return `cwd: glibc ${features.glibc || '(not glibc)'} has no posix_spawn_file_actions_addchdir_np (2.29)`;
   if (r.detached && features && !features.setsid) return `detached: glibc ${features.glibc} has no POSIX_SPAWN_SETSID (2.26)`;
-  return r.why;
+  return nodeSpawnsItself(r) ?? r.why;
 }
 
 // forklab's running children, listed by process.getActiveResourcesInfo() as 'ProcessWrap' while referenced, as
