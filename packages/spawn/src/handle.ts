@@ -6,21 +6,22 @@
 // do it without fork, a stdio entry without a descriptor) go to Node's own handle, which it replaced.
 import { closeSync } from 'node:fs';
 import type { FunctionName } from './counts.js';
+import { nodeSpawnsItself } from './aside.js';
 import { count } from './counts.js';
 import { closeReal, openPipeEnds, type ProcessHandle, readRequest, releaseReal, type SpawnRequest, setHandleFactory } from './internals.js';
 import { type NativeHandle, native, STDIO_PIPE } from './native.js';
-import { childrenAllowed, pipeOpenAllowed } from './permission.js';
+import { childrenAllowed, pipeOpenAllowed, REFUSED } from './permission.js';
 
 /** Why this request needs Node's handle (null: forklab serves it). */
 export function realHandleReason(r: SpawnRequest): string | null {
-  if (!childrenAllowed()) return 'permission: Node’s permission model does not allow child processes (Node’s handle refuses, as child_process)';
+  if (!childrenAllowed()) return REFUSED;
   if (r.kinds.includes(STDIO_PIPE) && !pipeOpenAllowed()) return 'permission: without --allow-net, Node’s permission model refuses to open a Pipe handle on a descriptor';
   if (r.uid !== undefined) return 'uid';
   if (r.gid !== undefined) return 'gid';
   const features = native().features;
   if (r.cwd && features && !features.addchdir) return `cwd: glibc ${features.glibc || '(not glibc)'} has no posix_spawn_file_actions_addchdir_np (2.29)`;
   if (r.detached && features && !features.setsid) return `detached: glibc ${features.glibc} has no POSIX_SPAWN_SETSID (2.26)`;
-  return r.why;
+  return nodeSpawnsItself(r) ?? r.why;
 }
 
 // forklab's running children, listed by process.getActiveResourcesInfo() as 'ProcessWrap' while referenced, as
@@ -87,9 +88,14 @@ export class ForklabProcessHandle implements ProcessHandle {
       this.pid = real.pid;
       return err;
     }
+    try {
+      releaseReal(this.real, r.shape); // Node's own check runs here: its refusal is thrown
+    } catch (err) {
+      count(this.fn, false, REFUSED, this.command);
+      throw err;
+    }
     this.mode = 'forklab';
     count(this.fn, true, null, this.command);
-    releaseReal(this.real, r.shape);
     const [err, pid, child, ...fds] = native().spawn(r.file, r.args, r.envPairs, r.cwd, r.kinds, r.detached, (status, signalName) => {
       trackLive(this, false);
       if (!this.closed) this.onexit?.(status, signalName);
