@@ -2,7 +2,7 @@
 // loaded (the reference) and through the module under test (its exports; and node:child_process under
 // register.js, by absolute path), with a hard time limit per process and its whole process group killed after.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,7 @@ function nodeFlags(kase, major, registerPath, mode) {
 /** One run of a case in a fresh process: its observation, normalised. */
 export function runOnce(kase, mode, cfg) {
   const dir = mkdtempSync(join(tmpdir(), 'forklab-fuzz-'));
+  chmodSync(dir, 0o755); // a child run as another uid (opts.uid) can reach its scripts
   const caseFile = join(dir, 'case.json');
   writeFileSync(caseFile, JSON.stringify(kase));
   const argv = [...nodeFlags(kase, cfg.major, cfg.register, mode), RUNNER, caseFile, dir, mode, cfg.module];
