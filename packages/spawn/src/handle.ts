@@ -25,7 +25,8 @@ export function realHandleReason(r: SpawnRequest): string | null {
 }
 
 // forklab's running children, listed by process.getActiveResourcesInfo() as 'ProcessWrap' while referenced, as
-// Node lists its own (the public function is wrapped once, at forklab's first use). Per thread, shared by every
+// Node lists its own; a handle whose spawn failed too, until child_process closes it (Node's ProcessWrap is
+// listed from its creation to its close) (the public function is wrapped once, at forklab's first use). Per thread, shared by every
 // copy of the package; a running child's handle is kept (strongly), as Node keeps an active handle.
 const LIVE = Symbol.for('forklab.spawn.live');
 const shared = globalThis as unknown as Record<symbol, Set<ProcessHandle> | undefined>;
@@ -69,6 +70,8 @@ export class ForklabProcessHandle implements ProcessHandle {
   private child: NativeHandle | undefined;
   private refed = true;
   private closed = false;
+  /** spawn failed: listed as Node's handle is, until close() */
+  private failed = false;
 
   constructor(
     private readonly real: ProcessHandle,
@@ -101,6 +104,8 @@ export class ForklabProcessHandle implements ProcessHandle {
       if (!this.closed) this.onexit?.(status, signalName);
     });
     if (err !== 0) {
+      this.failed = true;
+      trackLive(this, true);
       if (EMITTED_WITH_STDIO.has(err)) openPipeEnds(r, fds);
       else for (const fd of fds) if (fd >= 0) closeSync(fd);
       return err;
@@ -151,7 +156,7 @@ export class ForklabProcessHandle implements ProcessHandle {
 
   hasRef(): boolean {
     if (this.mode === 'real') return this.real.hasRef();
-    return this.child !== undefined && this.refed;
+    return (this.child !== undefined || (this.failed && !this.closed)) && this.refed;
   }
 }
 

@@ -167,6 +167,24 @@ console.log('returned', JSON.stringify([r.status, r.signal, r.error?.code]));`;
   assert.equal(signal, 'SIGKILL');
 });
 
+test('process.getActiveResourcesInfo(): a spawn that failed (ENOENT) is a ProcessWrap until child_process closes it, as with child_process', async () => {
+  const count = () => process.getActiveResourcesInfo().filter((x) => x === 'ProcessWrap').length;
+  const seen: number[][] = [];
+  for (const m of [childProcess, forklab]) {
+    await new Promise((r) => setTimeout(r, 20));
+    const base = count();
+    const c = m.spawn('/nonexistent/forklab-missing', [], { ...LIMIT, stdio: 'ignore' });
+    const right = count() - base;
+    let err: NodeJS.ErrnoException | undefined;
+    c.on('error', (e) => (err = e));
+    await new Promise((r) => c.on('close', r));
+    await new Promise((r) => setTimeout(r, 20));
+    seen.push([right, count() - base, err?.code === 'ENOENT' ? 1 : 0]);
+  }
+  assert.deepEqual(seen[0], [1, 0, 1]);
+  assert.deepEqual(seen[1], seen[0]);
+});
+
 test('process.getActiveResourcesInfo(): a running child is a ProcessWrap until it exits or is unref’d, as with child_process', async () => {
   const count = () => process.getActiveResourcesInfo().filter((x) => x === 'ProcessWrap').length;
   const seen: number[][] = [];
