@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findRuntime, VARIANTS } from './http-variants.mjs';
+import { DEFAULT_VARIANTS, findRuntime, VARIANTS } from './http-variants.mjs';
 import { live, machineLoad } from './server-process.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -27,7 +27,7 @@ function fail(msg) {
 }
 
 function parseArgs(argv) {
-  const o = { variants: VARIANTS.map((v) => v.id), heaps: [0, 1024], spawns: 100, passes: 3, command: 'true' };
+  const o = { variants: [...DEFAULT_VARIANTS], heaps: [0, 1024], spawns: 100, passes: 3, command: 'true' };
   const whole = (flag, v, min) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < min) fail(`${flag}: a whole number >= ${min}, got "${v}"`);
@@ -38,8 +38,8 @@ function parseArgs(argv) {
     if (v === undefined) fail(`${flag}: a value is required`);
     if (flag === '--variants') {
       o.variants = v.split(',');
-      const bad = o.variants.filter((x) => !VARIANTS.some((y) => y.id === x));
-      if (bad.length) fail(`--variants: unknown ${bad.join(', ')} (known: ${VARIANTS.map((y) => y.id).join(', ')})`);
+      const bad = o.variants.filter((x) => !DEFAULT_VARIANTS.includes(x));
+      if (bad.length) fail(`--variants: unknown ${bad.join(', ')} (known: ${DEFAULT_VARIANTS.join(', ')})`);
     } else if (flag === '--heaps') o.heaps = v.split(',').map((x) => whole('--heaps', x, 0));
     else if (flag === '--spawns') o.spawns = whole(flag, v, 1);
     else if (flag === '--passes') o.passes = whole(flag, v, 1);

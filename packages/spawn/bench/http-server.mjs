@@ -1,7 +1,8 @@
 // bench:http's server, the same file for Node, Bun and Deno: node:http on 127.0.0.1 (a free port), one child
 // per request, the response its stdout (as in Val Town's measurement: spawn `echo hi`, stdout into the
-// response). Only node: modules, plus Bun.spawn and Deno.Command where asked.
-//   RUNTIME http-server.mjs api=child_process|bun-spawn|deno-command heap-mb=N command=ARGV0 [arg=ARG ...]
+// response; api=none answers `hi` without a child, the reference for what HTTP alone costs). Only node: modules,
+// plus Bun.spawn and Deno.Command where asked.
+//   RUNTIME http-server.mjs api=child_process|bun-spawn|deno-command|none heap-mb=N command=ARGV0 [arg=ARG ...]
 // Holds heap-mb of Buffers, every byte written (memory outside the engine's heap, the kind fork copies), then
 // prints one JSON line {type:'ready', port, rssMb, runtime, version} on stdout. GET /reset starts the server's
 // counters; GET /loop returns the 10 ms timer's lateness since the previous GET /loop (bench:soak's samples); GET
@@ -31,6 +32,7 @@ for (let left = heapMb; left > 0; left -= 64) keep.push(Buffer.alloc(Math.min(64
 
 /** One child per request, its stdout the body: resolves with [status, body]. */
 function runChild() {
+  if (api === 'none') return Promise.resolve([200, Buffer.from('hi\n')]);
   if (api === 'bun-spawn') {
     const p = globalThis.Bun.spawn([command, ...argv], { stdout: 'pipe', stderr: 'ignore', stdin: 'ignore' });
     return Promise.all([new Response(p.stdout).arrayBuffer(), p.exited]).then(([out, code]) => [code === 0 ? 200 : 500, Buffer.from(out)]);

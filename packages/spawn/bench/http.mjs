@@ -15,7 +15,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findRuntime, VARIANTS } from './http-variants.mjs';
+import { DEFAULT_VARIANTS, findRuntime, VARIANTS } from './http-variants.mjs';
 import { printHttp } from './http-report.mjs';
 import { getJson, machineLoad, startServer } from './server-process.mjs';
 
@@ -29,7 +29,7 @@ function fail(msg) {
 }
 
 function parseArgs(argv) {
-  const o = { variants: VARIANTS.map((v) => v.id), heaps: [0, 1024], connections: 10, requests: 4000, duration: 20, warmup: 200, passes: 3, command: 'echo' };
+  const o = { variants: [...DEFAULT_VARIANTS], heaps: [0, 1024], connections: 10, requests: 4000, duration: 20, warmup: 200, passes: 3, command: 'echo' };
   const whole = (flag, v, min) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < min) fail(`${flag}: a whole number >= ${min}, got "${v}"`);
