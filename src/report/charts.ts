@@ -229,14 +229,16 @@ export function compareChart(a: RunDocument, b: RunDocument, labels: [string, st
     ...timeValues(a.experiment, groupsOf(a), unit.perNs).map((v) => ({ ...v, run: labels[0] })),
     ...timeValues(b.experiment, groupsOf(b), unit.perNs).map((v) => ({ ...v, run: labels[1] })),
   ];
-  const y = { field: 'label', type: 'nominal', sort: present(values, 'label'), title: null, axis: { labelLimit: 360 } };
+  // Rows in the table's order (configurations sorted, numbers by value).
+  const rows = present(values, 'label').sort((x, y) => x.localeCompare(y, 'en', { numeric: true }));
+  const y = { field: 'label', type: 'nominal', sort: rows, title: null, axis: { labelLimit: 360 } };
   const scale = autoScale(values);
   const x = { field: 'median', type: 'quantitative', scale, axis: { format: ',~r' }, title: `median ${unit.label}${scale === LOG_Y ? ' (log scale)' : ''}` };
   const color = { field: 'run', type: 'nominal', scale: { domain: labels }, title: 'run' };
   const yOffset = { field: 'run', type: 'nominal', scale: { domain: labels } };
   return chart('compare-runs', 'Both runs, configuration by configuration', `Median ${unit.label} of every configuration in both runs, with 95 % intervals.`, values, {
     width: 560,
-    height: { step: 26 },
+    height: { step: 12 }, // the step of each run's point within a row (yOffset): a row of two runs is about 28 px
     layer: [
       { mark: { type: 'rule', strokeWidth: 1.5 }, encoding: { y, yOffset, x: { ...x, field: 'ciLow' }, x2: { field: 'ciHigh' }, color } },
       { mark: { type: 'point', filled: true, size: 55 }, encoding: { y, yOffset, x, color } },
@@ -271,7 +273,7 @@ export function publishedChart(comparisons: readonly PublishedComparison[]): Cha
     [...values, one],
     {
       width: 440,
-      height: { step: 20 },
+      height: { step: 12 }, // the step of each run's point within a row (yOffset): a row of two runs is about 28 px
       layer: [
         { transform: [{ filter: "datum.kind === 'one'" }], mark: { type: 'rule', color: '#1f2328', strokeDash: [4, 3] }, encoding: { x } },
         {

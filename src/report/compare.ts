@@ -12,8 +12,7 @@ import { fmtNumber, machineLabel, paramFlags } from './labels.js';
 import { RAW_DATA_NOTE, VERDICT_MARK, machineEntries, mdTable, mdWarnings, runLine, type ReportTable } from './markdown.js';
 import { mdText } from './escape.js';
 import { fmtMedianCi, resultsOf } from './results.js';
-import { badge, blocksHtml, dl, esc, figureHtml, footerHtml, page, runEntries, tableHtml, warningsHtml, withCode } from './html-parts.js';
-import type { HtmlReportInput } from './html.js';
+import { badge, blocksHtml, dl, esc, figureHtml, footerHtml, page, runEntries, tableHtml, warningsHtml, withCode, type HtmlReportInput } from './html-parts.js';
 
 /**
  * Both runs figure by figure with the statistics of `forklab compare`: medians with their intervals, B ÷ A with
@@ -81,7 +80,9 @@ export function differencesOf(a: RunDocument, b: RunDocument, labels: [string, s
     const mine = new Map(x);
     return keys.filter((k) => !VOLATILE.has(k) && (mine.get(k) ?? '—') !== (other.get(k) ?? '—')).map((k) => [k, mine.get(k) ?? '—', other.get(k) ?? '—']);
   };
-  const setup = [...pairs(paramFlags(a), paramFlags(b)), ...pairs(machineEntries(a.machine, true), machineEntries(b.machine, true))];
+  // Settings are the flags; what a run recorded of itself (why its repeats stopped, say) is not a setting.
+  const flags = (doc: RunDocument) => paramFlags(doc).filter(([k]) => k.startsWith('--'));
+  const setup = [...pairs(flags(a), flags(b)), ...pairs(machineEntries(a.machine, true), machineEntries(b.machine, true))];
   return { figures, compared: all.rows.length, verdicts: changed, setup };
 }
 

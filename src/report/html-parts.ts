@@ -10,6 +10,23 @@ import { articleOf } from './groups.js';
 import { paramFlags } from './labels.js';
 import { witnessText, type ReportTable } from './markdown.js';
 import type { VerdictValue } from './verdict-lines.js';
+import type { ClaimVerdict, PublishedComparison } from './judged.js';
+
+/** What a run's HTML report (html.ts), or two runs' (compare.ts), is made from. */
+export interface HtmlReportInput {
+  doc: RunDocument;
+  /** A second run: both are shown together, what differs first (compare.ts). */
+  compareWith?: RunDocument;
+  /** Names of the two runs in a comparison (default: their run ids, or A and B). */
+  labels?: [string, string];
+  comparisons?: readonly PublishedComparison[];
+  verdicts?: readonly ClaimVerdict[];
+  /** In a comparison: each run's verdicts, to say which changed. */
+  compareVerdicts?: [readonly ClaimVerdict[], readonly ClaimVerdict[]];
+  /** Time printed in the footer (default: now). */
+  generatedAt?: Date;
+  forklabVersion?: string;
+}
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 

@@ -28,24 +28,10 @@ import {
   verdictsHtml,
   warningsHtml,
   withCode,
+  type HtmlReportInput,
 } from './html-parts.js';
 
-export { CSS, escapeHtml, figureHtml, page } from './html-parts.js';
-
-export interface HtmlReportInput {
-  doc: RunDocument;
-  /** A second run: both are shown together, what differs first (compare.ts). */
-  compareWith?: RunDocument;
-  /** Names of the two runs in a comparison (default: their run ids, or A and B). */
-  labels?: [string, string];
-  comparisons?: readonly PublishedComparison[];
-  verdicts?: readonly ClaimVerdict[];
-  /** In a comparison: each run's verdicts, to say which changed. */
-  compareVerdicts?: [readonly ClaimVerdict[], readonly ClaimVerdict[]];
-  /** Time printed in the footer (default: now). */
-  generatedAt?: Date;
-  forklabVersion?: string;
-}
+export { CSS, escapeHtml, figureHtml, page, type HtmlReportInput } from './html-parts.js';
 
 function publishedHtml(comparisons: readonly PublishedComparison[]): string {
   // One article per run report: named once above its figures, not on every row.
