@@ -112,12 +112,15 @@ const td = (cells: readonly string[]) => `<tr>${cells.map((c) => `<td${isNum(c) 
 const tableHtml = (header: readonly string[], rows: readonly string[][]) =>
   `<div class="scroll"><table>\n<thead>${th(header)}</thead>\n<tbody>\n${rows.map(td).join('\n')}\n</tbody>\n</table></div>`;
 
+/** Those that differ first, then the open ones, those not measurable, those that hold (as a run's report lists them); claim order within each. */
+const byVerdict = (vs: readonly Verdict[]) => (['differs', 'inconclusive', 'not-measurable', 'holds'] as const).flatMap((k) => vs.filter((v) => v.verdict === k));
+
 function articleVerdictsHtml(v: ArticleView): string {
   const shared = sharedOf(v.verdicts);
   const notes = shared.length
-    ? `\n<p class="note">On every verdict of this article:</p><ul class="warnings">${shared.map((n) => `<li>${esc(sentence(inWords(n)))}</li>`).join('')}</ul>`
+    ? `\n<details class="fold"><summary>Notes on every verdict of this article (${shared.length})</summary><ul class="warnings">${shared.map((n) => `<li>${esc(sentence(inWords(n)))}</li>`).join('')}</ul></details>`
     : '';
-  return verdictsHtml(v.verdicts.map((x) => itemOf(x, v.figures, shared))) + notes;
+  return verdictsHtml(byVerdict(v.verdicts).map((x) => itemOf(x, v.figures, shared))) + notes;
 }
 
 async function articleHtml(v: ArticleView): Promise<string> {
@@ -139,7 +142,6 @@ export async function reproductionHtml(doc: ReproduceDocument, runs: readonly Ru
   const views = articlesOf(doc, runs);
   const summary = [
     '<section id="summary"><h2>Summary</h2>',
-    `<p>${esc(runLine(doc, runs))}</p>`,
     tableHtml(SUMMARY_HEADER, summaryRows(views, doc.verdicts)),
     '<p class="note">A claim holds when the whole 95 % interval of the measured quantity lies inside its band, differs when the whole interval lies outside, and is inconclusive when the interval straddles an edge. Shape claims should hold on any Linux machine; magnitude claims depend on the machine.</p>',
     ...(intervalsLine(doc.verdicts, doc.withinRun === true) ? [`<p class="note">${esc(intervalsLine(doc.verdicts, doc.withinRun === true))}</p>`] : []),
@@ -166,7 +168,7 @@ export function reproductionMarkdown(doc: ReproduceDocument, runs: readonly RunD
     if (v.headline.length) out.push(mdTable({ header: FIGURE_HEADER, rows: figureRows(v.headline), leftAlign: [0, 1, 5] }), '');
     if (v.verdicts.length) {
       const shared = sharedOf(v.verdicts);
-      const items = v.verdicts.map((x) => itemOf(x, v.figures, shared));
+      const items = byVerdict(v.verdicts).map((x) => itemOf(x, v.figures, shared));
       out.push(
         mdTable({
           header: ['verdict', 'the claim', 'this machine against the article'],
