@@ -30,9 +30,19 @@ tarball=$cache/debian-$SUITE-minbase-amd64.tar.gz
 INCLUDE=procps,python3-minimal
 EXCLUDED=(install.test.ts packaging.test.ts runtimes.test.ts)
 
-# What to remove at exit (also when ended by a signal: .ci/run ends a --prepare still running with it).
+# What to remove at exit (also when ended by a signal: .ci/run ends a --prepare still running with it). Anything
+# still mounted below one (debootstrap's /proc, /sys or /dev binds, had it been killed hard) is unmounted first, and
+# rm never crosses into another file system.
 cleanup=()
-trap 'rm -rf "${cleanup[@]}"' EXIT
+remove() {
+  local p m
+  for p in "$@"; do
+    [ -e "$p" ] || continue
+    { findmnt -rn -o TARGET | grep -F "$p/" | sort -r || true; } | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+    rm -rf --one-file-system "$p"
+  done
+}
+trap 'remove "${cleanup[@]}"' EXIT
 trap 'exit 143' TERM INT
 
 skip() {
@@ -69,17 +79,25 @@ make_rootfs() {
   local t0 work log
   t0=$(date +%s)
   work=$(mktemp -d "${TMPDIR:-/tmp}/forklab-debootstrap.XXXXXX")
-  cleanup+=("$work" "$tarball.part.$$")
   log=$work.log
-  echo "ci: oldlibc: debootstrap --variant=minbase --include=$INCLUDE $SUITE from $mirror (log: $log)"
-  if ! timeout 1800 debootstrap --variant=minbase --include="$INCLUDE" "$SUITE" "$work/root" "$mirror" >"$log" 2>&1; then
-    skip "debootstrap of $SUITE from $mirror failed after $(secs "$t0") s: $(grep -E '^(E|W):' "$log" | tail -1) (log: $log)"
+  cleanup+=("$work" "$log" "$tarball.part.$$")
+  echo "ci: oldlibc: debootstrap --variant=minbase --include=$INCLUDE $SUITE from $mirror"
+  # In the background so that a TERM is acted on at once: timeout runs in a process group of its own, and passes
+  # the TERM on to all of debootstrap's.
+  timeout 1800 debootstrap --variant=minbase --include="$INCLUDE" "$SUITE" "$work/root" "$mirror" >"$log" 2>&1 &
+  boot_pid=$!
+  trap 'kill -TERM "$boot_pid" 2>/dev/null; wait "$boot_pid"; exit 143' TERM INT
+  if ! wait "$boot_pid"; then
+    mkdir -p "$cache"
+    cp "$log" "$cache/debootstrap.log"
+    skip "debootstrap of $SUITE from $mirror failed after $(secs "$t0") s: $(grep -E '^(E|W):' "$log" | tail -1) (log: $cache/debootstrap.log)"
   fi
+  trap 'exit 143' TERM INT
   rm -rf "$work/root/var/cache/apt/archives"/*.deb "$work/root/var/lib/apt/lists"/*_Packages
   mkdir -p "$cache"
   tar -C "$work/root" --numeric-owner -czf "$tarball.part.$$" .
   mv "$tarball.part.$$" "$tarball"
-  rm -rf "$work" "$log"
+  remove "$work" "$log"
   echo "ci: oldlibc: Debian $SUITE root filesystem made in $(secs "$t0") s: $tarball ($(du -m "$tarball" | cut -f1) MB)"
 }
 
