@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { mulberry32 } from '../src/stats/random.js';
-import { groupWeight, pooledRepeatInterval, repeatPool, type CellRepeats, type RepeatPool } from '../src/stats/repeat-pool.js';
+import { groupWeight, poolInflation, pooledRepeatInterval, repeatPool, type CellRepeats, type RepeatPool } from '../src/stats/repeat-pool.js';
 
 const median = (a: readonly number[]) => {
   const s = [...a].sort((x, y) => x - y);
@@ -116,4 +116,32 @@ test('too few degrees of freedom, or a statistic at or below 0: no pooled interv
     pooledRepeatInterval([{ stat: 0, weight: 0.5, key: 'a', probe: 'a' }], (s) => s[0]!, pool, { seed: 1 }),
     null,
   );
+});
+
+test('a cell whose repeats disagree far beyond the pool is drawn with its own scatter; one within it is not', () => {
+  const pool: RepeatPool = { variance: 0.04, df: 24, rho: 0, cells: 24 };
+  assert.equal(poolInflation([100, 110], pool), 1);
+  // 427 against 171: (ln 2.5)² ÷ 2 = 0.42 against 0.04, ten times the pool
+  const k = poolInflation([427, 171], pool);
+  assert.ok(k > 9 && k < 11, String(k));
+  const tight = pooledRepeatInterval(
+    [
+      { stat: 270, weight: 0.5, key: 'a', probe: 'a' },
+      { stat: 20, weight: 0.5, key: 'b', probe: 'b' },
+    ],
+    (s) => s[0]! / s[1]!,
+    pool,
+    { seed: 1 },
+  )!;
+  const wide = pooledRepeatInterval(
+    [
+      { stat: 270, weight: 0.5 * k, key: 'a', probe: 'a' },
+      { stat: 20, weight: 0.5, key: 'b', probe: 'b' },
+    ],
+    (s) => s[0]! / s[1]!,
+    pool,
+    { seed: 1 },
+  )!;
+  assert.ok(wide.high / wide.low > 2 * (tight.high / tight.low), `${tight.low}–${tight.high} vs ${wide.low}–${wide.high}`);
+  assert.ok(wide.high / wide.low < 50, `${wide.low}–${wide.high}`);
 });

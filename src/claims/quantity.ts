@@ -5,7 +5,7 @@
 import type { CheckStatistic } from '../reference/published.js';
 import { clusterWidening, widen } from '../stats/clusters.js';
 import { bootstrapQuantity, pooledStatistic, type Block } from '../stats/resample.js';
-import { exceedsPool, groupWeight, pooledRepeatInterval, type RepeatPool } from '../stats/repeat-pool.js';
+import { poolInflation, groupWeight, pooledRepeatInterval, type RepeatPool } from '../stats/repeat-pool.js';
 import type { Range } from './bands.js';
 import type { DriftScale } from '../stats/drift.js';
 import type { OperandGroups } from './select.js';
@@ -58,7 +58,8 @@ export interface MeasureContext {
   /**
    * The pooled scatter of the run's repeats for a statistic (src/claims/repeat-pool.ts): where it is given and every
    * group of a timed quantity has two repeats or more, the interval borrows the other cells' repeats
-   * (src/stats/repeat-pool.ts) instead of widening this quantity's own few by Student's t.
+   * (src/stats/repeat-pool.ts) instead of widening this quantity's own few by Student's t; a group whose own repeats
+   * disagree far beyond the pool keeps its own larger scatter.
    */
   repeatPool?: (stat: Quantity['stat']) => RepeatPool | null;
 }
@@ -113,11 +114,13 @@ export function measureQuantity(q: Quantity, ctx: MeasureContext): Measured {
   const point = pointOf(q);
   const minRepeats = Math.min(...q.groups.map((g) => g.length));
   if (q.groups.every((g) => g.reduce((a, r) => a + r.length, 0) < 2)) return { point, interval: null, minRepeats };
-  const borrowed = pooledInterval(q, ctx, point);
-  if (borrowed) return { point, interval: borrowed, minRepeats };
   const { blocks, slot } = blocksOf(q, ctx.paired, ctx.probeOf);
   const ci = bootstrapQuantity({ blocks, statistic: q.stat, combine: (s) => q.combine(slot.map((j) => s[j]!)) }, { seed: ctx.seed, confidence: ctx.confidence ?? 0.95 });
   if (ci === null) return { point, interval: { low: -Infinity, high: Infinity }, minRepeats };
+  // Borrowed from the other cells' repeats, never narrower than what this quantity's own samples show (repeats that
+  // agree by chance, or copies, would otherwise hide the sampling noise within each).
+  const borrowed = pooledInterval(q, ctx, point);
+  if (borrowed) return { point, interval: { low: Math.min(borrowed.low, ci.low), high: Math.max(borrowed.high, ci.high) }, minRepeats };
   // Few repeats: widened by the small-sample factor (src/stats/clusters.ts); a point outside its own interval
   // (a skewed statistic) widens about the nearer edge.
   const centre = Math.min(Math.max(point, ci.low), ci.high);
@@ -133,23 +136,20 @@ function pooledInterval(q: Quantity, ctx: MeasureContext, point: number): Range 
   const pool = ctx.repeatPool(q.stat);
   if (!pool) return null;
   const cellsOf = (i: number) => Math.max(1, Math.round(configsIn(q.keys[i]!) / q.groups[i]!.length));
-  // a group whose own repeats disagree far beyond the pool's scatter speaks for itself (the caller's fallback)
-  if (
-    q.groups.some((g, i) =>
-      exceedsPool(
-        g.filter((r) => r.length > 0).map((r) => pooledStatistic([r], q.stat)),
-        pool,
-        cellsOf(i),
-      ),
-    )
-  )
-    return null;
+  // a group whose own repeats disagree far beyond the pool's scatter has its own, larger, scatter
+  const inflation = (i: number) =>
+    poolInflation(
+      q.groups[i]!.filter((r) => r.length > 0).map((r) => pooledStatistic([r], q.stat)),
+      pool,
+      cellsOf(i),
+    );
   const groups = q.groups.map((g, i) => ({
     stat: pooledStatistic(g, q.stat),
-    weight: groupWeight(
-      g.map((r) => r.length),
-      cellsOf(i),
-    ),
+    weight:
+      groupWeight(
+        g.map((r) => r.length),
+        cellsOf(i),
+      ) * inflation(i),
     key: q.keys[i]!,
     probe: ctx.probeOf ? ctx.probeOf(q.keys[i]!) : q.keys[i]!,
   }));

@@ -147,7 +147,7 @@ function judging(): string {
     '  Timings of experiments whose series are not paired (spawn, vma, pagetables, deadlock) borrow strength instead where',
     "  every cell has two repeats or more: the run's repeats of every cell, pooled on the log scale, give the scatter and its",
     '  degrees of freedom (`src/stats/repeat-pool.ts`, docs/noise.md "Few repeats"); a cell whose own repeats disagree far',
-    '  beyond the pool (one-sided 1 %) keeps the widening above.',
+    '  beyond the pool (one-sided 1 %) is drawn with its own, larger, scatter.',
     '  Times and ratios of positive quantities are widened on the log scale (each edge k times as many-fold from the point:',
     '  a ratio never reaches 0×); differences, slopes and shares, which may pass through 0, on the linear scale.',
     "  Seeded by the run's `--seed`: the same data and seed give the same verdicts.",

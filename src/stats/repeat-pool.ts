@@ -85,23 +85,27 @@ function chiSquare99(d: number): number {
 }
 
 /**
- * Whether a group's repeats scatter far more than the pool says a group of `cells` cells should (one-sided, 1 %):
- * then its own repeats, not the pool, must speak for it (the caller falls back to them). The pool assumes one scatter
- * for every cell; this keeps a cell whose repeats plainly disagree from borrowing the calm of the others.
+ * How much more a group's repeats scatter than the pool says a group of `cells` cells should, where that is far more
+ * (one-sided, 1 %): the factor its variance is taken larger by (its own scatter then speaks for it); 1 otherwise. The
+ * pool assumes one scatter for every cell; this keeps a cell whose repeats plainly disagree from borrowing the calm of
+ * the others, without giving it back the one degree of freedom of its own.
  */
-export function exceedsPool(perRepeat: readonly number[], pool: RepeatPool, cells = 1): boolean {
+export function poolInflation(perRepeat: readonly number[], pool: RepeatPool, cells = 1): number {
   const logs = perRepeat.filter((v) => v > 0 && Number.isFinite(v)).map(Math.log);
-  if (logs.length < 2) return false;
+  if (logs.length < 2) return 1;
   const mean = logs.reduce((a, b) => a + b, 0) / logs.length;
   const d = logs.length - 1;
-  const own = logs.reduce((a, b) => a + (b - mean) ** 2, 0) / d;
-  return own / (pool.variance / Math.max(1, cells)) > chiSquare99(d) / d;
+  const ratio = logs.reduce((a, b) => a + (b - mean) ** 2, 0) / d / (pool.variance / Math.max(1, cells));
+  return ratio > chiSquare99(d) / d ? ratio : 1;
 }
 
 /** A group of a quantity: its pooled statistic, its weight w, and which draws it shares. */
 export interface PooledGroup {
   stat: number;
-  /** Σ_r (n_r ÷ N)² over its repeats, divided by the cells it pools (1 ÷ R for one cell of R equal repeats). */
+  /**
+   * Σ_r (n_r ÷ N)² over its repeats, divided by the cells it pools (1 ÷ R for one cell of R equal repeats), times its
+   * poolInflation where its own repeats disagree far beyond the pool.
+   */
   weight: number;
   /** Groups with equal keys are the same data (the same draw). */
   key: string;

@@ -2,7 +2,7 @@
 // claims give it (the run's repeats pooled across cells: src/stats/repeat-pool.ts), and how such figures are said.
 import { median } from '../../stats/descriptive.js';
 import { linearFit } from '../../stats/regression.js';
-import { exceedsPool, groupWeight, pooledRepeatInterval, repeatPool, type RepeatPool } from '../../stats/repeat-pool.js';
+import { poolInflation, groupWeight, pooledRepeatInterval, repeatPool, type RepeatPool } from '../../stats/repeat-pool.js';
 import type { Measurement } from '../types.js';
 
 /** One cell of a run: its ok repeats' samples, in repeat order. */
@@ -34,29 +34,32 @@ export function poolOfCells(cells: Iterable<RunCell>): RepeatPool | null {
 export interface CellRatio {
   /** median(a) ÷ median(b), every sample of every repeat pooled. */
   ratio: number;
-  /** Its 95 % interval, or null where none can be given (one repeat, too few cells, repeats that disagree far beyond the others'). */
+  /** Its 95 % interval, or null where none can be given (one repeat, too few cells). */
   low: number | null;
   high: number | null;
 }
 
-/** Whether the pool may speak for these cells: two repeats each, none scattering far beyond it (as the claims decide). */
-const poolable = (cells: readonly RunCell[], pool: RepeatPool | null): pool is RepeatPool =>
-  pool !== null &&
-  cells.every(
-    (c) =>
-      c.repeats.length >= 2 &&
-      !exceedsPool(
-        c.repeats.map((r) => median(r)),
-        pool,
-      ),
-  );
+/** Whether the pool may speak for these cells: two repeats each. */
+const poolable = (cells: readonly RunCell[], pool: RepeatPool | null): pool is RepeatPool => pool !== null && cells.every((c) => c.repeats.length >= 2);
+
+/** A cell as the pool draws it: its median, its weight (its own larger scatter where its repeats disagree far beyond the pool). */
+const drawn = (c: RunCell, pool: RepeatPool) => ({
+  stat: median(c.repeats.flat()),
+  weight:
+    groupWeight(c.repeats.map((r) => r.length)) *
+    poolInflation(
+      c.repeats.map((r) => median(r)),
+      pool,
+    ),
+  key: c.key,
+  probe: c.probe ?? c.key,
+});
 
 /** median(a) ÷ median(b) with the pooled-repeat interval (a and b in the same probe share its correlation). */
 export function cellRatio(a: RunCell, b: RunCell, pool: RepeatPool | null, seed: number): CellRatio {
   const ratio = median(a.repeats.flat()) / median(b.repeats.flat());
   if (!poolable([a, b], pool)) return { ratio, low: null, high: null };
-  const group = (c: RunCell) => ({ stat: median(c.repeats.flat()), weight: groupWeight(c.repeats.map((r) => r.length)), key: c.key, probe: c.probe ?? c.key });
-  const iv = pooledRepeatInterval([group(a), group(b)], (s) => s[0]! / s[1]!, pool, { seed });
+  const iv = pooledRepeatInterval([drawn(a, pool), drawn(b, pool)], (s) => s[0]! / s[1]!, pool, { seed });
   return iv ? { ratio, low: iv.low, high: iv.high } : { ratio, low: null, high: null };
 }
 
@@ -65,8 +68,12 @@ export function cellSpread(cells: readonly RunCell[], pool: RepeatPool | null, s
   const meds = cells.map((c) => median(c.repeats.flat()));
   const ratio = Math.max(...meds) / Math.min(...meds);
   if (!poolable(cells, pool)) return { ratio, low: null, high: null };
-  const groups = cells.map((c) => ({ stat: median(c.repeats.flat()), weight: groupWeight(c.repeats.map((r) => r.length)), key: c.key, probe: c.probe ?? c.key }));
-  const iv = pooledRepeatInterval(groups, (s) => Math.max(...s) / Math.min(...s), pool, { seed });
+  const iv = pooledRepeatInterval(
+    cells.map((c) => drawn(c, pool)),
+    (s) => Math.max(...s) / Math.min(...s),
+    pool,
+    { seed },
+  );
   return iv ? { ratio, low: Math.max(1, iv.low), high: iv.high } : { ratio, low: null, high: null };
 }
 
@@ -104,4 +111,17 @@ export function ratioSays(r: CellRatio): 'above' | 'below' | 'undecided' {
   if (r.low > 1) return 'above';
   if (r.high < 1) return 'below';
   return 'undecided';
+}
+
+/**
+ * "a costs 2.1× b [95 % CI 1.9×–2.3×] (article 002: 1.8×)" where the interval is above 1, "a costs 0.48× b …" below,
+ * "a ÷ b is 1.05× […]: a difference is not established" where it holds 1 or there is none.
+ */
+export function ratioSentence(a: string, b: string, r: { ratio: number; low: number | null; high: number | null } | null, article?: string | null): string {
+  const besides = article ? ` (${article})` : '';
+  if (!r || !Number.isFinite(r.ratio)) return `${a} against ${b}: not measurable${besides}`;
+  const ci = fmtRatioCi({ ratio: r.ratio, low: r.low, high: r.high });
+  const says = ratioSays({ ratio: r.ratio, low: r.low, high: r.high });
+  if (says === 'undecided') return `${a} ÷ ${b} is ${fmtTimes(r.ratio)}${ci}: a difference is not established${besides}`;
+  return `${a} costs ${fmtTimes(r.ratio)} ${b}${ci}${besides}`;
 }
