@@ -9,8 +9,7 @@ import { pooledStats } from '../shared/measure.js';
 import { linearFit } from '../../stats/regression.js';
 import { describeRepeatsStop, type RepeatParams } from '../shared/repeats.js';
 import { targetCommandLine } from '../shared/target.js';
-import { blank, conclusion, heading, note, table, type Block } from '../view.js';
-import { spawnConclusion } from './conclusion.js';
+import { blank, heading, note, table, type Block } from '../view.js';
 import type { ExperimentRun, Measurement } from '../types.js';
 
 export const METHODS = ['fork-exec', 'vfork-exec', 'posix-spawn', 'clone-vfork', 'fork-exit'] as const;
@@ -151,10 +150,10 @@ export function summarizeSpawn(ms: readonly Measurement[], seed: number): SpawnS
   return { cells, slopes };
 }
 
-/** What a run shows: a table and latency chart per THP mode, the growth with RSS, the fastest cell and the repeats. */
+/** What a run shows after its conclusion (conclusion.ts; index.ts puts it first): a table and latency chart per THP mode, the growth with RSS, the fastest cell and the repeats. */
 export function spawnView(run: ExperimentRun<SpawnSummary, SpawnParams>): Block[] {
   const p = run.params;
-  const out: Block[] = [conclusion(spawnConclusion(run)), blank];
+  const out: Block[] = [];
   if (p.target)
     out.push(
       heading(`target: ${targetCommandLine(p.target, p.targetArgs ?? [])}`),
