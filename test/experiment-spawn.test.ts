@@ -52,7 +52,7 @@ test('per-entry cost from the slope reproduces the article arithmetic', () => {
   assert.equal(Math.round(perEntryCost(0.221, 'PMD')), 442);
 });
 
-test('summary: cells pool repeats, slopes fit per-repeat medians', () => {
+test('summary: cells pool repeats, slopes fit each RSS’s pooled median', () => {
   const m = (method: string, rssMb: number, repeat: number, samplesNs: number[]): Measurement => ({
     series: method,
     identity: { method, rssMb, thp: 'off' },

@@ -9,6 +9,7 @@ import { measureQuantity, type Measured, type Quantity } from './quantity.js';
 import { driftClass, quantityKey, widenByDrift, type DriftOptions, type QuantityLog } from './drift.js';
 import { NotMeasurable, combinations, describeRestriction, describeSeries, probeOf, select, type ExperimentData } from './select.js';
 import type { Restriction } from './data.js';
+import { poolOf } from './repeat-pool.js';
 
 export interface Judgement {
   outcome: Outcome;
@@ -63,7 +64,13 @@ export function eachOf(data: ExperimentData, sel: Series, keys: readonly string[
 
 /** A quantity as this run alone measures it (its bootstrap interval, no drift between runs), in the claim's context. */
 export function measureWithinRun(q: Quantity, ctx: JudgeContext): Measured {
-  return measureQuantity(q, { seed: ctx.seed, paired: ctx.data.paired, confidence: ctx.confidence ?? 0.95, probeOf: (k) => probeOf(ctx.data, k) });
+  return measureQuantity(q, {
+    seed: ctx.seed,
+    paired: ctx.data.paired,
+    confidence: ctx.confidence ?? 0.95,
+    probeOf: (k) => probeOf(ctx.data, k),
+    repeatPool: (stat) => poolOf(ctx.data, stat),
+  });
 }
 
 /**

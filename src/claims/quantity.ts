@@ -5,6 +5,7 @@
 import type { CheckStatistic } from '../reference/published.js';
 import { clusterWidening, widen } from '../stats/clusters.js';
 import { bootstrapQuantity, pooledStatistic, type Block } from '../stats/resample.js';
+import { poolInflation, groupWeight, pooledRepeatInterval, type RepeatPool } from '../stats/repeat-pool.js';
 import type { Range } from './bands.js';
 import type { DriftScale } from '../stats/drift.js';
 import type { OperandGroups } from './select.js';
@@ -54,6 +55,13 @@ export interface MeasureContext {
   probeOf?: (key: string) => string;
   /** Of the interval (default 0.95; stricter on later looks of reproduce --settle). */
   confidence?: number;
+  /**
+   * The pooled scatter of the run's repeats for a statistic (src/claims/repeat-pool.ts): where it is given and every
+   * group of a timed quantity has two repeats or more, the interval borrows the other cells' repeats
+   * (src/stats/repeat-pool.ts) instead of widening this quantity's own few by Student's t; a group whose own repeats
+   * disagree far beyond the pool keeps its own larger scatter.
+   */
+  repeatPool?: (stat: Quantity['stat']) => RepeatPool | null;
 }
 
 function pointOf(q: Quantity): number {
@@ -109,10 +117,46 @@ export function measureQuantity(q: Quantity, ctx: MeasureContext): Measured {
   const { blocks, slot } = blocksOf(q, ctx.paired, ctx.probeOf);
   const ci = bootstrapQuantity({ blocks, statistic: q.stat, combine: (s) => q.combine(slot.map((j) => s[j]!)) }, { seed: ctx.seed, confidence: ctx.confidence ?? 0.95 });
   if (ci === null) return { point, interval: { low: -Infinity, high: Infinity }, minRepeats };
+  // Borrowed from the other cells' repeats, never narrower than what this quantity's own samples show (repeats that
+  // agree by chance, or copies, would otherwise hide the sampling noise within each).
+  const borrowed = pooledInterval(q, ctx, point);
+  if (borrowed) return { point, interval: { low: Math.min(borrowed.low, ci.low), high: Math.max(borrowed.high, ci.high) }, minRepeats };
   // Few repeats: widened by the small-sample factor (src/stats/clusters.ts); a point outside its own interval
   // (a skewed statistic) widens about the nearer edge.
   const centre = Math.min(Math.max(point, ci.low), ci.high);
   return { point, interval: widen(centre, ci.low, ci.high, clusterWidening(minRepeats, ctx.confidence ?? 0.95), q.multiplicative === true), minRepeats };
+}
+
+/** The configurations a group key names (positions in the data, comma-separated; a trailing − marks a subtrahend). */
+const configsIn = (key: string) => key.replace(/−$/, '').split(',').length;
+
+/** The interval from the run's pooled repeat scatter, where it applies (timings, two repeats or more everywhere); else null. */
+function pooledInterval(q: Quantity, ctx: MeasureContext, point: number): Range | null {
+  if (q.readings === true || !ctx.repeatPool || q.groups.some((g) => g.filter((r) => r.length > 0).length < 2)) return null;
+  const pool = ctx.repeatPool(q.stat);
+  if (!pool) return null;
+  const cellsOf = (i: number) => Math.max(1, Math.round(configsIn(q.keys[i]!) / q.groups[i]!.length));
+  // a group whose own repeats disagree far beyond the pool's scatter has its own, larger, scatter
+  const inflation = (i: number) =>
+    poolInflation(
+      q.groups[i]!.filter((r) => r.length > 0).map((r) => pooledStatistic([r], q.stat)),
+      pool,
+      cellsOf(i),
+    );
+  const groups = q.groups.map((g, i) => ({
+    stat: pooledStatistic(g, q.stat),
+    weight:
+      groupWeight(
+        g.map((r) => r.length),
+        cellsOf(i),
+      ) * inflation(i),
+    key: q.keys[i]!,
+    probe: ctx.probeOf ? ctx.probeOf(q.keys[i]!) : q.keys[i]!,
+  }));
+  const iv = pooledRepeatInterval(groups, q.combine, pool, { seed: ctx.seed, confidence: ctx.confidence ?? 0.95 });
+  if (!iv) return null;
+  // the interval holds its own point (a skewed statistic such as largest ÷ smallest may sit near an edge)
+  return { low: Math.min(iv.low, point), high: Math.max(iv.high, point) };
 }
 
 /** A quantity built from several operands: their groups side by side, combined from their values. */

@@ -11,7 +11,8 @@ import { finishRun, measurementsFrom } from '../shared/measure.js';
 import { parseChoiceList, parseInteger, str } from '../shared/parse.js';
 import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
 import { fmtNs, fmtRatio } from '../../text/format.js';
-import { heading, text, note, blank, table, type Block } from '../view.js';
+import { heading, text, note, blank, table, conclusion, type Block } from '../view.js';
+import { ratioSentence } from '../shared/conclude.js';
 import { THP_CONDITION, thpNeverWarnings } from '../shared/thp.js';
 import { NANOSECONDS_PER_PAGE, type Experiment, type Measurement, type Warning } from '../types.js';
 import { budgetSources, HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
@@ -227,6 +228,15 @@ export const cowExperiment: Experiment<CowParams, CowSummary, CowFields> = {
     const ARTICLE_001 = article001();
     const out: Block[] = [];
     const ci = (x: CowPass) => `${fmtNs(x.medianNs)} [${fmtNs(x.ciLowNs)}–${fmtNs(x.ciHighNs)}]`;
+    // the conclusion: per THP mode (at most three), what the child's first write costs against its second, and in all
+    const said = run.summary.cells.slice(0, 3).map((cell) => {
+      const w1 = cell.passes['first-write'];
+      const where = `THP ${cell.thp}, ${cell.sizeMb} MB`;
+      if (!w1) return `${where}: the first write was not measured.`;
+      const total = cell.cowTotalMs !== null ? `; copying all ${cell.pages} pages ≈ ${cell.cowTotalMs.toFixed(1)} ms (article 001: ≈${ARTICLE_001.totalMs} ms)` : '';
+      return `${where}: ${ratioSentence("the child's first write", 'its second', cell.firstToSecond, `article 001: ≈${ARTICLE_001.ratio}×`)}, ${fmtNs(w1.medianNs)} ns per page${total}.`;
+    });
+    out.push(conclusion(said.length ? said : ['No configuration was measured: nothing to conclude.']), blank);
     for (const cell of run.summary.cells) {
       const n = cell.passes['first-write']?.n ?? 0;
       out.push(heading(`THP ${cell.thp}: child after fork, ${cell.sizeMb} MB = ${cell.pages} pages of 4 KiB — ns per page, median [95 % CI] of ${n} forks`));

@@ -11,7 +11,8 @@ import { finishRun, repeatsOf } from '../shared/measure.js';
 import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
 import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesSummary } from '../shared/series.js';
 import { fmtRatio, fmtUs, fmtUsCi } from '../../text/format.js';
-import { blank, heading, note, table, text, type Block } from '../view.js';
+import { blank, conclusion, heading, note, table, text, type Block } from '../view.js';
+import { fmtTime, ratioSentence } from '../shared/conclude.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type Measurement } from '../types.js';
 import type { SelfcheckPair } from '../selfcheck.js';
 import { CREATE_FIELDS, CREATE_IDENTITY, type CreateFields } from './configuration.js';
@@ -170,6 +171,14 @@ export const createExperiment: Experiment<CreateParams, CreateSummary, CreateFie
     const s = run.summary;
     const p = run.params;
     const out: Block[] = [];
+    if (s.thread && s.fork)
+      out.push(
+        conclusion([
+          `${ratioSentence('fork+waitpid', 'pthread_create+join', s.forkOverThreadMedian, `article 002: ${ARTICLE_002.forkOverThreadMedian}×`)}: medians ${fmtTime(s.fork.medianNs)} against ${fmtTime(s.thread.medianNs)}.`,
+        ]),
+        blank,
+      );
+    else out.push(conclusion([`Not measured: ${s.thread ? 'fork' : 'thread'} creation failed (its probes' failures are below).`]), blank);
     const row = (label: string, what: string, x: SeriesSummary | null, a: { minUs: number; medianUs: number }) =>
       x
         ? [label, what, String(x.n), fmtUs(x.minNs), fmtUsCi(x.medianNs, x.ciLowNs, x.ciHighNs), fmtUs(x.p90Ns), `${a.minUs} / ${a.medianUs}`]

@@ -10,7 +10,7 @@ import { median } from '../../stats/descriptive.js';
 import { finishRun, measurementsFrom } from '../shared/measure.js';
 import { parseChoiceList, parseInteger, str } from '../shared/parse.js';
 import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
-import { heading, text, note, blank, table, type Block } from '../view.js';
+import { heading, text, note, blank, table, conclusion, type Block } from '../view.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Scalar, type Warning } from '../types.js';
 import { VARIANTS, type Variant, DEADLOCK_IDENTITY, deadlockMeasurements, type DeadlockFields, type DeadlockObserved } from './configuration.js';
 
@@ -248,6 +248,13 @@ export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary, Dea
   view(run) {
     const p = run.params;
     const out: Block[] = [];
+    {
+      const said = run.summary.variants.filter((v) => v.repeats > 0).map((v) => `${v.variant}: ${v.acquired} of ${v.repeats} children got the lock, ${v.hung} hung`);
+      const r = run.summary.articleReproduced;
+      const verdictWords =
+        r === null ? 'run without-atfork and with-atfork to compare with article 003' : r ? 'as article 003 found' : 'not as article 003 found (see the warnings)';
+      out.push(conclusion(said.length ? [`${said.join('; ')}: ${verdictWords}.`] : ['No repeat finished: nothing to conclude.']), blank);
+    }
     out.push(heading(`fork while another thread holds a mutex (worker holds it ${p.holdMs} ms at a time; the child waits at most ${p.childTimeoutMs} ms)`));
     const rows = run.summary.variants.map((v) => [
       v.variant,

@@ -13,7 +13,8 @@ import { parseInteger, str } from '../shared/parse.js';
 import { finishRun } from '../shared/measure.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUs, fmtUsCi } from '../../text/format.js';
-import { heading, text, note, blank, table, type Block } from '../view.js';
+import { heading, text, note, blank, table, conclusion, type Block } from '../view.js';
+import { fmtTime, ratioSentence } from '../shared/conclude.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../types.js';
 import type { SelfcheckPair } from '../selfcheck.js';
 import { targetCommandLine, targetParams } from '../shared/target.js';
@@ -237,6 +238,19 @@ export const execExperiment: Experiment<ExecParams, ExecSummary, ExecFields> = {
     const p = run.params;
     if (s.target) return targetView(s, p);
     const out: Block[] = [];
+    {
+      const dyn = s.execveAlone.dynamic;
+      const st = s.execveAlone.static;
+      const lines: string[] = [];
+      if (dyn && st)
+        lines.push(
+          `execve alone (launch − fork+_exit): dynamic ${fmtTime(dyn.medianNs)}, static ${fmtTime(st.medianNs)}; ${ratioSentence('dynamic', 'static', s.dynamicOverStatic, `article 004: ${ARTICLE_004.dynamicOverStatic}×`)}.`,
+        );
+      else lines.push('execve alone could not be measured (a series failed: see below).');
+      const fe = s.series['fork-exit'];
+      if (fe) lines.push(`fork+_exit+waitpid alone: ${fmtTime(fe.medianNs)} (article 004: ${ARTICLE_004.forkExitUs} µs).`);
+      out.push(conclusion(lines), blank);
+    }
     const what: Record<ExecSeries, [string, number]> = {
       'fork-exit': ['fork + _exit + waitpid (baseline)', ARTICLE_004.forkExitUs],
       'exec-dynamic': ['fork + execve + waitpid, dynamic', ARTICLE_004.dynamicUs],

@@ -12,7 +12,8 @@ import { finishRun, measurementsFrom } from '../shared/measure.js';
 import { parseInteger, str } from '../shared/parse.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUsCi } from '../../text/format.js';
-import { heading, text, note, blank, table, type Block } from '../view.js';
+import { heading, text, note, blank, table, conclusion, type Block } from '../view.js';
+import { fmtTime, fmtTimes } from '../shared/conclude.js';
 import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type Measurement, type Warning } from '../types.js';
 import { HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
 import { LAYOUTS, PHASES, type Layout, type Phase, PAGETABLES_IDENTITY, isPhaseRow, pagetablesMeasurements, type PagetablesFields } from './configuration.js';
@@ -314,6 +315,22 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
     const p = run.params;
     const sparse = run.summary.layouts.find((l) => l.layout === 'sparse');
     const dense = run.summary.layouts.find((l) => l.layout === 'dense');
+    {
+      const lines: string[] = [];
+      const st = run.summary;
+      if (sparse && dense && sparse.builtVmPteKb != null && dense.builtVmPteKb != null)
+        lines.push(
+          `${sparse.pages} pages ${sparse.spacingKb} kB apart take ${sparse.builtVmPteKb} kB of page tables against ${dense.builtVmPteKb} kB packed together${st.sparseToDenseVmPte !== null ? ` (${fmtTimes(st.sparseToDenseVmPte)})` : ''}.`,
+        );
+      if (sparse?.forkExit && dense?.forkExit && st.forkExitSparseToDense !== null) {
+        const apart = sparse.forkExit.ciLowNs > dense.forkExit.ciHighNs;
+        const one = p.repeats < 2 ? '; one probe process per layout, so the spread between runs is not measured' : '';
+        lines.push(
+          `fork+_exit takes ${fmtTime(sparse.forkExit.medianNs)} sparse against ${fmtTime(dense.forkExit.medianNs)} dense (${fmtTimes(st.forkExitSparseToDense)}${apart ? '' : ': the intervals overlap, a difference is not established'}${one}).`,
+        );
+      }
+      out.push(conclusion(lines.length ? lines : ['The layouts could not be measured: nothing to conclude.']), blank);
+    }
     const before = (l: Layout) => run.summary.phases.find((r) => r.layout === l && r.phase === 'before')?.pageTablesKb ?? null;
     const rows = run.summary.phases.map((r) => [
       r.layout,

@@ -15,6 +15,8 @@ import { budgetSources, HEADROOM_BYTES, requireMemory } from '../shared/prefligh
 import type { SelfcheckPair } from '../selfcheck.js';
 import { CHILD_MEMORY, METHODS, THP_MODES, probeGroups, spawnView, summarizeSpawn, type Method, type SpawnParams, type SpawnSummary } from './summary.js';
 import { SPAWN_IDENTITY, type SpawnFields } from './configuration.js';
+import { spawnConclusion } from './conclusion.js';
+import { blank, conclusion } from '../view.js';
 
 const MIB = 1024 * 1024;
 
@@ -244,5 +246,6 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary, SpawnFields>
     return finishRun<SpawnSummary, SpawnParams>({ experiment: 'spawn', params: { ...p, repeatsStop }, measurements, summary, complete }, warningsFor);
   },
 
-  view: spawnView,
+  // the conclusion first, then the tables and charts
+  view: (run) => [conclusion(spawnConclusion(run)), blank, ...spawnView(run)],
 };

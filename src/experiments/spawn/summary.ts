@@ -1,10 +1,12 @@
 // spawn's summary and view (article 000): each method × THP × parent RSS cell with its pooled median and interval
-// and the huge pages its region got, the growth with RSS (least squares over per-repeat medians, and what it costs
-// per copied page-table entry), and what a run shows in the article's layout.
+// and the huge pages its region got, the growth with RSS (least squares through each RSS's pooled median, the one
+// slope every output shows, and what it costs per copied page-table entry), and what a run shows in the article's
+// layout, its conclusion first.
 import { publishedValue } from '../../reference/published.js';
 import { median } from '../../stats/descriptive.js';
 import { fmtNs, fmtUs, fmtUsCi } from '../../text/format.js';
-import { fitOverRepeats, pooledStats } from '../shared/measure.js';
+import { pooledStats } from '../shared/measure.js';
+import { linearFit } from '../../stats/regression.js';
 import { describeRepeatsStop, type RepeatParams } from '../shared/repeats.js';
 import { targetCommandLine } from '../shared/target.js';
 import { blank, heading, note, table, type Block } from '../view.js';
@@ -75,12 +77,12 @@ export interface SpawnCell {
 export interface SpawnSlope {
   method: Method;
   thp: ThpMode;
-  /** Least-squares slope of per-repeat medians against RSS: µs per MB. */
+  /** Least-squares slope of the cells' medians (every repeat's samples pooled) against RSS: µs per MB. */
   slopeUsPerMb: number;
   interceptUs: number;
   r2: number;
   points: number;
-  /** Cost per copied page-table entry, from the slope: 4 KiB PTEs or 2 MiB PMDs; null where the mapping is mixed or no fork. */
+  /** Cost per copied page-table entry, from the slope: 4 KiB PTEs or 2 MiB PMDs; null where the mapping is mixed, no fork, or the fit falls. */
   entry: { kind: 'PTE' | 'PMD'; ns: number } | null;
 }
 
@@ -127,12 +129,16 @@ export function summarizeSpawn(ms: readonly Measurement[], seed: number): SpawnS
   }
   for (const g of groups.values()) {
     if (new Set(g.map((c) => c.rssMb)).size < 2) continue;
-    const fit = fitOverRepeats(g, (c) => c.rssMb, 1000);
+    // through each RSS's pooled median: the slope the claims, the chart's fitted line and the conclusion use too
+    const fit = linearFit(
+      g.map((c) => c.rssMb),
+      g.map((c) => c.medianNs / 1000),
+    );
     const { method, thp } = g[0]!;
     let entry: SpawnSlope['entry'] = null;
     const largest = g.reduce((a, b) => (b.rssMb > a.rssMb ? b : a));
     const hugeFraction = largest.hugePagesKb / (largest.rssMb * 1024);
-    if (method === 'fork-exec' || method === 'fork-exit') {
+    if ((method === 'fork-exec' || method === 'fork-exit') && fit.slope > 0) {
       if (hugeFraction >= 0.9) entry = { kind: 'PMD', ns: perEntryCost(fit.slope, 'PMD') };
       else if (hugeFraction <= 0.1) entry = { kind: 'PTE', ns: perEntryCost(fit.slope, 'PTE') };
     }
@@ -144,7 +150,7 @@ export function summarizeSpawn(ms: readonly Measurement[], seed: number): SpawnS
   return { cells, slopes };
 }
 
-/** What a run shows: a table and latency chart per THP mode, the growth with RSS, the fastest cell and the repeats. */
+/** What a run shows after its conclusion (conclusion.ts; index.ts puts it first): a table and latency chart per THP mode, the growth with RSS, the fastest cell and the repeats. */
 export function spawnView(run: ExperimentRun<SpawnSummary, SpawnParams>): Block[] {
   const p = run.params;
   const out: Block[] = [];
@@ -176,15 +182,20 @@ export function spawnView(run: ExperimentRun<SpawnSummary, SpawnParams>): Block[
     out.push(blank);
   }
   if (run.summary.slopes.length) {
-    const rows = run.summary.slopes.map((s) => [s.method, s.thp, s.slopeUsPerMb.toFixed(3), s.r2.toFixed(3), s.entry ? `${fmtNs(s.entry.ns)} ns/${s.entry.kind}` : '—']);
-    out.push(heading('Growth with parent RSS (least squares over per-repeat medians)'));
+    const copies = (m: Method) => m === 'fork-exec' || m === 'fork-exit';
+    const perEntry = (s: SpawnSlope) => (s.entry ? `${fmtNs(s.entry.ns)} ns/${s.entry.kind}` : copies(s.method) && s.slopeUsPerMb <= 0 ? 'not measurable: the fit falls' : '—');
+    const rows = run.summary.slopes.map((s) => [s.method, s.thp, s.slopeUsPerMb.toFixed(3), s.r2.toFixed(3), perEntry(s)]);
+    out.push(heading('Growth with parent RSS (least squares through each RSS’s median)'));
     out.push(table(['method', 'THP', 'µs per MB', 'R²', 'per entry'], rows, { leftAlign: [0, 1] }));
     const on = run.summary.slopes.find((s) => s.method === 'fork-exec' && s.thp === 'on');
     const off = run.summary.slopes.find((s) => s.method === 'fork-exec' && s.thp === 'off');
-    if (on && off && on.slopeUsPerMb > 0)
+    const article = `(article 000: ≈${publishedValue('000.fork-exec.slope-ratio.off-over-default')}×)`;
+    if (on && off)
       out.push(
         note(
-          `fork-exec slope, THP off ÷ THP on: ${(off.slopeUsPerMb / on.slopeUsPerMb).toFixed(1)}× (article 000: ≈${publishedValue('000.fork-exec.slope-ratio.off-over-default')}×)`,
+          on.slopeUsPerMb > 0 && off.slopeUsPerMb > 0
+            ? `fork-exec slope, THP off ÷ THP on: ${(off.slopeUsPerMb / on.slopeUsPerMb).toFixed(1)}× ${article}`
+            : `fork-exec slope, THP off ÷ THP on: not measurable: the THP-${on.slopeUsPerMb > 0 ? 'off' : 'on'} fit falls ${article}`,
         ),
       );
     out.push(blank);

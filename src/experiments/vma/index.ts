@@ -12,7 +12,8 @@ import { cellFigure, finishRun, fitOverRepeats, measurementsFrom, type CellFigur
 import { parseIntegerList, str } from '../shared/parse.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUsCi } from '../../text/format.js';
-import { heading, text, note, blank, table, type Block } from '../view.js';
+import { heading, text, note, blank, table, conclusion, type Block } from '../view.js';
+import { cellRatio, poolOfCells, ratioSays, fmtRatioCi, fmtTime, fmtTimes, runCells } from '../shared/conclude.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../types.js';
 import { HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
 import { VMA_METHODS, type VmaMethod, VMA_IDENTITY, vmaMeasurements, type VmaFields, type VmaMeasurement } from './configuration.js';
@@ -314,6 +315,22 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary, VmaFields> = {
     const s = run.summary;
     const vmasList = [...new Set(s.cells.map((x) => x.vmas))].sort((a, b) => a - b);
     const methods = VMA_METHODS.filter((m) => s.cells.some((x) => x.method === m));
+    {
+      // the conclusion: per method, its median at the fewest and the most VMAs, and whether growth is established
+      const cells = runCells(run.measurements, (m) => `${m.series}|${String(m.identity.vmas)}`);
+      const pool = poolOfCells(cells.values());
+      const lo = vmasList[0];
+      const hi = vmasList.at(-1);
+      const parts = methods.flatMap((m) => {
+        const a = cells.get(`${m}|${lo}`);
+        const b = cells.get(`${m}|${hi}`);
+        if (!a || !b || lo === hi) return [];
+        const r = cellRatio(b, a, pool, 1);
+        const span = `${fmtTime(s.cells.find((x) => x.method === m && x.vmas === lo)!.medianNs)} → ${fmtTime(s.cells.find((x) => x.method === m && x.vmas === hi)!.medianNs)}`;
+        return [`${m} ${ratioSays(r) === 'above' ? 'grows' : 'shows no established growth:'} ${span} from ${lo} to ${hi} VMAs (${fmtTimes(r.ratio)}${fmtRatioCi(r)})`];
+      });
+      out.push(conclusion(parts.length ? [`${parts.join('; ')}.`] : ['Fewer than two VMA counts measured: nothing to conclude about growth.']), blank);
+    }
     const rows = vmasList.map((v) => {
       const sl = s.slab.find((x) => x.vmas === v);
       return [

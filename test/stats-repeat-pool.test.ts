@@ -1,0 +1,147 @@
+// Few repeats with strength borrowed from the other cells (src/stats/repeat-pool.ts), on simulated runs where the
+// truth is known: 24 cells of two or three repeats each, a repeat effect exp(N(0, σb)) per cell and repeat, samples
+// exp(N(0, σw)) within it. The interval of a ratio of two cells covers the true ratio at about its 95 %, spans far
+// less than Student's t on the cell's own repeats, and "largest ÷ smallest" of flat cells is rarely called above 1.25×.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { mulberry32 } from '../src/stats/random.js';
+import { groupWeight, poolInflation, pooledRepeatInterval, repeatPool, type CellRepeats, type RepeatPool } from '../src/stats/repeat-pool.js';
+
+const median = (a: readonly number[]) => {
+  const s = [...a].sort((x, y) => x - y);
+  const n = s.length;
+  return n % 2 ? s[(n - 1) / 2]! : (s[n / 2 - 1]! + s[n / 2]!) / 2;
+};
+
+/** A run: cells × repeats × samples. `spread` > 1: each cell's σb drawn log-uniformly within ÷spread … ×spread. */
+function simulateRun(rng: () => number, o: { repeats: number; sb: number; sw: number; n: number; spread?: number; cells?: number }): number[][][] {
+  const gauss = () => {
+    let u = 0;
+    while (u === 0) u = rng();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng());
+  };
+  return Array.from({ length: o.cells ?? 24 }, () => {
+    const sb = o.sb * (o.spread ? Math.exp(Math.log(o.spread) * (2 * rng() - 1)) : 1);
+    return Array.from({ length: o.repeats }, () => {
+      const b = sb * gauss();
+      return Array.from({ length: o.n }, () => Math.exp(b + o.sw * gauss()));
+    });
+  });
+}
+
+const poolOf = (cells: number[][][]): RepeatPool => repeatPool(cells.map((c): CellRepeats => ({ byRepeat: new Map(c.map((r, i) => [i, median(r)])), probe: null })))!;
+const group = (cells: number[][][], i: number) => ({ stat: median(cells[i]!.flat()), weight: groupWeight(cells[i]!.map((r) => r.length)), key: String(i), probe: String(i) });
+
+/** Over seeded runs: coverage of the true ratio 1 of cells 0 and 1, mean span high ÷ low, and how often flat cells 2–5 are called above 1.25×. */
+export function repeatPoolCoverage(seed: number, o: Parameters<typeof simulateRun>[1], runs: number) {
+  const rng = mulberry32(seed);
+  let hit = 0;
+  let span = 0;
+  let notFlat = 0;
+  for (let k = 0; k < runs; k++) {
+    const cells = simulateRun(rng, o);
+    const pool = poolOf(cells);
+    const iv = pooledRepeatInterval([group(cells, 0), group(cells, 1)], (s) => s[0]! / s[1]!, pool, { seed: k + 1, draws: 1000 })!;
+    if (iv.low <= 1 && iv.high >= 1) hit++;
+    span += iv.high / iv.low;
+    const flat = pooledRepeatInterval(
+      [2, 3, 4, 5].map((i) => group(cells, i)),
+      (s) => Math.max(...s) / Math.min(...s),
+      pool,
+      { seed: k + 1, draws: 1000 },
+    )!;
+    if (flat.low > 1.25) notFlat++;
+  }
+  return { cover: hit / runs, span: span / runs, notFlat: notFlat / runs };
+}
+
+test('two repeats: the ratio of two cells is covered about 95 % of the time, within a few-fold span, whether repeats or samples dominate', (t) => {
+  for (const o of [
+    { repeats: 2, sb: 0.3, sw: 0.3, n: 80 },
+    { repeats: 2, sb: 0.05, sw: 0.1, n: 100 },
+    { repeats: 2, sb: 0, sw: 0.3, n: 60 },
+    { repeats: 3, sb: 0.3, sw: 0.3, n: 80 },
+  ]) {
+    const r = repeatPoolCoverage(3, o, 400);
+    t.diagnostic(`${JSON.stringify(o)}: coverage ${(r.cover * 100).toFixed(1)} %, span ${r.span.toFixed(2)}×, flat called above 1.25× ${(r.notFlat * 100).toFixed(1)} %`);
+    assert.ok(r.cover >= 0.91 && r.cover <= 0.985, `${JSON.stringify(o)}: coverage ${(r.cover * 100).toFixed(1)} %`);
+    assert.ok(r.span < 5, `${JSON.stringify(o)}: mean span ${r.span.toFixed(2)}×`);
+    assert.ok(r.notFlat <= 0.06, `${JSON.stringify(o)}: flat cells called above 1.25× in ${(r.notFlat * 100).toFixed(1)} %`);
+  }
+});
+
+test('cells whose scatter differs threefold either way still keep coverage near 95 % on average (the pool assumes one scatter)', (t) => {
+  const r = repeatPoolCoverage(5, { repeats: 2, sb: 0.3, sw: 0.3, n: 80, spread: 3 }, 400);
+  t.diagnostic(`spread 3: coverage ${(r.cover * 100).toFixed(1)} %, span ${r.span.toFixed(2)}×, flat called above 1.25× ${(r.notFlat * 100).toFixed(1)} %`);
+  assert.ok(r.cover >= 0.88, `coverage ${(r.cover * 100).toFixed(1)} %`);
+});
+
+test('cells timed in the same probes share their draws by the pooled correlation: their ratio is tighter than of cells apart', () => {
+  const rng = mulberry32(9);
+  const gauss = () => Math.sqrt(-2 * Math.log(rng() || 1e-12)) * Math.cos(2 * Math.PI * rng());
+  // 12 probes, two cells each, repeat effects shared within a probe
+  const cells: CellRepeats[] = [];
+  const stats: number[][] = [];
+  for (let p = 0; p < 12; p++) {
+    const shared = [gauss(), gauss()].map((z) => 0.4 * z);
+    for (let c = 0; c < 2; c++) {
+      const byRepeat = new Map(shared.map((b, r) => [r, Math.exp(b + 0.05 * gauss())]));
+      cells.push({ byRepeat, probe: `p${p}` });
+      stats.push([...byRepeat.values()]);
+    }
+  }
+  const pool = repeatPool(cells)!;
+  assert.ok(pool.rho > 0.8, `rho ${pool.rho}`);
+  const g = (i: number, probe: string) => ({ stat: Math.exp(stats[i]!.map(Math.log).reduce((a, b) => a + b, 0) / 2), weight: 0.5, key: String(i), probe });
+  const together = pooledRepeatInterval([g(0, 'p0'), g(1, 'p0')], (s) => s[0]! / s[1]!, pool, { seed: 1 })!;
+  const apart = pooledRepeatInterval([g(0, 'p0'), g(2, 'p1')], (s) => s[0]! / s[1]!, pool, { seed: 1 })!;
+  assert.ok(together.high / together.low < (apart.high / apart.low) ** 0.5, `together ${together.low}–${together.high}, apart ${apart.low}–${apart.high}`);
+});
+
+test('too few degrees of freedom, or a statistic at or below 0: no pooled interval (the caller falls back)', () => {
+  assert.equal(
+    repeatPool([
+      {
+        byRepeat: new Map([
+          [1, 1],
+          [2, 2],
+        ]),
+        probe: null,
+      },
+    ]),
+    null,
+  );
+  const pool: RepeatPool = { variance: 0.01, df: 20, rho: 0, cells: 20 };
+  assert.equal(
+    pooledRepeatInterval([{ stat: 0, weight: 0.5, key: 'a', probe: 'a' }], (s) => s[0]!, pool, { seed: 1 }),
+    null,
+  );
+});
+
+test('a cell whose repeats disagree far beyond the pool is drawn with its own scatter; one within it is not', () => {
+  const pool: RepeatPool = { variance: 0.04, df: 24, rho: 0, cells: 24 };
+  assert.equal(poolInflation([100, 110], pool), 1);
+  // 427 against 171: (ln 2.5)² ÷ 2 = 0.42 against 0.04, ten times the pool
+  const k = poolInflation([427, 171], pool);
+  assert.ok(k > 9 && k < 11, String(k));
+  const tight = pooledRepeatInterval(
+    [
+      { stat: 270, weight: 0.5, key: 'a', probe: 'a' },
+      { stat: 20, weight: 0.5, key: 'b', probe: 'b' },
+    ],
+    (s) => s[0]! / s[1]!,
+    pool,
+    { seed: 1 },
+  )!;
+  const wide = pooledRepeatInterval(
+    [
+      { stat: 270, weight: 0.5 * k, key: 'a', probe: 'a' },
+      { stat: 20, weight: 0.5, key: 'b', probe: 'b' },
+    ],
+    (s) => s[0]! / s[1]!,
+    pool,
+    { seed: 1 },
+  )!;
+  assert.ok(wide.high / wide.low > 2 * (tight.high / tight.low), `${tight.low}–${tight.high} vs ${wide.low}–${wide.high}`);
+  assert.ok(wide.high / wide.low < 50, `${wide.low}–${wide.high}`);
+});
