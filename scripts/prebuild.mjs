@@ -5,7 +5,7 @@
 // symbol version it needs):
 //   prebuilds/linux-{x64,arm64}/   the C probe, the fidelity loop, the static and the dynamic `return 0` target
 //   packages/spawn/prebuilds/linux-{x64,arm64}-glibc/forklab_spawn.node   (packages/spawn/scripts/prebuild.mjs)
-// Needs gcc, gcc-aarch64-linux-gnu and libc6-dev-arm64-cross (Debian), Node's headers, and Zig 0.11 ($ZIG, else
+// Needs gcc, gcc-aarch64-linux-gnu and libc6-dev-arm64-cross (Debian), Node's headers, and Zig 0.14.0-dev.2456 ($ZIG, else
 // fetched once from the npm registry into ~/.cache/forklab). `--only probe` or `--only addon` builds one kind.
 // Rerun it after any change to native/ or packages/spawn/native/: the tests say so when the sources moved.
 import { existsSync, mkdirSync, rmSync } from 'node:fs';

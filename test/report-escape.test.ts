@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { mdCell, mdCode, mdFence, mdLine, mdText } from '../src/report/escape.js';
-import { renderCompareMarkdown, renderMarkdown } from '../src/report/markdown.js';
+import { renderMarkdown } from '../src/report/markdown.js';
+import { renderCompareMarkdown } from '../src/report/compare.js';
 import type { RunDocument } from '../src/document/run.js';
 
 const fixture = (name: string): RunDocument => JSON.parse(readFileSync(new URL(`./fixtures/report/${name}.json`, import.meta.url), 'utf8')) as RunDocument;

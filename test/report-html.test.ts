@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunDocument } from '../src/document/run.js';
 import { escapeHtml, renderHtml } from '../src/report/html.js';
-import { chartsFor, publishedCharts } from '../src/report/charts.js';
+import { chartsFor, publishedChart } from '../src/report/charts.js';
+import { withConclusion } from './helpers/conclusion.js';
+import { compareTable, differencesOf } from '../src/report/compare.js';
 import { groupsOf, readingRecords } from '../src/report/groups.js';
 import { pagetablesExperiment } from '../src/experiments/pagetables/index.js';
 import { readRunDocument, registerReportCommand, reportAction } from '../src/cli/report.js';
@@ -58,8 +60,8 @@ test('spawn report: one SVG per chart, hostile strings only escaped, no URL but 
   const page = html.replace('https://example.com/', '');
   assertOffline(page);
 
-  const expected = ['spawn-latency', 'spawn-distribution', ...publishedCharts(comparisons).map((c) => c.id)];
-  assert.ok(expected.includes('published-0'));
+  const expected = ['spawn-latency', 'published-ratios', 'spawn-distribution'];
+  assert.equal(publishedChart(comparisons)?.id, 'published-ratios', 'one chart of every published figure, whatever its unit');
   const { svgCount } = withoutSvgNamespace(html);
   assert.equal(svgCount, expected.length);
   for (const id of expected) assert.ok(html.includes(`data-chart="${id}"`), `chart ${id}`);
@@ -71,8 +73,8 @@ test('spawn report: one SVG per chart, hostile strings only escaped, no URL but 
   assert.ok(html.includes('&lt;/style&gt;&lt;script&gt;alert(3)&lt;/script&gt;'));
   assert.equal((html.match(/<\/style>/g) ?? []).length, 1, 'the only </style> closes our stylesheet');
 
-  // The answer first, then the figures beside the article, the results and charts, then the machine record.
-  const order = ['answer', 'published', 'results', 'machine', 'warnings', 'raw'].map((section) => html.indexOf(`<section id="${section}">`));
+  // The conclusion and the main chart first, then the claims, the figures beside the article, the tables, the machine record.
+  const order = ['conclusion', 'verdicts', 'published', 'results', 'machine', 'warnings', 'raw'].map((section) => html.indexOf(`<section id="${section}">`));
   assert.ok(
     order.every((at) => at > 0),
     `every section: ${order.join(' ')}`,
@@ -83,7 +85,8 @@ test('spawn report: one SVG per chart, hostile strings only escaped, no URL but 
     'in that order',
   );
   assert.match(html, /docs\/glossary\.md/, 'the glossary linked');
-  for (const badge of ['holds', 'differs', 'not-measurable']) assert.ok(html.includes(`<span class="badge ${badge}">`), badge);
+  for (const badge of ['holds', 'differs', 'not-measurable'])
+    assert.ok(html.includes(`<details class="verdict" data-verdict="${badge}"><summary class="vrow"><span><span class="badge ${badge}">`), badge);
   // The figures come from the claims engine: only this experiment's, only those this run measured.
   assert.ok(comparisons.length > 0 && comparisons.every((c) => c.figureId!.startsWith('000.')), comparisons.map((c) => c.figureId).join(' '));
   const rss0 = comparisons.find((c) => c.figureId === '000.thp-off.fork-exec.rss0');
@@ -168,6 +171,33 @@ test('compare: two runs in one chart and one table, the run as colour', async ()
   const b = fixture('spawn-b');
   const html = await renderHtml({ doc: a, compareWith: b, labels: ['before', 'after <b>'] });
   assertOffline(html);
+  // What differs first: the configurations beyond noise, then every configuration, the machine records folded last.
+  const at = (id: string) => html.indexOf(`<section id="${id}">`);
+  assert.ok(at('differs') > 0 && at('differs') < at('results') && at('results') < at('machine') && at('machine') < at('warnings'), 'what differs leads');
+  assert.match(
+    html,
+    /<section id="differs"><h2>What differs<\/h2>\n<p class="conclusion">(\d+ of 12 configurations differ beyond noise|None of the 12 configurations differs beyond noise)/,
+  );
+  const machines = html.slice(at('machine'), at('warnings'));
+  assert.match(machines, /^<section id="machine"><h2>Machines and runs<\/h2>\n<details class="fold"><summary>Both machine records, \d+ rows/, 'the machine records folded');
+  const d = differencesOf(a, b, ['before', 'after <b>']);
+  assert.ok(
+    d.figures.rows.every((r) => r.at(-1) !== 'same'),
+    'only what differs beyond noise',
+  );
+  assert.equal(d.figures.rows.length, compareTable(a, b, ['before', 'after <b>']).rows.filter((r) => r.at(-1) !== 'same').length);
+  const lead = html.slice(at('differs'), at('results'));
+  for (const r of d.figures.rows) assert.ok(lead.includes(`<td>${escapeHtml(r[0]!)}</td>`), `${r[0]} leads`);
+  // The verdicts that changed between the runs, each run judged alone.
+  const v = (verdict: 'holds' | 'differs' | 'inconclusive') => [{ claimId: '000.vfork-flat', statement: 'vfork <is> flat', verdict, detail: '' }];
+  const changed = await renderHtml({ doc: a, compareWith: b, labels: ['A', 'B'], compareVerdicts: [v('holds'), v('differs')] });
+  assert.match(changed, /1 of the article’s claims changed verdict:/);
+  assert.match(
+    changed,
+    /<tr><td>vfork &lt;is&gt; flat <code>000\.vfork-flat<\/code><\/td><td><span class="badge holds">holds<\/span><\/td><td><span class="badge differs">differs<\/span><\/td><\/tr>/,
+  );
+  const same = await renderHtml({ doc: a, compareWith: b, labels: ['A', 'B'], compareVerdicts: [v('holds'), v('holds')] });
+  assert.match(same, /No claim of the article changed verdict\./);
   assert.equal(withoutSvgNamespace(html).svgCount, 1);
   assert.ok(html.includes('data-chart="compare-runs"'));
   assert.ok(html.includes('<th scope="col">after &lt;b&gt; ÷ before [95 % CI]</th>'));
@@ -193,7 +223,7 @@ test('forklab report --input writes the HTML and Markdown files; bad input names
     assert.equal(await reportAction(undefined, { input: [input], html, markdown: md }, noRun), 0);
     assert.ok(readFileSync(html, 'utf8').startsWith('<!doctype html>'));
     assert.ok(readFileSync(md, 'utf8').includes('| parent RSS | fork-exec |'));
-    assert.ok(readFileSync(html, 'utf8').includes('data-chart="published-0"'), 'published figures from deps');
+    assert.ok(readFileSync(html, 'utf8').includes('data-chart="published-ratios"'), 'published figures from deps');
 
     await assert.rejects(reportAction(undefined, { input: [input], html: join(dir, 'missing', 'r.html') }, noRun), /--html: directory .* does not exist/);
     await assert.rejects(reportAction(undefined, { compare: ['1'], html }, noRun), /--compare: expected two runs/);
@@ -228,7 +258,11 @@ test('registerReportCommand: `report --input A B --markdown FILE` compares two d
     assert.ok(md.startsWith('## forklab spawn: spawn.json against spawn-b.json'));
     assert.ok(md.includes('| configuration | spawn.json µs | spawn-b.json µs | spawn-b.json ÷ spawn.json [95 % CI] | p | spawn-b.json vs spawn.json |'), md);
     // Rows sorted by configuration, numbers by value; each with compare's mark.
-    const rows = md.split('\n').filter((l) => /^\| (fork|vfork|posix)/.test(l));
+    const rows = md
+      .slice(md.indexOf('### Every configuration'))
+      .split('\n')
+      .filter((l) => /^\| (fork|vfork|posix)/.test(l));
+    assert.ok(md.indexOf('### What differs') < md.indexOf('### Every configuration') && md.indexOf('### Every configuration') < md.indexOf('### Machines'), 'what differs first');
     assert.ok(rows.length > 0 && rows.every((l) => /\| (▲ slower|▼ faster|same) \|$/.test(l)), rows.join('\n'));
     const labels = rows.map((l) => l.split(' | ')[0]!.slice(2));
     assert.deepEqual(
@@ -284,3 +318,57 @@ test("the article's values are drawn on the run's own chart, at the run's config
 });
 
 const articleOfExperiment = (name: string): string => ({ spawn: '000', cow: '001', create: '002', exec: '004' })[name]!;
+
+/** The HTML of each `<details class="verdict">`: its one line (summary) and its folded reasoning. */
+function verdictElements(html: string): { summary: string; body: string }[] {
+  return [...html.matchAll(/<details class="verdict"[^>]*><summary[^>]*>([\s\S]*?)<\/summary>([\s\S]*?)<\/details>/g)].map((m) => ({ summary: m[1]!, body: m[2]! }));
+}
+
+test('a run report leads with its conclusion and main chart; verdicts one line each, the reasoning folded, in sentences; no character chart', async () => {
+  const doc = fixture('spawn');
+  const c = runConclusions(doc, loadPublished());
+  const said = 'fork+exec grows 25.6 µs per MB <with> THP off';
+  const html = await withConclusion('spawn', [said, 'vfork and posix_spawn stay flat'], () => renderHtml({ doc, ...c }));
+  const lead = html.slice(html.indexOf('<section id="conclusion">'), html.indexOf('<section id="verdicts">'));
+  assert.ok(html.indexOf('<section id="conclusion">') < html.indexOf('<section id="verdicts">'), 'the conclusion before the claims');
+  assert.match(
+    lead,
+    /^<section id="conclusion">\n<p class="conclusion">fork\+exec grows 25\.6 µs per MB &lt;with&gt; THP off<br>\nvfork and posix_spawn stay flat<\/p>/,
+    'the conclusion heads the page, escaped',
+  );
+  assert.equal(html.indexOf('<figure'), lead.indexOf('<figure') + html.indexOf('<section id="conclusion">'), 'the first chart of the page is under the conclusion');
+  assert.match(lead, /<figure class="chart" id="chart-spawn-latency"/, 'the main chart: latency against parent RSS');
+  assert.equal((html.match(/<p class="conclusion">/g) ?? []).length, 1, 'said once');
+  // The terminal's character chart is not repeated: the SVG chart is the chart.
+  assert.doesNotMatch(html, /<pre\b/);
+  assert.doesNotMatch(html, /parent RSS, MB\n/);
+  // One line per verdict: the badge, the claim, this machine against the article; the reasoning folded below it.
+  const items = verdictElements(html);
+  assert.equal(items.length, c.verdicts.length);
+  for (const [i, v] of c.verdicts.entries()) {
+    const item = items.find((x) => x.summary.includes(escapeHtml(v.statement)));
+    assert.ok(item, `${v.claimId}: a line of its own`);
+    assert.match(item.summary, new RegExp(`^<span><span class="badge ${v.verdict}">`), `${v.claimId}: the verdict first`);
+    assert.ok(v.gist && item.summary.includes(`<span class="gist">${escapeHtml(v.gist)}</span>`), `${v.claimId}: this machine against the article`);
+    assert.ok(!item.summary.includes('<p>'), `${v.claimId}: no reasoning in the line`);
+    for (const s of v.reasoning!) assert.ok(item.body.includes(`<p>${escapeHtml(s)}</p>`), `${v.claimId} (${i}): its reasoning folded: ${s}`);
+    assert.ok(item.body.includes(`<code>${v.claimId}</code>`));
+  }
+  // Whole sentences: each starts with a capital (or a name) and ends with a full stop; none runs into the next.
+  const reasons = c.verdicts.flatMap((v) => v.reasoning!);
+  assert.ok(
+    reasons.some((s) => s.startsWith('Between runs here: ')),
+    'the drift is a sentence of its own',
+  );
+  for (const s of reasons) assert.match(s, /[.!?…]$/, s);
+  assert.doesNotMatch(html, /[a-z0-9%)] (Between runs here|To settle it)/, 'no sentence runs into the next');
+});
+
+test('a run whose view has no conclusion still leads with its main chart and the verdicts counted', async () => {
+  const doc = fixture('cow');
+  const c = runConclusions(doc, loadPublished());
+  const html = await withConclusion('cow', [], () => renderHtml({ doc, ...c }));
+  const lead = html.slice(html.indexOf('<section id="conclusion">'), html.indexOf('<section id="verdicts">'));
+  assert.match(lead, /<p class="tally">Article 001’s \d+ claims on this machine: /);
+  assert.match(lead, /data-chart="cow-passes"/);
+});

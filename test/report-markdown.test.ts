@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { RunDocument } from '../src/document/run.js';
-import { mdCell, renderCompareMarkdown, renderMarkdown } from '../src/report/markdown.js';
+import { mdCell, renderMarkdown } from '../src/report/markdown.js';
+import { renderCompareMarkdown } from '../src/report/compare.js';
 import { resultsOf } from '../src/report/results.js';
 import { renderView } from '../src/report/terminal.js';
 import { runOfDocument } from '../src/document/run.js';
@@ -57,7 +58,7 @@ test('spawn: machine summary, one table per THP mode, slopes, warnings, terminal
   const ts = tables(md);
   const machine = ts.find((t) => t.header[0] === 'machine')!;
   assert.deepEqual(machine.header, ['machine', 'value']);
-  assert.ok(md.indexOf('### The answer') < md.indexOf('### Results') && md.indexOf('### Results') < md.indexOf('### Machine'), 'the answer first, the machine last');
+  assert.ok(md.indexOf('### Results') < md.indexOf('### Machine'), 'the results first, the machine last');
   for (const k of ['hostname', 'kernel', 'CPU', 'memory', 'THP', 'glibc / compiler / Node'])
     assert.ok(
       machine.rows.some((r) => r[0] === k),
@@ -115,7 +116,8 @@ test('published figures become a table in the article’s words, verdicts the an
   const pub = ts.find((t) => t.header[0] === 'figure, in the article’s words')!;
   assert.deepEqual(pub.rows[0], ['fork()+exec() from a parent with no extra memory', 'mean', '186 µs', '801 µs', '4.31×', '']);
   assert.deepEqual(pub.rows[1], ['fork-exec · 0 MB · THP off · mean', 'mean', '1,860 µs', '18,012 µs', '9.68×', ''], 'thousands separators');
-  assert.match(md, /^- ✅ holds: vfork .*flat — ok \(`000\.vfork-flat`\)$/m);
+  assert.deepEqual(ts.find((t) => t.header[0] === 'verdict')!.rows, [['✅ holds', 'vfork \\| flat', '']], 'one line per verdict');
+  assert.match(md, /^- \*\*vfork \| flat\*\* ✅ holds \(`000\.vfork-flat`\)\. ok$/m, 'its reasoning after');
   assert.match(md, /Of 1 claim of article 000 \(Three ways to start a process\), on this machine 1 holds, 0 differ/);
 });
 
@@ -159,12 +161,13 @@ test('the terminal, Markdown and HTML show the same results: every table of the 
   );
 });
 
-test('compare: machines side by side and B ÷ A per configuration', () => {
+test('compare: what differs first, then B ÷ A per configuration, the machines side by side', () => {
   const md = renderCompareMarkdown(fixture('spawn'), fixture('spawn-b'), ['A', 'B']);
   assertWellFormed(md);
   const ts = tables(md);
-  assert.deepEqual(ts[0]!.header, ['machine', 'A', 'B']);
-  const results = ts.find((t) => t.header[0] === 'configuration')!;
+  assert.ok(ts.some((t) => t.header.join() === 'machine,A,B'));
+  assert.ok(md.indexOf('### What differs') < md.indexOf('### Every configuration') && md.indexOf('### Every configuration') < md.indexOf('### Machines'));
+  const results = ts.filter((t) => t.header[0] === 'configuration').at(-1)!;
   assert.deepEqual(results.header, ['configuration', 'A µs', 'B µs', 'B ÷ A [95 % CI]', 'p', 'B vs A']);
   assert.equal(results.rows.length, 12);
   for (const r of results.rows) {
@@ -198,4 +201,34 @@ test('asciiChart: fits the width, one symbol per method, legend, axes in µs and
   // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour escapes start with ESC
   assert.equal(coloured.replace(/\x1b\[[0-9;]*m/g, ''), plain, 'colour changes nothing but the escapes');
   assert.equal(asciiChart([], { width: 60, height: 10, color: false }), '(no data to chart)');
+});
+
+test('a run in Markdown: the conclusion, the results, the verdicts one line each, then the reasoning', async () => {
+  const { runConclusions } = await import('../src/report/judged.js');
+  const { loadPublished } = await import('../src/reference/published.js');
+  const { withConclusion } = await import('./helpers/conclusion.js');
+  const doc = fixture('spawn');
+  const c = runConclusions(doc, loadPublished());
+  const md = await withConclusion('spawn', ['fork+exec grows *fast*'], () => renderMarkdown(doc, c));
+  assertWellFormed(md);
+  const at = (s: string) => md.indexOf(s);
+  assert.equal(md.split('\n')[4], '**fork+exec grows \\*fast\\***', 'the conclusion under the title and the run line');
+  const order = ['**fork+exec', '### Results', '### The article’s claims on this machine', '### Beside the article', '### Reasoning', '### Machine'].map(at);
+  assert.ok(order.every((x) => x > 0));
+  assert.deepEqual(
+    [...order].sort((x, y) => x - y),
+    order,
+    `in that order: ${order.join(' ')}`,
+  );
+  const lines = tables(md).find((t) => t.header.join() === 'verdict,the claim,this machine against the article')!;
+  assert.equal(lines.rows.length, c.verdicts.length, 'one line per verdict');
+  const reasoning = md.slice(at('### Reasoning'), at('### Machine'));
+  for (const v of c.verdicts) {
+    assert.ok(
+      lines.rows.some((r) => r[1] === mdCell(v.statement) && r[2] === mdCell(v.gist!)),
+      `${v.claimId} in one line`,
+    );
+    assert.ok(reasoning.includes(`(\`${v.claimId}\`).`), `${v.claimId}: its reasoning after`);
+  }
+  assert.doesNotMatch(md, /[a-z0-9%)] (Between runs here|To settle it)/, 'sentences do not run into each other');
 });

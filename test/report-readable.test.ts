@@ -60,8 +60,8 @@ for (const name of EXPERIMENTS) {
     const md = renderMarkdown(doc, c);
     const html = await renderHtml({ doc, ...c });
     assert.ok(c.verdicts.length > 0, `${name} judges some claim`);
-    assert.equal((html.match(/<span class="badge /g) ?? []).length, c.verdicts.length, 'every verdict in the HTML');
-    assert.match(md, /### The answer/);
+    assert.equal((html.match(/<details class="verdict"/g) ?? []).length, c.verdicts.length, 'every verdict in the HTML, one line each');
+    assert.match(md, /### The article’s claims on this machine/);
     assert.doesNotMatch(md, /\b(rssMb|sizeMb|hugePagesKb)\b|\b(method|thp|series)=/, 'notes in words, not document keys');
     for (const v of c.verdicts) assert.ok(md.includes(v.claimId), `${v.claimId} in the Markdown`);
     const params = md.split('\n').find((l) => l.startsWith('Parameters:'))!;

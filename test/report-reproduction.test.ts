@@ -32,10 +32,22 @@ test('reproduce stores the reproduction with its runs, and writes it as HTML and
   const text = readFileSync(md, 'utf8');
   const doc = JSON.parse(readFileSync(json, 'utf8'));
   assert.ok(doc.verdicts.length > 0);
-  // Summary first, then the article; every verdict is on the page with its badge.
+  // Summary first, then the article; every verdict is one line (badge, claim, this machine against the article), its reasoning folded.
   assert.ok(page.indexOf('id="summary"') > 0 && page.indexOf('id="summary"') < page.indexOf('id="article-004"'));
-  assert.equal((page.match(/<span class="badge /g) ?? []).length, doc.verdicts.length);
-  for (const v of doc.verdicts) assert.ok(page.includes(escapeHtml(v.statement)), v.claimId);
+  const items = [...page.matchAll(/<details class="verdict"[^>]*><summary[^>]*>([\s\S]*?)<\/summary>([\s\S]*?)<\/details>/g)];
+  assert.equal(items.length, doc.verdicts.length);
+  for (const v of doc.verdicts) {
+    const item = items.find((m) => m[1]!.includes(`<span class="claim">${escapeHtml(v.statement)}</span>`));
+    assert.ok(item, `${v.claimId}: one line`);
+    assert.match(
+      item[1]!,
+      /^<span><span class="badge [a-z-]+">[^<]+<\/span><\/span><span class="claim">[^<]+<\/span><span class="gist">[^<]+<\/span>$/,
+      `${v.claimId}: verdict, claim, figures`,
+    );
+    assert.match(item[2]!, /^<div class="why"><p>This machine[^<]*\.<\/p>/, `${v.claimId}: its reasoning folded, in sentences`);
+  }
+  assert.doesNotMatch(page, /[a-z0-9%)] (Between runs here|To settle it)/, 'no sentence runs into the next');
+  assert.doesNotMatch(page, /<pre\b/);
   assert.ok(page.includes('<figure class="chart"'), 'the run’s charts');
   // Headline figures are named in words, not by id; verdicts in plain words, not by formula.
   const headline = (doc.figures as { figureId: string; label: string; headline: boolean }[]).filter((f) => f.headline);
@@ -47,6 +59,9 @@ test('reproduce stores the reproduction with its runs, and writes it as HTML and
   assert.doesNotMatch(page, /median\(method=/, 'no formula on the page');
   assert.ok(page.includes('article 004 (statistic not named)'), 'the article’s values are drawn on the run’s chart, with a legend');
   assert.ok(text.indexOf('### Summary') < text.indexOf('### Article 004'));
+  const reasoning = text.indexOf('**Reasoning**');
+  assert.ok(reasoning > text.indexOf('| verdict | the claim | this machine against the article |'), 'one line per claim, then the reasoning');
+  for (const v of doc.verdicts) assert.ok(text.slice(reasoning).includes(`(\`${v.claimId}\`, ${v.kind}).`), `${v.claimId}: reasoning`);
   assert.match(text, /\| all articles \| \d+ \|/);
   const history = cli('history');
   assert.match(history.stdout, /^R1 +\S+ \S+ +quick +repro-test +1 /m);
@@ -108,7 +123,8 @@ test('the reproduction report opens in Chromium: no console error, no request', 
     page.on('request', (r) => void (r.url() !== url && requests.push(r.url())));
     await page.goto(url, { waitUntil: 'load' });
     assert.ok((await page.locator('figure.chart svg').count()) > 0);
-    assert.ok((await page.locator('span.badge').count()) > 0);
+    assert.ok((await page.locator('details.verdict').count()) > 0);
+    assert.equal(await page.locator('details.verdict .why').first().isVisible(), false, 'the reasoning folded');
     assert.deepEqual(errors, []);
     assert.deepEqual(requests, []);
   } finally {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { unregisteredEnv } from '../packages/spawn/test/helpers/reference.js';
 import { runCli, sandbox, startCli, waitFor } from './helpers/cli.js';
 import type { TraceSummary } from '../src/experiments/trace/summary.js';
 import { commandOf, observe, straceArgs } from '../src/experiments/trace/observe.js';
@@ -34,7 +35,8 @@ process.stdout.write('node done\\n');
 `;
 
 test('node: child_process forks and gets the @forklab/spawn advice with an estimate; with the register hook, no advice', { skip: noStrace, timeout: 2 * LIMIT_MS }, () => {
-  const box = sandbox();
+  // The traced Node must use child_process's own spawn (which forks) even when this suite runs under register.
+  const box = sandbox(unregisteredEnv());
   const script = join(box.dir, 'spawner.mjs');
   writeFileSync(script, NODE_SCRIPT);
   const forked = trace(box, ['--overhead-iterations', '20', '--model', 'measure'], [process.execPath, script]);

@@ -10,7 +10,8 @@ import type { RunConclusions } from '../report/judged.js';
 import type { Published } from '../reference/published.js';
 import { asReproduceDocument, reproductionInText, type ReproduceDocument } from '../claims/reproduction.js';
 import { isReproductionRef } from '../store/db.js';
-import { renderCompareMarkdown, renderMarkdown } from '../report/markdown.js';
+import { renderMarkdown } from '../report/markdown.js';
+import { renderCompareMarkdown } from '../report/compare.js';
 import { CliError } from './errors.js';
 import { dbOption, fileFlagPath, fileOption } from './options.js';
 import { UsageError } from '../errors.js';
@@ -129,15 +130,20 @@ export async function reportAction(run: string | undefined, o: ReportOptions, de
   const labels: [string, string] = b ? [names[0]!, names[1]!] : ['A', 'B'];
   let comparisons: PublishedComparison[] = [];
   let verdicts: readonly ClaimVerdict[] = [];
+  let compareVerdicts: [readonly ClaimVerdict[], readonly ClaimVerdict[]] | undefined;
   if (!b) {
     const c = await conclusionsFor(a, deps);
     if (c.note) process.stderr.write(`forklab report: ${c.note}\n`);
     ({ comparisons, verdicts } = c);
+  } else {
+    // Each run judged alone, to say which verdicts changed between them.
+    const [ca, cb] = [await conclusionsFor(a, deps), await conclusionsFor(b, deps)];
+    if (ca.verdicts.length && cb.verdicts.length) compareVerdicts = [ca.verdicts, cb.verdicts];
   }
-  const markdown = () => (b ? renderCompareMarkdown(a, b, labels) : renderMarkdown(a, { comparisons, verdicts }));
+  const markdown = () => (b ? renderCompareMarkdown(a, b, labels, compareVerdicts) : renderMarkdown(a, { comparisons, verdicts }));
   if (targets.html) {
     const { renderHtml } = await import('../report/html.js');
-    const html = await renderHtml({ doc: a, ...(b ? { compareWith: b, labels } : {}), comparisons, verdicts });
+    const html = await renderHtml({ doc: a, ...(b ? { compareWith: b, labels, compareVerdicts } : {}), comparisons, verdicts });
     writeReport('--html', targets.html, html);
   }
   if (targets.markdown) writeReport('--markdown', targets.markdown, markdown());

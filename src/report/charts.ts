@@ -209,67 +209,79 @@ function ownChart(doc: RunDocument, groups: Group[], comparisons: readonly Publi
   }
 }
 
+/** The run's main chart: its experiment's own (spawn: latency against parent RSS), with the article's values where they sit. */
+export function mainChart(doc: RunDocument, comparisons: readonly PublishedComparison[] = []): ChartDef | null {
+  return ownChart(doc, groupsOf(doc), comparisons);
+}
+
 /** The charts of one run: the experiment's own, then the distribution of its samples. */
 export function chartsFor(doc: RunDocument, comparisons: readonly PublishedComparison[] = []): ChartDef[] {
-  const groups = groupsOf(doc);
-  return [ownChart(doc, groups, comparisons), distributionChart(doc)].filter((c): c is ChartDef => c !== null);
+  return [mainChart(doc, comparisons), distributionChart(doc)].filter((c): c is ChartDef => c !== null);
 }
 
-/** Both runs' medians per configuration in one chart, the run as colour. */
-/** A step per category, but never wider than a 1,280-px page leaves for the plot (labels and legend beside it). */
-function fitWidth(values: readonly { label: string }[], step: number): number | { step: number } {
-  const n = new Set(values.map((v) => v.label)).size;
-  return n * step > 720 ? 720 : { step };
-}
-
+/**
+ * Both runs' medians per configuration in one chart, the run as colour: one row per configuration (its label
+ * written out, never turned or cut), both runs' medians side by side in it with their 95 % intervals.
+ */
 export function compareChart(a: RunDocument, b: RunDocument, labels: [string, string]): ChartDef | null {
   const unit = timeUnit(a.experiment);
   const values = [
     ...timeValues(a.experiment, groupsOf(a), unit.perNs).map((v) => ({ ...v, run: labels[0] })),
     ...timeValues(b.experiment, groupsOf(b), unit.perNs).map((v) => ({ ...v, run: labels[1] })),
   ];
-  const x = { field: 'label', type: 'nominal', sort: present(values, 'label'), title: 'configuration', axis: { labelAngle: -40, labelLimit: 0 } };
-  const y = { field: 'median', type: 'quantitative', scale: autoScale(values), title: `median ${unit.label}` };
+  // Rows in the table's order (configurations sorted, numbers by value).
+  const rows = present(values, 'label').sort((x, y) => x.localeCompare(y, 'en', { numeric: true }));
+  const y = { field: 'label', type: 'nominal', sort: rows, title: null, axis: { labelLimit: 360 } };
+  const scale = autoScale(values);
+  const x = { field: 'median', type: 'quantitative', scale, axis: { format: ',~r' }, title: `median ${unit.label}${scale === LOG_Y ? ' (log scale)' : ''}` };
   const color = { field: 'run', type: 'nominal', scale: { domain: labels }, title: 'run' };
-  const layer = pointsWithCi(x, y, color, false, { xOffset: { field: 'run', type: 'nominal', scale: { domain: labels } } });
+  const yOffset = { field: 'run', type: 'nominal', scale: { domain: labels } };
   return chart('compare-runs', 'Both runs, configuration by configuration', `Median ${unit.label} of every configuration in both runs, with 95 % intervals.`, values, {
-    width: fitWidth(values, 90), // a category holds both runs side by side (xOffset): about 90 px each
-    height: 240,
-    layer,
+    width: 560,
+    height: { step: 12 }, // the step of each run's point within a row (yOffset): a row of two runs is about 28 px
+    layer: [
+      { mark: { type: 'rule', strokeWidth: 1.5 }, encoding: { y, yOffset, x: { ...x, field: 'ciLow' }, x2: { field: 'ciHigh' }, color } },
+      { mark: { type: 'point', filled: true, size: 55 }, encoding: { y, yOffset, x, color } },
+    ],
   });
 }
 
-/** This machine beside the published figures: one chart per unit, the source as colour. */
-export function publishedCharts(comparisons: readonly PublishedComparison[]): ChartDef[] {
-  const units = [...new Set(comparisons.map((c) => c.unit))];
-  return units.flatMap((unit, i) => {
-    const values = comparisons
-      .filter((c) => c.unit === unit)
-      .flatMap((c) => [
-        { label: c.label, source: c.article ? `article ${c.article}` : 'published', value: c.publishedValue },
-        { label: c.label, source: 'this machine', value: c.measuredValue },
-      ])
-      .filter((v) => v.value > 0);
-    const u = unit.replace(/^us\b/, 'µs');
-    const source = { field: 'source', type: 'nominal', scale: { domain: present(values, 'source') } };
-    const c = chart(
-      `published-${i}`,
-      `This machine beside the published figures (${u})`,
-      `Each published figure and the same statistic measured here, in ${u} (log scale).`,
-      values,
-      {
-        width: fitWidth(values, 34),
-        height: 240,
-        mark: { type: 'point', filled: true, size: 70 },
-        encoding: {
-          x: { field: 'label', type: 'nominal', sort: present(values, 'label'), title: null, axis: { labelAngle: -40, labelLimit: 0 } },
-          xOffset: source,
-          y: { field: 'value', type: 'quantitative', scale: LOG_Y, title: u },
-          color: { ...source, title: null },
-          shape: { ...source, title: null },
+/**
+ * This machine beside the published figures in one chart: per figure (in the article's words, one row each, so no
+ * label is turned or cut), this machine's value ÷ the article's on a log scale, with a rule at 1× (the article's
+ * value) and the statistic as colour. One chart for every unit: a slope, a ratio and a time are compared the same
+ * way, and no chart is left with one or two points.
+ */
+export function publishedChart(comparisons: readonly PublishedComparison[]): ChartDef | null {
+  const values = comparisons
+    .map((c) => ({ label: c.figureLabel ?? c.label, statistic: c.statistic ?? 'value', ratio: c.measuredValue / c.publishedValue }))
+    .filter((v) => Number.isFinite(v.ratio) && v.ratio > 0);
+  if (values.length === 0) return null;
+  const one = { ratio: 1, kind: 'one' };
+  const x = {
+    field: 'ratio',
+    type: 'quantitative',
+    scale: { type: 'log', nice: false, padding: 16 },
+    axis: { format: ',~r', labelOverlap: true },
+    title: 'this machine ÷ the article (1× is the article’s value; log scale)',
+  };
+  const y = { field: 'label', type: 'nominal', sort: null, title: null, axis: { labelLimit: 520, labelFontSize: 11 } };
+  return chart(
+    'published-ratios',
+    'This machine beside the article, figure by figure',
+    'Each published figure this run measured: this machine’s value ÷ the article’s, on a log scale; the line is 1× (the same value). The figures in numbers, in their units, are under the chart.',
+    [...values, one],
+    {
+      width: 440,
+      height: { step: 12 }, // the step of each run's point within a row (yOffset): a row of two runs is about 28 px
+      layer: [
+        { transform: [{ filter: "datum.kind === 'one'" }], mark: { type: 'rule', color: '#1f2328', strokeDash: [4, 3] }, encoding: { x } },
+        {
+          transform: [{ filter: "datum.kind !== 'one'" }],
+          mark: { type: 'point', filled: true, size: 70 },
+          encoding: { x, y, color: { field: 'statistic', type: 'nominal', title: 'statistic', sort: present(values, 'statistic') } },
         },
-      },
-    );
-    return c ? [c] : [];
-  });
+      ],
+    },
+  );
 }

@@ -4,11 +4,11 @@
 import type { RunDocument } from '../document/run.js';
 import type { Published } from '../reference/published.js';
 import { judgeDocuments } from '../claims/judge.js';
-import { driftLine } from './verdicts.js';
 import type { FigureComparison } from '../claims/figures.js';
 import { findExperiment } from '../experiments/index.js';
 import { articleOf, configLabel, type Cell } from './groups.js';
 import { inWords } from './in-words.js';
+import { derivedFigure, gistOf, reasoningOf } from './verdict-lines.js';
 
 /** This machine beside one published figure, both in `unit`. */
 export interface PublishedComparison {
@@ -32,8 +32,12 @@ export interface ClaimVerdict {
   claimId: string;
   statement: string;
   verdict: 'holds' | 'differs' | 'inconclusive' | 'not-measurable';
-  /** The verdict in words, with its figures and what would settle it. */
+  /** The verdict in words, with its figures and what would settle it: the reasoning's sentences in one paragraph. */
   detail: string;
+  /** This machine against the article in one short phrase, for the verdict's one line. */
+  gist?: string;
+  /** The reasoning sentence by sentence (absent: the detail is the one sentence). */
+  reasoning?: string[];
   /** Notes on the evidence (a run's warnings, say), in words; a report says the ones every verdict shares once. */
   notes?: string[];
 }
@@ -54,13 +58,18 @@ export function runConclusions(doc: RunDocument, published: Published, seed = 1)
   const j = judgeDocuments([doc], { seed, articles: [article] }, published);
   const verdicts: ClaimVerdict[] = j.verdicts
     .filter((v) => v.experiment === doc.experiment)
-    .map((v) => ({
-      claimId: v.claimId,
-      statement: v.statement,
-      verdict: v.verdict,
-      detail: inWords([v.plain ?? v.detail, ...(v.drift ? [`(${driftLine(v)})`] : []), ...(v.settle ? [`to settle it: ${v.settle}`] : [])].join(' ')),
-      notes: v.notes.map(inWords),
-    }));
+    .map((v) => {
+      const reasoning = reasoningOf(v);
+      return {
+        claimId: v.claimId,
+        statement: v.statement,
+        verdict: v.verdict,
+        detail: reasoning.join(' '),
+        gist: gistOf(v, derivedFigure(j.figures, v.claimId)),
+        reasoning,
+        notes: v.notes.map(inWords),
+      };
+    });
   const comparisons = publishedComparisons(j.figures, published, doc.experiment);
   return { verdicts, comparisons, note: verdicts.length ? null : `no claim of article ${article} is about ${doc.experiment} alone` };
 }

@@ -7,11 +7,9 @@ import { getArticle } from '../reference/published.js';
 import { articleIntro } from '../reference/describe.js';
 import { formatWitness } from '../env/witness.js';
 import type { MachineRecord } from '../env/machine.js';
-import { fmtRatio } from '../text/format.js';
 import type { ClaimVerdict, PublishedComparison } from './judged.js';
-import { articleOf, configLabel, groupsOf, timeUnit, type Cell, type Group } from './groups.js';
-import { compareRuns } from '../store/compare.js';
-import { fmtMedianCi, resultsOf } from './results.js';
+import { articleOf } from './groups.js';
+import { resultsOf } from './results.js';
 import type { Block } from '../experiments/view.js';
 import { asciiChart } from './ascii-chart.js';
 import { textBars } from './bar-chart.js';
@@ -31,13 +29,6 @@ export interface ReportTable {
 
 const text = (v: unknown): string => (v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
-/** Both runs side by side, configuration by configuration, with B ÷ A. */
-/**
- * Both runs figure by figure with the statistics of `forklab compare` (src/store/compare.ts): medians with their
- * intervals, B ÷ A with its bootstrap interval, the Mann–Whitney p-value and the mark — ▲ slower / ▼ faster only
- * when the difference is real. Rows in the configurations' order (numbers by value); those in one run only last.
- */
-
 /** The columns of a figure beside the article's, in every report (HTML and Markdown). */
 export const COMPARISON_HEADER = ['figure, in the article’s words', 'statistic', 'published', 'this machine', 'this ÷ published', 'compared with'];
 
@@ -51,39 +42,6 @@ export function comparisonCells(c: PublishedComparison): string[] {
     `${fmtNumber(c.measuredValue / c.publishedValue)}×`,
     c.note ?? '',
   ];
-}
-
-export function compareTable(a: RunDocument, b: RunDocument, labels: [string, string]): ReportTable {
-  const unit = timeUnit(a.experiment);
-  const cmp = compareRuns(a, b);
-  const ga = groupsOf(a);
-  const gb = groupsOf(b);
-  const stats = (gs: Group[], f: { series: string; identity: Record<string, unknown> }) =>
-    gs.find((g) => g.series === f.series && Object.entries(f.identity).every(([k, v]) => g.fields[k] === v))?.stats ?? null;
-  const mark = (v: string) => (v === 'slower' ? '▲ slower' : v === 'faster' ? '▼ faster' : 'same');
-  const rows = cmp.figures.map((f) => {
-    const x = stats(ga, f);
-    const y = stats(gb, f);
-    const ratio = f.ratio === null ? '—' : `${fmtRatio(f.ratio)}${f.ratioLow !== null && f.ratioHigh !== null ? ` [${fmtRatio(f.ratioLow)}–${fmtRatio(f.ratioHigh)}]` : ''}`;
-    return [
-      configLabel(a.experiment, f.series, f.identity as Record<string, Cell>),
-      x ? fmtMedianCi(x, unit.perNs) : fmtNumber(f.a.medianNs / unit.perNs),
-      y ? fmtMedianCi(y, unit.perNs) : fmtNumber(f.b.medianNs / unit.perNs),
-      ratio,
-      f.pValue < 0.001 ? '<0.001' : f.pValue.toFixed(3),
-      mark(f.verdict),
-    ];
-  });
-  for (const l of cmp.onlyInA) rows.push([l, '—', `only in ${labels[0]}`, '—', '—', '—']);
-  for (const l of cmp.onlyInB) rows.push([l, `only in ${labels[1]}`, '—', '—', '—', '—']);
-  const r = cmp.rule;
-  return {
-    title: `Median ${unit.label} [95 % CI], both runs`,
-    header: ['configuration', `${labels[0]} ${unit.label}`, `${labels[1]} ${unit.label}`, `${labels[1]} ÷ ${labels[0]} [95 % CI]`, 'p', `${labels[1]} vs ${labels[0]}`],
-    rows,
-    leftAlign: [0, 5],
-    note: `Marked only when p < ${r.maxP}, the ${r.confidence * 100} % interval of the ratio excludes 1 and the ratio is at least ${r.minEffect * 100} % away from 1 (medians of pooled repeats; Mann–Whitney U on the raw samples), as forklab compare marks them.`,
-  };
 }
 
 const kbText = (kb: number | null) => (kb === null ? 'unknown' : kb === 0 ? 'none' : `${(kb / 1048576).toFixed(1)} GiB (${kb} kB)`);
@@ -166,13 +124,14 @@ export const RAW_DATA_NOTE =
 
 /**
  * An experiment's view as Markdown, the same blocks the terminal shows: headings in bold, lines and notes as
- * paragraphs, tables as tables, the latency chart in a text fence (left out when `charts` is false).
+ * paragraphs, tables as tables, the latency chart in a text fence (left out when `charts` is false). The
+ * conclusion is left out: the report leads with it (conclusionMarkdown).
  */
 function blocksMarkdown(blocks: readonly Block[], charts = true): string[] {
   const out: string[] = [];
   for (const b of blocks) {
-    if (b.kind === 'conclusion') out.push(b.lines.map((l) => `**${mdText(l)}**`).join('  \n'), '');
-    else if (b.kind === 'heading') out.push(`**${mdText(b.text)}**`, '');
+    if (b.kind === 'conclusion') continue;
+    if (b.kind === 'heading') out.push(`**${mdText(b.text)}**`, '');
     else if (b.kind === 'text' || b.kind === 'note') {
       if (b.text !== '') out.push(mdLine(b.text), '');
     } else if (b.kind === 'table') out.push(mdTable(b), '');
@@ -181,6 +140,11 @@ function blocksMarkdown(blocks: readonly Block[], charts = true): string[] {
     } else if (charts) out.push(mdFence('text', asciiChart(b.points, { width: b.width, height: b.height, color: false, order: b.order })), '');
   }
   return out;
+}
+
+/** The view's conclusion lines, in bold, as the report's first paragraph. */
+function conclusionMarkdown(blocks: readonly Block[]): string[] {
+  return blocks.flatMap((b) => (b.kind === 'conclusion' ? [b.lines.map((l) => `**${mdText(l)}**`).join('  \n'), ''] : []));
 }
 
 export function mdTable(t: Pick<ReportTable, 'header' | 'rows' | 'leftAlign'>): string {
@@ -196,11 +160,11 @@ export interface MarkdownOptions {
   asciiChart?: boolean;
 }
 
-function mdWarnings(doc: RunDocument): string[] {
+export function mdWarnings(doc: RunDocument): string[] {
   return doc.warnings.length ? doc.warnings.map((w) => `- **${mdText(w.code)}**: ${mdText(w.message)}`) : ['None.'];
 }
 
-function runLine(doc: RunDocument): string {
+export function runLine(doc: RunDocument): string {
   const article = articleOf(doc.experiment);
   return [
     `forklab ${mdText(doc.forklabVersion)}`,
@@ -215,38 +179,57 @@ function runLine(doc: RunDocument): string {
     .join(' · ');
 }
 
+/** How a verdict is marked in Markdown (a sign a reader sees without colour, and the word). */
+export const VERDICT_MARK = { holds: '✅ holds', differs: '❌ differs', inconclusive: '❔ inconclusive', 'not-measurable': '➖ not measurable' } as const;
+
+/**
+ * The report of a run as Markdown, in the order a reader wants it: the conclusion, the results (tables, and the
+ * terminal's chart), the article's claims one line each, the figures beside the article's, then the reasoning of
+ * every verdict, the machine, the parameters, the warnings.
+ */
 export function renderMarkdown(doc: RunDocument, opts: MarkdownOptions = {}): string {
   const out: string[] = [`## forklab ${mdText(doc.experiment)} on ${mdText(doc.machine.hostname)}`, '', runLine(doc), ''];
   const comparisons = opts.comparisons ?? [];
   const verdicts = opts.verdicts ?? [];
   const article = articleOf(doc.experiment);
   const a = article ? getArticle(article) : undefined;
-  // The answer first, then the figures beside the article's, then the results and charts, then the machine record.
+  const blocks = resultsOf(doc);
   const ans = answerOf(article ?? null, verdicts, comparisons);
-  const mark = { holds: '✅ holds', differs: '❌ differs', inconclusive: '❔ inconclusive', 'not-measurable': '➖ not measurable' };
-  out.push('### The answer', '', mdLine(ans.headline), '');
-  if (a) out.push(mdLine(articleIntro(a)), '');
-  for (const l of ans.lines) {
-    const own = (l.claim.notes ?? []).filter((n) => !ans.sharedNotes.includes(n));
-    out.push(`- ${mark[l.verdict]}: ${mdLine(l.claim.statement)} — ${mdLine(l.claim.detail)}${own.length ? ` ${mdLine(own.join(' '))}` : ''} (\`${l.claim.claimId}\`)`);
-  }
-  if (ans.lines.length) out.push('');
-  if (ans.figures) out.push(mdLine(ans.figures), '');
-  out.push(`Noise during the run: ${mdLine(witnessText(doc))}.${ans.sharedNotes.length ? ` On every verdict: ${mdLine(ans.sharedNotes.join(' '))}` : ''}`, '');
-  out.push(mdLine(GLOSSARY_NOTE), '');
-  if (comparisons.length) {
-    out.push('### Beside the article', '');
-    if (a) out.push(`Article ${a.id}: ${mdText(a.titleEn)}`, '');
+  out.push(...conclusionMarkdown(blocks));
+  if (verdicts.length) out.push(mdLine(ans.headline), '');
+  out.push('### Results', '', ...blocksMarkdown(blocks, opts.asciiChart !== false));
+  if (verdicts.length) {
+    out.push('### The article’s claims on this machine', '');
+    if (a) out.push(mdLine(articleIntro(a)), '');
     out.push(
       mdTable({
-        header: COMPARISON_HEADER,
-        rows: comparisons.map(comparisonCells),
-        leftAlign: [0, 1, 5],
+        header: ['verdict', 'the claim', 'this machine against the article'],
+        rows: ans.lines.map((l) => [VERDICT_MARK[l.verdict], l.claim.statement, l.claim.gist ?? '']),
+        leftAlign: [0, 1, 2],
       }),
+      '',
+      'Why each verdict is what it is: under “Reasoning” below.',
       '',
     );
   }
-  out.push('### Results', '', ...blocksMarkdown(resultsOf(doc), opts.asciiChart !== false));
+  if (comparisons.length) {
+    out.push('### Beside the article', '');
+    if (a) out.push(`Article ${a.id}: ${mdText(a.titleEn)}`, '');
+    out.push(mdTable({ header: COMPARISON_HEADER, rows: comparisons.map(comparisonCells), leftAlign: [0, 1, 5] }), '');
+    if (ans.figures) out.push(mdLine(ans.figures), '');
+  }
+  if (verdicts.length) {
+    out.push('### Reasoning', '');
+    for (const l of ans.lines) {
+      const own = (l.claim.notes ?? []).filter((n) => !ans.sharedNotes.includes(n));
+      const why = [...(l.claim.reasoning ?? [l.claim.detail]), ...own].map(mdLine).join(' ');
+      out.push(`- **${mdText(l.claim.statement)}** ${VERDICT_MARK[l.verdict]} (\`${l.claim.claimId}\`). ${why}`);
+    }
+    out.push('');
+    out.push(`Noise during the run: ${mdLine(witnessText(doc))}.`, '');
+    if (ans.sharedNotes.length) out.push('On every verdict:', '', ...ans.sharedNotes.map((n) => `- ${mdLine(n)}`), '');
+    out.push(mdLine(GLOSSARY_NOTE), '');
+  }
   out.push('### Machine', '', mdTable({ header: ['machine', 'value'], rows: machineEntries(doc.machine, false), leftAlign: [0, 1] }), '');
   out.push(
     `Parameters: ${paramFlags(doc)
@@ -255,23 +238,6 @@ export function renderMarkdown(doc: RunDocument, opts: MarkdownOptions = {}): st
     '',
   );
   out.push('### Warnings', '', ...mdWarnings(doc), '');
-  out.push('### Raw data', '', RAW_DATA_NOTE, '');
-  return out.join('\n');
-}
-
-export function renderCompareMarkdown(a: RunDocument, b: RunDocument, labels: [string, string] = ['A', 'B']): string {
-  const ma = machineEntries(a.machine, false);
-  const mb = new Map(machineEntries(b.machine, false));
-  const out = [`## forklab ${mdText(a.experiment)}: ${mdText(labels[0])} against ${mdText(labels[1])}`, ''];
-  out.push(`- **${mdText(labels[0])}**: ${runLine(a)}`, `- **${mdText(labels[1])}**: ${runLine(b)}`, '');
-  out.push('### Machines', '', mdTable({ header: ['machine', labels[0], labels[1]], rows: ma.map(([k, v]) => [k, v, mb.get(k) ?? '—']), leftAlign: [0, 1, 2] }), '');
-  for (const [d, l] of [
-    [a, labels[0]],
-    [b, labels[1]],
-  ] as const)
-    out.push(`### Warnings (${mdText(l)})`, '', ...mdWarnings(d), '');
-  if (a.experiment === b.experiment) out.push('### Results', '', mdTable(compareTable(a, b, labels)), '');
-  else out.push(`The runs are of different experiments (${mdText(a.experiment)}, ${mdText(b.experiment)}); report each alone.`, '');
   out.push('### Raw data', '', RAW_DATA_NOTE, '');
   return out.join('\n');
 }

@@ -7,12 +7,14 @@ import { articleIntro } from '../reference/describe.js';
 import type { ReproduceDocument } from '../claims/reproduction.js';
 import type { Verdict } from '../claims/evaluate.js';
 import type { FigureComparison } from '../claims/figures.js';
-import { driftLine, figureLabel, intervalsLine, verdictLabel } from './verdicts.js';
+import { figureLabel, intervalsLine, verdictLabel } from './verdicts.js';
+import { derivedFigure, gistOf, reasoningOf, sentence } from './verdict-lines.js';
+import { inWords } from './in-words.js';
 import { fmtFactor, fmtInUnit } from '../claims/format.js';
 import { loadPublished, type Article } from '../reference/published.js';
 import { chartsFor } from './charts.js';
 import { publishedComparisons } from './judged.js';
-import { escapeHtml, figureHtml, page } from './html.js';
+import { escapeHtml, figureHtml, page, verdictsHtml, type VerdictItem } from './html-parts.js';
 import { mdTable } from './markdown.js';
 import { mdText } from './escape.js';
 
@@ -54,15 +56,23 @@ function summaryRows(views: readonly ArticleView[], all: readonly Verdict[]): st
 }
 const SUMMARY_HEADER = ['article', 'claims', ...VERDICTS.map((k) => VERDICT_WORDS[k])];
 
-/** The verdict in plain words (its numbers, interval and band; the formula is in `judge --verbose`) and what would settle an inconclusive one. */
-function detailOf(v: Verdict): string {
-  const drift = v.drift ? [`${driftLine(v).replace(/^b/, 'B')}.`] : [];
-  return [v.plain ?? v.detail, ...drift, ...(v.settle ? [`To settle it: ${v.settle}`] : [])].join(' ');
+/** A verdict one line (the claim, this machine against the article) with its reasoning in sentences (the formula is in `judge --verbose`). */
+function itemOf(v: Verdict, figures: readonly FigureComparison[], shared: readonly string[]): VerdictItem {
+  return {
+    verdict: v.verdict,
+    label: verdictLabel(v),
+    statement: v.statement,
+    gist: gistOf(v, derivedFigure(figures, v.claimId)),
+    reasoning: reasoningOf(v),
+    notes: v.notes.filter((n) => !shared.includes(n)).map((n) => sentence(inWords(n))),
+    claimId: v.claimId,
+    kind: v.kind,
+  };
 }
 
-/** The notes of an article's verdicts, each once (a run's warning is a note on every claim that uses the run). */
-function notesOf(vs: readonly Verdict[]): string[] {
-  return [...new Set(vs.flatMap((v) => v.notes))];
+/** The notes every verdict of an article carries (a run's warning is a note on every claim that uses the run): said once. */
+function sharedOf(vs: readonly Verdict[]): string[] {
+  return vs.length < 2 ? [] : vs[0]!.notes.filter((n) => vs.every((v) => v.notes.includes(n)));
 }
 
 function figureRows(fs: readonly FigureComparison[]): string[][] {
@@ -102,22 +112,22 @@ const td = (cells: readonly string[]) => `<tr>${cells.map((c) => `<td${isNum(c) 
 const tableHtml = (header: readonly string[], rows: readonly string[][]) =>
   `<div class="scroll"><table>\n<thead>${th(header)}</thead>\n<tbody>\n${rows.map(td).join('\n')}\n</tbody>\n</table></div>`;
 
-function verdictsHtml(vs: readonly Verdict[]): string {
-  const rows = vs.map(
-    (v) => `<tr><td><span class="badge ${v.verdict}">${esc(verdictLabel(v))}</span></td><td>${esc(v.kind)}</td><td>${esc(v.statement)}</td>` + `<td>${esc(detailOf(v))}</td></tr>`,
-  );
-  const notes = notesOf(vs);
-  return (
-    `<div class="scroll"><table>\n<thead>${th(['verdict', 'kind', 'claim', 'measured, with its 95 % interval, against the band'])}</thead>\n<tbody>\n${rows.join('\n')}\n</tbody>\n</table></div>` +
-    (notes.length ? `\n<ul class="warnings">${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : '')
-  );
+/** Those that differ first, then the open ones, those not measurable, those that hold (as a run's report lists them); claim order within each. */
+const byVerdict = (vs: readonly Verdict[]) => (['differs', 'inconclusive', 'not-measurable', 'holds'] as const).flatMap((k) => vs.filter((v) => v.verdict === k));
+
+function articleVerdictsHtml(v: ArticleView): string {
+  const shared = sharedOf(v.verdicts);
+  const notes = shared.length
+    ? `\n<details class="fold"><summary>Notes on every verdict of this article (${shared.length})</summary><ul class="warnings">${shared.map((n) => `<li>${esc(sentence(inWords(n)))}</li>`).join('')}</ul></details>`
+    : '';
+  return verdictsHtml(byVerdict(v.verdicts).map((x) => itemOf(x, v.figures, shared))) + notes;
 }
 
 async function articleHtml(v: ArticleView): Promise<string> {
   const parts = [`<section id="article-${esc(v.article.id)}"><h2>Article ${esc(v.article.id)} — ${esc(v.article.titleEn)}</h2>`];
   parts.push(`<p class="note">${esc(`${articleIntro(v.article)} ${v.statuses.map((s) => `${s.experiment}: ${s.state}`).join('; ')}`)}</p>`);
   if (v.headline.length) parts.push('<h3>Headline figures beside this machine’s</h3>', tableHtml(FIGURE_HEADER, figureRows(v.headline)));
-  parts.push('<h3>Verdicts</h3>', v.verdicts.length ? verdictsHtml(v.verdicts) : '<p class="note">No claim of this article was judged.</p>');
+  parts.push('<h3>Verdicts</h3>', v.verdicts.length ? articleVerdictsHtml(v) : '<p class="note">No claim of this article was judged.</p>');
   const published = loadPublished();
   const charts = v.runs.flatMap((r) => chartsFor(r, publishedComparisons(v.figures, published, r.experiment)));
   if (charts.length) {
@@ -132,7 +142,6 @@ export async function reproductionHtml(doc: ReproduceDocument, runs: readonly Ru
   const views = articlesOf(doc, runs);
   const summary = [
     '<section id="summary"><h2>Summary</h2>',
-    `<p>${esc(runLine(doc, runs))}</p>`,
     tableHtml(SUMMARY_HEADER, summaryRows(views, doc.verdicts)),
     '<p class="note">A claim holds when the whole 95 % interval of the measured quantity lies inside its band, differs when the whole interval lies outside, and is inconclusive when the interval straddles an edge. Shape claims should hold on any Linux machine; magnitude claims depend on the machine.</p>',
     ...(intervalsLine(doc.verdicts, doc.withinRun === true) ? [`<p class="note">${esc(intervalsLine(doc.verdicts, doc.withinRun === true))}</p>`] : []),
@@ -157,18 +166,25 @@ export function reproductionMarkdown(doc: ReproduceDocument, runs: readonly RunD
     out.push(`### Article ${mdText(v.article.id)} — ${mdText(v.article.titleEn)}`, '');
     out.push(mdText(`${articleIntro(v.article)} ${v.statuses.map((s) => `${s.experiment}: ${s.state}`).join('; ')}`), '');
     if (v.headline.length) out.push(mdTable({ header: FIGURE_HEADER, rows: figureRows(v.headline), leftAlign: [0, 1, 5] }), '');
-    if (v.verdicts.length)
+    if (v.verdicts.length) {
+      const shared = sharedOf(v.verdicts);
+      const items = byVerdict(v.verdicts).map((x) => itemOf(x, v.figures, shared));
       out.push(
         mdTable({
-          header: ['verdict', 'kind', 'claim', 'measured, with its 95 % interval, against the band'],
-          rows: v.verdicts.map((x) => [verdictLabel(x), x.kind, x.statement, detailOf(x)]),
-          leftAlign: [0, 1, 2, 3],
+          header: ['verdict', 'the claim', 'this machine against the article'],
+          rows: items.map((x) => [x.label ?? x.verdict, x.statement, x.gist ?? '']),
+          leftAlign: [0, 1, 2],
         }),
         '',
-        ...notesOf(v.verdicts).map((n) => `- ${mdText(n)}`),
+        '**Reasoning**',
         '',
+        ...items.map(
+          (x) => `- **${mdText(x.statement)}** ${mdText(x.label ?? x.verdict)} (\`${x.claimId}\`, ${x.kind}). ${[...x.reasoning, ...(x.notes ?? [])].map(mdText).join(' ')}`,
+        ),
+        '',
+        ...(shared.length ? ['On every verdict of this article:', '', ...shared.map((n) => `- ${mdText(sentence(inWords(n)))}`), ''] : []),
       );
-    else out.push('No claim of this article was judged.', '');
+    } else out.push('No claim of this article was judged.', '');
   }
   return `${out.join('\n').trimEnd()}\n`;
 }

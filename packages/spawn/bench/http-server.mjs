@@ -1,10 +1,12 @@
 // bench:http's server, the same file for Node, Bun and Deno: node:http on 127.0.0.1 (a free port), one child
 // per request, the response its stdout (as in Val Town's measurement: spawn `echo hi`, stdout into the
-// response). Only node: modules, plus Bun.spawn and Deno.Command where asked.
-//   RUNTIME http-server.mjs api=child_process|bun-spawn|deno-command heap-mb=N command=ARGV0 [arg=ARG ...]
+// response; api=none answers `hi` without a child, the reference for what HTTP alone costs). Only node: modules,
+// plus Bun.spawn and Deno.Command where asked.
+//   RUNTIME http-server.mjs api=child_process|bun-spawn|deno-command|none heap-mb=N command=ARGV0 [arg=ARG ...]
 // Holds heap-mb of Buffers, every byte written (memory outside the engine's heap, the kind fork copies), then
 // prints one JSON line {type:'ready', port, rssMb, runtime, version} on stdout. GET /reset starts the server's
-// counters; GET /stats returns them: requests served, failures, CPU time, the event loop's delay (a 10 ms timer's
+// counters; GET /loop returns the 10 ms timer's lateness since the previous GET /loop (bench:soak's samples); GET
+// /stats returns the counters: requests served, failures, CPU time, the event loop's delay (a 10 ms timer's
 // lateness, in every runtime; and perf_hooks.monitorEventLoopDelay where the runtime has it). Ends on SIGTERM,
 // on stdin closing, or after max-s seconds (default 900), whichever comes first.
 import { Buffer } from 'node:buffer';
@@ -30,6 +32,7 @@ for (let left = heapMb; left > 0; left -= 64) keep.push(Buffer.alloc(Math.min(64
 
 /** One child per request, its stdout the body: resolves with [status, body]. */
 function runChild() {
+  if (api === 'none') return Promise.resolve([200, Buffer.from('hi\n')]);
   if (api === 'bun-spawn') {
     const p = globalThis.Bun.spawn([command, ...argv], { stdout: 'pipe', stderr: 'ignore', stdin: 'ignore' });
     return Promise.all([new Response(p.stdout).arrayBuffer(), p.exited]).then(([out, code]) => [code === 0 ? 200 : 500, Buffer.from(out)]);
@@ -51,10 +54,13 @@ function runChild() {
 // The event loop's delay: how late a 10 ms timer fires (comparable in every runtime), and perf_hooks' histogram.
 const TICK_MS = 10;
 let lateMs = [];
+let windowMs = []; // since the last GET /loop (bench:soak samples it)
 let lastTick = performance.now();
 setInterval(() => {
   const now = performance.now();
-  lateMs.push(Math.max(0, now - lastTick - TICK_MS));
+  const late = Math.max(0, now - lastTick - TICK_MS);
+  lateMs.push(late);
+  if (windowMs.length < 1e6) windowMs.push(late);
   lastTick = now;
 }, TICK_MS);
 let histogram = null;
@@ -109,6 +115,13 @@ const server = http.createServer((req, res) => {
       histogram.enable();
     }
     res.end('{}');
+    return;
+  }
+  if (req.url === '/loop') {
+    const w = windowMs;
+    windowMs = [];
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ p50: pct(w, 50), p99: pct(w, 99), max: w.length ? Math.max(...w) : null, n: w.length, served: stats.served, failed: stats.failed }));
     return;
   }
   if (req.url === '/stats') {

@@ -16,7 +16,14 @@ export const VARIANTS = [
   { id: 'bun-spawn', runtime: 'bun', what: 'Bun, Bun.spawn', command: (exe, server) => [exe, server, 'api=bun-spawn'] },
   { id: 'deno-child_process', runtime: 'deno', what: "Deno, its node:child_process's spawn", command: (exe, server) => [exe, 'run', '-A', server, 'api=child_process'] },
   { id: 'deno-command', runtime: 'deno', what: 'Deno, Deno.Command', command: (exe, server) => [exe, 'run', '-A', server, 'api=deno-command'] },
+  // references, run only when named in --variants: the same server answering `hi` without starting a child (what
+  // the HTTP part alone costs in each runtime)
+  { id: 'node-no-child', runtime: 'node', reference: true, what: 'Node, no child (reference)', command: (exe, server) => [exe, server, 'api=none'] },
+  { id: 'bun-no-child', runtime: 'bun', reference: true, what: 'Bun, no child (reference)', command: (exe, server) => [exe, server, 'api=none'] },
 ];
+
+/** The variants run when --variants is not given: all but the references. */
+export const DEFAULT_VARIANTS = VARIANTS.filter((v) => !v.reference).map((v) => v.id);
 
 const executable = (p) => {
   try {

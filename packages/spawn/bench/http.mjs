@@ -12,18 +12,16 @@
 // Options: --variants LIST  --heaps 0,1024  --connections 10  --requests 4000  --duration 20 (s, the most one
 //          run may take)  --warmup 200  --passes 3  --command echo  --node PATH  --bun PATH  --deno PATH
 //          --json FILE
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { findRuntime, VARIANTS } from './http-variants.mjs';
+import { DEFAULT_VARIANTS, findRuntime, VARIANTS } from './http-variants.mjs';
 import { printHttp } from './http-report.mjs';
+import { getJson, machineLoad, startServer } from './server-process.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..', '..');
 const autocannon = (await import('autocannon')).default;
-const live = new Set();
 
 function fail(msg) {
   console.error(`bench:http: ${msg}`);
@@ -31,7 +29,7 @@ function fail(msg) {
 }
 
 function parseArgs(argv) {
-  const o = { variants: VARIANTS.map((v) => v.id), heaps: [0, 1024], connections: 10, requests: 4000, duration: 20, warmup: 200, passes: 3, command: 'echo' };
+  const o = { variants: [...DEFAULT_VARIANTS], heaps: [0, 1024], connections: 10, requests: 4000, duration: 20, warmup: 200, passes: 3, command: 'echo' };
   const whole = (flag, v, min) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < min) fail(`${flag}: a whole number >= ${min}, got "${v}"`);
@@ -60,52 +58,7 @@ function parseArgs(argv) {
   return o;
 }
 
-function killAll() {
-  for (const p of live) p.kill('SIGKILL');
-}
-process.on('exit', killAll);
-for (const sig of ['SIGINT', 'SIGTERM'])
-  process.on(sig, () => {
-    killAll();
-    process.exit(130);
-  });
-
-/** Starts one server; resolves with its ready line and a stop() that ends it (SIGTERM, then SIGKILL). */
-function startServer(argv, heapMb, o) {
-  const [exe, ...rest] = argv;
-  const p = spawn(exe, [...rest, `heap-mb=${heapMb}`, `command=${o.command}`, `max-s=${o.duration * 4 + 120}`], { cwd: repo, stdio: ['pipe', 'pipe', 'inherit'] });
-  live.add(p);
-  const stop = () =>
-    new Promise((resolve) => {
-      if (p.exitCode !== null || p.signalCode !== null) return resolve();
-      const hard = setTimeout(() => p.kill('SIGKILL'), 5000);
-      p.once('exit', () => {
-        clearTimeout(hard);
-        live.delete(p);
-        resolve();
-      });
-      p.kill('SIGTERM');
-    });
-  return new Promise((resolve, reject) => {
-    const limit = setTimeout(() => {
-      p.kill('SIGKILL');
-      reject(new Error(`${exe}: no ready line within 120 s`));
-    }, 120_000);
-    p.once('exit', (code, sig) => {
-      clearTimeout(limit);
-      live.delete(p);
-      reject(new Error(`${exe} ended before it was ready (${sig ?? code})`));
-    });
-    createInterface({ input: p.stdout }).once('line', (l) => {
-      clearTimeout(limit);
-      p.removeAllListeners('exit');
-      resolve({ ready: JSON.parse(l), stop });
-    });
-  });
-}
-
-const get = (port, path) =>
-  fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(30_000) }).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${path}: ${r.status}`))));
+const readText = (f) => readFileSync(f, 'utf8');
 
 /** autocannon against the server until `amount` responses or `seconds` have passed, whichever comes first. */
 function load(port, amount, seconds, connections) {
@@ -118,12 +71,13 @@ function load(port, amount, seconds, connections) {
 
 async function runOne(variant, heapMb, o) {
   const argv = variant.argv(o);
-  const { ready, stop } = await startServer(argv, heapMb, o);
+  const { ready, stop } = await startServer(argv, [`heap-mb=${heapMb}`, `command=${o.command}`, `max-s=${o.duration * 4 + 120}`], { cwd: repo });
+  const loadBefore = machineLoad(readText);
   try {
     if (o.warmup > 0) await load(ready.port, o.warmup, o.duration, o.connections);
-    await get(ready.port, '/reset');
+    await getJson(ready.port, '/reset');
     const r = await load(ready.port, o.requests, o.duration, o.connections);
-    const server = await get(ready.port, '/stats');
+    const server = await getJson(ready.port, '/stats');
     const seconds = (r.finish - r.start) / 1000;
     return {
       variant: variant.id,
@@ -139,19 +93,13 @@ async function runOne(variant, heapMb, o) {
       monitorEventLoopDelayMs: server.monitorEventLoopDelayMs,
       forklab: server.forklab,
       cpuMsPerRequest: server.cpuMs !== null && server.served > 0 ? server.cpuMs / server.served : null,
+      // the machine while this run was measured (the bench shares it with whatever else runs)
+      machine: { before: loadBefore, after: machineLoad(readText) },
     };
   } finally {
     await stop();
   }
 }
-
-const pressure = () => {
-  try {
-    return Number(/avg10=([\d.]+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))[1]);
-  } catch {
-    return null;
-  }
-};
 
 async function main() {
   const o = parseArgs(process.argv.slice(2));
@@ -163,7 +111,7 @@ async function main() {
   for (const v of absent) console.log(`${v.id}: absent (no ${v.runtime}: give --${v.runtime} PATH, put it on PATH, or set FORKLAB_TEST_RUNTIMES)`);
   const present = variants.filter((v) => runtimes[v.runtime]).map((v) => ({ ...v, argv: (opts) => v.command(runtimes[v.runtime], join(here, 'http-server.mjs'), opts) }));
   const startedMs = Date.now();
-  const before = pressure();
+  const before = machineLoad(readText);
   const runs = [];
   for (let pass = 0; pass < o.passes; pass++) {
     const heaps = pass % 2 === 0 ? o.heaps : [...o.heaps].reverse();
@@ -179,8 +127,13 @@ async function main() {
       }
   }
   const wallS = Math.round((Date.now() - startedMs) / 1000);
-  printHttp(runs, o, { before, after: pressure(), wallS, runtimes });
-  if (o.json) writeFileSync(o.json, JSON.stringify({ options: o, runtimes, runs, wallS, cpuPressure: [before, pressure()] }, null, 2));
+  const after = machineLoad(readText);
+  printHttp(runs, o, { before, after, wallS, runtimes });
+  if (o.json)
+    writeFileSync(
+      o.json,
+      JSON.stringify({ options: o, runtimes, runs, wallS, cpuPressure: [before.cpuPressureAvg10, after.cpuPressureAvg10], machine: { before, after } }, null, 2),
+    );
 }
 
 await main();

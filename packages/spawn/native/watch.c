@@ -26,6 +26,8 @@ struct fl_child {
     napi_env env;
     napi_ref onexit;
     napi_async_context actx;
+    napi_ref resource; /* actx's resource, held strongly: N-API (Node < 24) holds it weakly, and with it goes the
+                        * AsyncLocalStorage store the child's callbacks run in */
     uv_poll_t poll;
     int pidfd;
     pid_t pid;
@@ -116,6 +118,8 @@ static void call_onexit(fl_child *c, int status, int term_signal) {
     c->onexit = NULL;
     napi_async_destroy(env, c->actx);
     c->actx = NULL;
+    if (c->resource) napi_delete_reference(env, c->resource);
+    c->resource = NULL;
     napi_close_handle_scope(env, scope);
 }
 
@@ -174,6 +178,8 @@ static void on_env_teardown(napi_async_cleanup_hook_handle handle, void *arg) {
         c->onexit = NULL;
         if (c->actx) napi_async_destroy(c->env, c->actx);
         c->actx = NULL;
+        if (c->resource) napi_delete_reference(c->env, c->resource);
+        c->resource = NULL;
         if (!c->open) continue;
         if (!c->reaped && c->pidfd >= 0) { fl_reaper_adopt(c->pidfd); c->pidfd = -1; }
         c->reaped = 1;
@@ -234,6 +240,7 @@ int fl_watch(napi_env env, pid_t pid, int pidfd, napi_value onexit, napi_value *
     napi_create_string_utf8(env, "forklab:spawn", NAPI_AUTO_LENGTH, &name);
     napi_create_object(env, &resource);
     napi_async_init(env, resource, name, &c->actx);
+    napi_create_reference(env, resource, 1, &c->resource);
     napi_create_reference(env, onexit, 1, &c->onexit);
     fl_instance *inst = instance(env);
     c->next = inst->head;

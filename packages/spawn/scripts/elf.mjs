@@ -1,11 +1,15 @@
 // A small reader of 64-bit little-endian ELF files (x86-64, aarch64): what a prebuilt binary needs from the
-// machine it runs on, without objdump or readelf. Reads the program headers (PT_INTERP, PT_DYNAMIC), the dynamic
-// section (DT_NEEDED, DT_FLAGS, DT_FLAGS_1) and the dynamic symbols with their GNU version requirements
-// (.gnu.version and .gnu.version_r), as `objdump -T` and `objdump -p` print them.
+// machine it runs on, and what it offers it, without objdump or readelf. Reads the program headers (PT_INTERP,
+// PT_DYNAMIC, PT_TLS), the dynamic section (DT_NEEDED, DT_FLAGS, DT_FLAGS_1) and the dynamic symbols with their GNU
+// version requirements (.gnu.version and .gnu.version_r), as `objdump -T`, `objdump -p`, `readelf -l` and
+// `nm -D --defined-only` print them.
 import { readFileSync } from 'node:fs';
 
 const PT_DYNAMIC = 2;
 const PT_INTERP = 3;
+const PT_TLS = 7;
+const STB_LOCAL = 0;
+const STB_WEAK = 2;
 const SHT_DYNSYM = 11;
 const SHT_GNU_VERSYM = 0x6fffffff;
 const SHT_GNU_VERNEED = 0x6ffffffe;
@@ -31,8 +35,10 @@ function offsetOf(phdrs, vaddr) {
 
 /**
  * Parses an ELF file (a path or its bytes):
- * { machine, type: 'exec' | 'dyn', interpreter, needed[], bindNow, symbols: [{ name, undefined, weak, version, library }] }
- * version is e.g. 'GLIBC_2.17' for a symbol bound to a versioned definition, null for an unversioned one.
+ * { machine, type: 'exec' | 'dyn', interpreter, needed[], bindNow, tlsBytes, symbols: [{ name, undefined, weak, local,
+ *   version, library }] }
+ * version is e.g. 'GLIBC_2.17' for a symbol bound to a versioned definition, null for an unversioned one; tlsBytes
+ * is the size of the PT_TLS segment (thread-local variables of the file's own), null without one.
  */
 export function readElf(input) {
   const buf = typeof input === 'string' ? readFileSync(input) : input;
@@ -54,10 +60,13 @@ export function readElf(input) {
       offset: Number(buf.readBigUInt64LE(o + 8)),
       vaddr: Number(buf.readBigUInt64LE(o + 16)),
       filesz: Number(buf.readBigUInt64LE(o + 32)),
+      memsz: Number(buf.readBigUInt64LE(o + 40)),
     });
   }
   const interpHdr = phdrs.find((p) => p.type === PT_INTERP);
   const interpreter = interpHdr ? cString(buf, interpHdr.offset) : null;
+  const tlsHdr = phdrs.find((p) => p.type === PT_TLS);
+  const tlsBytes = tlsHdr ? tlsHdr.memsz : null;
 
   const needed = [];
   let bindNow = false;
@@ -122,10 +131,11 @@ export function readElf(input) {
       const shndx = buf.readUInt16LE(o + 6);
       const idx = versym ? buf.readUInt16LE(versym.offset + i * 2) & 0x7fff : 0;
       const req = required.get(idx);
-      symbols.push({ name, undefined: shndx === 0, weak: info >> 4 === 2, version: req ? req[0] : null, library: req ? req[1] : null });
+      const bind = info >> 4;
+      symbols.push({ name, undefined: shndx === 0, weak: bind === STB_WEAK, local: bind === STB_LOCAL, version: req ? req[0] : null, library: req ? req[1] : null });
     }
   }
-  return { machine, type: eType === 2 ? 'exec' : eType === 3 ? 'dyn' : `type ${eType}`, interpreter, needed, bindNow, symbols };
+  return { machine, type: eType === 2 ? 'exec' : eType === 3 ? 'dyn' : `type ${eType}`, interpreter, needed, bindNow, tlsBytes, symbols };
 }
 
 /** Compares dotted versions ('2.17' < '2.2.5'? no: 2.2.5 < 2.17). */
@@ -140,9 +150,11 @@ export function compareVersions(a, b) {
 }
 
 /**
- * What a binary needs of the C library where it runs:
+ * What a binary needs of the C library where it runs, and what it exports:
  * { linkage: 'static' | 'dynamic', glibcFloor: highest GLIBC_x.y required (null: none), unversioned: names of
- *   undefined, non-weak symbols bound to no version (in an addon, Node's own napi_ and uv_ functions are expected) }
+ *   undefined, non-weak symbols bound to no version (in an addon, Node's own napi_ and uv_ functions are expected),
+ *   binds: names of all undefined symbols, exported: names of the symbols it defines for others (what
+ *   `nm -D --defined-only` lists), tlsBytes: its PT_TLS segment's size, null without one }
  */
 export function glibcNeeds(input) {
   const elf = readElf(input);
@@ -153,5 +165,38 @@ export function glibcNeeds(input) {
     if (m && (floor === null || compareVersions(m[1], floor) > 0)) floor = m[1];
   }
   const unversioned = elf.symbols.filter((s) => s.undefined && !s.weak && s.version === null).map((s) => s.name);
-  return { machine: elf.machine, linkage: isStatic ? 'static' : 'dynamic', interpreter: elf.interpreter, needed: elf.needed, bindNow: elf.bindNow, glibcFloor: floor, unversioned };
+  const binds = elf.symbols.filter((s) => s.undefined && s.name !== '').map((s) => s.name);
+  const exported = elf.symbols.filter((s) => !s.undefined && !s.local && s.name !== '').map((s) => s.name);
+  return {
+    machine: elf.machine,
+    linkage: isStatic ? 'static' : 'dynamic',
+    interpreter: elf.interpreter,
+    needed: elf.needed,
+    bindNow: elf.bindNow,
+    glibcFloor: floor,
+    unversioned,
+    binds,
+    exported,
+    tlsBytes: elf.tlsBytes,
+  };
+}
+
+/** What an N-API addon must export: its registration (node_api.h's NAPI_MODULE_INIT). Nothing else. */
+export const NAPI_EXPORTS = ['napi_register_module_v1', 'node_api_module_get_api_version_v1'];
+
+/**
+ * What is wrong with an addon's exports and thread-local storage, as sentences ([] when nothing): any exported name
+ * besides N-API's registration (a C library function such as stat or __fstatat64, an errno, or a name of its own
+ * that could interpose on another library's), and a PT_TLS segment (a thread-local variable of its own: Zig 0.11
+ * put a private errno there). Also that it binds __errno_location when it binds any C library function at all:
+ * errno must be the C library's.
+ */
+export function addonExportProblems(needs) {
+  const problems = [];
+  const extra = needs.exported.filter((n) => !NAPI_EXPORTS.includes(n)).sort();
+  if (extra.length > 0) problems.push(`exports ${extra.join(', ')} (an addon exports only ${NAPI_EXPORTS.join(' and ')})`);
+  if (needs.tlsBytes !== null) problems.push(`has a PT_TLS segment of ${needs.tlsBytes} bytes (thread-local storage of its own, e.g. a private errno)`);
+  const libc = needs.binds.filter((n) => !/^(napi_|node_api_|uv_)/.test(n));
+  if (libc.length > 0 && !needs.binds.includes('__errno_location')) problems.push("does not bind __errno_location (its errno is not the C library's)");
+  return problems;
 }

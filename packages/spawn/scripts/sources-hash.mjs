@@ -11,8 +11,27 @@ export const ADDON_TARGETS = {
   'linux-arm64-glibc': { zigTarget: 'aarch64-linux-gnu.2.17', machine: 'aarch64', glibcFloor: '2.17' },
 };
 
-/** -z now: a function missing from the C library fails the load (the loader then falls back), never a call. */
-export const ADDON_FLAGS = ['-O2', '-std=gnu11', '-Wall', '-Wextra', '-Wno-unused-parameter', '-D_GNU_SOURCE', '-DNAPI_VERSION=8', '-shared', '-fPIC', '-s', '-Wl,-z,now'];
+/**
+ * -z now: a function missing from the C library fails the load (the loader then falls back), never a call.
+ * -fvisibility=hidden: the addon exports only N-API's registration symbols (node_api.h marks them visible), so no
+ * name of its own can interpose on, or be taken for, another library's. -Wno-unused-command-line-argument: Zig
+ * 0.14's clang warns, per file, about flags Zig itself passes to it.
+ */
+export const ADDON_FLAGS = [
+  '-O2',
+  '-std=gnu11',
+  '-Wall',
+  '-Wextra',
+  '-Wno-unused-parameter',
+  '-Wno-unused-command-line-argument',
+  '-fvisibility=hidden',
+  '-D_GNU_SOURCE',
+  '-DNAPI_VERSION=8',
+  '-shared',
+  '-fPIC',
+  '-s',
+  '-Wl,-z,now',
+];
 export const ADDON_LIBS = ['-ldl', '-lpthread'];
 
 /** The addon's C sources, as binding.gyp lists them. */

@@ -1,23 +1,47 @@
-// Whether this Node's own child_process still forks. libuv starts children with posix_spawn on Linux from its
-// PR #3520 on, merged on its v1.x branch on 2026-03-25 after release 1.52.1 (that branch's version.h reads
-// 1.52.2-dev): a Node whose process.versions.uv is above 1.52.1 gets what forklab gives from child_process
-// itself, and forklab steps aside there: its functions are child_process's own and register installs nothing.
+// Whether this Node's own child_process still forks, and for which calls. libuv starts children with posix_spawn
+// on Linux from its PR #3520 on (commit 40d45efe, merged on its v1.x branch on 2026-03-25), first released in
+// libuv 1.53.0 (2026-09-24). Its v1.x branch read 1.52.2-dev from 2026-03-06 on, so a Node on 1.52.2-dev may
+// have it or not: there the mechanism itself is looked at, once (a spawn through Node that calls fork() runs the
+// pthread_atfork handler the addon registers; posix_spawn never does). On libuv >= 1.53 (its unix/process.c),
+// Linux still forks for uid and gid, for a cwd where the C library has no posix_spawn_file_actions_addchdir(_np)
+// (looked up at run time: glibc < 2.29), for detached where libuv was compiled without POSIX_SPAWN_SETSID (glibc
+// headers < 2.26), and for every call when its one-time vfork probe fails (CPU emulation such as QEMU user, WSL1).
+// forklab serves, there, only the calls it starts without fork where Node would fork (detached, with a libuv
+// compiled without POSIX_SPAWN_SETSID, on a C library that has it); uid and gid, a cwd without addchdir and a
+// failing vfork are the same for forklab (Node's handle, or no addon: its own load probe fails there too), so
+// Node serves them, as it serves every other call: when nothing is left, forklab steps aside for the whole
+// process (its functions are child_process's own, register installs nothing).
 // FORKLAB_SPAWN_NODE_MECHANISM=fork or =posix_spawn says it instead, for a Node whose libuv is patched, or to
-// keep forklab (pidfd reaping, no fallback to fork for uid-less calls with a cwd on old glibc).
+// keep forklab (pidfd reaping) everywhere.
+import childProcess from 'node:child_process';
+import { native } from './native.js';
 
 export const MECHANISM_VARIABLE = 'FORKLAB_SPAWN_NODE_MECHANISM';
 
-/** The last libuv release whose unix uv_spawn forks on Linux. */
+/** The first libuv release whose unix uv_spawn uses posix_spawn on Linux. */
+export const FIRST_POSIX_SPAWN_UV: readonly [number, number, number] = [1, 53, 0];
+/** The last libuv release whose unix uv_spawn always forks on Linux; between the two, a development build. */
 export const LAST_FORKING_UV: readonly [number, number, number] = [1, 52, 1];
 
 export type NodeMechanism = 'fork' | 'posix_spawn';
 
 export interface MechanismVerdict {
   mechanism: NodeMechanism;
-  /** how it was decided: the libuv version, or the variable */
+  /** how it was decided: the libuv version, the look at the mechanism, or the variable */
   why: string;
   /** a value of the variable that was not understood (then the version decides) */
   warning: string | null;
+  /** on a Node that spawns with posix_spawn: the calls its libuv still forks for and forklab serves without fork
+   * ('detached'); every other call is Node's. Empty there: forklab steps aside. */
+  served: string[];
+}
+
+/** What is looked at on this machine (replaced in tests). */
+export interface MechanismLook {
+  /** whether a spawn through Node's own child_process called fork(): null when that cannot be told */
+  nodeForked(): boolean | null;
+  /** whether Node's libuv was compiled with POSIX_SPAWN_SETSID (glibc headers >= 2.26) */
+  uvHasSetsid(): boolean;
 }
 
 /** [major, minor, patch] of a libuv version string ('1.52.2-dev' is [1, 52, 2]); null when unreadable. */
@@ -26,27 +50,101 @@ export function parseUvVersion(v: unknown): [number, number, number] | null {
   return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : null;
 }
 
-function after(a: readonly number[], b: readonly number[]): boolean {
-  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return (a[i] as number) > (b[i] as number);
-  return false;
+function compare(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return (a[i] as number) - (b[i] as number);
+  return 0;
 }
 
-export function nodeMechanism(env: NodeJS.ProcessEnv = process.env, uv: unknown = process.versions.uv): MechanismVerdict {
+const spawnSyncOfNode = childProcess.spawnSync;
+
+/** One spawn of a path that cannot be executed, through Node's own spawnSync: under fork, libuv forks and the child
+ * fails its exec; under posix_spawn, posix_spawn returns ENOTDIR and nothing is started. */
+function nodeForked(): boolean | null {
+  try {
+    const addon = native();
+    if (typeof addon.forks !== 'function') return null;
+    const before = addon.forks();
+    spawnSyncOfNode('/dev/null/forklab-spawn-mechanism-probe', [], { stdio: 'ignore', timeout: 10_000 });
+    return addon.forks() > before;
+  } catch {
+    return null; // no addon, or no right to start children: nothing forklab could serve either
+  }
+}
+
+/** The glibc whose headers Node was compiled with (its diagnostic report says it); a shared libuv, or a C library
+ * that is not glibc (musl has had POSIX_SPAWN_SETSID since 1.1.24), is taken to have it. */
+function uvHasSetsid(): boolean {
+  try {
+    if ((process.config?.variables as { node_shared_libuv?: unknown } | undefined)?.node_shared_libuv === true) return true;
+    const header = (process.report?.getReport() as { header?: { glibcVersionCompiler?: unknown } } | undefined)?.header;
+    const m = /^(\d+)\.(\d+)/.exec(String(header?.glibcVersionCompiler ?? ''));
+    if (!m) return true;
+    return compare([Number(m[1]), Number(m[2]), 0], [2, 26, 0]) >= 0;
+  } catch {
+    return true;
+  }
+}
+
+const machineLook: MechanismLook = { nodeForked, uvHasSetsid };
+
+const VERDICT = Symbol.for('forklab.spawn.mechanism');
+const cache = globalThis as unknown as Record<symbol, Map<string, MechanismVerdict> | undefined>;
+
+function decide(env: NodeJS.ProcessEnv, uv: unknown, look: MechanismLook): MechanismVerdict {
   const set = env[MECHANISM_VARIABLE];
   let warning: string | null = null;
-  if (set === 'fork' || set === 'posix_spawn') return { mechanism: set, why: `${MECHANISM_VARIABLE}=${set}`, warning };
+  if (set === 'fork' || set === 'posix_spawn') return { mechanism: set, why: `${MECHANISM_VARIABLE}=${set}`, warning, served: [] };
   if (set !== undefined && set !== '') {
     warning = `${MECHANISM_VARIABLE}=${JSON.stringify(set)} is not understood (fork or posix_spawn); libuv's version decides`;
   }
   const version = parseUvVersion(uv);
-  if (version && after(version, LAST_FORKING_UV)) {
-    return { mechanism: 'posix_spawn', why: `libuv ${String(uv)} (after ${LAST_FORKING_UV.join('.')}: libuv PR #3520)`, warning };
+  if (!version) return { mechanism: 'fork', why: `libuv version unknown (${String(uv)})`, warning, served: [] };
+  let why: string;
+  if (compare(version, FIRST_POSIX_SPAWN_UV) >= 0) {
+    why = `libuv ${String(uv)} (${FIRST_POSIX_SPAWN_UV.join('.')} or later: libuv PR #3520)`;
+  } else if (compare(version, LAST_FORKING_UV) > 0) {
+    const forked = look.nodeForked();
+    if (forked !== false) {
+      const seen = forked ? 'a spawn through Node called fork()' : 'not looked at: taken as fork';
+      return { mechanism: 'fork', why: `libuv ${String(uv)}, a development build from before or after PR #3520: ${seen}`, warning, served: [] };
+    }
+    why = `libuv ${String(uv)}, a development build with PR #3520: a spawn through Node did not call fork()`;
+  } else {
+    return { mechanism: 'fork', why: `libuv ${String(uv)}`, warning, served: [] };
   }
-  return { mechanism: 'fork', why: version ? `libuv ${String(uv)}` : `libuv version unknown (${String(uv)})`, warning };
+  return { mechanism: 'posix_spawn', why, warning, served: look.uvHasSetsid() ? [] : ['detached'] };
 }
 
-/** Why forklab serves nothing in this process because Node does not fork (null: it serves). */
-export function stepAsideReason(verdict: MechanismVerdict = nodeMechanism()): string | null {
-  if (verdict.mechanism !== 'posix_spawn') return null;
+export function nodeMechanism(env: NodeJS.ProcessEnv = process.env, uv: unknown = process.versions.uv, look: MechanismLook = machineLook): MechanismVerdict {
+  if (look !== machineLook) return decide(env, uv, look);
+  // on this machine, once per thread (the look at the mechanism is a spawn): shared by every copy of the package
+  cache[VERDICT] ??= new Map();
+  const key = `${env[MECHANISM_VARIABLE] ?? ''}\0${String(uv)}`;
+  let verdict = cache[VERDICT].get(key);
+  if (!verdict) {
+    verdict = decide(env, uv, look);
+    cache[VERDICT].set(key, verdict);
+  }
+  return { ...verdict, served: [...verdict.served] };
+}
+
+let atLoad: MechanismVerdict | undefined;
+/** This process's verdict, as decided when the package first asked (when it loaded). */
+export function processVerdict(): MechanismVerdict {
+  atLoad ??= nodeMechanism();
+  return atLoad;
+}
+
+/** Why forklab serves nothing in this process because Node does not fork for any call it could serve (null: it serves). */
+export function stepAsideReason(verdict: MechanismVerdict = processVerdict()): string | null {
+  if (verdict.mechanism !== 'posix_spawn' || verdict.served.length > 0) return null;
   return `node spawns with posix_spawn: ${verdict.why}; forklab steps aside (${MECHANISM_VARIABLE}=fork keeps it)`;
+}
+
+/** For one call on a Node that spawns with posix_spawn but forks for some calls forklab serves: why Node's own
+ * handle serves this one (it does not fork for it, or forklab could not do better), or null. */
+export function nodeSpawnsItself(call: { detached: boolean }, verdict: MechanismVerdict = processVerdict()): string | null {
+  if (verdict.mechanism !== 'posix_spawn') return null;
+  if (call.detached && verdict.served.includes('detached')) return null;
+  return `node spawns with posix_spawn: ${verdict.why}`;
 }

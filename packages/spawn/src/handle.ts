@@ -6,25 +6,27 @@
 // do it without fork, a stdio entry without a descriptor) go to Node's own handle, which it replaced.
 import { closeSync } from 'node:fs';
 import type { FunctionName } from './counts.js';
+import { nodeSpawnsItself } from './aside.js';
 import { count } from './counts.js';
 import { closeReal, openPipeEnds, pipeHandles, type ProcessHandle, readRequest, releaseReal, type SpawnRequest, setHandleFactory } from './internals.js';
 import { type NativeHandle, native, STDIO_PIPE } from './native.js';
-import { childrenAllowed, pipeOpenAllowed } from './permission.js';
+import { childrenAllowed, pipeOpenAllowed, REFUSED } from './permission.js';
 
 /** Why this request needs Node's handle (null: forklab serves it). */
 export function realHandleReason(r: SpawnRequest): string | null {
-  if (!childrenAllowed()) return 'permission: Node’s permission model does not allow child processes (Node’s handle refuses, as child_process)';
+  if (!childrenAllowed()) return REFUSED;
   if (r.kinds.includes(STDIO_PIPE) && !pipeOpenAllowed()) return 'permission: without --allow-net, Node’s permission model refuses to open a Pipe handle on a descriptor';
   if (r.uid !== undefined) return 'uid';
   if (r.gid !== undefined) return 'gid';
   const features = native().features;
   if (r.cwd && features && !features.addchdir) return `cwd: glibc ${features.glibc || '(not glibc)'} has no posix_spawn_file_actions_addchdir_np (2.29)`;
   if (r.detached && features && !features.setsid) return `detached: glibc ${features.glibc} has no POSIX_SPAWN_SETSID (2.26)`;
-  return r.why;
+  return nodeSpawnsItself(r) ?? r.why;
 }
 
 // forklab's running children, listed by process.getActiveResourcesInfo() as 'ProcessWrap' while referenced, as
-// Node lists its own (the public function is wrapped once, at forklab's first use). Per thread, shared by every
+// Node lists its own; a handle whose spawn failed too, until child_process closes it (Node's ProcessWrap is
+// listed from its creation to its close) (the public function is wrapped once, at forklab's first use). Per thread, shared by every
 // copy of the package; a running child's handle is kept (strongly), as Node keeps an active handle.
 const LIVE = Symbol.for('forklab.spawn.live');
 const shared = globalThis as unknown as Record<symbol, Set<ProcessHandle> | undefined>;
@@ -70,6 +72,8 @@ export class ForklabProcessHandle implements ProcessHandle {
   private child: NativeHandle | undefined;
   private refed = true;
   private closed = false;
+  /** spawn failed: listed as Node's handle is, until close() */
+  private failed = false;
 
   constructor(
     private readonly real: ProcessHandle,
@@ -89,9 +93,14 @@ export class ForklabProcessHandle implements ProcessHandle {
       this.pid = real.pid;
       return err;
     }
+    try {
+      releaseReal(this.real, r.shape); // Node's own check runs here: its refusal is thrown
+    } catch (err) {
+      count(this.fn, false, REFUSED, this.command);
+      throw err;
+    }
     this.mode = 'forklab';
     count(this.fn, true, null, this.command);
-    releaseReal(this.real, r.shape);
     // The parent's pipe ends go from the addon straight to child_process's Pipe handles: never a bare descriptor
     // in JS, which a worker terminated before opening it would leak.
     const onexit = (status: number, signalName: string) => {
@@ -101,7 +110,11 @@ export class ForklabProcessHandle implements ProcessHandle {
     const [err, pid, child, ...fds] = native().spawn(r.file, r.args, r.envPairs, r.cwd, r.kinds, r.detached, onexit, pipeHandles(r));
     if (fds.length > 0 && (err === 0 || EMITTED_WITH_STDIO.has(err))) openPipeEnds(r, fds);
     else for (const fd of fds) if (fd >= 0) closeSync(fd);
-    if (err !== 0) return err;
+    if (err !== 0) {
+      this.failed = true;
+      trackLive(this, true);
+      return err;
+    }
     this.pid = pid;
     this.child = child;
     trackLive(this, true);
@@ -147,7 +160,7 @@ export class ForklabProcessHandle implements ProcessHandle {
 
   hasRef(): boolean {
     if (this.mode === 'real') return this.real.hasRef();
-    return this.child !== undefined && this.refed;
+    return (this.child !== undefined || (this.failed && !this.closed)) && this.refed;
   }
 }
 

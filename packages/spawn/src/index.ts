@@ -5,7 +5,7 @@
 // longer forks (aside.ts), every function is child_process's own, unwrapped.
 import childProcess from 'node:child_process';
 import { promisify } from 'node:util';
-import { nodeMechanism, stepAsideReason } from './aside.js';
+import { processVerdict, stepAsideReason } from './aside.js';
 import { announce, type FunctionName } from './counts.js';
 import './handle.js';
 import { armed } from './internals.js';
@@ -29,8 +29,9 @@ const original = {
   execFileSync: childProcess.execFileSync,
 };
 
-/** Why forklab serves nothing in this process (Node starts its children with posix_spawn itself), or null. */
-const verdict = nodeMechanism();
+/** Why forklab serves nothing in this process (Node starts its children with posix_spawn itself, and forks for no
+ * call forklab could serve without fork), or null. */
+const verdict = processVerdict();
 const aside = stepAsideReason(verdict);
 if (aside) announce(aside);
 const WARNED = Symbol.for('forklab.spawn.mechanism-warned');

@@ -19,7 +19,7 @@ import childProcess from 'node:child_process';
 import { closeSync } from 'node:fs';
 import { count, type FunctionName } from './counts.js';
 import { native, type NativeSyncRequest, STDIO_IGNORE, STDIO_PIPE, unavailableReason } from './native.js';
-import { permissionModel } from './permission.js';
+import { childrenAllowed, permissionModel, REFUSED } from './permission.js';
 
 export type HandleShape = 'options' | 'positional';
 
@@ -205,14 +205,18 @@ export function handleStrings(list: readonly unknown[]): string[] {
  * child). A spawn that libuv refuses before it forks (an inherited descriptor of -1: EINVAL) initialises it; the
  * addon then closes it, and puts it back in the loop's handle queue first where libuv >= 1.52 took it out
  * (native/addon.c, close_process). Every object handed to Node here has no prototype, as child_process's own,
- * so that a polluted Object.prototype (uid, gid) is never read.
+ * so that a polluted Object.prototype (uid, gid) is never read. Node's handle checks the permission model first:
+ * its ERR_ACCESS_DENIED is thrown from here, before forklab starts anything.
  */
 export function releaseReal(real: ProcessHandle, shape: HandleShape): void {
   const stdio = [{ __proto__: null, type: 'fd', fd: -1 }];
   try {
     if (shape === 'options') real.spawn({ __proto__: null, file: '/', args: ['/'], envPairs: [], stdio });
     else real.spawn('/', ['/'], undefined, [], stdio, 0, undefined, undefined);
-  } catch {
+  } catch (err) {
+    // Node's own refusal (its handle checks the permission model before anything else) is a refusal: thrown as
+    // child_process throws it, and nothing is started
+    if ((err as { code?: unknown } | null)?.code === 'ERR_ACCESS_DENIED') throw err;
     state.released[0]++; // not initialised: left as it is (kept, never closed)
     return;
   }
@@ -243,6 +247,10 @@ function swapHandle(child: ChildInternals, options: unknown): void {
   if (!real || real[BRAND] || !factory) return;
   if (state.internalsWhy) {
     count(fn, false, state.internalsWhy, command);
+    return;
+  }
+  if (!childrenAllowed()) {
+    count(fn, false, REFUSED, command); // Node's handle refuses it (the addon is not even loaded)
     return;
   }
   const missing = unavailableReason();

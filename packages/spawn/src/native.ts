@@ -70,6 +70,8 @@ export interface NativeAddon {
    * libuv >= 1.52: 0 nothing was closed, 1 closed as it was, 2 closed after putting it back in the loop's queue */
   closeProcessHandle(handle: object, ...args: unknown[]): number;
   spawnSync?(req: NativeSyncRequest): NativeSyncResult;
+  /** how many times this process has called fork() since the addon loaded (counted by a pthread_atfork handler) */
+  forks?(): number;
   features?: NativeFeatures;
 }
 

@@ -1,6 +1,7 @@
 // The sync family: spawnSync, execSync and execFileSync all end in the spawn_sync binding's spawn(options)
 // (internals.ts wraps it and reads its options). forklab's replacement takes the same options (validated by
 // Node) and returns the same result object, from the addon's posix_spawn + poll loop (native/spawn_sync.c).
+import { nodeSpawnsItself } from './aside.js';
 import { count, type FunctionName } from './counts.js';
 import { armedSync as arm, installSync, readSyncOptions, type SyncImpl } from './internals.js';
 import { native, unavailableReason } from './native.js';
@@ -23,6 +24,7 @@ const forklabSync: SyncImpl = (below, self, options, fn, armed) => {
     const features = addon.features;
     if (read.cwd !== null && features && !features.addchdir) reason = `cwd: glibc ${features.glibc || '(not glibc)'} has no posix_spawn_file_actions_addchdir_np (2.29)`;
     else if (read.detached && features && !features.setsid) reason = `detached: glibc ${features.glibc} has no POSIX_SPAWN_SETSID (2.26)`;
+    else reason = nodeSpawnsItself(read);
   }
   if (reason !== null || !addon?.spawnSync || 'why' in read) {
     count(fn, false, reason, command);

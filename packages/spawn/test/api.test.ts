@@ -1,11 +1,13 @@
 // run(): buffering, maxBuffer, encoding, input, failures; uid/gid through Node's handle; ref/unref; an exception
 // thrown in an 'exit' listener reaches uncaughtException.
-import { test } from 'node:test';
+import { sideBySide } from './helpers/reference.js';
 import assert from 'node:assert/strict';
 import * as childProcess from 'node:child_process';
 import { spawnSync } from 'node:child_process';
 import './helpers/addon.js';
 import { registerStats, run, spawn, unavailableReason } from '../src/index.js';
+
+const test = sideBySide(import.meta.url);
 
 const index = new URL('../src/index.ts', import.meta.url).href;
 /** Every child these tests start gets a time limit (killed with SIGKILL past it). */

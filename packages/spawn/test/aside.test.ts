@@ -1,43 +1,81 @@
-// On a Node whose libuv starts children with posix_spawn itself (libuv after 1.52.1: PR #3520 on its v1.x
-// branch), forklab steps aside: register installs nothing, the functions are child_process's own, said once on
-// the diagnostics channel. No such Node exists yet: its libuv version is faked here (process.versions.uv is
-// redefined by a preload before forklab loads), and FORKLAB_SPAWN_NODE_MECHANISM says it either way.
+// On a Node whose libuv starts children with posix_spawn itself (libuv 1.53.0 and later: PR #3520), forklab steps
+// aside: register installs nothing, the functions are child_process's own, said once on the diagnostics channel;
+// except where that libuv still forks for a call forklab serves without fork (detached, with a libuv compiled
+// without POSIX_SPAWN_SETSID): then forklab serves those and Node every other. On 1.52.2-dev (a development build
+// from before or after PR #3520) the mechanism itself is looked at. No such Node exists yet: its libuv version
+// (process.versions.uv) and the glibc it was compiled with (its report's header) are faked by a preload before
+// forklab loads, and FORKLAB_SPAWN_NODE_MECHANISM says it either way.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import './helpers/addon.js';
 import { installed, lastJson, nodeIn } from './helpers/installed.js';
-import { nodeMechanism, parseUvVersion, stepAsideReason } from '../src/aside.js';
+import * as childProcess from 'node:child_process';
+import { type MechanismLook, nodeMechanism, nodeSpawnsItself, parseUvVersion, stepAsideReason } from '../src/aside.js';
+import { spawnSync } from '../src/index.js';
+import { native } from '../src/native.js';
 
 const inst = installed();
 
-test('the decision: libuv after 1.52.1 starts children with posix_spawn; the variable overrides; anything else is ignored', () => {
+const look = (forked: boolean | null, setsid = true): MechanismLook => ({ nodeForked: () => forked, uvHasSetsid: () => setsid });
+
+test('the decision: libuv 1.53.0 and later spawn with posix_spawn; 1.52.2-dev as the look at the mechanism says, fork when it cannot tell', () => {
   assert.deepEqual(parseUvVersion('1.52.2-dev'), [1, 52, 2]);
   assert.equal(parseUvVersion('x'), null);
-  for (const [uv, mechanism] of [
-    ['1.46.0', 'fork'],
-    ['1.52.1', 'fork'],
-    ['1.52.2-dev', 'posix_spawn'],
-    ['1.53.0', 'posix_spawn'],
-    ['2.0.0', 'posix_spawn'],
-    [undefined, 'fork'],
+  for (const [uv, forked, mechanism] of [
+    ['1.46.0', null, 'fork'],
+    ['1.52.1', false, 'fork'],
+    ['1.52.2-dev', true, 'fork'],
+    ['1.52.2-dev', null, 'fork'],
+    ['1.52.2-dev', false, 'posix_spawn'],
+    ['1.52.9', false, 'posix_spawn'],
+    ['1.53.0', true, 'posix_spawn'],
+    ['2.0.0', null, 'posix_spawn'],
+    [undefined, false, 'fork'],
   ] as const) {
-    assert.equal(nodeMechanism({}, uv).mechanism, mechanism, String(uv));
+    assert.equal(nodeMechanism({}, uv, look(forked)).mechanism, mechanism, `${uv} ${forked}`);
   }
-  assert.equal(nodeMechanism({ FORKLAB_SPAWN_NODE_MECHANISM: 'fork' }, '1.53.0').mechanism, 'fork');
-  assert.equal(nodeMechanism({ FORKLAB_SPAWN_NODE_MECHANISM: 'posix_spawn' }, '1.46.0').mechanism, 'posix_spawn');
-  const odd = nodeMechanism({ FORKLAB_SPAWN_NODE_MECHANISM: 'vfork' }, '1.46.0');
+  assert.equal(nodeMechanism({ FORKLAB_SPAWN_NODE_MECHANISM: 'fork' }, '1.53.0', look(null)).mechanism, 'fork');
+  assert.equal(nodeMechanism({ FORKLAB_SPAWN_NODE_MECHANISM: 'posix_spawn' }, '1.46.0', look(null)).mechanism, 'posix_spawn');
+  const odd = nodeMechanism({ FORKLAB_SPAWN_NODE_MECHANISM: 'vfork' }, '1.46.0', look(null));
   assert.equal(odd.mechanism, 'fork');
   assert.match(odd.warning as string, /FORKLAB_SPAWN_NODE_MECHANISM="vfork" is not understood/);
-  assert.equal(stepAsideReason(nodeMechanism({}, '1.46.0')), null);
-  assert.match(stepAsideReason(nodeMechanism({}, '1.53.0')) as string, /^node spawns with posix_spawn: libuv 1\.53\.0/);
+  assert.equal(stepAsideReason(nodeMechanism({}, '1.46.0', look(null))), null);
+  assert.match(stepAsideReason(nodeMechanism({}, '1.53.0', look(null))) as string, /^node spawns with posix_spawn: libuv 1\.53\.0/);
+  assert.match(stepAsideReason(nodeMechanism({}, '1.52.2-dev', look(false))) as string, /did not call fork\(\)/);
+});
+
+test('per call, on a posix_spawn libuv compiled without POSIX_SPAWN_SETSID: forklab serves detached calls (Node forks them), Node the rest', () => {
+  const partial = nodeMechanism({}, '1.53.0', look(null, false));
+  assert.deepEqual([partial.mechanism, partial.served], ['posix_spawn', ['detached']]);
+  assert.equal(stepAsideReason(partial), null, 'not aside: forklab serves some calls');
+  assert.equal(nodeSpawnsItself({ detached: true }, partial), null);
+  assert.match(nodeSpawnsItself({ detached: false }, partial) as string, /^node spawns with posix_spawn: libuv 1\.53\.0/);
+  const whole = nodeMechanism({}, '1.53.0', look(null, true));
+  assert.deepEqual(whole.served, []);
+  assert.equal(nodeSpawnsItself({ detached: true }, nodeMechanism({}, '1.46.0', look(null))), null, 'a forking Node: forklab serves');
+});
+
+test('the look at the mechanism: a spawn through Node’s child_process calls fork() on this Node, forklab’s posix_spawn does not', () => {
+  const forks = native().forks as () => number;
+  const a = forks();
+  childProcess.spawnSync('true', { stdio: 'ignore', timeout: 30_000 });
+  const b = forks();
+  spawnSync('true', { stdio: 'ignore', timeout: 30_000 });
+  const c = forks();
+  assert.ok(b > a, `child_process: ${a} -> ${b}`);
+  assert.equal(c, b, 'forklab');
+  const here = nodeMechanism({}, '1.52.2-dev');
+  assert.equal(here.mechanism, 'fork');
+  assert.match(here.why, /a spawn through Node called fork\(\)/);
 });
 
 const PRELOAD = join(inst.project, 'fake-uv.cjs');
 writeFileSync(
   PRELOAD,
   `if (process.env.FAKE_UV) Object.defineProperty(process.versions, 'uv', { value: process.env.FAKE_UV, enumerable: true, configurable: true });
+if (process.env.FAKE_GLIBC_COMPILER) { const get = process.report.getReport.bind(process.report); process.report.getReport = (...a) => { const r = get(...a); r.header.glibcVersionCompiler = process.env.FAKE_GLIBC_COMPILER; return r; }; }
 globalThis.published = [];
 require('node:diagnostics_channel').subscribe('forklab:spawn:fallback', (m) => globalThis.published.push(m));
 const cp = require('node:child_process');
@@ -65,7 +103,7 @@ type Out = {
   reason: string | null;
 };
 
-for (const fake of ['1.53.0', '1.52.2-dev']) {
+for (const fake of ['1.53.0', '2.0.0']) {
   test(`libuv ${fake}: register installs nothing, the functions are child_process's own, said once on the channel`, () => {
     const r = nodeIn(['-r', PRELOAD, '--import', inst.register, APP], { FAKE_UV: fake });
     const out = lastJson<Out>(r);
@@ -95,4 +133,46 @@ test('a value of FORKLAB_SPAWN_NODE_MECHANISM that is not understood: a warning,
   const r = nodeIn(['-r', PRELOAD, '--import', inst.register, APP], { FORKLAB_SPAWN_NODE_MECHANISM: 'yes' });
   assert.match(r.stderr, /FORKLAB_SPAWN_NODE_MECHANISM="yes" is not understood \(fork or posix_spawn\)/);
   assert.equal(lastJson<Out>(r).served, 4);
+});
+
+test('libuv 1.52.2-dev on a Node that forks (the look at the mechanism sees a fork()): forklab stays and serves every call', () => {
+  const r = nodeIn(['-r', PRELOAD, '--import', inst.register, APP], { FAKE_UV: '1.52.2-dev' });
+  const out = lastJson<Out>(r);
+  assert.deepEqual(out.codes, [3, 4, 5, 'x\n']);
+  assert.deepEqual(out.own, [false, false, false, false]);
+  assert.deepEqual([out.served, out.fallbacks, out.reason], [4, 0, null]);
+});
+
+const PARTIAL = join(inst.project, 'partial.mjs');
+writeFileSync(
+  PARTIAL,
+  `import cp from 'node:child_process';
+const f = await import('@forklab/spawn');
+const done = (c) => new Promise((r) => c.on('close', (code) => r(code)));
+const codes = [
+  await done(cp.spawn('sh', ['-c', 'exit 3'])),
+  await done(cp.spawn('sh', ['-c', 'exit 4'], { detached: true, stdio: 'ignore' })),
+  cp.spawnSync('sh', ['-c', 'exit 5'], { detached: true }).status,
+  cp.spawnSync('sh', ['-c', 'exit 6']).status,
+  await done(cp.spawn('sh', ['-c', 'exit 7'], { uid: process.getuid() })),
+];
+const s = f.registerStats().byFunction;
+console.log(JSON.stringify({ codes, spawn: s.spawn, spawnSync: s.spawnSync, published: globalThis.published, reason: f.stepAsideReason(), served: f.nodeMechanism().served }));`,
+);
+
+test('libuv 1.53.0 compiled without POSIX_SPAWN_SETSID: register stays; forklab serves the detached calls (Node would fork them), Node the others', () => {
+  const r = nodeIn(['-r', PRELOAD, '--import', inst.register, PARTIAL], { FAKE_UV: '1.53.0', FAKE_GLIBC_COMPILER: '2.17' });
+  type Stats = { served: number; fallbacks: number; byReason: Record<string, number> };
+  const out = lastJson<{ codes: number[]; spawn: Stats; spawnSync: Stats; published: { reason: string; function: string | null }[]; reason: string | null; served: string[] }>(r);
+  assert.deepEqual(out.codes, [3, 4, 5, 6, 7]);
+  assert.equal(out.reason, null);
+  assert.deepEqual(out.served, ['detached']);
+  assert.deepEqual([out.spawn.served, out.spawn.fallbacks], [1, 2], JSON.stringify(out.spawn));
+  assert.deepEqual([out.spawnSync.served, out.spawnSync.fallbacks], [1, 1], JSON.stringify(out.spawnSync));
+  const reasons = Object.keys(out.spawn.byReason).sort();
+  assert.equal(reasons.length, 2);
+  assert.match(reasons[0] as string, /^node spawns with posix_spawn: libuv 1\.53\.0/);
+  assert.equal(reasons[1], 'uid');
+  // the reason about the process is said once, whatever the number of calls
+  assert.equal(out.published.filter((p) => p.reason.startsWith('node spawns')).length, 1, JSON.stringify(out.published));
 });

@@ -1,6 +1,6 @@
 // Every child_process function through forklab, side by side with child_process: the same results, events,
 // errors; forklab served each (counted); the child is a ChildProcess (instanceof, Symbol.dispose).
-import { test } from 'node:test';
+import { sideBySide } from './helpers/reference.js';
 import assert from 'node:assert/strict';
 import * as childProcess from 'node:child_process';
 import { createServer } from 'node:net';
@@ -9,6 +9,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import './helpers/addon.js';
 import * as forklab from '../src/index.js';
+
+const test = sideBySide(import.meta.url);
 
 const LIMIT = { timeout: 30_000, killSignal: 'SIGKILL' } as const;
 const echoChild = new URL('./fixtures/echo-child.cjs', import.meta.url).pathname;

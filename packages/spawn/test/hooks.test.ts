@@ -3,7 +3,7 @@
 // and forklab keeps serving; FORKLAB_SPAWN=off patches nothing; a ChildProcess spawned directly without envPairs
 // inherits environ; a polluted Object.prototype.uid or gid is read as child_process reads it; under
 // --pending-deprecation --throw-deprecation nothing throws (process.binding is not called: DEP0111).
-import { test } from 'node:test';
+import { sideBySide } from './helpers/reference.js';
 import assert from 'node:assert/strict';
 import * as childProcess from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import './helpers/addon.js';
 import { installed, lastJson, nodeIn } from './helpers/installed.js';
 import * as forklab from '../src/index.js';
+
+const test = sideBySide(import.meta.url);
 
 const LIMIT = { timeout: 30_000, killSignal: 'SIGKILL' } as const;
 const inst = installed();

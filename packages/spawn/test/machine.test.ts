@@ -3,7 +3,7 @@
 // counted (spawnSync returns, nothing spins); a posix_spawn that runs as a plain fork (qemu-user) is refused too;
 // descriptors: a closed one in stdio is EBADF, thrown, as child_process; at the process's descriptor limit a spawn
 // fails with EMFILE and leaks nothing. run()'s own bad options reject before anything starts.
-import { test } from 'node:test';
+import { sideBySide } from './helpers/reference.js';
 import assert from 'node:assert/strict';
 import * as childProcess from 'node:child_process';
 import { closeSync, readdirSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,8 @@ import './helpers/addon.js';
 import { cfixture, cfixtureWhyNot } from './helpers/cfixture.js';
 import { installed, lastJson, type NodeRun } from './helpers/installed.js';
 import * as forklab from '../src/index.js';
+
+const test = sideBySide(import.meta.url);
 
 const LIMIT = { timeout: 30_000, killSignal: 'SIGKILL' } as const;
 const inst = installed();

@@ -4,7 +4,7 @@
 // foreign waitpid(-1)) is what libuv makes of it: never reported, keeping the process alive while referenced.
 // Running children are listed by process.getActiveResourcesInfo() as Node lists its own. Node's unused handle
 // is freed: the heap kept per call after gc() stays that of child_process.
-import { test } from 'node:test';
+import { sideBySide } from './helpers/reference.js';
 import assert from 'node:assert/strict';
 import * as childProcess from 'node:child_process';
 import { setFlagsFromString } from 'node:v8';
@@ -14,6 +14,8 @@ import { cfixture, cfixtureWhyNot } from './helpers/cfixture.js';
 import { state } from '../src/internals.js';
 import { native } from '../src/native.js';
 import * as forklab from '../src/index.js';
+
+const test = sideBySide(import.meta.url);
 
 const LIMIT = { timeout: 30_000, killSignal: 'SIGKILL' } as const;
 const uvMinor = Number(process.versions.uv.split('.')[1]);
@@ -163,6 +165,24 @@ console.log('returned', JSON.stringify([r.status, r.signal, r.error?.code]));`;
   assert.match(stdout, /calling/, stderr);
   assert.doesNotMatch(stdout, /returned/, 'spawnSync does not return: the exit of a child reaped by someone else is never seen');
   assert.equal(signal, 'SIGKILL');
+});
+
+test('process.getActiveResourcesInfo(): a spawn that failed (ENOENT) is a ProcessWrap until child_process closes it, as with child_process', async () => {
+  const count = () => process.getActiveResourcesInfo().filter((x) => x === 'ProcessWrap').length;
+  const seen: number[][] = [];
+  for (const m of [childProcess, forklab]) {
+    await new Promise((r) => setTimeout(r, 20));
+    const base = count();
+    const c = m.spawn('/nonexistent/forklab-missing', [], { ...LIMIT, stdio: 'ignore' });
+    const right = count() - base;
+    let err: NodeJS.ErrnoException | undefined;
+    c.on('error', (e) => (err = e));
+    await new Promise((r) => c.on('close', r));
+    await new Promise((r) => setTimeout(r, 20));
+    seen.push([right, count() - base, err?.code === 'ENOENT' ? 1 : 0]);
+  }
+  assert.deepEqual(seen[0], [1, 0, 1]);
+  assert.deepEqual(seen[1], seen[0]);
 });
 
 test('process.getActiveResourcesInfo(): a running child is a ProcessWrap until it exits or is unref’d, as with child_process', async () => {

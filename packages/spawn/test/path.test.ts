@@ -3,7 +3,7 @@
 // in turn, the next one after ENOENT, EACCES, ENOTDIR, ESTALE, ENODEV or ETIMEDOUT, EACCES when one was not
 // executable, any other error at once; a name longer than NAME_MAX fails with ENAMETOOLONG, thrown. Side by side
 // with child_process, async and sync, and forklab served each call.
-import { test } from 'node:test';
+import { sideBySide } from './helpers/reference.js';
 import assert from 'node:assert/strict';
 import * as childProcess from 'node:child_process';
 import { chmodSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { tempDir } from '../../../test/helpers/tmp.js';
 import './helpers/addon.js';
 import * as forklab from '../src/index.js';
+
+const test = sideBySide(import.meta.url);
 
 const LIMIT = { timeout: 30_000, killSignal: 'SIGKILL' } as const;
 const tmp = realpathSync(tempDir('forklab-spawn-path-'));

@@ -5,7 +5,7 @@
 // there). FORKLAB_SPAWN_ADDON is ignored, with a warning: an environment variable must not choose native code.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import './helpers/addon.js';
 import { installed, lastJson, nodeIn } from './helpers/installed.js';
@@ -93,8 +93,59 @@ test('the addon itself refuses a spawn without the right to start children (ERR_
 const out = [];
 try { addon.spawn('/bin/true', ['true'], [], null, [-1, -1, -1], false, () => {}); out.push('spawned'); } catch (e) { out.push(e.code); }
 try { addon.spawnSync({ file: '/bin/true', args: ['true'], envPairs: [], stdio: [-1, -1, -1], input: [null, null, null], readable: [false, false, false] }); out.push('spawned'); } catch (e) { out.push(e.code); }
+process.permission.has = () => true; // too late: the addon keeps the function it found when it loaded
+try { addon.spawn('/bin/true', ['true'], [], null, [-1, -1, -1], false, () => {}); out.push('spawned'); } catch (e) { out.push(e.code); }
+try { addon.spawnSync({ file: '/bin/true', args: ['true'], envPairs: [], stdio: [-1, -1, -1], input: [null, null, null], readable: [false, false, false] }); out.push('spawned'); } catch (e) { out.push(e.code); }
 console.log(JSON.stringify(out));`,
   );
   const r = nodeIn([PERMISSION, '--allow-fs-read=*', '--allow-addons', file]);
-  assert.deepEqual(lastJson(r), ['ERR_ACCESS_DENIED', 'ERR_ACCESS_DENIED'], r.stderr);
+  assert.deepEqual(lastJson(r), ['ERR_ACCESS_DENIED', 'ERR_ACCESS_DENIED', 'ERR_ACCESS_DENIED', 'ERR_ACCESS_DENIED'], r.stderr);
 });
+
+// process.permission.has is an ordinary property of an ordinary object: any code can replace it. Node's own
+// handle checks the permission in C++ whatever it says; forklab must refuse what Node refuses, whether the
+// replacement came before forklab loaded or after, and start nothing (a started child would leave its marker).
+const HIJACK = join(inst.project, 'hijack.cjs');
+writeFileSync(HIJACK, `process.permission.has = () => true;\n`);
+const HIJACKED = join(inst.project, 'hijacked.mjs');
+writeFileSync(
+  HIJACKED,
+  `import cp from 'node:child_process';
+import { existsSync } from 'node:fs';
+const f = await import('@forklab/spawn');
+if (process.env.HIJACK_AFTER) process.permission.has = () => true;
+const dir = process.env.MARKERS;
+const kids = [];
+const tryIt = (fn) => { try { const c = fn(); kids.push(c); c.on('error', () => {}); return 'started'; } catch (e) { return 'threw ' + e.code; } };
+const calls = (m, who) => ({
+  spawn: tryIt(() => m.spawn('sh', ['-c', 'echo > ' + dir + '/' + who + '-spawn'])),
+  spawnIgnore: tryIt(() => m.spawn('sh', ['-c', 'echo > ' + dir + '/' + who + '-ignore'], { stdio: 'ignore' })),
+  execFile: tryIt(() => m.execFile('sh', ['-c', 'echo > ' + dir + '/' + who + '-execFile'])),
+  exec: tryIt(() => m.exec('echo > ' + dir + '/' + who + '-exec')),
+  direct: tryIt(() => { const c = new m.ChildProcess(); c.spawn({ file: 'sh', args: ['sh', '-c', 'echo > ' + dir + '/' + who + '-direct'], stdio: 'ignore' }); return c; }),
+});
+const theirs = calls(cp, 'cp');
+const ours = calls(f, 'forklab');
+await Promise.all(kids.map((c) => new Promise((r) => { c.on('close', r); c.on('error', r); setTimeout(r, 5000).unref(); })));
+const s = f.registerStats();
+console.log(JSON.stringify({ theirs, ours, served: s.served }));`,
+);
+
+for (const [what, pre, env] of [
+  ['before forklab loads (node -r)', ['-r', HIJACK], {}],
+  ['after forklab loaded', [], { HIJACK_AFTER: '1' }],
+  ['before register loads', ['-r', HIJACK, '--import', inst.register], {}],
+  ['after register loaded', ['--import', inst.register], { HIJACK_AFTER: '1' }],
+] as const) {
+  test(`process.permission.has replaced ${what}: forklab refuses what Node refuses (ERR_ACCESS_DENIED), and starts nothing`, () => {
+    const markers = mkdtempSync(join(inst.project, 'markers-'));
+    const r = nodeIn([PERMISSION, '--allow-fs-read=*', '--allow-addons', ...pre, HIJACKED], { ...env, MARKERS: markers });
+    assert.equal(r.status, 0, r.stderr);
+    const out = lastJson<{ theirs: Record<string, string>; ours: Record<string, string>; served: number }>(r);
+    const refused = { spawn: 'threw ERR_ACCESS_DENIED', spawnIgnore: 'threw ERR_ACCESS_DENIED', execFile: 'threw ERR_ACCESS_DENIED', exec: 'threw ERR_ACCESS_DENIED', direct: 'threw ERR_ACCESS_DENIED' };
+    assert.deepEqual(out.theirs, refused, 'child_process (under register: forklab’s handle)');
+    assert.deepEqual(out.ours, refused);
+    assert.deepEqual(readdirSync(markers), [], 'no child ran');
+    assert.equal(out.served, 0);
+  });
+}

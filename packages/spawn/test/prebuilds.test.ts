@@ -1,23 +1,37 @@
 // The prebuilt addons (prebuilds/linux-x64-glibc, prebuilds/linux-arm64-glibc) are what the committed native/
 // sources make (SOURCES.sha256, BUILD.json), built for their CPU, bound at load (-z now: a function the C library
 // lacks fails the load, and the package falls back, instead of failing a call), needing no glibc symbol version
-// above 2.17. The one for this machine's CPU loads and serves a spawn; the arm64 one does under an arm64 Node in
-// qemu-user when FORKLAB_TEST_ARM64_NODE names one (.ci/run sets it).
+// above 2.17, exporting nothing but N-API's registration, with no thread-local storage of its own and errno the C
+// library's (a C library function compiled into the addon, as Zig 0.11 did for stat on glibc 2.17, is bound in
+// place of glibc's wherever glibc lacks that name: below 2.33 for stat). The check itself is shown to reject a
+// library made to export stat with a __thread variable. The one for this machine's CPU loads and serves a spawn;
+// the arm64 one does under an arm64 Node in qemu-user when FORKLAB_TEST_ARM64_NODE names one (.ci/run sets it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { arch } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from '../../../test/helpers/tmp.js';
 import { pkgDir } from './helpers/addon.js';
 // @ts-expect-error: plain .mjs scripts without types
 import { ADDON_TARGETS, sourcesHash } from '../scripts/sources-hash.mjs';
 // @ts-expect-error: plain .mjs scripts without types
-import { compareVersions, glibcNeeds } from '../scripts/elf.mjs';
+import { addonExportProblems, compareVersions, glibcNeeds } from '../scripts/elf.mjs';
 // @ts-expect-error: plain .mjs scripts without types
 import { buildIdOf, sha256, unversionedLibc } from '../scripts/prebuild-kit.mjs';
 
 const REBUILD = 'run `npm run prebuilds` (at the repository root) and commit packages/spawn/prebuilds/';
+
+interface Needs {
+  machine: string;
+  glibcFloor: string;
+  bindNow: boolean;
+  unversioned: string[];
+  binds: string[];
+  exported: string[];
+  tlsBytes: number | null;
+}
 const targets = ADDON_TARGETS as Record<string, { machine: string; glibcFloor: string }>;
 
 function node(exe: string[], code: string, env: NodeJS.ProcessEnv, timeout: number) {
@@ -42,7 +56,7 @@ for (const [platform, t] of Object.entries(targets)) {
     assert.equal(m.buildId, buildIdOf(platform, m.files));
   });
 
-  const n = glibcNeeds(file) as { machine: string; glibcFloor: string; bindNow: boolean; unversioned: string[] };
+  const n = glibcNeeds(file) as Needs;
   test(`${platform}: for ${t.machine}, bound at load, no glibc symbol version above ${t.glibcFloor}`, () => {
     assert.equal(n.machine, t.machine);
     assert.equal(n.bindNow, true, 'linked without -z now: a missing function would fail at its first call, not at load');
@@ -55,7 +69,49 @@ for (const [platform, t] of Object.entries(targets)) {
   test(`${platform}: every C library function it binds exists in glibc ${t.glibcFloor} (none left unversioned)`, () => {
     assert.deepEqual(extra, [], `bound to no version (absent from glibc ${t.glibcFloor}): ${extra.join(', ')}; look them up with dlsym`);
   });
+
+  test(`${platform}: exports only N-API's registration, no thread-local storage of its own, errno the C library's`, () => {
+    assert.deepEqual(addonExportProblems(n), [], `${platform}/forklab_spawn.node: ${REBUILD} with a Zig that puts no libc code of its own into it`);
+    assert.ok(n.binds.includes('__errno_location'));
+  });
 }
+
+// The check above, shown to fail: libraries built here with the system's compiler, one exporting stat (with a
+// thread-local errno of its own and errno never the C library's), one as an addon should be.
+const LIBC_OF_ITS_OWN = `#include <sys/stat.h>
+#include <unistd.h>
+__thread int own_errno;
+__attribute__((visibility("default"))) int stat(const char *path, struct stat *st) { (void)path; (void)st; own_errno = 2; return -1; }
+__attribute__((visibility("default"))) void *napi_register_module_v1(void *env, void *exports) { (void)env; return getpid() > 0 ? exports : 0; }
+`;
+const CLEAN = `#include <errno.h>
+#include <sys/stat.h>
+static int probe(const char *path) { struct stat st; return stat(path, &st) == 0 ? 0 : errno; }
+__attribute__((visibility("default"))) void *napi_register_module_v1(void *env, void *exports) { (void)env; return probe("/") ? 0 : exports; }
+`;
+
+function compiled(name: string, source: string): string | { skip: string } {
+  const dir = tempDir('forklab-spawn-elfcheck-');
+  writeFileSync(join(dir, `${name}.c`), source);
+  const out = join(dir, `${name}.so`);
+  const r = spawnSync('cc', ['-O1', '-shared', '-fPIC', '-fvisibility=hidden', '-o', out, join(dir, `${name}.c`)], { encoding: 'utf8', timeout: 60_000 });
+  if (r.error) return { skip: `no C compiler (cc: ${r.error.message}; apt-get install gcc)` };
+  assert.equal(r.status, 0, r.stderr);
+  return out;
+}
+
+test('the export check rejects an addon with a C library function of its own, a TLS segment and a private errno; it passes a clean one', (t) => {
+  const bad = compiled('libc-of-its-own', LIBC_OF_ITS_OWN);
+  const good = compiled('clean', CLEAN);
+  if (typeof bad !== 'string' || typeof good !== 'string') return t.skip(typeof bad === 'string' ? (good as { skip: string }).skip : bad.skip);
+  const problems = addonExportProblems(glibcNeeds(bad)) as string[];
+  assert.equal(problems.length, 3, problems.join('\n'));
+  assert.match(problems[0]!, /^exports .*\bstat\b/);
+  assert.doesNotMatch(problems[0]!, /napi_register_module_v1 \(/);
+  assert.match(problems[1]!, /PT_TLS segment of 4 bytes/);
+  assert.match(problems[2]!, /does not bind __errno_location/);
+  assert.deepEqual(addonExportProblems(glibcNeeds(good)), []);
+});
 
 /** This process runs under CPU emulation (an arm64 Node reading an x86 CPU's /proc/cpuinfo: qemu-user). */
 const emulatedHere = arch() !== 'x64' && /^vendor_id\s*:/m.test(readFileSync('/proc/cpuinfo', 'utf8'));

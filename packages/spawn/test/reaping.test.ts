@@ -1,13 +1,15 @@
 // Many children, sequential and concurrent: each reaped (no zombie), no descriptor left open, and
 // children of node:child_process running at the same time are reaped by their own owner.
 // FORKLAB_SPAWN_SEQUENTIAL / FORKLAB_SPAWN_CONCURRENT change the counts (defaults: 10000 and 200).
-import { test } from 'node:test';
+import { sideBySide } from './helpers/reference.js';
 import assert from 'node:assert/strict';
 import * as childProcess from 'node:child_process';
 import { readdirSync, readlinkSync } from 'node:fs';
 import './helpers/addon.js';
 import { spawn, run } from '../src/index.js';
 import { childrenOf } from '../../../test/helpers/procs.js';
+
+const test = sideBySide(import.meta.url);
 
 const SEQUENTIAL = Number(process.env.FORKLAB_SPAWN_SEQUENTIAL ?? 10_000);
 const CONCURRENT = Number(process.env.FORKLAB_SPAWN_CONCURRENT ?? 200);

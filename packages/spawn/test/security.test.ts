@@ -1,11 +1,14 @@
 // Hostile inputs, side by side: the same call through node:child_process and through forklab must end the
 // same way (thrown error, or the child's output), and forklab must have served it (counted), so that what is
 // compared is forklab's process handle under child_process's own validation.
-import { after, test } from 'node:test';
+import { after } from 'node:test';
+import { sideBySide } from './helpers/reference.js';
 import assert from 'node:assert/strict';
 import * as childProcess from 'node:child_process';
 import './helpers/addon.js';
 import * as forklab from '../src/index.js';
+
+const test = sideBySide(import.meta.url);
 
 type Spawner = typeof childProcess.spawn;
 const LIMIT_MS = 30_000;

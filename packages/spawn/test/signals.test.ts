@@ -1,13 +1,15 @@
 // Signals and the child's starting state, side by side with child_process: the names Node gives (SIGIO, never
 // SIGPOLL; a real-time signal has none, so child_process reports exit code 0), what libuv's child resets (signals
 // 1-31 to their defaults; above, an ignored signal stays ignored) and 'ignore' stdin (/dev/null read-only).
-import { test } from 'node:test';
+import { sideBySide } from './helpers/reference.js';
 import assert from 'node:assert/strict';
 import * as childProcess from 'node:child_process';
 import { spawnSync as plainSpawnSync } from 'node:child_process';
 import './helpers/addon.js';
 import * as forklab from '../src/index.js';
 import { both, type Observed } from './helpers/observe.js';
+
+const test = sideBySide(import.meta.url);
 
 const LIMIT = { timeout: 30_000, killSignal: 'SIGKILL' } as const;
 const served = (fn: forklab.FunctionName) => forklab.registerStats().byFunction[fn]?.served ?? 0;

@@ -1,12 +1,14 @@
 // spawnSync, execSync, execFileSync through forklab's sync spawner (posix_spawn + poll), side by side with
 // child_process: the same result objects (status, signal, output, error code, message, syscall, path) and the
 // same thrown errors; forklab served each call (counted).
-import { test } from 'node:test';
+import { sideBySide } from './helpers/reference.js';
 import assert from 'node:assert/strict';
 import childProcess from 'node:child_process';
 import './helpers/addon.js';
 import * as forklab from '../src/index.js';
 import { execFileSync, execSync, spawnSync } from '../src/index.js';
+
+const test = sideBySide(import.meta.url);
 
 const ours = { spawnSync, execSync, execFileSync };
 

@@ -1,7 +1,8 @@
 // The tests run the package's sources against an addon built from native/ (build/Release): one missing or
 // older than native/ is built here first (node-gyp, a few seconds). npm test runs two files at a time, and on a
 // fresh clone both find no addon: one builds it under a lock (node-gyp rebuild empties build/ first), the other
-// waits and then finds it built.
+// waits and then finds it built. FORKLAB_TEST_PREBUILT=1 (where no compiler is: .ci/oldlibc.sh's Debian 11) uses
+// the committed prebuild for this CPU instead, and builds nothing.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const pkgDir = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
-export const addonPath = join(pkgDir, 'build', 'Release', 'forklab_spawn.node');
+const prebuilt = process.env.FORKLAB_TEST_PREBUILT === '1';
+/** The addon the tests load: node-gyp's build of native/, or with FORKLAB_TEST_PREBUILT=1 the prebuild for this CPU. */
+export const addonPath = prebuilt ? join(pkgDir, 'prebuilds', `linux-${process.arch}-glibc`, 'forklab_spawn.node') : join(pkgDir, 'build', 'Release', 'forklab_spawn.node');
 
 function stale(): boolean {
   if (!existsSync(addonPath)) return true;
@@ -75,6 +78,7 @@ export function ensureAddon(): void {
   });
 }
 
-ensureAddon();
-// The tests (and the processes they start) load the addon just built, not the committed prebuild.
+if (!prebuilt) ensureAddon();
+else if (!existsSync(addonPath)) throw new Error(`FORKLAB_TEST_PREBUILT=1: no prebuild for ${process.arch} at ${addonPath}`);
+// The tests (and the processes they start) load the addon just built (or, FORKLAB_TEST_PREBUILT=1, the prebuild).
 process.env.FORKLAB_SPAWN_ADDON ??= addonPath;

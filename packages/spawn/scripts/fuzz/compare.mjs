@@ -1,0 +1,61 @@
+// What the campaign compares, and the only normalisations it makes. Each is here, named, with its reason;
+// everything else a program can observe is compared as it is.
+
+/** Normalisations of values that are inherently different between two runs, or by the package's design. */
+export const NORMALISATIONS = [
+  'the case directory (a fresh temporary directory per run) is written <dir>',
+  'pids are compared by type only (the runner records typeof child.pid), and Node\'s warnings\' "(node:PID)" is written (node:<pid>)',
+  'in the runner\'s stderr, stack frames ("    at ...") and a native stack trace are left out: the module under test wraps child_process, so its frames differ by design; the error line itself is compared',
+  'under register, its own "--import REGISTER" is left out of the arguments fork passes on (process.execArgv): the reference runs without it',
+  'during the call, descriptors of kind pidfd are not counted: @forklab/spawn reaps each running child through a pidfd (README, "What differs": reaping)',
+];
+
+/** An observation with the run's own directory replaced; pidfds left out of the descriptors counted during the call. */
+export function normalise(obs, dir, register) {
+  let text = JSON.stringify(obs);
+  if (register) text = text.split(`"--import",${JSON.stringify(register)},`).join('');
+  text = text
+    .split(dir)
+    .join('<dir>')
+    .replace(/\(node:\d+\)/g, '(node:<pid>)');
+  const o = JSON.parse(text);
+  delete o.mode;
+  if (typeof o.stderr === 'string') {
+    o.stderr = o.stderr
+      .replace(/node\[\d+\]/g, 'node[<pid>]')
+      .replace(/\n----- Native stack trace -----[\s\S]*$/, '\n')
+      .split('\n')
+      .filter((l) => !/^\s+at /.test(l))
+      .join('\n');
+  }
+  if (o.during?.fds) delete o.during.fds.pidfd;
+  return o;
+}
+
+function flatten(v, path, out) {
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    for (const k of Object.keys(v)) flatten(v[k], path ? `${path}.${k}` : k, out);
+    if (Object.keys(v).length === 0) out.set(path, '{}');
+  } else {
+    out.set(path, JSON.stringify(v));
+  }
+  return out;
+}
+
+/** The top-level fields compared, each a unit a difference is reported in. */
+export const FIELDS = ['threw', 'ret', 'events', 'callback', 'streams', 'child', 'uncaught', 'during', 'after', 'files', 'done', 'workerExit', 'status', 'stdout', 'stderr'];
+
+/** The fields (dotted paths) on which the subject's observations and the reference's have no value in common. */
+export function differences(refs, subs) {
+  const flat = (o) => flatten(o, '', new Map());
+  const r = refs.map(flat);
+  const s = subs.map(flat);
+  const keys = new Set([...r.flatMap((m) => [...m.keys()]), ...s.flatMap((m) => [...m.keys()])]);
+  const out = [];
+  for (const k of keys) {
+    const rv = new Set(r.map((m) => m.get(k)));
+    const sv = new Set(s.map((m) => m.get(k)));
+    if (![...sv].some((v) => rv.has(v))) out.push({ field: k, reference: [...rv], subject: [...sv] });
+  }
+  return out.sort((a, b) => a.field.localeCompare(b.field));
+}
