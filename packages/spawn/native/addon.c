@@ -4,11 +4,13 @@
  * owners.
  *
  * JS interface (see src/native.ts):
- *   spawn(file, argv[], envp[] | null, cwd|null, stdio[], detached, onexit) -> [err, pid, handle, fd0, ...]
+ *   spawn(file, argv[], envp[] | null, cwd|null, stdio[], detached, onexit, pipes[]) -> [err, pid, handle]
  *     envp: the child's whole environment (Node's envPairs); null: the parent's environ, as libuv.
  *     stdio[i]: -1 ignore (/dev/null for 0-2), -2 pipe (a socketpair, like libuv), n >= 0 the parent's fd n.
- *     err: 0 or -errno. fdI: the parent's end of pipe i, or -1; on an exec failure the pipes are still
- *     handed back (the caller opens them, as libuv does, or closes them).
+ *     pipes[i]: for a pipe, the Pipe handle that takes the parent's end (its open(fd) is called here), as
+ *     libuv's uv_spawn opens its stdio streams; also after an exec failure child_process reports with its
+ *     stdio (EACCES, EAGAIN, ENOENT). A descriptor no handle took is closed: none is ever left to JS.
+ *     err: 0 or -errno.
  *     onexit(exitStatus, signalName) runs once, when the child has exited and been reaped ('' when it was
  *     not killed by a signal, or by one Node has no name for).
  *   kill(handle, signal) -> 0 | -errno   (pidfd_send_signal: no pid-reuse race)
@@ -178,11 +180,30 @@ static napi_value set_int(napi_env env, napi_value arr, uint32_t i, int64_t x) {
     return arr;
 }
 
+/* Gives the parent's end of pipe i to handles[i] (child_process's Pipe handle) by calling its open(fd) from
+ * here, so that the descriptor always has one owner: the addon until open() has taken it, the handle after.
+ * (Handed to JS as a number, it belonged to no one until the JS opened it, and a worker terminated in between
+ * leaked it.) A native open() runs whole or not at all: an environment being torn down refuses the call. A
+ * descriptor that open() did not take (not called, thrown, an error returned) is closed. */
+static void hand_over(napi_env env, napi_value handles, uint32_t i, int fd) {
+    napi_value h, open_fn, arg, ret;
+    napi_valuetype t;
+    int32_t rc = -1;
+    if (napi_get_element(env, handles, i, &h) == napi_ok && napi_typeof(env, h, &t) == napi_ok && t == napi_object &&
+        napi_get_named_property(env, h, "open", &open_fn) == napi_ok && napi_typeof(env, open_fn, &t) == napi_ok && t == napi_function &&
+        napi_create_int32(env, fd, &arg) == napi_ok && napi_call_function(env, h, open_fn, 1, &arg, &ret) == napi_ok &&
+        napi_get_value_int32(env, ret, &rc) == napi_ok && rc == 0)
+        return;
+    close(fd);
+}
+
 static napi_value js_spawn(napi_env env, napi_callback_info info) {
-    size_t argc = 7;
-    napi_value a[7];
+    size_t argc = 8;
+    napi_value a[8];
     CHECK(napi_get_cb_info(env, info, &argc, a, NULL, NULL));
-    if (argc < 7) { napi_throw_type_error(env, NULL, "spawn: 7 arguments expected"); return NULL; }
+    if (argc < 7) { napi_throw_type_error(env, NULL, "spawn: 7 or 8 arguments expected"); return NULL; }
+    bool have_handles = false;
+    if (argc >= 8) CHECK(napi_is_array(env, a[7], &have_handles));
     if (!fl_may_spawn(env)) return NULL;
     napi_valuetype cwd_type;
     bool detached = false;
@@ -209,6 +230,7 @@ static napi_value js_spawn(napi_env env, napi_callback_info info) {
             goto out;
         }
     }
+    for (uint32_t i = 0; i < n_stdio; i++) pfds[i] = -1; /* (fl_spawn may fail before it sets them) */
     fl_spawn_req req = {file, argv, envp, cwd, stdio, (int)n_stdio, detached};
     pid_t pid = 0;
     int pidfd = -1;
@@ -226,16 +248,19 @@ static napi_value js_spawn(napi_env env, napi_callback_info info) {
         err = ECANCELED;
     } else if (err == 0) err = fl_watch(env, pid, pidfd, a[6], &handle);
     if (err != 0) pid = 0;
-    if (err != 0 && started) {
-        for (uint32_t i = 0; i < n_stdio; i++)
-            if (pfds[i] >= 0) { close(pfds[i]); pfds[i] = -1; }
+    /* as libuv: the pipes are opened on a spawn, and on an exec failure child_process reports with its stdio */
+    int give = have_handles && (err == 0 || (!started && (err == EACCES || err == EAGAIN || err == ENOENT)));
+    for (uint32_t i = 0; i < n_stdio; i++) {
+        if (pfds[i] < 0) continue;
+        if (give) hand_over(env, a[7], i, pfds[i]);
+        else close(pfds[i]);
+        pfds[i] = -1;
     }
-    if (napi_create_array_with_length(env, 3 + n_stdio, &result) != napi_ok) goto out;
+    if (napi_create_array_with_length(env, 3, &result) != napi_ok) goto out;
     set_int(env, result, 0, -err);
     set_int(env, result, 1, pid);
     if (err != 0 || !handle) napi_get_undefined(env, &handle);
     napi_set_element(env, result, 2, handle);
-    for (uint32_t i = 0; i < n_stdio; i++) set_int(env, result, 3 + i, pfds[i]);
 out:
     free(file);
     free(cwd);

@@ -8,7 +8,7 @@ import { closeSync } from 'node:fs';
 import type { FunctionName } from './counts.js';
 import { nodeSpawnsItself } from './aside.js';
 import { count } from './counts.js';
-import { closeReal, openPipeEnds, type ProcessHandle, readRequest, releaseReal, type SpawnRequest, setHandleFactory } from './internals.js';
+import { closeReal, openPipeEnds, pipeHandles, type ProcessHandle, readRequest, releaseReal, type SpawnRequest, setHandleFactory } from './internals.js';
 import { type NativeHandle, native, STDIO_PIPE } from './native.js';
 import { childrenAllowed, pipeOpenAllowed, REFUSED } from './permission.js';
 
@@ -59,7 +59,9 @@ function patchResources(): void {
 }
 
 /** Spawn errors child_process emits as 'error' and then still sets up stdio for (reading EOF from the pipes,
- * as libuv opens them after an exec failure); EMFILE and ENFILE it emits without any stdio: closed here. */
+ * as libuv opens them after an exec failure); EMFILE and ENFILE it emits without any stdio. The addon opens
+ * the pipes on their handles itself (native/addon.c); this is for an addon built before it did so, which hands
+ * their descriptors back to be opened here. */
 const EMITTED_WITH_STDIO = new Set([-13 /* EACCES */, -11 /* EAGAIN */, -2 /* ENOENT */]);
 
 export class ForklabProcessHandle implements ProcessHandle {
@@ -99,22 +101,24 @@ export class ForklabProcessHandle implements ProcessHandle {
     }
     this.mode = 'forklab';
     count(this.fn, true, null, this.command);
-    const [err, pid, child, ...fds] = native().spawn(r.file, r.args, r.envPairs, r.cwd, r.kinds, r.detached, (status, signalName) => {
+    // The parent's pipe ends go from the addon straight to child_process's Pipe handles: never a bare descriptor
+    // in JS, which a worker terminated before opening it would leak.
+    const onexit = (status: number, signalName: string) => {
       trackLive(this, false);
       if (!this.closed) this.onexit?.(status, signalName);
-    });
+    };
+    const [err, pid, child, ...fds] = native().spawn(r.file, r.args, r.envPairs, r.cwd, r.kinds, r.detached, onexit, pipeHandles(r));
+    if (fds.length > 0 && (err === 0 || EMITTED_WITH_STDIO.has(err))) openPipeEnds(r, fds);
+    else for (const fd of fds) if (fd >= 0) closeSync(fd);
     if (err !== 0) {
       this.failed = true;
       trackLive(this, true);
-      if (EMITTED_WITH_STDIO.has(err)) openPipeEnds(r, fds);
-      else for (const fd of fds) if (fd >= 0) closeSync(fd);
       return err;
     }
     this.pid = pid;
     this.child = child;
     trackLive(this, true);
     if (!this.refed) native().unref(child as NativeHandle);
-    openPipeEnds(r, fds);
     return 0;
   }
 

@@ -6,7 +6,8 @@
 //   method runs; the Process handle's symbols (owner_symbol) are copied to it;
 // - the Process handle's spawn(...) arguments: one options object (Node 20, 22) or positional (24, 26), read
 //   call by call, their stdio entries ({type: 'pipe' | 'ignore' | 'fd' | 'inherit' | 'wrap', ...}, a pipe's end
-//   opened on Node's Pipe handle with open(fd)) and the sync binding's options; anything else goes to Node;
+//   opened on Node's Pipe handle with open(fd), which the addon calls) and the sync binding's options; anything
+//   else goes to Node;
 // - Node's own Process handle, left unused, is freed (releaseReal) and closed through the addon, which makes
 //   closing it safe on libuv >= 1.52;
 // - process.binding('spawn_sync').spawn, which spawnSync, execSync and execFileSync look up at call time, is
@@ -157,6 +158,11 @@ export function readRequest(a: unknown[]): SpawnRequest | null {
     gid: gid == null ? undefined : (gid as number),
     why: specs.map(stdioWhy).find((w) => w !== null) ?? null,
   };
+}
+
+/** Per stdio entry, the Pipe handle that takes a pipe's parent end (the addon calls its open(fd)), else null. */
+export function pipeHandles(r: SpawnRequest): (object | null)[] {
+  return r.stdio.map((s, i) => (r.kinds[i] === STDIO_PIPE && s.handle ? s.handle : null));
 }
 
 /** Opens each pipe's parent end on child_process's Pipe handle (closed when that fails). */

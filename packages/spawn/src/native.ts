@@ -6,7 +6,8 @@ import { requireAddon } from './locate.cjs';
 /** Opaque per-child handle owned by the addon. */
 export type NativeHandle = { readonly __brand: 'forklab-spawn-handle' };
 
-/** [err (0 or -errno), pid, handle, parent fd of each stdio entry (-1 unless a pipe)] */
+/** [err (0 or -errno), pid, handle]; an addon built before it opened the pipes itself adds the parent fd of
+ * each stdio entry (-1 unless a pipe), for the caller to open or close. */
 export type NativeSpawnResult = [number, number, NativeHandle | undefined, ...number[]];
 
 /** What spawnSync's binding returns, before child_process adds stdout/stderr. */
@@ -59,6 +60,8 @@ export interface NativeAddon {
     stdio: number[],
     detached: boolean,
     onexit: (exitStatus: number, signalName: string) => void,
+    /** per stdio entry, the Pipe handle whose open(fd) the addon calls with the pipe's parent end, or null */
+    pipes?: readonly (object | null)[],
   ): NativeSpawnResult;
   kill(handle: NativeHandle, signal: number): number;
   ref(handle: NativeHandle): void;

@@ -65,3 +65,52 @@ test('zombie helper sanity: this process has no zombie children', () => {
   assert.deepEqual(zombiesOf(process.pid), []);
   assert.ok(readFileSync('/proc/self/stat', 'utf8').length > 0);
 });
+
+test('workers terminated at random moments while spawning with pipes: every pipe end and pidfd has an owner (none left in /proc/self/fd)', () => {
+  // Each worker spawns without pause and is terminated 0-20 ms after its first round. Most of its calls look
+  // for a missing command along 2,000 PATH entries (in the addon: a termination asked for meanwhile strikes
+  // as soon as JS runs again), whose pipes child_process still opens after the ENOENT; the others start a
+  // child. A pipe end handed to JS as a bare descriptor was leaked when the termination fell between the
+  // addon's spawn and the Pipe's open(fd) (here 33-57 of 30 workers' descriptors before the fix).
+  const workerCode = `const { spawn } = await import(${JSON.stringify(index)});
+const { parentPort } = await import('node:worker_threads');
+const PATH = Array.from({ length: 2000 }, (_, i) => '/nonexistent/' + i).join(':');
+for (let round = 0; ; round++) {
+  if (round === 1) parentPort.postMessage('ready');
+  for (let i = 0; i < 8; i++) (i % 4 ? spawn('forklab-no-such-program', [], { stdio: 'pipe', env: { PATH } }) : spawn('true', [], { stdio: 'pipe' })).on('error', () => {});
+  await new Promise((r) => setImmediate(r));
+}`;
+  const main = `import { Worker } from 'node:worker_threads';
+import { readdirSync, readlinkSync } from 'node:fs';
+const kinds = () => {
+  const n = { socket: 0, pidfd: 0 };
+  for (const f of readdirSync('/proc/self/fd')) {
+    let l = '';
+    try { l = readlinkSync('/proc/self/fd/' + f); } catch { continue; }
+    if (l.startsWith('socket:')) n.socket++;
+    else if (l === 'anon_inode:[pidfd]') n.pidfd++;
+  }
+  return n;
+};
+const before = kinds();
+for (let i = 0; i < 30; i++) {
+  const w = new Worker(${JSON.stringify(workerCode)}, { eval: true });
+  w.on('error', (e) => { console.error('worker error', e); process.exitCode = 1; });
+  await new Promise((r) => w.once('message', r));
+  await new Promise((r) => setTimeout(r, Math.random() * 20));
+  await w.terminate();
+}
+// the children of terminated workers are reaped by the process-wide reaper, which then closes their pidfds
+let after = kinds();
+for (let waited = 0; waited < 5000 && (after.socket > before.socket || after.pidfd > before.pidfd); waited += 100) {
+  await new Promise((r) => setTimeout(r, 100));
+  after = kinds();
+}
+console.log(JSON.stringify({ before, after }));`;
+  assert.equal(tsc.status, 0, tsc.stdout);
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', main], { encoding: 'utf8', timeout: 120_000, env });
+  assert.equal(r.signal, null, `crashed: ${r.stderr}`);
+  assert.equal(r.status, 0, r.stderr);
+  const { before, after } = JSON.parse(r.stdout) as Record<string, { socket: number; pidfd: number }>;
+  assert.deepEqual(after, before, 'descriptors left without an owner');
+});
