@@ -135,12 +135,14 @@ async function main() {
           runs.push({ pass, variant: v.id, heapMb, failed: e.message });
           console.log(`${v.id} heap ${heapMb} MB: failed: ${e.message}`);
         }
+        // written after every run, so that a run stopped early keeps what it measured
+        if (o.json) writeFileSync(o.json, JSON.stringify({ options: o, runtimes, runs, complete: false, machine: { before } }, null, 2));
       }
   }
   const wallS = Math.round((Date.now() - startedMs) / 1000);
   const after = machineLoad(readText);
   report(runs, o, { runtimes, wallS, before, after });
-  if (o.json) writeFileSync(o.json, JSON.stringify({ options: o, runtimes, runs, wallS, machine: { before, after } }, null, 2));
+  if (o.json) writeFileSync(o.json, JSON.stringify({ options: o, runtimes, runs, wallS, complete: true, machine: { before, after } }, null, 2));
 }
 
 await main();
