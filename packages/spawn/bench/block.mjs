@@ -129,7 +129,7 @@ async function main() {
         const argv = [...v.command(runtimes[v.runtime], join(here, 'block-worker.mjs')), `heap-mb=${heapMb}`, `n=${o.spawns}`, `command=${o.command}`];
         const machine = { before: machineLoad(readText) };
         try {
-          const r = await runWorker(argv, 120 + o.spawns * 5);
+          const r = await runWorker(argv, 120 + o.spawns * 20); // a fork of 1 GiB under heavy load took over 4 s a spawn here
           runs.push({ pass, variant: v.id, ...r, machine: { ...machine, after: machineLoad(readText) } });
         } catch (e) {
           runs.push({ pass, variant: v.id, heapMb, failed: e.message });
