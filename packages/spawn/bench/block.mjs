@@ -129,18 +129,20 @@ async function main() {
         const argv = [...v.command(runtimes[v.runtime], join(here, 'block-worker.mjs')), `heap-mb=${heapMb}`, `n=${o.spawns}`, `command=${o.command}`];
         const machine = { before: machineLoad(readText) };
         try {
-          const r = await runWorker(argv, 120 + o.spawns * 5);
+          const r = await runWorker(argv, 120 + o.spawns * 20); // a fork of 1 GiB under heavy load took over 4 s a spawn here
           runs.push({ pass, variant: v.id, ...r, machine: { ...machine, after: machineLoad(readText) } });
         } catch (e) {
           runs.push({ pass, variant: v.id, heapMb, failed: e.message });
           console.log(`${v.id} heap ${heapMb} MB: failed: ${e.message}`);
         }
+        // written after every run, so that a run stopped early keeps what it measured
+        if (o.json) writeFileSync(o.json, JSON.stringify({ options: o, runtimes, runs, complete: false, machine: { before } }, null, 2));
       }
   }
   const wallS = Math.round((Date.now() - startedMs) / 1000);
   const after = machineLoad(readText);
   report(runs, o, { runtimes, wallS, before, after });
-  if (o.json) writeFileSync(o.json, JSON.stringify({ options: o, runtimes, runs, wallS, machine: { before, after } }, null, 2));
+  if (o.json) writeFileSync(o.json, JSON.stringify({ options: o, runtimes, runs, wallS, complete: true, machine: { before, after } }, null, 2));
 }
 
 await main();

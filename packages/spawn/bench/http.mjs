@@ -124,6 +124,8 @@ async function main() {
           runs.push({ pass, variant: v.id, heapMb, failed: e.message });
           console.log(`${v.id} heap ${heapMb} MB: failed: ${e.message}`);
         }
+        // written after every run, so that a run stopped early keeps what it measured
+        if (o.json) writeFileSync(o.json, JSON.stringify({ options: o, runtimes, runs, complete: false, machine: { before } }, null, 2));
       }
   }
   const wallS = Math.round((Date.now() - startedMs) / 1000);
@@ -132,7 +134,7 @@ async function main() {
   if (o.json)
     writeFileSync(
       o.json,
-      JSON.stringify({ options: o, runtimes, runs, wallS, cpuPressure: [before.cpuPressureAvg10, after.cpuPressureAvg10], machine: { before, after } }, null, 2),
+      JSON.stringify({ options: o, runtimes, runs, wallS, complete: true, cpuPressure: [before.cpuPressureAvg10, after.cpuPressureAvg10], machine: { before, after } }, null, 2),
     );
 }
 
