@@ -75,6 +75,10 @@ static void close_poll(fl_child *c, uv_close_cb cb) {
     c->open = 0;
     uv_poll_stop(&c->poll);
     uv_close((uv_handle_t *)&c->poll, cb);
+    /* uv_close has taken it out of the loop (a poll handle's close touches its descriptor no more): the pidfd
+     * goes now, before the exit is reported, rather than a loop turn later (Node's process handle holds none) */
+    if (c->pidfd >= 0) close(c->pidfd);
+    c->pidfd = -1;
 }
 
 static void on_hold(uv_timer_t *t) { (void)t; }

@@ -1,16 +1,19 @@
 // Whether this Node's own child_process still forks, and for which calls. libuv starts children with posix_spawn
 // on Linux from its PR #3520 on (commit 40d45efe, merged on its v1.x branch on 2026-03-25), first released in
-// libuv 1.53.0 (2026-09-24). Its v1.x branch read 1.52.2-dev from 2026-03-06 on, so a Node on 1.52.2-dev may
-// have it or not: there the mechanism itself is looked at, once (a spawn through Node that calls fork() runs the
-// pthread_atfork handler the addon registers; posix_spawn never does). On libuv >= 1.53 (its unix/process.c),
-// Linux still forks for uid and gid, for a cwd where the C library has no posix_spawn_file_actions_addchdir(_np)
-// (looked up at run time: glibc < 2.29), for detached where libuv was compiled without POSIX_SPAWN_SETSID (glibc
-// headers < 2.26), and for every call when its one-time vfork probe fails (CPU emulation such as QEMU user, WSL1).
-// forklab serves, there, only the calls it starts without fork where Node would fork (detached, with a libuv
-// compiled without POSIX_SPAWN_SETSID, on a C library that has it); uid and gid, a cwd without addchdir and a
-// failing vfork are the same for forklab (Node's handle, or no addon: its own load probe fails there too), so
-// Node serves them, as it serves every other call: when nothing is left, forklab steps aside for the whole
-// process (its functions are child_process's own, register installs nothing).
+// libuv 1.53.0 (2026-09-24); its v1.x branch read 1.52.2-dev from 2026-03-06 on, so a Node on 1.52.2-dev may
+// have it or not. On libuv >= 1.53 (its unix/process.c), Linux still forks for uid and gid, for a cwd where the C
+// library has no posix_spawn_file_actions_addchdir(_np) (looked up at run time: glibc < 2.29), for detached where
+// libuv was compiled without POSIX_SPAWN_SETSID (glibc headers < 2.26), and for every call when its one-time vfork
+// probe fails (CPU emulation such as QEMU user, WSL1). So on any libuv after 1.52.1 the mechanism itself is looked
+// at, once, when the package loads: a spawn through Node's own spawnSync of a path that cannot be executed, plain
+// and detached; one that calls fork() runs the pthread_atfork handler the addon registers (posix_spawn, vfork and
+// clone never do). A plain spawn that forks: Node forks (forklab serves every call). Only a detached one that
+// forks: forklab serves the detached calls (with POSIX_SPAWN_SETSID where the C library has it) and Node the
+// others. Neither: forklab steps aside for the whole process (its functions are child_process's own, register
+// installs nothing). uid and gid, and a cwd without addchdir, are the same for forklab (Node's handle), and where
+// the vfork probe fails forklab's own load probe fails too (no addon): Node serves them either way. When nothing
+// can be looked at (no addon, no right to start children), libuv's version decides: 1.53.0 and later spawn with
+// posix_spawn, 1.52.2-dev is taken to fork.
 // FORKLAB_SPAWN_NODE_MECHANISM=fork or =posix_spawn says it instead, for a Node whose libuv is patched, or to
 // keep forklab (pidfd reaping) everywhere.
 import childProcess from 'node:child_process';
@@ -38,10 +41,8 @@ export interface MechanismVerdict {
 
 /** What is looked at on this machine (replaced in tests). */
 export interface MechanismLook {
-  /** whether a spawn through Node's own child_process called fork(): null when that cannot be told */
-  nodeForked(): boolean | null;
-  /** whether Node's libuv was compiled with POSIX_SPAWN_SETSID (glibc headers >= 2.26) */
-  uvHasSetsid(): boolean;
+  /** whether a spawn (detached or not) through Node's own child_process calls fork(): null when that cannot be told */
+  nodeForks(detached: boolean): boolean | null;
 }
 
 /** [major, minor, patch] of a libuv version string ('1.52.2-dev' is [1, 52, 2]); null when unreadable. */
@@ -59,33 +60,22 @@ const spawnSyncOfNode = childProcess.spawnSync;
 
 /** One spawn of a path that cannot be executed, through Node's own spawnSync: under fork, libuv forks and the child
  * fails its exec; under posix_spawn, posix_spawn returns ENOTDIR and nothing is started. */
-function nodeForked(): boolean | null {
+function nodeForks(detached: boolean): boolean | null {
   try {
     const addon = native();
     if (typeof addon.forks !== 'function') return null;
     const before = addon.forks();
-    spawnSyncOfNode('/dev/null/forklab-spawn-mechanism-probe', [], { stdio: 'ignore', timeout: 10_000 });
+    // (Node's spawnSync reads detached, which its types leave out)
+    const options = { stdio: 'ignore', detached, timeout: 10_000 } as childProcess.SpawnSyncOptions;
+    const r = spawnSyncOfNode('/dev/null/forklab-spawn-mechanism-probe', [], options);
+    if ((r.error as NodeJS.ErrnoException | undefined)?.code === 'ERR_ACCESS_DENIED') return null;
     return addon.forks() > before;
   } catch {
     return null; // no addon, or no right to start children: nothing forklab could serve either
   }
 }
 
-/** The glibc whose headers Node was compiled with (its diagnostic report says it); a shared libuv, or a C library
- * that is not glibc (musl has had POSIX_SPAWN_SETSID since 1.1.24), is taken to have it. */
-function uvHasSetsid(): boolean {
-  try {
-    if ((process.config?.variables as { node_shared_libuv?: unknown } | undefined)?.node_shared_libuv === true) return true;
-    const header = (process.report?.getReport() as { header?: { glibcVersionCompiler?: unknown } } | undefined)?.header;
-    const m = /^(\d+)\.(\d+)/.exec(String(header?.glibcVersionCompiler ?? ''));
-    if (!m) return true;
-    return compare([Number(m[1]), Number(m[2]), 0], [2, 26, 0]) >= 0;
-  } catch {
-    return true;
-  }
-}
-
-const machineLook: MechanismLook = { nodeForked, uvHasSetsid };
+const machineLook: MechanismLook = { nodeForks };
 
 const VERDICT = Symbol.for('forklab.spawn.mechanism');
 const cache = globalThis as unknown as Record<symbol, Map<string, MechanismVerdict> | undefined>;
@@ -99,20 +89,17 @@ function decide(env: NodeJS.ProcessEnv, uv: unknown, look: MechanismLook): Mecha
   }
   const version = parseUvVersion(uv);
   if (!version) return { mechanism: 'fork', why: `libuv version unknown (${String(uv)})`, warning, served: [] };
-  let why: string;
-  if (compare(version, FIRST_POSIX_SPAWN_UV) >= 0) {
-    why = `libuv ${String(uv)} (${FIRST_POSIX_SPAWN_UV.join('.')} or later: libuv PR #3520)`;
-  } else if (compare(version, LAST_FORKING_UV) > 0) {
-    const forked = look.nodeForked();
-    if (forked !== false) {
-      const seen = forked ? 'a spawn through Node called fork()' : 'not looked at: taken as fork';
-      return { mechanism: 'fork', why: `libuv ${String(uv)}, a development build from before or after PR #3520: ${seen}`, warning, served: [] };
-    }
-    why = `libuv ${String(uv)}, a development build with PR #3520: a spawn through Node did not call fork()`;
-  } else {
-    return { mechanism: 'fork', why: `libuv ${String(uv)}`, warning, served: [] };
+  if (compare(version, LAST_FORKING_UV) <= 0) return { mechanism: 'fork', why: `libuv ${String(uv)}`, warning, served: [] };
+  const released = compare(version, FIRST_POSIX_SPAWN_UV) >= 0;
+  const plain = look.nodeForks(false);
+  if (plain === true) return { mechanism: 'fork', why: `libuv ${String(uv)}: a spawn through Node called fork()`, warning, served: [] };
+  if (plain === null) {
+    if (released) return { mechanism: 'posix_spawn', why: `libuv ${String(uv)} (${FIRST_POSIX_SPAWN_UV.join('.')} or later: libuv PR #3520)`, warning, served: [] };
+    return { mechanism: 'fork', why: `libuv ${String(uv)}, a development build from before or after libuv PR #3520: not looked at, taken as fork`, warning, served: [] };
   }
-  return { mechanism: 'posix_spawn', why, warning, served: look.uvHasSetsid() ? [] : ['detached'] };
+  const detached = look.nodeForks(true) === true;
+  const seen = detached ? 'a spawn through Node did not call fork(), a detached one did' : 'a spawn through Node did not call fork()';
+  return { mechanism: 'posix_spawn', why: `libuv ${String(uv)}: ${seen}`, warning, served: detached ? ['detached'] : [] };
 }
 
 export function nodeMechanism(env: NodeJS.ProcessEnv = process.env, uv: unknown = process.versions.uv, look: MechanismLook = machineLook): MechanismVerdict {

@@ -24,9 +24,10 @@ export function realHandleReason(r: SpawnRequest): string | null {
   return nodeSpawnsItself(r) ?? r.why;
 }
 
-// forklab's running children, listed by process.getActiveResourcesInfo() as 'ProcessWrap' while referenced, as
-// Node lists its own; a handle whose spawn failed too, until child_process closes it (Node's ProcessWrap is
-// listed from its creation to its close) (the public function is wrapped once, at forklab's first use). Per thread, shared by every
+// forklab's running children, listed by process.getActiveResourcesInfo() as 'ProcessWrap' and by
+// process._getActiveHandles() as their ChildProcess while referenced, as Node lists its own; a handle whose spawn
+// failed is listed by getActiveResourcesInfo() too, until child_process closes it (Node's ProcessWrap is listed
+// from its creation to its close). Both functions are wrapped once, at forklab's first use. Per thread, shared by every
 // copy of the package; a running child's handle is kept (strongly), as Node keeps an active handle.
 const LIVE = Symbol.for('forklab.spawn.live');
 const shared = globalThis as unknown as Record<symbol, Set<ProcessHandle> | undefined>;
@@ -56,6 +57,26 @@ function patchResources(): void {
     list.splice(at, 0, ...Array<string>(n).fill('ProcessWrap'));
     return list;
   };
+  // process._getActiveHandles() lists a running child's ChildProcess (its handle's owner), as Node lists its own
+  const handles = (process as unknown as { _getActiveHandles?: (...a: unknown[]) => unknown })._getActiveHandles;
+  if (typeof handles !== 'function') return;
+  (process as unknown as { _getActiveHandles: unknown })._getActiveHandles = function _getActiveHandles(this: unknown, ...a: unknown[]): unknown {
+    const list = Reflect.apply(handles, this, a);
+    if (!Array.isArray(list)) return list;
+    for (const h of live) {
+      if (!h.hasRef()) continue;
+      const owner = ownerOf(h);
+      if (owner !== undefined && !list.includes(owner)) list.push(owner);
+    }
+    return list;
+  };
+}
+
+/** The ChildProcess a handle belongs to (Node's owner_symbol, copied from its own Process handle). */
+function ownerOf(h: ProcessHandle): unknown {
+  const o = h as unknown as Record<symbol, unknown>;
+  for (const sym of Object.getOwnPropertySymbols(o)) if (sym.description === 'owner_symbol') return o[sym];
+  return undefined;
 }
 
 /** Spawn errors child_process emits as 'error' and then still sets up stdio for (reading EOF from the pipes,

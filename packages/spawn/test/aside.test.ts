@@ -1,10 +1,11 @@
-// On a Node whose libuv starts children with posix_spawn itself (libuv 1.53.0 and later: PR #3520), forklab steps
-// aside: register installs nothing, the functions are child_process's own, said once on the diagnostics channel;
-// except where that libuv still forks for a call forklab serves without fork (detached, with a libuv compiled
-// without POSIX_SPAWN_SETSID): then forklab serves those and Node every other. On 1.52.2-dev (a development build
-// from before or after PR #3520) the mechanism itself is looked at. No such Node exists yet: its libuv version
-// (process.versions.uv) and the glibc it was compiled with (its report's header) are faked by a preload before
-// forklab loads, and FORKLAB_SPAWN_NODE_MECHANISM says it either way.
+// On a Node whose libuv starts children with posix_spawn itself (libuv PR #3520: 1.53.0 and later, and some
+// 1.52.2-dev builds), forklab steps aside: register installs nothing, the functions are child_process's own, said
+// once on the diagnostics channel; except where that libuv still forks for a call forklab serves without fork
+// (detached, with a libuv compiled without POSIX_SPAWN_SETSID): then forklab serves those and Node every other. On
+// any libuv after 1.52.1 the mechanism is looked at (a spawnSync through Node, plain and detached, calls fork() or
+// not). No such Node exists yet: a preload fakes its libuv version (process.versions.uv) and what the look sees
+// (child_process.spawnSync answers the look's path without forking, or forks only for detached), before forklab
+// loads; FORKLAB_SPAWN_NODE_MECHANISM says it either way.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -18,9 +19,9 @@ import { native } from '../src/native.js';
 
 const inst = installed();
 
-const look = (forked: boolean | null, setsid = true): MechanismLook => ({ nodeForked: () => forked, uvHasSetsid: () => setsid });
+const look = (plain: boolean | null, detached: boolean | null = plain): MechanismLook => ({ nodeForks: (d) => (d ? detached : plain) });
 
-test('the decision: libuv 1.53.0 and later spawn with posix_spawn; 1.52.2-dev as the look at the mechanism says, fork when it cannot tell', () => {
+test('the decision: after libuv 1.52.1, as the look at the mechanism says; when it cannot tell, 1.53.0 and later posix_spawn, 1.52.2-dev fork', () => {
   assert.deepEqual(parseUvVersion('1.52.2-dev'), [1, 52, 2]);
   assert.equal(parseUvVersion('x'), null);
   for (const [uv, forked, mechanism] of [
@@ -30,7 +31,8 @@ test('the decision: libuv 1.53.0 and later spawn with posix_spawn; 1.52.2-dev as
     ['1.52.2-dev', null, 'fork'],
     ['1.52.2-dev', false, 'posix_spawn'],
     ['1.52.9', false, 'posix_spawn'],
-    ['1.53.0', true, 'posix_spawn'],
+    ['1.53.0', true, 'fork'],
+    ['1.53.0', false, 'posix_spawn'],
     ['2.0.0', null, 'posix_spawn'],
     [undefined, false, 'fork'],
   ] as const) {
@@ -46,13 +48,13 @@ test('the decision: libuv 1.53.0 and later spawn with posix_spawn; 1.52.2-dev as
   assert.match(stepAsideReason(nodeMechanism({}, '1.52.2-dev', look(false))) as string, /did not call fork\(\)/);
 });
 
-test('per call, on a posix_spawn libuv compiled without POSIX_SPAWN_SETSID: forklab serves detached calls (Node forks them), Node the rest', () => {
-  const partial = nodeMechanism({}, '1.53.0', look(null, false));
+test('per call, on a posix_spawn libuv that forks detached calls (compiled without POSIX_SPAWN_SETSID): forklab serves those, Node the rest', () => {
+  const partial = nodeMechanism({}, '1.53.0', look(false, true));
   assert.deepEqual([partial.mechanism, partial.served], ['posix_spawn', ['detached']]);
   assert.equal(stepAsideReason(partial), null, 'not aside: forklab serves some calls');
   assert.equal(nodeSpawnsItself({ detached: true }, partial), null);
   assert.match(nodeSpawnsItself({ detached: false }, partial) as string, /^node spawns with posix_spawn: libuv 1\.53\.0/);
-  const whole = nodeMechanism({}, '1.53.0', look(null, true));
+  const whole = nodeMechanism({}, '1.53.0', look(false, false));
   assert.deepEqual(whole.served, []);
   assert.equal(nodeSpawnsItself({ detached: true }, nodeMechanism({}, '1.46.0', look(null))), null, 'a forking Node: forklab serves');
 });
@@ -75,7 +77,14 @@ const PRELOAD = join(inst.project, 'fake-uv.cjs');
 writeFileSync(
   PRELOAD,
   `if (process.env.FAKE_UV) Object.defineProperty(process.versions, 'uv', { value: process.env.FAKE_UV, enumerable: true, configurable: true });
-if (process.env.FAKE_GLIBC_COMPILER) { const get = process.report.getReport.bind(process.report); process.report.getReport = (...a) => { const r = get(...a); r.header.glibcVersionCompiler = process.env.FAKE_GLIBC_COMPILER; return r; }; }
+if (process.env.FAKE_SPAWN) {
+  const cp0 = require('node:child_process'), real = cp0.spawnSync;
+  cp0.spawnSync = function spawnSync(file, args, o) {
+    const forks = process.env.FAKE_SPAWN === 'detached' && o && o.detached;
+    if (file !== '/dev/null/forklab-spawn-mechanism-probe' || forks) return real.apply(this, arguments);
+    return { error: Object.assign(new Error('spawnSync ' + file + ' ENOTDIR'), { code: 'ENOTDIR' }) };
+  };
+}
 globalThis.published = [];
 require('node:diagnostics_channel').subscribe('forklab:spawn:fallback', (m) => globalThis.published.push(m));
 const cp = require('node:child_process');
@@ -105,7 +114,7 @@ type Out = {
 
 for (const fake of ['1.53.0', '2.0.0']) {
   test(`libuv ${fake}: register installs nothing, the functions are child_process's own, said once on the channel`, () => {
-    const r = nodeIn(['-r', PRELOAD, '--import', inst.register, APP], { FAKE_UV: fake });
+    const r = nodeIn(['-r', PRELOAD, '--import', inst.register, APP], { FAKE_UV: fake, FAKE_SPAWN: 'posix_spawn' });
     const out = lastJson<Out>(r);
     assert.deepEqual(out.codes, [3, 4, 5, 'x\n']);
     assert.deepEqual(out.untouched, [true, true, true, true, true]);
@@ -114,7 +123,7 @@ for (const fake of ['1.53.0', '2.0.0']) {
     assert.equal(out.published.length, 1, JSON.stringify(out.published));
     assert.equal(out.published[0]?.function, null);
     assert.equal(out.published[0]?.reason, out.reason);
-    assert.match(out.reason as string, new RegExp(`^node spawns with posix_spawn: libuv ${fake.replace(/\./g, '\\.')} `));
+    assert.match(out.reason as string, new RegExp(`^node spawns with posix_spawn: libuv ${fake.replace(/\./g, '\\.')}: a spawn through Node did not call fork\\(\\)`));
   });
 }
 
@@ -135,13 +144,15 @@ test('a value of FORKLAB_SPAWN_NODE_MECHANISM that is not understood: a warning,
   assert.equal(lastJson<Out>(r).served, 4);
 });
 
-test('libuv 1.52.2-dev on a Node that forks (the look at the mechanism sees a fork()): forklab stays and serves every call', () => {
-  const r = nodeIn(['-r', PRELOAD, '--import', inst.register, APP], { FAKE_UV: '1.52.2-dev' });
-  const out = lastJson<Out>(r);
-  assert.deepEqual(out.codes, [3, 4, 5, 'x\n']);
-  assert.deepEqual(out.own, [false, false, false, false]);
-  assert.deepEqual([out.served, out.fallbacks, out.reason], [4, 0, null]);
-});
+for (const fake of ['1.52.2-dev', '1.53.0']) {
+  test(`libuv ${fake} on a Node that forks (the look at the mechanism sees a fork(): a build before PR #3520, or a failed vfork probe): forklab serves every call`, () => {
+    const r = nodeIn(['-r', PRELOAD, '--import', inst.register, APP], { FAKE_UV: fake });
+    const out = lastJson<Out>(r);
+    assert.deepEqual(out.codes, [3, 4, 5, 'x\n']);
+    assert.deepEqual(out.own, [false, false, false, false]);
+    assert.deepEqual([out.served, out.fallbacks, out.reason], [4, 0, null]);
+  });
+}
 
 const PARTIAL = join(inst.project, 'partial.mjs');
 writeFileSync(
@@ -160,8 +171,8 @@ const s = f.registerStats().byFunction;
 console.log(JSON.stringify({ codes, spawn: s.spawn, spawnSync: s.spawnSync, published: globalThis.published, reason: f.stepAsideReason(), served: f.nodeMechanism().served }));`,
 );
 
-test('libuv 1.53.0 compiled without POSIX_SPAWN_SETSID: register stays; forklab serves the detached calls (Node would fork them), Node the others', () => {
-  const r = nodeIn(['-r', PRELOAD, '--import', inst.register, PARTIAL], { FAKE_UV: '1.53.0', FAKE_GLIBC_COMPILER: '2.17' });
+test('libuv 1.53.0 that forks detached calls (compiled without POSIX_SPAWN_SETSID): register stays; forklab serves those, Node the others', () => {
+  const r = nodeIn(['-r', PRELOAD, '--import', inst.register, PARTIAL], { FAKE_UV: '1.53.0', FAKE_SPAWN: 'detached' });
   type Stats = { served: number; fallbacks: number; byReason: Record<string, number> };
   const out = lastJson<{ codes: number[]; spawn: Stats; spawnSync: Stats; published: { reason: string; function: string | null }[]; reason: string | null; served: string[] }>(r);
   assert.deepEqual(out.codes, [3, 4, 5, 6, 7]);
