@@ -18,9 +18,11 @@ import { openDatabase } from './database.js';
 import { DocumentError, parseRunDocument, validateRunDocument } from '../document/validate.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { CliError } from './errors.js';
+import { writeStdout } from './output.js';
 import { colors } from './history-common.js';
 import { parseCommon } from './run.js';
 import { renderSummary } from '../report/summary.js';
+import { fitText } from '../text/fit.js';
 import { dbOption, emitTo, fileOption, noColorOption, planFileFlag, noPoolOption, seedOption, verboseOption, withinRunOption } from './options.js';
 
 export interface JudgeCliOptions {
@@ -73,13 +75,15 @@ function historyStore(db: string | undefined): Store | null {
   }
 }
 
+const writeFitted = (s: string) => writeStdout(fitText(s));
+
 function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
   const { seed } = parseCommon({ seed: o.seed });
   const json = planFileFlag('--json', o.json);
   const docs = loadDocuments(refs, o.db);
   const groups = groupByMachine(docs);
   const store = o.withinRun ? null : historyStore(o.db);
-  const note = (s: string) => process.stderr.write(`${s}\n`);
+  const note = (s: string) => process.stderr.write(`${fitText(s)}\n`);
   const driftOf = (d: readonly RunDocument[]): DriftOptions => (o.withinRun ? { withinRun: true } : driftHistory(store, d, { keep: false, seed, note, pool: o.pool !== false }));
   // One judgement per machine, unless the user asks for the machines to be pooled (then every verdict says so).
   let parts: { group: MachineGroup | null; docs: RunDocument[]; judged: Judged }[];
@@ -103,11 +107,11 @@ function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
     return 0;
   }
   if (parts.length > 1)
-    process.stdout.write(
+    writeFitted(
       `The runs come from ${groups.length} machines (${whyApart(groups)}): each is judged on its own runs below. --mix-machines pools them into one verdict per claim, and every verdict then says so.\n\n`,
     );
   for (const [i, x] of parts.entries()) {
-    if (parts.length > 1) process.stdout.write(`${i > 0 ? '\n' : ''}Machine ${i + 1} of ${parts.length}: ${x.group!.label}\n`);
+    if (parts.length > 1) writeFitted(`${i > 0 ? '\n' : ''}Machine ${i + 1} of ${parts.length}: ${x.group!.label}\n`);
     const statuses = x.docs.map((d) => ({
       experiment: d.experiment,
       state: `run ${d.runId ? d.runId.slice(0, 8) : '(not stored)'} on ${String(d.machine?.hostname ?? '?')}, ${d.startedAt.slice(0, 16).replace('T', ' ')}${d.complete ? '' : ', incomplete'}`,
@@ -124,7 +128,7 @@ function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
       (drifting.length
         ? `\n${drifting.length} inconclusive verdict${drifting.length === 1 ? ' is' : 's are'} held open by the drift between runs on this machine, not by these runs' noise: judge runs made at different times together (forklab judge RUN RUN …; docs/reproduce.md, "Drift between runs").\n`
         : '');
-    process.stdout.write(
+    writeFitted(
       renderSummary(
         x.judged,
         statuses,

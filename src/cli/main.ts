@@ -4,7 +4,20 @@ import { EXPERIMENTS } from '../experiments/index.js';
 import { runExperimentCommand, type CommonOptions } from './run.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { runProgram } from './errors.js';
-import { TARGET_HELP, dbOption, fileFlagPath, fileOption, labelOption, noColorOption, noStoreOption, pinOption, quickOption, seedOption, specOption } from './options.js';
+import {
+  TARGET_HELP,
+  wideOption,
+  dbOption,
+  fileFlagPath,
+  fileOption,
+  labelOption,
+  noColorOption,
+  noStoreOption,
+  pinOption,
+  quickOption,
+  seedOption,
+  specOption,
+} from './options.js';
 import { guardStandardStreams } from './output.js';
 import { registerSelfcheck } from './selfcheck.js';
 import { registerDoctor } from './doctor.js';
@@ -72,6 +85,9 @@ function applyQuick(cmd: Command, opts: Record<string, string | boolean | undefi
   for (const [k, v] of Object.entries(quick)) if (cmd.getOptionValueSource(k) !== 'cli' && cmd.options.some((o) => o.attributeName() === k)) opts[k] = v;
 }
 
+/** The commands whose output is read on a terminal, and so fits 100 columns unless --wide. */
+const PRINTS_FOR_A_PERSON = /^(reproduce|judge|history|show|compare|trace|doctor|selfcheck)$/;
+
 export function buildProgram(): Command {
   const program = new Command('forklab')
     .description('Measures what creating processes and threads really costs on Linux, and compares it with the published figures.')
@@ -110,6 +126,7 @@ export function buildProgram(): Command {
   registerJudgeCommand(program);
   registerFleetCommand(program);
   registerTraceCommand(program);
+  for (const c of program.commands) if (PRINTS_FOR_A_PERSON.test(c.name()) || EXPERIMENTS.some((x) => x.name === c.name())) c.addOption(wideOption());
   guardRepeatedFlags(program);
   return program;
 }
