@@ -49,6 +49,18 @@ export function withStore<T>(o: { db?: string }, create: boolean, fn: (s: Store)
   }
 }
 
+/** fn with a way to open the history only if it needs it (a file of whole documents does not); closed afterwards. */
+export function withLazyStore<T>(o: { db?: string }, fn: (open: () => Store) => T): T {
+  let store: Store | null = null;
+  try {
+    return fn(() => (store ??= openDatabase(o.db, { create: false, write: false }).store));
+  } catch (e) {
+    throw store ? asStoreError(e, (store as Store).path) : e;
+  } finally {
+    (store as Store | null)?.close();
+  }
+}
+
 export function localTime(iso: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;

@@ -1,12 +1,10 @@
 // `forklab judge RUN|FILE… [--json] [--seed N] [--db PATH]`: judges every claim of the articles the given runs
 // cover, without measuring: stored runs (id, uuid, latest~N) or run documents exported from any machine
 // (`forklab export`, `--json`), or a `forklab reproduce --json` file. Prints the same summary as reproduce.
-import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { readInputFile } from './input.js';
+import { namedRuns } from './named.js';
 import type { Command } from 'commander';
 import { VERDICTS_BY_MACHINE_SCHEMA, verdictsDocument } from '../claims/judge.js';
-import { reproductionInText } from '../claims/reproduction.js';
 import { groupByMachine, judgeEachMachine, judgeMixed, whyApart, type MachineGroup } from '../claims/machines.js';
 import type { Judged } from '../claims/judge.js';
 import type { DriftOptions } from '../claims/drift.js';
@@ -15,9 +13,7 @@ import { driftHistory } from '../lab/drift-history.js';
 import type { RunDocument } from '../document/run.js';
 import type { Store } from '../store/db.js';
 import { openDatabase } from './database.js';
-import { DocumentError, parseRunDocument, validateRunDocument } from '../document/validate.js';
 import { FORKLAB_VERSION } from '../version.js';
-import { CliError } from './errors.js';
 import { writeStdout } from './output.js';
 import { colors } from './history-common.js';
 import { parseCommon } from './run.js';
@@ -40,26 +36,12 @@ export interface JudgeCliOptions {
   pool?: boolean;
 }
 
-/** A file's run documents: one run document, or the documents a `forklab reproduce --json` file embeds. */
-function documentsInFile(file: string, store: () => Store): RunDocument[] {
-  const text = readInputFile(file);
-  try {
-    const repro = reproductionInText(text, file, 'runs');
-    if (repro) return repro.runs.map((r) => (typeof r === 'string' ? store().getDocument(store().resolveRun(r)) : validateRunDocument(r)));
-    return [parseRunDocument(text)];
-  } catch (e) {
-    if (e instanceof DocumentError || e instanceof SyntaxError)
-      throw new CliError(`${file}: ${e.message}`, 2, 'give a run document (forklab export RUN > run.json) or a forklab reproduce --json file');
-    throw e;
-  }
-}
-
-/** The documents the arguments name, in order: files first checked as files, then as runs in the history. */
+/** The documents the arguments name, in order: files, reproductions (R1: its runs) and stored runs (src/cli/named.ts). */
 function loadDocuments(refs: readonly string[], db: string | undefined): RunDocument[] {
   let store: Store | null = null;
   const open = () => (store ??= openDatabase(db, { create: false, write: false }).store);
   try {
-    return refs.flatMap((ref) => (ref === '-' || existsSync(ref) ? documentsInFile(ref, open) : [open().getDocument(open().resolveRun(ref))]));
+    return refs.flatMap((ref) => namedRuns(ref, open).docs);
   } finally {
     (store as Store | null)?.close();
   }
@@ -77,7 +59,7 @@ function historyStore(db: string | undefined): Store | null {
 
 const writeFitted = (s: string) => writeStdout(fitText(s));
 
-function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
+export function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
   const { seed } = parseCommon({ seed: o.seed });
   const json = planFileFlag('--json', o.json);
   const docs = loadDocuments(refs, o.db);
@@ -145,7 +127,10 @@ export function registerJudgeCommand(program: Command): void {
   program
     .command('judge')
     .description('judge every published claim on stored runs or exported run documents, without measuring (docs/reproduce.md)')
-    .argument('<runs...>', 'run ids, uuids, latest or latest~N from the history, or files: run documents (forklab export, --json) or a forklab reproduce --json file')
+    .argument(
+      '<runs...>',
+      'run ids, uuids, latest or latest~N from the history, reproductions (R1: the runs it rests on), or files: run documents (forklab export, --json) or a forklab reproduce --json file',
+    )
     .addOption(fileOption('--json', 'write the verdicts, the figures and the runs they rest on as JSON (schema forklab.verdicts)'))
     .addOption(dbOption())
     .addOption(seedOption())

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { EXPERIMENTS } from '../experiments/index.js';
 import { runExperimentCommand, type CommonOptions } from './run.js';
 import { FORKLAB_VERSION } from '../version.js';
-import { runProgram } from './errors.js';
+import { CliError, runProgram } from './errors.js';
 import {
   TARGET_HELP,
   wideOption,
@@ -24,7 +24,7 @@ import { registerDoctor } from './doctor.js';
 import { registerHistoryCommands } from './history.js';
 import { registerReportCommand } from './report.js';
 import { registerReproduceCommand } from './reproduce.js';
-import { registerJudgeCommand } from './judge.js';
+import { registerJudgeCommand, runJudge } from './judge.js';
 import { registerFleetCommand } from './fleet.js';
 import { registerTraceCommand } from './trace.js';
 import { openDatabase } from './database.js';
@@ -121,11 +121,25 @@ export function buildProgram(): Command {
   registerSelfcheck(program);
   registerDoctor(program);
   registerHistoryCommands(program);
-  registerReportCommand(program, { loadRun: loadStoredRun, loadReproduction: loadStoredReproduction, latestReproduction });
+  registerReportCommand(program, {
+    loadRun: loadStoredRun,
+    loadReproduction: loadStoredReproduction,
+    latestReproduction,
+    judgeJson: (refs, o) => runJudge(refs, { json: o.json, db: o.db }),
+  });
   registerReproduceCommand(program);
   registerJudgeCommand(program);
   registerFleetCommand(program);
   registerTraceCommand(program);
+  // Names people try for the list of runs: each says which command it is.
+  for (const name of ['list', 'ls', 'runs', 'log'])
+    program
+      .command(name, { hidden: true })
+      .allowUnknownOption()
+      .argument('[args...]')
+      .action(() => {
+        throw new CliError(`there is no forklab ${name}: forklab history lists the runs and reproductions (forklab show RUN shows one)`);
+      });
   for (const c of program.commands) if (PRINTS_FOR_A_PERSON.test(c.name()) || EXPERIMENTS.some((x) => x.name === c.name())) c.addOption(wideOption());
   guardRepeatedFlags(program);
   return program;

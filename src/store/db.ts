@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { bootId, processIdentity } from '../env/process.js';
 import type { Configuration, Measurement, Warning } from '../experiments/types.js';
 import { CONFIGURATION_KEYS, measurementToJson, type RunDocument } from '../document/run.js';
-import { StoreError, readOnlyText, checkFile, checkSchema, checkWritable, migrate, sqliteCode, type MeasurementRecord, type RunRecord } from './migrations.js';
+import { NEXT_RUN_ID, StoreError, readOnlyText, checkFile, checkSchema, checkWritable, migrate, sqliteCode, type MeasurementRecord, type RunRecord } from './migrations.js';
 import { openSqlite, type SqlDatabase } from './sqlite.js';
 import { DocumentError, validateConfiguration, validateRunDocument } from '../document/validate.js';
 
@@ -124,9 +124,9 @@ export class Store {
     const me = processIdentity(process.pid);
     const info = this.db
       .prepare(
-        `INSERT INTO runs (uuid, experiment, status, started_at, forklab_version, params, machine, load_before, warnings,
+        `INSERT INTO runs (id, uuid, experiment, status, started_at, forklab_version, params, machine, load_before, warnings,
            hostname, pid, proc_start, boot_id, cmdline, note)
-         VALUES (?, ?, 'running', ?, ?, ?, ?, ?, '[]', ?, ?, ?, ?, ?, ?)`,
+         VALUES (${NEXT_RUN_ID}, ?, ?, 'running', ?, ?, ?, ?, ?, '[]', ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         randomUUID(),
@@ -365,9 +365,9 @@ export class Store {
       if (had) throw new StoreError(`run ${uuid} is already in ${this.path} as run ${had.id}; nothing was imported`);
       const info = this.db
         .prepare(
-          `INSERT INTO runs (uuid, experiment, status, started_at, finished_at, duration_ms, forklab_version, params, machine,
+          `INSERT INTO runs (id, uuid, experiment, status, started_at, finished_at, duration_ms, forklab_version, params, machine,
              load_before, load_after, warnings, summary, hostname, imported_at, note)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           VALUES (${NEXT_RUN_ID}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           uuid,

@@ -111,7 +111,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX drift_estimate_runs_uuid ON drift_estimate_runs (run_uuid);
     `,
   },
+  {
+    version: 4,
+    description: 'run numbers are never given again: the highest number a removed run had is kept',
+    sql: `
+      CREATE TABLE id_marks (
+        name TEXT PRIMARY KEY,               -- the table whose numbers it guards: runs
+        value INTEGER NOT NULL               -- the highest number given so far (a new run gets one more)
+      );
+      INSERT INTO id_marks (name, value) VALUES ('runs', (SELECT coalesce(max(id), 0) FROM runs));
+      CREATE TRIGGER runs_keep_mark AFTER DELETE ON runs
+        BEGIN UPDATE id_marks SET value = max(value, OLD.id) WHERE name = 'runs'; END;
+    `,
+  },
 ];
+
+/** The number a new run gets: one above every number given so far, removed runs' too (used inside its INSERT). */
+export const NEXT_RUN_ID = `(SELECT max(coalesce((SELECT max(id) FROM runs), 0), coalesce((SELECT value FROM id_marks WHERE name = 'runs'), 0)) + 1)`;
 
 export const LATEST_SCHEMA = MIGRATIONS.length;
 
