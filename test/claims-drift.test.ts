@@ -165,7 +165,10 @@ test('the reports and the summary show the drift each verdict used, or that the 
   assert.match(html, /Between runs here: ±/);
   const { renderSummary } = await import('../src/report/summary.js');
   const { PLAIN } = await import('../src/report/verdicts.js');
-  assert.match(renderSummary(judged, doc.experiments, PLAIN, 'footer'), /between runs here: ±[\d.]+ % \(from 8 earlier runs\); this run alone: holds/);
+  // In the terminal where the drift was learnt from is said once, in the intervals line, not under each verdict.
+  const summary = renderSummary(judged, doc.experiments, PLAIN, 'footer');
+  assert.match(summary, /between runs here: ±[\d.]+ %; this run alone: holds/);
+  assert.match(summary.replace(/\n +/g, ' '), /Intervals include the drift between runs on this machine \(learnt from up to 8 earlier runs here/);
   const today = judgeDocuments([now], { seed: 1, articles: ['002'], drift: { withinRun: true } });
   assert.match(renderSummary(today, doc.experiments, PLAIN, 'footer'), /Intervals: this run's own \(--within-run\)/);
   assert.doesNotMatch(reproductionMarkdown({ ...doc, verdicts: today.verdicts, withinRun: true }, [now]), /Between runs here/);

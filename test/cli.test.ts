@@ -126,7 +126,8 @@ test('history, show, compare, export, import and report: every flag through the 
   assert.match(run('history', '--db', join(s.dir, 'other.db'), '--no-color').stdout, /1 run in /);
   assert.equal(JSON.parse(run('show', '1', '--json', '--db', join(s.dir, 'h.db')).stdout).experiment, 'spawn');
   assert.equal(JSON.parse(run('export', 'latest', '--db', join(s.dir, 'h.db')).stdout).schema, 'forklab.run');
-  assert.equal(typeof JSON.parse(run('compare', '1', '1', '--json', '--db', join(s.dir, 'h.db')).stdout), 'object');
+  // A run compared with itself is refused (exit 2): the flags of compare are checked on other tests' two runs.
+  assert.match(run('compare', '1', '1', '--json', '--db', join(s.dir, 'h.db')).stderr, /are the same run/);
   const html = join(s.dir, 'r.html');
   const md = join(s.dir, 'r.md');
   const rep = run('report', '--input', join(s.dir, 'run.json'), '--html', html, '--markdown', md);
@@ -253,7 +254,8 @@ test('the CLI helper keeps every run away from the home directory it was started
 });
 
 test('--iterations 1: the run says an interval needs more samples instead of showing one as if it were', () => {
-  const r = cli('spawn', '--methods', 'fork-exit', '--rss', '0', '--thp', 'off', '--repeats', '1', '--iterations', '1', '--ci-target', '0', '--no-store');
+  // --wide: each warning on one line (by default they wrap at 100 columns)
+  const r = cli('spawn', '--methods', 'fork-exit', '--rss', '0', '--thp', 'off', '--repeats', '1', '--iterations', '1', '--ci-target', '0', '--no-store', '--wide');
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /warning: 1 configuration has fewer than 6 samples \(fork-exit; as few as 1\): a 95 % interval of a median needs at least 6/);
   assert.match(r.stderr, /Rerun with --iterations 6 or more/);
@@ -262,7 +264,7 @@ test('--iterations 1: the run says an interval needs more samples instead of sho
 });
 
 test('too few samples in a series another flag sets: the advice names that flag (exec --ld-runs), and the defaults do not warn', () => {
-  const few = cli('exec', '--iterations', '20', '--warmup', '2', '--repeats', '1', '--ld-runs', '3', '--no-store');
+  const few = cli('exec', '--iterations', '20', '--warmup', '2', '--repeats', '1', '--ld-runs', '3', '--no-store', '--wide');
   assert.equal(few.code, 0, few.stderr);
   assert.match(few.stderr, /fewer than 6 samples \(ld-startup; as few as 3\)/);
   assert.match(few.stderr, /Rerun with --ld-runs 6 or more\./);

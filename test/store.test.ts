@@ -132,7 +132,7 @@ test('migrations: an empty database made by hand, and every older schema, migrat
   const tables = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[];
   assert.deepEqual(
     tables.map((t) => t.name),
-    ['drift_estimate_runs', 'drift_estimates', 'measurements', 'reproduction_runs', 'reproductions', 'runs'],
+    ['drift_estimate_runs', 'drift_estimates', 'id_marks', 'measurements', 'reproduction_runs', 'reproductions', 'runs'],
   );
   check.close();
   assert.equal(MIGRATIONS.at(-1)!.version, LATEST_SCHEMA);

@@ -13,7 +13,8 @@ import { findExperiment } from '../experiments/index.js';
 import type { RunDocument } from '../document/run.js';
 import { dbOption, emitTo, fileOption, noColorOption, planFileFlag } from './options.js';
 import { CliError } from './errors.js';
-import { colors, plain, guarded, localTime, out, RUN_HELP, show, withStore, type Colors, type Opts } from './history-common.js';
+import { colors, plain, guarded, localTime, out, RUN_HELP, show, withLazyStore, type Colors, type Opts } from './history-common.js';
+import { namedRuns, oneRun } from './named.js';
 
 function fmtP(p: number): string {
   return p < 0.001 ? '<0.001' : p.toFixed(3);
@@ -31,9 +32,9 @@ function verdictCell(f: FigureComparison, c: Colors): string {
   return c.dim('same');
 }
 
-function renderComparison(cmp: Comparison, ids: [number, number], c: Colors): string {
-  const side = (name: string, id: number, r: Comparison['a']) =>
-    `${name}: run ${id} (${(r.runId ?? '').slice(0, 8)}) ${r.experiment}, started ${localTime(r.startedAt)}, host ${r.hostname}`;
+function renderComparison(cmp: Comparison, ids: [string, string], c: Colors): string {
+  const side = (name: string, id: string, r: Comparison['a']) =>
+    `${name}: ${id} (${(r.runId ?? '').slice(0, 8)}) ${r.experiment}, started ${localTime(r.startedAt)}, host ${r.hostname}`;
   const lines = [side('A', ids[0], cmp.a), side('B', ids[1], cmp.b)];
   if (cmp.machineDifferences.length) lines.push(c.yellow(`machines differ: ${cmp.machineDifferences.map((d) => `${d.name} ${show(d.a)} → ${show(d.b)}`).join('; ')}`));
   else lines.push('same machine (hostname, kernel, CPU model and count, THP, pinning)');
@@ -59,10 +60,10 @@ function renderComparison(cmp: Comparison, ids: [number, number], c: Colors): st
  * For an experiment whose figures are outcomes (deadlock: did the child get the lock), both runs in its own terms,
  * after the comparison of their timings; nothing for the others.
  */
-function outcomesOf(docs: readonly [RunDocument, RunDocument], ids: [number, number], c: Colors): string {
+function outcomesOf(docs: readonly [RunDocument, RunDocument], ids: [string, string], c: Colors): string {
   if (findExperiment(docs[0].experiment)?.figures !== 'outcomes') return '';
   const color = c !== plain;
-  return ['', `A (run ${ids[0]}):`, renderView(resultsOf(docs[0]), { color }), '', `B (run ${ids[1]}):`, renderView(resultsOf(docs[1]), { color })].join('\n');
+  return ['', `A (${ids[0]}):`, renderView(resultsOf(docs[0]), { color }), '', `B (${ids[1]}):`, renderView(resultsOf(docs[1]), { color })].join('\n');
 }
 
 /** --fail-above PCT: a percentage above 0; throws UsageError naming the flag. */
@@ -92,8 +93,8 @@ export function registerCompareCommand(program: Command): void {
   program
     .command('compare')
     .description('compare two runs of one experiment figure by figure: medians, B/A with its interval, p-value; only real differences marked')
-    .argument('<runA>', RUN_HELP)
-    .argument('<runB>', RUN_HELP)
+    .argument('<runA>', `${RUN_HELP}; or a run document file`)
+    .argument('<runB>', `${RUN_HELP}; or a run document file`)
     .addOption(dbOption())
     .addOption(new Option('--fail-above <percent>', 'exit with status 1 when a marked (significant) difference is larger than this many percent, naming the figures (for CI)'))
     .addOption(fileOption('--json', 'write the comparison as JSON'))
@@ -108,13 +109,14 @@ export function registerCompareCommand(program: Command): void {
         } catch (e) {
           throw new CliError((e as Error).message);
         }
-        const [ids, docs] = withStore(o, false, (s) => {
-          const ids: [number, number] = [s.resolveRun(refA), s.resolveRun(refB)];
-          return [ids, [s.getDocument(ids[0]), s.getDocument(ids[1])] as const] as const;
-        });
+        const [a, b] = withLazyStore(o, (open) => [namedRuns(refA, open), namedRuns(refB, open)] as const);
+        const docs = [oneRun(a, 'compare'), oneRun(b, 'compare')] as const;
+        const ids: [string, string] = [a.shown, b.shown];
+        if ((a.id !== null && a.id === b.id) || (docs[0].runId !== null && docs[0].runId === docs[1].runId))
+          throw new CliError(`${refA} and ${refB} are the same run (${(docs[0].runId ?? a.shown).slice(0, 8)}): give two different runs (forklab history lists them)`);
         if (docs[0].experiment !== docs[1].experiment)
           throw new CliError(
-            `run ${ids[0]} is an experiment ${docs[0].experiment} run and run ${ids[1]} an experiment ${docs[1].experiment} run: ` +
+            `${ids[0]} is an experiment ${docs[0].experiment} run and ${ids[1]} an experiment ${docs[1].experiment} run: ` +
               `only runs of one experiment can be compared (forklab history --experiment ${docs[0].experiment} lists its runs)`,
           );
         const cmp = compareRuns(docs[0], docs[1]);

@@ -56,6 +56,8 @@ export function openDatabase(flag: string | undefined, o: OpenDatabaseOptions): 
         `give a writable --db PATH${o.offerNoStore ? ', or --no-store to measure without storing' : ''}`,
       );
     if (e.kind === 'missing') throw new StoreError(`${e.message}${where}`, 'missing', e.hint);
+    if (e.kind === 'nodir')
+      throw new UsageError('--db', `${e.message}${where}; give --db PATH in a writable directory${o.offerNoStore ? ', or --no-store to measure without storing' : ''}`);
     throw new UsageError('--db', `${e.message}${where}`, e.hint);
   }
 }

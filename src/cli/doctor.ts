@@ -1,6 +1,7 @@
 // `forklab doctor`: what on this machine moves the figures, why, and the command that changes it.
 // Changes nothing unless --apply (root only; every change printed, the previous values saved outside any
 // result for --reset). Without root, --apply prints the commands and changes nothing.
+import { fitText } from '../text/fit.js';
 import type { Command } from 'commander';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -179,7 +180,7 @@ export function registerDoctor(program: Command): void {
       }
       const checks = runDoctorChecks(await readDoctorFacts({ probe: probeFacts() }));
       if (json) emitTo('--json', json, `${JSON.stringify({ summary: doctorSummary(checks), checks }, null, 1)}\n`);
-      else process.stdout.write(`${renderChecks(checks, o.color !== false && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR)}\n`);
+      else process.stdout.write(`${fitText(renderChecks(checks, o.color !== false && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR))}\n`);
       if (o.apply) process.exitCode = runApply(checks, savedPath, realIo());
     });
 }

@@ -3,6 +3,7 @@
 // the stack only with FORKLAB_DEBUG=1.
 import { CommanderError, type Command } from 'commander';
 import { ForklabError } from '../errors.js';
+import { setOutputColumns } from '../text/fit.js';
 
 /** A command-line problem found by the CLI itself; its message never names the command (the printer prefixes it). */
 export class CliError extends ForklabError {
@@ -35,6 +36,7 @@ export async function runProgram(program: Command, argv: string[]): Promise<void
   let command = program.name();
   program.hook('preAction', (_program, action) => {
     command = action.name();
+    setOutputColumns({ wide: action.opts().wide === true, terminalColumns: process.stdout.isTTY ? process.stdout.columns : undefined });
   });
   try {
     await program.parseAsync(argv);

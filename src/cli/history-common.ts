@@ -4,6 +4,7 @@ import pc from 'picocolors';
 import { asStoreError, type Store } from '../store/db.js';
 import { openDatabase } from './database.js';
 import { writeStdout } from './output.js';
+import { fitText } from '../text/fit.js';
 
 export interface Opts {
   db?: string;
@@ -27,7 +28,7 @@ export function colors(o: { color?: boolean }): Colors {
 }
 
 /** Writes a line to stdout now: a closed pipe ends quietly (141), a full disk is an error (src/cli/output.ts). */
-export const out = (s: string) => writeStdout(s.endsWith('\n') ? s : `${s}\n`);
+export const out = (s: string) => writeStdout(fitText(s.endsWith('\n') ? s : `${s}\n`));
 
 export const RUN_HELP = 'a run id, a uuid or its first characters, latest (the latest run or reproduction made), latest~N, or latest:EXPERIMENT (latest:spawn)';
 
@@ -45,6 +46,18 @@ export function withStore<T>(o: { db?: string }, create: boolean, fn: (s: Store)
     throw asStoreError(e, store.path);
   } finally {
     store.close();
+  }
+}
+
+/** fn with a way to open the history only if it needs it (a file of whole documents does not); closed afterwards. */
+export function withLazyStore<T>(o: { db?: string }, fn: (open: () => Store) => T): T {
+  let store: Store | null = null;
+  try {
+    return fn(() => (store ??= openDatabase(o.db, { create: false, write: false }).store));
+  } catch (e) {
+    throw store ? asStoreError(e, (store as Store).path) : e;
+  } finally {
+    (store as Store | null)?.close();
   }
 }
 

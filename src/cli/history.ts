@@ -13,7 +13,10 @@ import { dbLocation } from './database.js';
 import { DocumentError, parseRunDocument } from '../document/validate.js';
 import { identityGroups, groupMedian } from '../store/compare.js';
 import type { RunDocument } from '../document/run.js';
-import { samplesCsv, summaryMarkdown } from '../report/export.js';
+import { runsSamplesCsv, samplesCsv, summaryMarkdown } from '../report/export.js';
+import { isFileRef, namedRuns } from './named.js';
+import type { OutputTarget } from './output.js';
+import type { ReproduceDocument } from '../claims/reproduction.js';
 import { renderTable } from '../text/table.js';
 import { fmtInCi } from '../text/format.js';
 import { timeUnit } from '../report/groups.js';
@@ -25,7 +28,7 @@ import { paramFlags } from '../report/labels.js';
 import { fmtDuration } from './progress.js';
 import { CliError } from './errors.js';
 import { dbOption, emitTo, fileOption, labelOption, noColorOption, planFileFlag } from './options.js';
-import { colors, guarded, localTime, out, RUN_HELP, statusText, withStore, type Colors, type Opts, plain } from './history-common.js';
+import { colors, guarded, localTime, out, RUN_HELP, statusText, withLazyStore, withStore, type Colors, type Opts, plain } from './history-common.js';
 import { registerCompareCommand } from './compare-command.js';
 import { registerRmCommand } from './rm.js';
 
@@ -69,10 +72,10 @@ function resultLines(doc: RunDocument, c: Colors): string[] {
   return [c.bold(`median ${per} [95 % CI], repeats pooled`), renderTable(['configuration', 'repeats', 'n', `median ${unit.label} [95 % CI]`, 'failed'], rows)];
 }
 
-function describeRun(id: number, doc: RunDocument, c: Colors): string {
+function describeRun(shown: string, doc: RunDocument, c: Colors): string {
   const m = doc.machine;
   const lines = [
-    c.bold(`run ${id}  ${doc.runId ?? ''}  ${doc.experiment}${doc.label ? `  [${doc.label}]` : ''}  ${statusText(doc.complete ? 'complete' : 'incomplete', c)}`),
+    c.bold(`${shown}  ${doc.runId ?? ''}  ${doc.experiment}${doc.label ? `  [${doc.label}]` : ''}  ${statusText(doc.complete ? 'complete' : 'incomplete', c)}`),
     `started ${localTime(doc.startedAt)}, took ${fmtDuration(doc.durationMs)}, forklab ${doc.forklabVersion}`,
     `machine: ${m.hostname}, kernel ${m.kernel} (${m.arch}), ${m.cpuModel ?? 'unknown CPU'} × ${m.cpuCount}, ` +
       `THP enabled ${m.thpEnabled ?? '?'} defrag ${m.thpDefrag ?? '?'}, ${m.virtualization ?? 'virtualization unknown'}, ` +
@@ -185,11 +188,21 @@ function registerHistory(program: Command): void {
     );
 }
 
+/** A reproduction's summary (show R1, show repro.json), or its document with --json. */
+function showReproduction(doc: ReproduceDocument, shown: string, o: Opts, json: OutputTarget | null): void {
+  if (json) {
+    emitTo('--json', json, `${JSON.stringify(doc, null, 1)}\n`);
+    return;
+  }
+  const footer = `reproduction ${shown}: ${doc.preset === 'quick' ? 'quick preset (--quick)' : 'the articles’ settings'}, started ${localTime(doc.startedAt)}, seed ${doc.seed} (forklab report ${shown} --html report.html)`;
+  out(renderSummary({ articles: doc.articles, verdicts: doc.verdicts, figures: doc.figures }, doc.experiments, colors(o), footer).trimEnd());
+}
+
 function registerShow(program: Command): void {
   program
     .command('show')
     .description("one run's record: machine, parameters, warnings, medians with their intervals; or a reproduction's verdicts (R<n>)")
-    .argument('<run>', `${RUN_HELP}; or a reproduction, R and its number`)
+    .argument('<run>', `${RUN_HELP}; a reproduction, R and its number; or a file: a run document or a forklab reproduce --json file`)
     .addOption(dbOption())
     .addOption(fileOption('--json', 'write the versioned run document'))
     .addOption(noColorOption())
@@ -197,23 +210,24 @@ function registerShow(program: Command): void {
     .action((ref: string, o: Opts) =>
       guarded('show', () => {
         const json = planFileFlag('--json', o.json);
+        if (isFileRef(ref)) {
+          const named = withLazyStore(o, (open) => namedRuns(ref, open));
+          if (named.reproduction) return showReproduction(named.reproduction.doc, ref, o, json);
+          if (json) return emitTo('--json', json, `${JSON.stringify(named.docs[0], null, 1)}\n`);
+          return out(describeRun(ref, named.docs[0]!, colors(o)));
+        }
         const repro = withStore(o, false, (s) => {
           const made = ref.trim().toLowerCase() === 'latest' ? s.latestMade() : null;
           const r = isReproductionRef(ref) ? s.resolveReproduction(ref) : made?.kind === 'reproduction' ? made.id : null;
           return r === null ? null : { id: r, stored: s.getReproduction(r) };
         });
-        if (repro) {
-          const doc = asReproduceDocument(repro.stored.document, `reproduction R${repro.id}`);
-          if (json) return emitTo('--json', json, `${JSON.stringify(doc, null, 1)}\n`);
-          const footer = `reproduction R${repro.id}: ${doc.preset === 'quick' ? 'quick preset (--quick)' : 'the articles’ settings'}, started ${localTime(doc.startedAt)}, seed ${doc.seed} (forklab report R${repro.id} --html report.html)`;
-          return out(renderSummary({ articles: doc.articles, verdicts: doc.verdicts, figures: doc.figures }, doc.experiments, colors(o), footer).trimEnd());
-        }
+        if (repro) return showReproduction(asReproduceDocument(repro.stored.document, `reproduction R${repro.id}`), `R${repro.id}`, o, json);
         const [id, doc] = withStore(o, false, (s) => {
           const id = s.resolveRun(ref);
           return [id, s.getDocument(id)] as const;
         });
         if (json) emitTo('--json', json, `${JSON.stringify(doc, null, 1)}\n`);
-        else out(describeRun(id, doc, colors(o)));
+        else out(describeRun(`run ${id}`, doc, colors(o)));
       }),
     );
 }
@@ -222,7 +236,7 @@ function registerExport(program: Command): void {
   program
     .command('export')
     .description('print a run: its versioned JSON document (default), every raw sample as CSV, or its summary as a Markdown table')
-    .argument('<run>', RUN_HELP)
+    .argument('<run>', `${RUN_HELP}; a reproduction (R1: every run it rests on); or a run document file`)
     .addOption(fileOption('--json', 'write the versioned run document (the default, on standard output)'))
     .addOption(fileOption('--csv', 'write every sample, one row each: series, configuration fields, repeat, state, iteration, ns (and per-iteration columns)'))
     .addOption(fileOption('--markdown', 'write one row per configuration: samples, median with its 95 % interval, mean ± σ, min, max, ÷ fastest'))
@@ -234,7 +248,18 @@ function registerExport(program: Command): void {
         const csv = planFileFlag('--csv', o.csv);
         const markdown = planFileFlag('--markdown', o.markdown);
         const json = planFileFlag('--json', o.json ?? true)!;
-        const doc = withStore(o, false, (s) => s.getDocument(s.resolveRun(ref)));
+        const named = withLazyStore(o, (open) => namedRuns(ref, open));
+        if (named.reproduction) {
+          // Every run of the reproduction: one CSV (led by run and experiment), one Markdown table per run, or
+          // the reproduction's document with its runs whole (judge and report --input read it).
+          if (named.reproduction.missing)
+            process.stderr.write(`forklab export: ${named.reproduction.missing} of ${named.shown}'s runs are no longer in the history (forklab rm)\n`);
+          if (csv) emitTo('--csv', csv, runsSamplesCsv(named.docs));
+          else if (markdown) emitTo('--markdown', markdown, named.docs.map((d) => `### ${d.experiment}, run ${(d.runId ?? '').slice(0, 8)}\n\n${summaryMarkdown(d)}`).join('\n'));
+          else emitTo('--json', json, `${JSON.stringify({ ...named.reproduction.doc, runs: named.docs }, null, 1)}\n`);
+          return;
+        }
+        const doc = named.docs[0]!;
         if (csv) emitTo('--csv', csv, samplesCsv(doc));
         else if (markdown) emitTo('--markdown', markdown, summaryMarkdown(doc));
         else emitTo('--json', json, `${JSON.stringify(doc, null, 1)}\n`);

@@ -1,12 +1,10 @@
 // `forklab judge RUN|FILE… [--json] [--seed N] [--db PATH]`: judges every claim of the articles the given runs
 // cover, without measuring: stored runs (id, uuid, latest~N) or run documents exported from any machine
 // (`forklab export`, `--json`), or a `forklab reproduce --json` file. Prints the same summary as reproduce.
-import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { readInputFile } from './input.js';
+import { namedRuns } from './named.js';
 import type { Command } from 'commander';
 import { VERDICTS_BY_MACHINE_SCHEMA, verdictsDocument } from '../claims/judge.js';
-import { reproductionInText } from '../claims/reproduction.js';
 import { groupByMachine, judgeEachMachine, judgeMixed, whyApart, type MachineGroup } from '../claims/machines.js';
 import type { Judged } from '../claims/judge.js';
 import type { DriftOptions } from '../claims/drift.js';
@@ -15,12 +13,12 @@ import { driftHistory } from '../lab/drift-history.js';
 import type { RunDocument } from '../document/run.js';
 import type { Store } from '../store/db.js';
 import { openDatabase } from './database.js';
-import { DocumentError, parseRunDocument, validateRunDocument } from '../document/validate.js';
 import { FORKLAB_VERSION } from '../version.js';
-import { CliError } from './errors.js';
+import { writeStdout } from './output.js';
 import { colors } from './history-common.js';
 import { parseCommon } from './run.js';
 import { renderSummary } from '../report/summary.js';
+import { fitText } from '../text/fit.js';
 import { dbOption, emitTo, fileOption, noColorOption, planFileFlag, noPoolOption, seedOption, verboseOption, withinRunOption } from './options.js';
 
 export interface JudgeCliOptions {
@@ -38,26 +36,12 @@ export interface JudgeCliOptions {
   pool?: boolean;
 }
 
-/** A file's run documents: one run document, or the documents a `forklab reproduce --json` file embeds. */
-function documentsInFile(file: string, store: () => Store): RunDocument[] {
-  const text = readInputFile(file);
-  try {
-    const repro = reproductionInText(text, file, 'runs');
-    if (repro) return repro.runs.map((r) => (typeof r === 'string' ? store().getDocument(store().resolveRun(r)) : validateRunDocument(r)));
-    return [parseRunDocument(text)];
-  } catch (e) {
-    if (e instanceof DocumentError || e instanceof SyntaxError)
-      throw new CliError(`${file}: ${e.message}`, 2, 'give a run document (forklab export RUN > run.json) or a forklab reproduce --json file');
-    throw e;
-  }
-}
-
-/** The documents the arguments name, in order: files first checked as files, then as runs in the history. */
+/** The documents the arguments name, in order: files, reproductions (R1: its runs) and stored runs (src/cli/named.ts). */
 function loadDocuments(refs: readonly string[], db: string | undefined): RunDocument[] {
   let store: Store | null = null;
   const open = () => (store ??= openDatabase(db, { create: false, write: false }).store);
   try {
-    return refs.flatMap((ref) => (ref === '-' || existsSync(ref) ? documentsInFile(ref, open) : [open().getDocument(open().resolveRun(ref))]));
+    return refs.flatMap((ref) => namedRuns(ref, open).docs);
   } finally {
     (store as Store | null)?.close();
   }
@@ -73,13 +57,15 @@ function historyStore(db: string | undefined): Store | null {
   }
 }
 
-function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
+const writeFitted = (s: string) => writeStdout(fitText(s));
+
+export function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
   const { seed } = parseCommon({ seed: o.seed });
   const json = planFileFlag('--json', o.json);
   const docs = loadDocuments(refs, o.db);
   const groups = groupByMachine(docs);
   const store = o.withinRun ? null : historyStore(o.db);
-  const note = (s: string) => process.stderr.write(`${s}\n`);
+  const note = (s: string) => process.stderr.write(`${fitText(s)}\n`);
   const driftOf = (d: readonly RunDocument[]): DriftOptions => (o.withinRun ? { withinRun: true } : driftHistory(store, d, { keep: false, seed, note, pool: o.pool !== false }));
   // One judgement per machine, unless the user asks for the machines to be pooled (then every verdict says so).
   let parts: { group: MachineGroup | null; docs: RunDocument[]; judged: Judged }[];
@@ -103,11 +89,11 @@ function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
     return 0;
   }
   if (parts.length > 1)
-    process.stdout.write(
+    writeFitted(
       `The runs come from ${groups.length} machines (${whyApart(groups)}): each is judged on its own runs below. --mix-machines pools them into one verdict per claim, and every verdict then says so.\n\n`,
     );
   for (const [i, x] of parts.entries()) {
-    if (parts.length > 1) process.stdout.write(`${i > 0 ? '\n' : ''}Machine ${i + 1} of ${parts.length}: ${x.group!.label}\n`);
+    if (parts.length > 1) writeFitted(`${i > 0 ? '\n' : ''}Machine ${i + 1} of ${parts.length}: ${x.group!.label}\n`);
     const statuses = x.docs.map((d) => ({
       experiment: d.experiment,
       state: `run ${d.runId ? d.runId.slice(0, 8) : '(not stored)'} on ${String(d.machine?.hostname ?? '?')}, ${d.startedAt.slice(0, 16).replace('T', ' ')}${d.complete ? '' : ', incomplete'}`,
@@ -124,7 +110,7 @@ function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
       (drifting.length
         ? `\n${drifting.length} inconclusive verdict${drifting.length === 1 ? ' is' : 's are'} held open by the drift between runs on this machine, not by these runs' noise: judge runs made at different times together (forklab judge RUN RUN …; docs/reproduce.md, "Drift between runs").\n`
         : '');
-    process.stdout.write(
+    writeFitted(
       renderSummary(
         x.judged,
         statuses,
@@ -141,7 +127,10 @@ export function registerJudgeCommand(program: Command): void {
   program
     .command('judge')
     .description('judge every published claim on stored runs or exported run documents, without measuring (docs/reproduce.md)')
-    .argument('<runs...>', 'run ids, uuids, latest or latest~N from the history, or files: run documents (forklab export, --json) or a forklab reproduce --json file')
+    .argument(
+      '<runs...>',
+      'run ids, uuids, latest or latest~N from the history, reproductions (R1: the runs it rests on), or files: run documents (forklab export, --json) or a forklab reproduce --json file',
+    )
     .addOption(fileOption('--json', 'write the verdicts, the figures and the runs they rest on as JSON (schema forklab.verdicts)'))
     .addOption(dbOption())
     .addOption(seedOption())

@@ -3,15 +3,28 @@ import { Command } from 'commander';
 import { EXPERIMENTS } from '../experiments/index.js';
 import { runExperimentCommand, type CommonOptions } from './run.js';
 import { FORKLAB_VERSION } from '../version.js';
-import { runProgram } from './errors.js';
-import { TARGET_HELP, dbOption, fileFlagPath, fileOption, labelOption, noColorOption, noStoreOption, pinOption, quickOption, seedOption, specOption } from './options.js';
+import { CliError, runProgram } from './errors.js';
+import {
+  TARGET_HELP,
+  wideOption,
+  dbOption,
+  fileFlagPath,
+  fileOption,
+  labelOption,
+  noColorOption,
+  noStoreOption,
+  pinOption,
+  quickOption,
+  seedOption,
+  specOption,
+} from './options.js';
 import { guardStandardStreams } from './output.js';
 import { registerSelfcheck } from './selfcheck.js';
 import { registerDoctor } from './doctor.js';
 import { registerHistoryCommands } from './history.js';
 import { registerReportCommand } from './report.js';
 import { registerReproduceCommand } from './reproduce.js';
-import { registerJudgeCommand } from './judge.js';
+import { registerJudgeCommand, runJudge } from './judge.js';
 import { registerFleetCommand } from './fleet.js';
 import { registerTraceCommand } from './trace.js';
 import { openDatabase } from './database.js';
@@ -72,6 +85,9 @@ function applyQuick(cmd: Command, opts: Record<string, string | boolean | undefi
   for (const [k, v] of Object.entries(quick)) if (cmd.getOptionValueSource(k) !== 'cli' && cmd.options.some((o) => o.attributeName() === k)) opts[k] = v;
 }
 
+/** The commands whose output is read on a terminal, and so fits 100 columns unless --wide. */
+const PRINTS_FOR_A_PERSON = /^(reproduce|judge|history|show|compare|trace|doctor|selfcheck)$/;
+
 export function buildProgram(): Command {
   const program = new Command('forklab')
     .description('Measures what creating processes and threads really costs on Linux, and compares it with the published figures.')
@@ -105,11 +121,26 @@ export function buildProgram(): Command {
   registerSelfcheck(program);
   registerDoctor(program);
   registerHistoryCommands(program);
-  registerReportCommand(program, { loadRun: loadStoredRun, loadReproduction: loadStoredReproduction, latestReproduction });
+  registerReportCommand(program, {
+    loadRun: loadStoredRun,
+    loadReproduction: loadStoredReproduction,
+    latestReproduction,
+    judgeJson: (refs, o) => runJudge(refs, { json: o.json, db: o.db }),
+  });
   registerReproduceCommand(program);
   registerJudgeCommand(program);
   registerFleetCommand(program);
   registerTraceCommand(program);
+  // Names people try for the list of runs: each says which command it is.
+  for (const name of ['list', 'ls', 'runs', 'log'])
+    program
+      .command(name, { hidden: true })
+      .allowUnknownOption()
+      .argument('[args...]')
+      .action(() => {
+        throw new CliError(`there is no forklab ${name}: forklab history lists the runs and reproductions (forklab show RUN shows one)`);
+      });
+  for (const c of program.commands) if (PRINTS_FOR_A_PERSON.test(c.name()) || EXPERIMENTS.some((x) => x.name === c.name())) c.addOption(wideOption());
   guardRepeatedFlags(program);
   return program;
 }

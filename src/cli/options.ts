@@ -65,6 +65,7 @@ export const SEED_HELP = 'seed of the interleaving order and of the bootstrap in
 export const NO_STORE_HELP = 'do not store what this command measures in the history database';
 export const NO_COLOR_HELP = 'no ANSI colours (also: the NO_COLOR environment variable, or output that is not a terminal)';
 export const PIN_HELP = 'pin what measures (probes, their children, drivers) to this CPU (on 2 cores this changes results several-fold)';
+export const WIDE_HELP = 'print lines as long as they come (by default what is printed fits 100 columns, or a narrower terminal: long lines wrap, wide tables fold)';
 export const QUICK_HELP = "the experiment's quick preset, as forklab reproduce --quick runs it: every configuration its claims need, in less time";
 
 export const dbOption = () => new Option('--db <path>', DB_HELP);
@@ -74,6 +75,7 @@ export const noStoreOption = () => new Option('--no-store', NO_STORE_HELP);
 export const noColorOption = () => new Option('--no-color', NO_COLOR_HELP);
 export const pinOption = () => new Option('--pin <cpu>', PIN_HELP);
 export const quickOption = () => new Option('--quick', QUICK_HELP);
+export const wideOption = () => new Option('--wide', WIDE_HELP);
 const WITHIN_RUN_HELP =
   "today's intervals: what the runs themselves show, without this machine's drift between runs (by default every interval includes it, learnt from the machine's earlier runs: docs/reproduce.md)";
 export const withinRunOption = () => new Option('--within-run', WITHIN_RUN_HELP);

@@ -10,6 +10,7 @@ import type { RunConclusions } from '../report/judged.js';
 import type { Published } from '../reference/published.js';
 import { asReproduceDocument, reproductionInText, type ReproduceDocument } from '../claims/reproduction.js';
 import { isReproductionRef } from '../store/db.js';
+import { isFileRef } from './named.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { renderCompareMarkdown } from '../report/compare.js';
 import { CliError } from './errors.js';
@@ -27,12 +28,15 @@ export interface ReportDeps {
   ): { doc: unknown; runs: RunDocument[]; missing: number } | Promise<{ doc: unknown; runs: RunDocument[]; missing: number }>;
   /** 'R<n>' when `latest` (the default) names a reproduction: the latest thing made was a forklab reproduce. */
   latestReproduction?(dbPath: string | undefined): string | null;
+  /** --json: what forklab judge REFS --json writes (the verdicts, figures and runs as JSON); its exit status. */
+  judgeJson?(refs: string[], o: { json: string | boolean; db?: string }): number;
   /** The articles' figures and claims (default: data/published.json through src/reference/published.ts). */
   published?(): Published;
 }
 
 interface ReportOptions {
   db?: string;
+  json?: string | boolean;
   input?: string[];
   compare?: string[];
   html?: string | boolean;
@@ -99,6 +103,19 @@ function writeReport(flag: string, target: OutputTarget, text: string): void {
 }
 
 export async function reportAction(run: string | undefined, o: ReportOptions, deps: ReportDeps): Promise<number> {
+  // A file named where a run goes is read as --input would read it.
+  if (run !== undefined && !o.input && !o.compare && isFileRef(run)) {
+    o = { ...o, input: [run] };
+    run = undefined;
+  }
+  // --json: the verdicts and figures as data are judge's (the report itself is HTML or Markdown).
+  if (o.json !== undefined) {
+    if (o.html !== undefined || o.markdown !== undefined) usage('--json: give it alone (it writes what forklab judge --json writes); --html and --markdown write the report');
+    if (o.compare) usage('--json: the verdicts of one run or reproduction; forklab compare A B --json writes a comparison');
+    if (!deps.judgeJson) usage('--json: forklab judge RUN --json FILE writes the verdicts');
+    const latest = run === undefined || run.trim().toLowerCase() === 'latest' ? (deps.latestReproduction?.(o.db) ?? null) : null;
+    return deps.judgeJson([...(o.input ?? [latest ?? run ?? 'latest'])], { json: o.json, db: o.db });
+  }
   // Everything the user typed, before any work.
   const targets: { html?: OutputTarget; markdown?: OutputTarget } = {};
   for (const [flag, key, file] of [
@@ -198,12 +215,16 @@ export function registerReportCommand(program: Command, deps: ReportDeps): void 
   program.addCommand(
     new Command('report')
       .description('a run as a self-contained HTML page (charts included, works offline) or as Markdown for an issue or a post')
-      .argument('[run]', 'a run (id, uuid prefix, latest; default: the latest run), or a reproduction: R and its number (forklab history lists both)')
+      .argument(
+        '[run]',
+        'a run (id, uuid prefix, latest; default: the latest run), a reproduction: R and its number (forklab history lists both), or a file: a run document or a forklab reproduce --json file',
+      )
       .addOption(dbOption())
       .option('--input <files...>', 'read the run document(s) from JSON file(s) written with --json instead (two files: compare them)')
       .option('--compare <runs...>', 'show two runs together: --compare RUN_A RUN_B')
       .addOption(fileOption('--html', 'write a self-contained HTML report'))
       .addOption(fileOption('--markdown', 'write GitHub-flavoured Markdown (the default output)'))
+      .addOption(fileOption('--json', 'write the verdicts, the figures and the runs they rest on as JSON, as forklab judge RUN --json does'))
       .exitOverride()
       .action(async (run: string | undefined, o: ReportOptions) => {
         process.exitCode = await reportAction(run, o, deps);

@@ -12,6 +12,7 @@ import { renderSummary } from '../report/summary.js';
 import { StoreError, type Store } from '../store/db.js';
 import { parseOnly, planSteps, reproduce, type ReproductionPlan } from '../lab/reproduce.js';
 import { colors } from './history-common.js';
+import { fitText } from '../text/fit.js';
 import { onInterrupt, openHistory, parseCommon } from './run.js';
 import { doctorSummaryLine } from './doctor.js';
 import { createProgress } from './progress.js';
@@ -142,9 +143,9 @@ export async function reproduceCommand(o: ReproduceOptions, io: ReproduceIo = {}
   const published = loadPublished();
   const { plan, outputs, history } = prepare(o, published);
   const c = colors(o);
-  const warn = (name: string, w: Warning) => process.stderr.write(`${c.yellow('warning')} (${name}): ${w.message}\n`);
-  const note = (line: string) => process.stderr.write(`${line}\n`);
-  process.stderr.write(`${await doctorSummaryLine()}\n`);
+  const warn = (name: string, w: Warning) => process.stderr.write(`${fitText(`${c.yellow('warning')} (${name}): ${w.message}`)}\n`);
+  const note = (line: string) => process.stderr.write(`${fitText(line)}\n`);
+  process.stderr.write(`${fitText(await doctorSummaryLine())}\n`);
   const r = await reproduce(plan, {
     published,
     history,
@@ -159,7 +160,9 @@ export async function reproduceCommand(o: ReproduceOptions, io: ReproduceIo = {}
   const statuses = r.steps.map((s) => ({ experiment: s.name, state: s.state! }));
   const footer = `preset: ${plan.quick ? 'quick (--quick)' : 'full (the articles’ settings)'}; seed ${plan.seed}; total ${secs(Date.now() - r.startedAt.getTime())}`;
   const ownsStdout = Object.values(outputs).some((t) => t?.kind === 'fd' && t.fd === 1);
-  (ownsStdout ? process.stderr : (io.summaryTo ?? process.stdout)).write(renderSummary(r.judged, statuses, c, footer, o.verbose === true) + (r.settled ? `\n${r.settled}` : '')); // a document on stdout owns it
+  (ownsStdout ? process.stderr : (io.summaryTo ?? process.stdout)).write(
+    fitText(renderSummary(r.judged, statuses, c, footer, o.verbose === true) + (r.settled ? `\n${r.settled}` : '')),
+  ); // a document on stdout owns it
   if (r.storeProblem !== null)
     process.stderr.write(`warning: the reproduction could not be stored in the history (${r.storeProblem}); its runs are stored, and --json FILE keeps the verdicts\n`);
   if (r.storedId !== null) process.stderr.write(`forklab reproduce: stored as reproduction R${r.storedId} with its runs (forklab report R${r.storedId} --html report.html)\n`);

@@ -2,6 +2,7 @@
 // experiment.ts) with Ctrl-C turned into an abort; its view, warnings and document printed and written.
 import pc from 'picocolors';
 import { renderView } from '../report/terminal.js';
+import { fitText } from '../text/fit.js';
 import { cpusAllowed } from '../env/process.js';
 import { UsageError, type Experiment, type CommandOptions, type Warning } from '../experiments/types.js';
 import { parseCpu, parseInteger } from '../experiments/shared/parse.js';
@@ -115,7 +116,7 @@ export async function runExperimentCommand<P, S>(exp: Experiment<P, S>, raw: Com
   const preWarnings: Warning[] = preflightRun(exp, params);
   const history: { store: Store; location: DbLocation } | null = openHistory(common);
   const color = common.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR);
-  for (const w of preWarnings) process.stderr.write(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}\n`);
+  for (const w of preWarnings) process.stderr.write(`${fitText(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}`)}\n`);
 
   // 3. The run, cancellable with Ctrl-C or SIGTERM (a second one leaves at once).
   const controller = new AbortController();
@@ -133,8 +134,8 @@ export async function runExperimentCommand<P, S>(exp: Experiment<P, S>, raw: Com
   const interrupted = interruptedStatus(controller.signal);
   if (interrupted !== null) process.stderr.write(`forklab: ${interruptedWord(controller.signal)}; what finished:\n`);
   const tableTo = json?.kind === 'fd' && json.fd === 1 ? process.stderr : process.stdout;
-  tableTo.write(`${renderView(result.view(), { color: tableTo === process.stdout && color })}\n`);
-  for (const w of run.warnings) if (!preWarnings.includes(w)) process.stderr.write(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}\n`);
+  tableTo.write(`${fitText(renderView(result.view(), { color: tableTo === process.stdout && color }))}\n`);
+  for (const w of run.warnings) if (!preWarnings.includes(w)) process.stderr.write(`${fitText(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}`)}\n`);
   const stored = doc.runId && history ? { id: doc.runId.slice(0, 8), location: history.location } : null;
   if (json) writeRunJson(exp.name, json, `${JSON.stringify(doc, null, 1)}\n`, stored);
   if (stored)

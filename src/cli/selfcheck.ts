@@ -1,5 +1,6 @@
 // `forklab selfcheck` (npm run bench:fidelity): its options parsed and checked up front like an experiment's
 // (--pin among the allowed CPUs), the pairs run by src/lab/selfcheck.ts, the verdict printed (src/report/selfcheck.ts).
+import { fitText } from '../text/fit.js';
 import { Option, type Command } from 'commander';
 import { defaultText, pinOption, specOption } from './options.js';
 import { describeOrigin, locateNative, requireNative } from '../runner/paths.js';
@@ -63,7 +64,7 @@ export function registerSelfcheck(program: Command): void {
       }
       const witness = witnessOfLoad({ before, after: { ...sampleLoad(), probes: usage } }, Date.now() - t0, p.pinCpu);
       const r = renderSelfcheck(cells, p, witness);
-      process.stdout.write(r.text);
+      process.stdout.write(fitText(r.text));
       process.exitCode = controller.signal.aborted ? 130 : r.pass ? 0 : 1;
     });
 }

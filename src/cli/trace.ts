@@ -10,6 +10,7 @@ import { resolveTarget } from '../runner/target.js';
 import { parseInteger } from '../experiments/shared/parse.js';
 import { findTracer, type Tracer } from '../experiments/trace/observe.js';
 import { traceExperiment } from '../experiments/trace/index.js';
+import { fitText } from '../text/fit.js';
 import { renderView } from '../report/terminal.js';
 import type { Store } from '../store/db.js';
 import { runTrace, type TracePlan, type TraceResult } from '../lab/trace.js';
@@ -91,8 +92,8 @@ async function traceAction(command: string[], o: TraceOptions): Promise<number> 
   } finally {
     history?.store.close();
   }
-  process.stderr.write(`${renderView(result.view, { color })}\n`);
-  for (const w of result.warnings) process.stderr.write(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}\n`);
+  process.stderr.write(`${fitText(renderView(result.view, { color }))}\n`);
+  for (const w of result.warnings) process.stderr.write(`${fitText(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}`)}\n`);
   const doc = result.document;
   const stored = doc.runId && history ? { id: doc.runId.slice(0, 8), location: history.location } : null;
   if (json) writeRunJson(traceExperiment.name, json, `${JSON.stringify(doc, null, 1)}\n`, stored);

@@ -21,23 +21,34 @@ function csvField(v: unknown): string {
  * per-iteration columns the experiment records (minor faults, say). A failed repeat keeps the samples it has.
  */
 export function samplesCsv(doc: RunDocument): string {
+  return csvOf([doc], false);
+}
+
+/** The runs of a reproduction in one CSV: samplesCsv's rows of every run, led by the run's uuid and experiment (fields the union over the runs). */
+export function runsSamplesCsv(docs: readonly RunDocument[]): string {
+  return csvOf(docs, true);
+}
+
+function csvOf(docs: readonly RunDocument[], byRun: boolean): string {
   const fieldKeys: string[] = [];
   const columnKeys: string[] = [];
-  for (const c of doc.configurations) {
+  for (const c of docs.flatMap((d) => d.configurations)) {
     for (const k of Object.keys(c)) if (!(CONFIGURATION_KEYS as readonly string[]).includes(k) && !fieldKeys.includes(k)) fieldKeys.push(k);
     for (const k of Object.keys(c.columns ?? {})) if (!columnKeys.includes(k)) columnKeys.push(k);
   }
-  const clash = (k: string) => (['series', 'repeat', 'state', 'iteration', 'ns'].includes(k) ? `column_${k}` : k);
-  const lines = [['series', ...fieldKeys, 'repeat', 'state', 'iteration', 'ns', ...columnKeys.map(clash)].map(csvField).join(',')];
-  for (const c of doc.configurations) {
-    const fixed = [c.series, ...fieldKeys.map((k) => c[k])].map(csvField).join(',');
-    const samples = c.samplesNs;
-    const columns = c.columns ?? {};
-    for (let i = 0; i < samples.length; i++) {
-      const extra = columnKeys.map((k) => csvField(columns[k]?.[i]));
-      lines.push([fixed, csvField(c.repeat), csvField(c.state), String(i), csvField(samples[i]), ...extra].join(','));
+  const lead = byRun ? ['run', 'experiment'] : [];
+  const clash = (k: string) => (['series', 'repeat', 'state', 'iteration', 'ns', ...lead, ...fieldKeys].includes(k) ? `column_${k}` : k);
+  const lines = [[...lead, 'series', ...fieldKeys, 'repeat', 'state', 'iteration', 'ns', ...columnKeys.map(clash)].map(csvField).join(',')];
+  for (const doc of docs)
+    for (const c of doc.configurations) {
+      const fixed = [...(byRun ? [doc.runId ?? '', doc.experiment] : []), c.series, ...fieldKeys.map((k) => c[k])].map(csvField).join(',');
+      const samples = c.samplesNs;
+      const columns = c.columns ?? {};
+      for (let i = 0; i < samples.length; i++) {
+        const extra = columnKeys.map((k) => csvField(columns[k]?.[i]));
+        lines.push([fixed, csvField(c.repeat), csvField(c.state), String(i), csvField(samples[i]), ...extra].join(','));
+      }
     }
-  }
   return `${lines.join('\n')}\n`;
 }
 

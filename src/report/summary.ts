@@ -4,11 +4,13 @@ import { articleIntro } from '../reference/describe.js';
 import { loadPublished } from '../reference/published.js';
 import type { Judged } from '../claims/judge.js';
 import type { ExperimentStatus } from '../claims/reproduction.js';
-import { renderArticle, renderTotals, type Paints } from './verdicts.js';
+import { renderArticle, renderTotals, saidOnce, type Paints } from './verdicts.js';
 
 /** The summary as text: the totals and one line per article first, then one section per judged article, then a footer line. */
 export function renderSummary(judged: Judged, statuses: readonly ExperimentStatus[], c: Paints, footer: string, verbose = false): string {
   const p = loadPublished();
+  // What several verdicts would repeat word for word (the drift prior, the same advice) is said once, above them.
+  const once = saidOnce(judged.verdicts);
   const sections = p.articles
     .filter((a) => judged.articles.includes(a.id))
     .map((a) => {
@@ -20,6 +22,7 @@ export function renderSummary(judged: Judged, statuses: readonly ExperimentStatu
         judged.verdicts.filter((v) => v.article === a.id),
         c,
         verbose,
+        once.said,
       );
     });
   const count = (vs: typeof judged.verdicts, k: string) => vs.filter((v) => v.verdict === k).length;
@@ -33,5 +36,6 @@ export function renderSummary(judged: Judged, statuses: readonly ExperimentStatu
   const intros = p.articles.filter((a) => judged.articles.includes(a.id)).map((a) => c.dim(`  ${articleIntro(a)}`));
   const glossary = c.dim('  Terms (PTE, PMD, THP, RSS, CoW, VMA, PSI): docs/glossary.md');
   // The summary first: the totals and one line per article; then the articles introduced; then each article in full.
-  return `${renderTotals(judged.verdicts, c, judged.withinRun === true)}\n${perArticle.join('\n')}\n\n${intros.join('\n')}\n${glossary}\n\n${sections.join('\n\n')}\n\n${c.dim(footer)}\n`;
+  const notes = once.lines.length ? `\n${once.lines.map((l) => c.dim(l)).join('\n')}\n` : '';
+  return `${renderTotals(judged.verdicts, c, judged.withinRun === true)}\n${perArticle.join('\n')}\n${notes}\n${intros.join('\n')}\n${glossary}\n\n${sections.join('\n\n')}\n\n${c.dim(footer)}\n`;
 }

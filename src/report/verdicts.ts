@@ -7,6 +7,7 @@ import type { ExperimentStatus } from '../claims/reproduction.js';
 import type { FigureComparison } from '../claims/figures.js';
 import { fmtFactor, fmtInUnit, fmtNum } from '../claims/format.js';
 import { FEW_RUNS, driftAmount } from '../claims/drift-words.js';
+import { inWords } from './in-words.js';
 
 type Paint = (s: string) => string;
 export interface Paints {
@@ -48,6 +49,7 @@ export function renderArticle(
   verdicts: readonly Verdict[],
   c: Paints,
   verbose = false,
+  saidOnce: SaidOnce = NOTHING_SAID,
 ): string {
   const out: string[] = [];
   out.push(c.bold(`Article ${a.id} — ${a.titleEn}`));
@@ -68,7 +70,7 @@ export function renderArticle(
     for (const [why, labels] of missing) out.push(c.dim(`  ${labels.length > 3 ? `${labels.length} figures` : labels.join(', ')}: ${why}`));
   }
   const shared = sharedNotes(verdicts);
-  for (const [experiment, notes] of shared) for (const n of notes) out.push(c.dim(`  ${experiment}, every verdict: ${n}`));
+  for (const [experiment, notes] of shared) for (const n of notes) if (!saidOnce.texts.has(n)) out.push(c.dim(`  ${experiment}, every verdict: ${inWords(n)}`));
   out.push('');
   const width = Math.max(...verdicts.map((v) => verdictLabel(v).length), 5);
   for (const v of verdicts) {
@@ -76,24 +78,61 @@ export function renderArticle(
     const tag = verbose ? `${c.dim(`[${v.kind}] ${v.claimId}`)} ` : '';
     out.push(`  ${paintVerdict(v, c)}${pad}  ${tag}${v.statement}`);
     const indent = `  ${' '.repeat(width)}  `;
-    out.push(c.dim(`${indent}${verbose ? v.detail : (v.plain ?? v.detail)}`));
-    if (v.drift) out.push(c.dim(`${indent}${driftLine(v)}`));
-    if (v.settle) out.push(c.dim(`${indent}to settle it: ${v.settle}`));
+    out.push(c.dim(`${indent}${verbose ? v.detail : inWords(v.plain ?? v.detail)}`));
+    if (v.drift) out.push(c.dim(`${indent}${driftLine(v, !saidOnce.driftSource)}`));
+    if (v.settle && !saidOnce.texts.has(v.settle)) out.push(c.dim(`${indent}to settle it: ${inWords(v.settle)}`));
     const common = shared.get(v.experiment) ?? [];
-    for (const n of v.notes) if (!common.includes(n)) out.push(c.dim(`${indent}note: ${n}`));
+    for (const n of v.notes) if (!common.includes(n) && !saidOnce.texts.has(n)) out.push(c.dim(`${indent}note: ${inWords(n)}`));
   }
   return out.join('\n');
 }
 
-/** The drift a verdict's intervals include, in one line: "between runs here: ±4.2 % (from 6 earlier runs); this run alone: holds". */
-export function driftLine(v: Verdict): string {
+/** What the summary says once, above the articles, instead of under every verdict that carries it. */
+export interface SaidOnce {
+  /** Notes and "to settle it" advice that several verdicts share, word for word. */
+  texts: ReadonlySet<string>;
+  /** Where every verdict's drift was learnt from is the same, and said in the intervals line. */
+  driftSource: boolean;
+}
+const NOTHING_SAID: SaidOnce = { texts: new Set(), driftSource: false };
+
+/** What several verdicts would repeat word for word, and how it is said once: one line each, with how many verdicts share it. */
+export function saidOnce(verdicts: readonly Verdict[]): { said: SaidOnce; lines: string[] } {
+  const count = (texts: readonly (string | undefined)[]) => {
+    const m = new Map<string, number>();
+    for (const t of texts) if (t) m.set(t, (m.get(t) ?? 0) + 1);
+    return [...m].filter(([, n]) => n > 1);
+  };
+  // A note every verdict of one experiment carries is said once in its article (sharedNotes); the others here.
+  const ownNote = (n: string) => {
+    const carriers = verdicts.filter((v) => v.notes.includes(n));
+    const e = carriers[0]!.experiment;
+    return carriers.every((v) => v.experiment === e) && verdicts.filter((v) => v.experiment === e).length === carriers.length;
+  };
+  const notes = count(verdicts.flatMap((v) => [...new Set(v.notes)])).filter(([n]) => !ownNote(n));
+  const experiments = (note: string) => [...new Set(verdicts.filter((v) => v.notes.includes(note)).map((v) => v.experiment))].join(', ');
+  const settle = count(verdicts.map((v) => v.settle ?? undefined));
+  const sources = new Set(verdicts.filter((v) => v.drift).map((v) => driftSource(v)));
+  const lines = [
+    ...notes.map(([n, k]) => `Note on ${k} verdicts (${experiments(n)}): ${inWords(n)}`),
+    ...settle.map(([s, k]) => `To settle the ${k} verdicts it applies to: ${inWords(s)}`),
+  ];
+  return { said: { texts: new Set([...notes, ...settle].map(([t]) => t)), driftSource: sources.size === 1 }, lines };
+}
+
+function driftSource(v: Verdict): string {
   const d = v.drift!;
-  const from =
-    d.runs === 0 ? 'the stated prior: no earlier run here yet' : `from ${d.runs} earlier run${d.runs === 1 ? '' : 's'}${d.runs < FEW_RUNS ? ' and the stated prior' : ''}`;
+  return d.runs === 0 ? 'the stated prior: no earlier run here yet' : `from ${d.runs} earlier run${d.runs === 1 ? '' : 's'}${d.runs < FEW_RUNS ? ' and the stated prior' : ''}`;
+}
+
+/** The drift a verdict's intervals include, in one line: "between runs here: ±4.2 % (from 6 earlier runs); this run alone: holds". */
+export function driftLine(v: Verdict, withSource = true): string {
+  const d = v.drift!;
+  const from = withSource ? ` (${driftSource(v)})` : '';
   const alone = v.withinRun && v.withinRun.verdict !== v.verdict ? `; this run alone: ${v.withinRun.verdict}` : '';
   const own = v.alone && v.alone.verdict !== v.verdict ? `; this run's own, with the drift: ${v.alone.verdict}` : '';
   const pooled = d.pooled ? `; the machine's value from ${d.pooled} runs here (this one and ${d.pooled - 1} before it)${own}` : '';
-  return `between runs here: ${driftAmount(d)} (${from})${pooled}${alone}`;
+  return `between runs here: ${driftAmount(d)}${from}${pooled}${alone}`;
 }
 
 /** Notes every verdict of an experiment carries (its run's warnings, an incomplete run): printed once, not per claim. */
@@ -131,9 +170,11 @@ export function renderTotals(verdicts: readonly Verdict[], c: Paints, withinRun 
     c.bold(`Claims: ${tally(null)}`),
     `  ${line('shape')}`,
     `  ${line('magnitude')}`,
-    c.dim('A claim holds when the whole 95 % interval of the measured quantity lies inside its band, differs when the whole interval lies'),
-    c.dim('outside, and is inconclusive when the interval straddles an edge (docs/published-figures.md). Shape claims should hold on any'),
-    c.dim('Linux machine; magnitude claims depend on the machine.'),
+    c.dim(
+      'A claim holds when the whole 95 % interval of the measured quantity lies inside its band, differs when the whole interval lies ' +
+        'outside, and is inconclusive when the interval straddles an edge (docs/published-figures.md). Shape claims should hold on any ' +
+        'Linux machine; magnitude claims depend on the machine.',
+    ),
     ...(intervalsLine(verdicts, withinRun) ? [c.dim(intervalsLine(verdicts, withinRun))] : []),
   ].join('\n');
 }

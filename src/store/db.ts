@@ -6,8 +6,21 @@ import { hostname } from 'node:os';
 import { bootId, processIdentity } from '../env/process.js';
 import type { Configuration, Measurement, Warning } from '../experiments/types.js';
 import { CONFIGURATION_KEYS, measurementToJson, type RunDocument } from '../document/run.js';
-import { StoreError, readOnlyText, checkFile, checkSchema, checkWritable, migrate, sqliteCode, type MeasurementRecord, type RunRecord } from './migrations.js';
+import {
+  NEXT_RUN_ID,
+  StoreError,
+  isWritable,
+  readOnlyText,
+  checkFile,
+  checkSchema,
+  checkWritable,
+  migrate,
+  sqliteCode,
+  type MeasurementRecord,
+  type RunRecord,
+} from './migrations.js';
 import { openSqlite, type SqlDatabase } from './sqlite.js';
+import { snapshotOf } from './snapshot.js';
 import { DocumentError, validateConfiguration, validateRunDocument } from '../document/validate.js';
 
 export { StoreError, asStoreError, type RunStatus } from './migrations.js';
@@ -43,7 +56,14 @@ export class Store {
   private constructor(
     readonly path: string,
     private readonly db: SqlDatabase,
+    /** Read from a copy (the history cannot be written where it is): removes the copy. */
+    private readonly dropCopy: (() => void) | null = null,
   ) {}
+
+  /** Read from a copy, since the history cannot be written where it is (src/store/snapshot.ts). */
+  get readOnly(): boolean {
+    return this.dropCopy !== null;
+  }
 
   /** Opens (creating when missing, unless told not to), checks, migrates, and marks stale runs. */
   static open(path: string, opts: OpenOptions = {}): Store {
@@ -52,6 +72,9 @@ export class Store {
     // An existing database is first checked through a read-only connection, which can write nothing, not even
     // a WAL checkpoint on close: a foreign or newer database is left exactly as it was.
     const exists = checkFile(path, create, opts.createDirectory ?? true);
+    // A history this process cannot write to is read from a copy (a command that writes refuses it below).
+    if (exists && !opts.requireWritable && !isWritable(path)) return Store.openCopy(path, busy);
+    if (exists && opts.requireWritable) checkWritable(path, true);
     if (exists)
       Store.withConnection(path, true, (db) => {
         db.pragma(busy);
@@ -76,6 +99,26 @@ export class Store {
       },
       true,
     );
+  }
+
+  private static openCopy(path: string, busy: string): Store {
+    const copy = snapshotOf(path);
+    try {
+      return Store.withConnection(
+        copy.path,
+        false,
+        (db) => {
+          db.pragma(busy);
+          checkSchema(db, path);
+          migrate(db);
+          return new Store(path, db, copy.remove);
+        },
+        true,
+      );
+    } catch (e) {
+      copy.remove();
+      throw e;
+    }
   }
 
   /** Opens a connection, runs fn; closes it afterwards (or only on error, when `keep`). Errors → StoreError. */
@@ -117,6 +160,7 @@ export class Store {
 
   close(): void {
     this.db.close();
+    this.dropCopy?.();
   }
 
   /** Records the start of a run (status 'running', this process's pid); returns its id. */
@@ -124,9 +168,9 @@ export class Store {
     const me = processIdentity(process.pid);
     const info = this.db
       .prepare(
-        `INSERT INTO runs (uuid, experiment, status, started_at, forklab_version, params, machine, load_before, warnings,
+        `INSERT INTO runs (id, uuid, experiment, status, started_at, forklab_version, params, machine, load_before, warnings,
            hostname, pid, proc_start, boot_id, cmdline, note)
-         VALUES (?, ?, 'running', ?, ?, ?, ?, ?, '[]', ?, ?, ?, ?, ?, ?)`,
+         VALUES (${NEXT_RUN_ID}, ?, ?, 'running', ?, ?, ?, ?, ?, '[]', ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         randomUUID(),
@@ -365,9 +409,9 @@ export class Store {
       if (had) throw new StoreError(`run ${uuid} is already in ${this.path} as run ${had.id}; nothing was imported`);
       const info = this.db
         .prepare(
-          `INSERT INTO runs (uuid, experiment, status, started_at, finished_at, duration_ms, forklab_version, params, machine,
+          `INSERT INTO runs (id, uuid, experiment, status, started_at, finished_at, duration_ms, forklab_version, params, machine,
              load_before, load_after, warnings, summary, hostname, imported_at, note)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           VALUES (${NEXT_RUN_ID}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           uuid,

@@ -111,7 +111,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX drift_estimate_runs_uuid ON drift_estimate_runs (run_uuid);
     `,
   },
+  {
+    version: 4,
+    description: 'run numbers are never given again: the highest number a removed run had is kept',
+    sql: `
+      CREATE TABLE id_marks (
+        name TEXT PRIMARY KEY,               -- the table whose numbers it guards: runs
+        value INTEGER NOT NULL               -- the highest number given so far (a new run gets one more)
+      );
+      INSERT INTO id_marks (name, value) VALUES ('runs', (SELECT coalesce(max(id), 0) FROM runs));
+      CREATE TRIGGER runs_keep_mark AFTER DELETE ON runs
+        BEGIN UPDATE id_marks SET value = max(value, OLD.id) WHERE name = 'runs'; END;
+    `,
+  },
 ];
+
+/** The number a new run gets: one above every number given so far, removed runs' too (used inside its INSERT). */
+export const NEXT_RUN_ID = `(SELECT max(coalesce((SELECT max(id) FROM runs), 0), coalesce((SELECT value FROM id_marks WHERE name = 'runs'), 0)) + 1)`;
 
 export const LATEST_SCHEMA = MIGRATIONS.length;
 
@@ -142,8 +158,8 @@ export function migrate(db: SqlDatabase, target: number = LATEST_SCHEMA): void {
 export class StoreError extends ForklabError {
   constructor(
     message: string,
-    /** 'missing': the database file does not exist (and was not to be created); 'readonly': it cannot be written. */
-    readonly kind: 'missing' | 'readonly' | 'other' = 'other',
+    /** 'missing': the database file does not exist (and was not to be created); 'readonly': it cannot be written; 'nodir': its directory cannot be made. */
+    readonly kind: 'missing' | 'readonly' | 'nodir' | 'other' = 'other',
     hint?: string,
   ) {
     super('store', message, { hint });
@@ -230,6 +246,37 @@ export function checkWritable(path: string, exists: boolean): void {
 }
 
 /**
+ * Why a directory could not be made, naming the errno: the first of its ancestors that is missing, on a
+ * read-only file system or not writable ("/home/u does not exist (ENOENT)"), else mkdir's own error.
+ */
+export function whyNoDirectory(dir: string, err: unknown): string {
+  let missing = dir;
+  while (!existsSync(dirname(missing)) && dirname(missing) !== missing) missing = dirname(missing);
+  const parent = dirname(missing);
+  try {
+    accessSync(parent, constants.W_OK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'EACCES';
+    const why = code === 'EROFS' ? 'is on a read-only file system (EROFS)' : `is not writable (${code})`;
+    return existsSync(missing) ? `${parent} ${why}` : `${missing} does not exist (ENOENT) and ${parent} ${why}`;
+  }
+  if (!existsSync(missing) && missing !== dir) return `${missing} does not exist (ENOENT)`;
+  const code = (err as NodeJS.ErrnoException).code;
+  return code ? `${(err as Error).message.replace(/^\w+: /, '').replace(/, mkdir .*$/, '')} (${code})` : String((err as Error).message);
+}
+
+/** Can this process write the database at `path` (and make its WAL files beside it)? */
+export function isWritable(path: string): boolean {
+  try {
+    checkWritable(path, true);
+    return true;
+  } catch (e) {
+    if (e instanceof StoreError && e.kind === 'readonly') return false;
+    throw e;
+  }
+}
+
+/**
  * Refuses a directory or a file that is not SQLite; creates the directory of a missing database if asked
  * (`createDirectory`, default true; the command line asks only for the default location). True when the file
  * exists and is not empty.
@@ -257,7 +304,7 @@ export function checkFile(path: string, create: boolean, createDirectory = true)
     try {
       mkdirSync(dirname(path), { recursive: true });
     } catch (err) {
-      throw new StoreError(`cannot create the directory of ${path}: ${(err as Error).message}`);
+      throw new StoreError(`cannot create the directory of ${path}: ${whyNoDirectory(dirname(path), err)}`, 'nodir');
     }
     return false;
   }

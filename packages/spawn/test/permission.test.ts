@@ -142,7 +142,13 @@ for (const [what, pre, env] of [
     const r = nodeIn([PERMISSION, '--allow-fs-read=*', '--allow-addons', ...pre, HIJACKED], { ...env, MARKERS: markers });
     assert.equal(r.status, 0, r.stderr);
     const out = lastJson<{ theirs: Record<string, string>; ours: Record<string, string>; served: number }>(r);
-    const refused = { spawn: 'threw ERR_ACCESS_DENIED', spawnIgnore: 'threw ERR_ACCESS_DENIED', execFile: 'threw ERR_ACCESS_DENIED', exec: 'threw ERR_ACCESS_DENIED', direct: 'threw ERR_ACCESS_DENIED' };
+    const refused = {
+      spawn: 'threw ERR_ACCESS_DENIED',
+      spawnIgnore: 'threw ERR_ACCESS_DENIED',
+      execFile: 'threw ERR_ACCESS_DENIED',
+      exec: 'threw ERR_ACCESS_DENIED',
+      direct: 'threw ERR_ACCESS_DENIED',
+    };
     assert.deepEqual(out.theirs, refused, 'child_process (under register: forklab’s handle)');
     assert.deepEqual(out.ours, refused);
     assert.deepEqual(readdirSync(markers), [], 'no child ran');

@@ -11,7 +11,24 @@ import { join } from 'node:path';
 import { addonPath, pkgDir } from './helpers/addon.js';
 import { makeInstalled } from './helpers/installed.js';
 
-const BEHAVIOUR_FILES = ['api', 'aside', 'async', 'behaviour', 'functions', 'hooks', 'machine', 'owners', 'path', 'permission', 'reaping', 'security', 'signals', 'sync', 'workers'];
+const BEHAVIOUR_FILES = [
+  'api',
+  'aside',
+  'async',
+  'behaviour',
+  'functions',
+  'hooks',
+  'introspection',
+  'machine',
+  'owners',
+  'path',
+  'permission',
+  'reaping',
+  'security',
+  'signals',
+  'sync',
+  'workers',
+];
 const LINES = [20, 22, 24, 26];
 const root = process.env.FORKLAB_TEST_RUNTIMES;
 const here = Number(process.versions.node.split('.')[0]);

@@ -1,6 +1,8 @@
 // The cost model: what a forking process would spend with a posix_spawn (vfork-style) start instead, from this
 // machine's own `spawn` measurements (fork+exec and posix_spawn against the parent's RSS), and the concrete
 // change for its runtime. Advice is given only where it applies: a process that forks.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { linearFit } from '../../stats/regression.js';
 import type { ProcessFigures } from './figures.js';
 import type { Runtime } from './model.js';
@@ -108,7 +110,16 @@ export interface Advice {
  * The switch for a whole Node process. -r (--require) and not --import: a --require preload also runs in every
  * worker thread, an --import one does not (Node 20, 22 and 24: a worker's spawn then forks).
  */
-export const NODE_SWITCH = 'node -r @forklab/spawn/register (or NODE_OPTIONS=--require=@forklab/spawn/register)';
+export const NODE_SWITCH = `node -r ${registerPath()} (or NODE_OPTIONS=--require=${registerPath()}; in a project with @forklab/spawn installed: -r @forklab/spawn/register)`;
+
+/**
+ * The register module of this forklab by absolute path (lib/spawn-register.cjs of its package), so that the advice
+ * works from wherever the user stands, with or without @forklab/spawn in their project.
+ */
+function registerPath(): string {
+  const p = fileURLToPath(new URL('../../../lib/spawn-register.cjs', import.meta.url));
+  return existsSync(p) ? p : '@forklab/spawn/register';
+}
 
 /** The concrete change for a process that forks and then execs, by runtime; null for one that does not (or whose forks are workers). */
 export function adviceFor(p: Pick<ProcessFigures, 'byMechanism' | 'forksWithoutExec' | 'runtime'>): Advice | null {

@@ -1,0 +1,115 @@
+// What a person reads fits a terminal: at most 100 columns by default (long lines wrap, wide tables wrap their
+// cells or fold), everything with --wide; a note many verdicts share is said once; flags and words, never the
+// documents' field names.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { Store } from '../src/store/db.js';
+import { parseRunDocument } from '../src/document/validate.js';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { renderTable } from '../src/text/table.js';
+import { fitText, visibleWidth, wrapLine } from '../src/text/fit.js';
+import { runCli, sandbox, shortSpawnArgs } from './helpers/cli.js';
+
+const FIXTURES = fileURLToPath(new URL('./fixtures/report/', import.meta.url));
+const ESC = String.fromCharCode(27);
+const strip = (s: string) => s.replace(new RegExp(`${ESC}\\[[0-9;]*m`, 'g'), '');
+const tooWide = (text: string, max = 100) =>
+  strip(text)
+    .split('\n')
+    .filter((l) => [...l].length > max);
+/** Field names of the run documents that must not reach a reader (they have words and flags). */
+const INTERNAL = /\brssMb\b|\bciTarget\b|\bbudgetMs\b|\bheapMb\b|\bhugePagesKb\b|\b(mean|median)\([a-z]+=/;
+
+test('a line wraps at spaces under its indentation, a "label  text" line under its text; colours are not counted', () => {
+  const line = `  holds    ${'word '.repeat(40).trim()}`;
+  const out = wrapLine(line, 50);
+  assert.ok(out.length > 1);
+  for (const l of out) assert.ok(l.length <= 50, l);
+  assert.ok(
+    out.slice(1).every((l) => l.startsWith(' '.repeat(11)) && !l.startsWith(' '.repeat(12))),
+    out.join('\n'),
+  );
+  const red = `${ESC}[31m${'x '.repeat(30)}${ESC}[39m`;
+  assert.deepEqual(wrapLine(red, 80), [red], 'colour sequences take no columns');
+  assert.ok(
+    fitText(`/${'a'.repeat(150)}`, 100)
+      .split('\n')
+      .every((l) => l.length <= 100),
+    'a word longer than a line is cut',
+  );
+  assert.doesNotMatch(fitText(`${'y '.repeat(44)}from 95 % CI 3.6 µs to 1024 MB`, 100), /\d\n|%\n/, 'no break inside a number and its unit');
+});
+
+test('a table wider than the output wraps its widest cells, then folds; narrow tables are left as they were', () => {
+  const rows = [
+    ['fork()+exec() from a 1024 MB parent, huge pages off, a long label', 'mean', '3850 µs', '155314 µs', '40.3×'],
+    ['vfork()+exec()', 'mean', '154 µs', '9171 µs', '59.6×'],
+  ];
+  const header = ['figure', 'statistic', 'published', 'this machine', 'ratio'];
+  const natural = renderTable(header, rows, { maxWidth: 1000 });
+  assert.ok(natural.split('\n').some((l) => visibleWidth(l) > 60));
+  const fitted = renderTable(header, rows, { maxWidth: 60 });
+  assert.deepEqual(tooWide(fitted, 60), []);
+  assert.ok(fitted.split('\n').length > natural.split('\n').length, 'the long label wraps onto a second line');
+  assert.match(fitted, /^ {2}\S/m, 'its further line hangs by two spaces');
+  const many = renderTable(
+    Array.from({ length: 14 }, (_, i) => `column ${i}`),
+    [Array.from({ length: 14 }, (_, i) => `value${i}`)],
+    { maxWidth: 60 },
+  );
+  assert.deepEqual(tooWide(many, 60), []);
+  assert.match(many, /^value0\n {2}column 1: value1\n/, 'folded: the first cell, then header: value');
+  assert.equal(renderTable(['a', 'b'], [['1', '2']], { maxWidth: 100 }), 'a  b\n─  ─\n1  2');
+});
+
+/** A history holding the report fixtures (runs of every experiment, two spawn runs), and what imports said. */
+function historyBox() {
+  const box = sandbox();
+  const store = Store.open(box.db);
+  try {
+    for (const f of readdirSync(FIXTURES).filter((n) => n.endsWith('.json') && n !== 'mystery.json'))
+      store.importDocument(parseRunDocument(readFileSync(join(FIXTURES, f), 'utf8')));
+  } finally {
+    store.close();
+  }
+  return box;
+}
+const box = historyBox();
+
+test('history, show, compare and judge fit 100 columns and name no field; --wide prints lines whole', () => {
+  const outputs: [string, string[]][] = [
+    ['history', ['history']],
+    ...[3, 6].map((i): [string, string[]] => [`show ${i}`, ['show', String(i)]]),
+    ['compare', ['compare', '6', '7']],
+    ['judge', ['judge', '3', '6', '7']],
+  ];
+  for (const [name, args] of outputs) {
+    const r = runCli(box, args, { limitMs: 120_000 });
+    assert.equal(r.code, 0, `${name}: ${r.stderr}`);
+    assert.deepEqual(tooWide(r.stdout), [], name);
+    assert.deepEqual(tooWide(r.stderr), [], `${name} (stderr)`);
+    assert.doesNotMatch(r.stdout, INTERNAL, name);
+  }
+  const wide = runCli(box, ['show', '6', '--wide'], { limitMs: 60_000 });
+  assert.equal(wide.code, 0, wide.stderr);
+  assert.ok(tooWide(wide.stdout).length > 0, '--wide: the machine line and the warnings whole');
+});
+
+test('judge says a note that many verdicts share once, not under each verdict', () => {
+  const r = runCli(box, ['judge', '6', '7'], { limitMs: 120_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const drift = r.stdout.split('\n').filter((l) => /drift between runs: no earlier run here/.test(l));
+  assert.ok(drift.length >= 1, r.stdout);
+  assert.ok(drift.length <= 4, `said at most once per prior, got ${drift.length} times`);
+  assert.match(r.stdout, /^Note on \d+ verdicts \(spawn\): drift between runs/m);
+});
+
+test('a measuring command fits 100 columns: its table, notes and warnings', () => {
+  const r = runCli(box, shortSpawnArgs('fork-exec,posix-spawn', '0,64', '--no-store'), { limitMs: 120_000 });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(tooWide(r.stdout), []);
+  assert.deepEqual(tooWide(r.stderr), []);
+  assert.doesNotMatch(r.stdout, INTERNAL);
+});
