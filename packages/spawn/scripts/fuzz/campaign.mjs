@@ -25,6 +25,14 @@ function nodeFlags(kase, major, registerPath, mode) {
   return f;
 }
 
+/** A flood step writes for a time, not a number of lines: runs of its lines are compared as present. */
+function floodLines(o) {
+  const text = JSON.stringify(o)
+    .replace(/q{8,}(?:(?:\\n)+q*)*/g, '<flood stdout lines>')
+    .replace(/j{8,}(?:(?:\\n)+j*)*/g, '<flood stderr lines>');
+  return JSON.parse(text);
+}
+
 /** One run of a case in a fresh process: its observation, normalised. */
 export function runOnce(kase, mode, cfg) {
   const dir = mkdtempSync(join(tmpdir(), 'forklab-fuzz-'));
@@ -58,7 +66,8 @@ export function runOnce(kase, mode, cfg) {
       }
       const obs = { ...result, status: signal ?? status, stdout: Buffer.concat(out).toString('latin1'), stderr: Buffer.concat(err).toString('latin1') };
       rmSync(dir, { recursive: true, force: true });
-      resolve(normalise(obs, dir, mode === 'register' ? cfg.register : null));
+      const o = normalise(obs, dir, mode === 'register' ? cfg.register : null);
+      resolve(kase.steps.some((s) => 'flood' in s) ? floodLines(o) : o);
     });
   });
 }
