@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { differences, normalise } from './compare.mjs';
 
 const RUNNER = fileURLToPath(new URL('./runner.mjs', import.meta.url));
+const NOOP = fileURLToPath(new URL('./noop.mjs', import.meta.url));
 export const PROCESS_LIMIT_MS = 20_000;
 
 /** Node's flags for the case's state on this Node. */
@@ -22,6 +23,7 @@ function nodeFlags(kase, major, registerPath, mode) {
     if (p === 'allow') f.push('--allow-child-process');
   }
   if (mode === 'register') f.push('--import', registerPath);
+  if (mode === 'refImport') f.push('--import', NOOP);
   return f;
 }
 
@@ -66,7 +68,7 @@ export function runOnce(kase, mode, cfg) {
       }
       const obs = { ...result, status: signal ?? status, stdout: Buffer.concat(out).toString('latin1'), stderr: Buffer.concat(err).toString('latin1') };
       rmSync(dir, { recursive: true, force: true });
-      const o = normalise(obs, dir, mode === 'register' ? cfg.register : null);
+      const o = normalise(obs, dir, mode === 'register' ? cfg.register : mode === 'refImport' ? NOOP : null);
       resolve(kase.steps.some((s) => 'flood' in s) ? floodLines(o) : o);
     });
   });
@@ -80,15 +82,21 @@ export function subjects(cfg) {
 /** A case through the reference and every subject; on a difference, each is run twice more, and only the
  * fields where no subject run agrees with any reference run are reported. */
 export async function runCase(kase, cfg) {
-  const modes = ['ref', ...subjects(cfg)];
-  const first = await Promise.all(modes.map((m) => runOnce(kase, m, cfg)));
+  const modes = subjects(cfg);
+  // the reference for register: a forked child inherits --import, so when the case forks the reference has one too
+  const refOf = (m) => (m === 'register' && kase.fn === 'fork' ? 'refImport' : 'ref');
+  const refModes = [...new Set(modes.map(refOf))];
+  const all = await Promise.all([...refModes, ...modes].map((m) => runOnce(kase, m, cfg)));
+  const ref = new Map(refModes.map((m, i) => [m, all[i]]));
   const found = [];
-  for (let i = 1; i < modes.length; i++) {
-    if (differences([first[0]], [first[i]]).length === 0) continue;
-    const refs = [first[0]];
-    const subs = [first[i]];
+  for (let i = 0; i < modes.length; i++) {
+    const r0 = ref.get(refOf(modes[i]));
+    const s0 = all[refModes.length + i];
+    if (differences([r0], [s0]).length === 0) continue;
+    const refs = [r0];
+    const subs = [s0];
     for (let k = 0; k < 2; k++) {
-      const [a, b] = await Promise.all([runOnce(kase, 'ref', cfg), runOnce(kase, modes[i], cfg)]);
+      const [a, b] = await Promise.all([runOnce(kase, refOf(modes[i]), cfg), runOnce(kase, modes[i], cfg)]);
       refs.push(a);
       subs.push(b);
     }

@@ -6,7 +6,7 @@ export const NORMALISATIONS = [
   'the case directory (a fresh temporary directory per run) is written <dir>',
   'pids are compared by type only (the runner records typeof child.pid), and Node\'s warnings\' "(node:PID)" is written (node:<pid>)',
   'in the runner\'s stderr, stack frames ("    at ...") and a native stack trace are left out: the module under test wraps child_process, so its frames differ by design; the error line itself is compared',
-  'under register, its own "--import REGISTER" is left out of the arguments fork passes on (process.execArgv): the reference runs without it',
+  'under register, its own "--import REGISTER" is left out of the arguments fork passes on (process.execArgv); when the case forks, the reference it is compared with runs with an --import of an empty module (scripts/fuzz/noop.mjs), left out the same way, since a forked child inherits --import and Node then loads its main module as an ES module',
   "after a sync call that failed with EMFILE or ENFILE, eventpoll descriptors are not counted: Node's spawnSync then leaves its private loop's epoll descriptor open (Node 20-26), which @forklab/spawn does not copy",
   'during the call, descriptors of kind pidfd are not counted: @forklab/spawn reaps each running child through a pidfd (README, "What differs": reaping)',
 ];

@@ -1,5 +1,5 @@
 // One campaign case, run once in a fresh process: `node [flags] runner.mjs CASE.json DIR MODE SPEC`.
-// MODE 'ref' and 'register' call node:child_process (under register it is forklab's: the process was started
+// MODE 'ref', 'refImport' and 'register' call node:child_process (under register it is forklab's: the process was started
 // with --import of register.js); 'module' calls the exports of SPEC. It lays out DIR (scripts, a PATH whose first
 // entry lacks the command), puts the process in the case's state, makes the call and writes everything a program
 // can observe to DIR/result.json: events and their order, callbacks, bytes, errors, the ChildProcess's fields,
