@@ -50,8 +50,15 @@ function errorShape(e) {
   return out;
 }
 
+/** hex or base64 text is decoded (when it is valid) so that the case directory in it can be normalised */
+const TEXT_ENCODING = kase.opts.encoding === 'hex' || kase.opts.encoding === 'base64' ? kase.opts.encoding : null;
+
 function bytes(v) {
   if (v === null || v === undefined) return v ?? null;
+  if (typeof v === 'string' && TEXT_ENCODING) {
+    const b = Buffer.from(v, TEXT_ENCODING);
+    if (b.toString(TEXT_ENCODING) === v) return { [TEXT_ENCODING]: b.toString('latin1') };
+  }
   if (typeof v === 'string') return { s: v };
   if (Buffer.isBuffer(v)) return { b: v.toString('latin1') };
   if (ArrayBuffer.isView(v)) return { u8: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('latin1') };
