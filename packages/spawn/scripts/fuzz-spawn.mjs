@@ -129,6 +129,7 @@ const property = fc.asyncProperty(caseArb, async (kase) => {
     if (rest.length) unexplained.push({ ...f, differences: rest });
   }
   if (unexplained.length) {
+    if (!failing) generationEnded = Date.now();
     failing = true;
     lastFound = unexplained;
     throw new Error('differs');
@@ -136,12 +137,16 @@ const property = fc.asyncProperty(caseArb, async (kase) => {
   return true;
 });
 let lastFound = [];
+let generationEnded = 0;
 const params = { seed: args.seed, numRuns: args.runs, endOnFailure: false };
 if (args.path !== undefined) params.path = args.path;
 const out = await fc.check(property, params);
 const seconds = (Date.now() - started) / 1000;
 
-console.log(`cases run: ${generated} (${(seconds / Math.max(generated, 1)).toFixed(2)} s per case, ${seconds.toFixed(0)} s in all)`);
+const generating = ((generationEnded || Date.now()) - started) / 1000;
+console.log(
+  `cases run: ${generated} (${(generating / Math.max(generated, 1)).toFixed(2)} s per case, ${seconds.toFixed(0)} s in all${generationEnded ? `, ${(seconds - generating).toFixed(0)} s of them checking and shrinking the difference` : ''})`,
+);
 const byDim = new Map();
 for (const [k, n] of counts) {
   const [dim, val] = k.split('=');
