@@ -177,7 +177,16 @@ function report(kase, found, how) {
   console.log(`DIFFERENCE (${how}): ${JSON.stringify(kase)}`);
   for (const f of found) {
     console.log(`  through ${f.subject === 'module' ? args.module : 'register'}:`);
-    const show = (vs) => vs.map((v) => (v === undefined ? '(absent)' : v.length > 400 ? `${v.slice(0, 400)}…(${v.length} chars)` : v)).join(' | ');
-    for (const d of f.differences) console.log(`    ${d.field}: child_process ${show(d.reference)}  ≠  ${show(d.subject)}`);
+    // long values: from a little before the first place where they part
+    const show = (vs, other) => {
+      const at = (v) => {
+        const o = other?.[0] ?? '';
+        let i = 0;
+        while (i < v.length && v[i] === o[i]) i++;
+        return Math.max(0, i - 60);
+      };
+      return vs.map((v) => (v === undefined ? '(absent)' : v.length > 400 ? `…${v.slice(at(v), at(v) + 400)}…(${v.length} chars)` : v)).join(' | ');
+    };
+    for (const d of f.differences) console.log(`    ${d.field}: child_process ${show(d.reference, d.subject)}  ≠  ${show(d.subject, d.reference)}`);
   }
 }
