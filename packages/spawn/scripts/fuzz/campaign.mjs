@@ -43,7 +43,8 @@ export function runOnce(kase, mode, cfg) {
   writeFileSync(caseFile, JSON.stringify(kase));
   const argv = [...nodeFlags(kase, cfg.major, cfg.register, mode), RUNNER, caseFile, dir, mode, cfg.module];
   const env = { PATH: `${join(dir, 'empty')}:${join(dir, 'bin')}:/usr/local/bin:/usr/bin:/bin`, HOME: dir, LANG: 'C', TMPDIR: dir };
-  if (cfg.addon) env.FORKLAB_SPAWN_ADDON = cfg.addon;
+  // under the permission model the package ignores FORKLAB_SPAWN_ADDON, and says so: its own addon is loaded
+  if (cfg.addon && !kase.state.permission) env.FORKLAB_SPAWN_ADDON = cfg.addon;
   const [file, args] = kase.state.nofile ? ['/bin/sh', ['-c', `ulimit -n ${kase.state.nofile} && exec "$0" "$@"`, cfg.node, ...argv]] : [cfg.node, argv];
   return new Promise((resolve) => {
     const c = spawn(file, args, { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
