@@ -129,6 +129,7 @@ const property = fc.asyncProperty(caseArb, async (kase) => {
     if (rest.length) unexplained.push({ ...f, differences: rest });
   }
   if (unexplained.length) {
+    if (!failing) generationEnded = Date.now();
     failing = true;
     lastFound = unexplained;
     throw new Error('differs');
@@ -136,12 +137,16 @@ const property = fc.asyncProperty(caseArb, async (kase) => {
   return true;
 });
 let lastFound = [];
+let generationEnded = 0;
 const params = { seed: args.seed, numRuns: args.runs, endOnFailure: false };
 if (args.path !== undefined) params.path = args.path;
 const out = await fc.check(property, params);
 const seconds = (Date.now() - started) / 1000;
 
-console.log(`cases run: ${generated} (${(seconds / Math.max(generated, 1)).toFixed(2)} s per case, ${seconds.toFixed(0)} s in all)`);
+const generating = ((generationEnded || Date.now()) - started) / 1000;
+console.log(
+  `cases run: ${generated} (${(generating / Math.max(generated, 1)).toFixed(2)} s per case, ${seconds.toFixed(0)} s in all${generationEnded ? `, ${(seconds - generating).toFixed(0)} s of them checking and shrinking the difference` : ''})`,
+);
 const byDim = new Map();
 for (const [k, n] of counts) {
   const [dim, val] = k.split('=');
@@ -172,7 +177,16 @@ function report(kase, found, how) {
   console.log(`DIFFERENCE (${how}): ${JSON.stringify(kase)}`);
   for (const f of found) {
     console.log(`  through ${f.subject === 'module' ? args.module : 'register'}:`);
-    const show = (vs) => vs.map((v) => (v === undefined ? '(absent)' : v.length > 400 ? `${v.slice(0, 400)}…(${v.length} chars)` : v)).join(' | ');
-    for (const d of f.differences) console.log(`    ${d.field}: child_process ${show(d.reference)}  ≠  ${show(d.subject)}`);
+    // long values: from a little before the first place where they part
+    const show = (vs, other) => {
+      const at = (v) => {
+        const o = other?.[0] ?? '';
+        let i = 0;
+        while (i < v.length && v[i] === o[i]) i++;
+        return Math.max(0, i - 60);
+      };
+      return vs.map((v) => (v === undefined ? '(absent)' : v.length > 400 ? `…${v.slice(at(v), at(v) + 400)}…(${v.length} chars)` : v)).join(' | ');
+    };
+    for (const d of f.differences) console.log(`    ${d.field}: child_process ${show(d.reference, d.subject)}  ≠  ${show(d.subject, d.reference)}`);
   }
 }

@@ -4,7 +4,6 @@
 // emits the events and errors; forklab only replaces the system call. On a Node whose own child_process no
 // longer forks (aside.ts), every function is child_process's own, unwrapped.
 import childProcess from 'node:child_process';
-import { promisify } from 'node:util';
 import { processVerdict, stepAsideReason } from './aside.js';
 import { announce, type FunctionName } from './counts.js';
 import './handle.js';
@@ -42,6 +41,9 @@ if (verdict.warning && !flags[WARNED]) {
 }
 
 type AnyFn = (...a: unknown[]) => unknown;
+/** util.promisify.custom, which Node documents as this registered symbol: node:util is not loaded for it (on
+ * Node 22 and later, loading node:util sets up process.stderr, a Pipe handle and a descriptor for a piped stderr). */
+const PROMISIFY_CUSTOM = Symbol.for('nodejs.util.promisify.custom');
 
 function served<F>(name: FunctionName, fn: F, sync: boolean): F {
   if (aside) return fn;
@@ -52,9 +54,9 @@ function served<F>(name: FunctionName, fn: F, sync: boolean): F {
       return sync ? armedSync(name, a[0], call) : armed(name, a[0], call);
     },
   }[name] as AnyFn & Record<symbol, unknown>;
-  const custom = f[promisify.custom];
+  const custom = f[PROMISIFY_CUSTOM];
   if (typeof custom === 'function') {
-    wrapped[promisify.custom] = function (this: unknown, ...a: unknown[]): unknown {
+    wrapped[PROMISIFY_CUSTOM] = function (this: unknown, ...a: unknown[]): unknown {
       return armed(name, a[0], () => Reflect.apply(custom, this, a));
     };
   }

@@ -1,7 +1,6 @@
 // run(): spawn, buffer stdout and stderr up to maxBuffer (as execFile does), resolve with the outcome. Its own
 // options are checked before anything starts; once a child runs, the promise settles in every case.
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
-import { inspect } from 'node:util';
 
 export interface RunOptions extends Omit<SpawnOptions, 'stdio'> {
   /** Bytes allowed on stdout and on stderr each; past it the child is killed (killSignal) and run() rejects. Default 1 MiB, as execFile. */
@@ -24,6 +23,13 @@ export interface MaxBufferError extends RangeError {
   code: 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER';
   stdout: Buffer;
   stderr: Buffer;
+}
+
+/** util.inspect, looked up only for an error message: loading node:util when the package loads would set up
+ * process.stderr on Node 22 and later (a Pipe handle and a descriptor more than child_process has). */
+function inspect(v: unknown): string {
+  const util = (process as { getBuiltinModule?: (id: string) => { inspect(v: unknown): string } | undefined }).getBuiltinModule?.('node:util');
+  return util ? util.inspect(v) : typeof v === 'string' ? `'${v}'` : String(v);
 }
 
 function invalid(code: string, Kind: typeof TypeError | typeof RangeError, message: string): Error {

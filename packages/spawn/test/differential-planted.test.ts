@@ -11,7 +11,7 @@ import { pkgDir } from './helpers/addon.js';
 import { fuzz, twoAtATime } from './helpers/fuzz.js';
 
 const SEED = '42';
-const PLANTED_RUNS = '60';
+const PLANTED_RUNS = '150';
 const CONTROL_RUNS = '20';
 const dir = join(pkgDir, 'test', 'fixtures', 'planted');
 const planted = readdirSync(dir).filter((f) => f.endsWith('.mjs'));

@@ -10,8 +10,8 @@ import { fuzz, runtime, twoAtATime } from './helpers/fuzz.js';
 import { installed } from './helpers/installed.js';
 
 const SEED = '20261204';
-const HERE_RUNS = 40;
-const OTHER_RUNS = 15;
+const HERE_RUNS = 30;
+const OTHER_RUNS = 12;
 const here = Number(process.versions.node.split('.')[0]);
 const inst = installed();
 const subject = ['--module', new URL(inst.index).pathname, '--register', new URL(inst.register).pathname];

@@ -25,6 +25,22 @@ function script(name: string, text: string): string {
 
 const DONE = `const done = (c) => new Promise((r) => { let out = ''; c.stdout?.on('data', (d) => (out += d)); c.on('close', (code) => r([code, out])); });`;
 
+test('loading the package (and register) starts no handle and opens no descriptor that node:child_process does not', () => {
+  // with stderr a pipe (nodeIn's): on Node 22 and later, loading node:util sets up process.stderr (a Pipe handle
+  // and a descriptor); found by the differential campaign on Node 24 (seed 20261204), which compares both after a call
+  const probe = (imports: string) =>
+    lastJson<{ res: string[]; fds: number }>(
+      nodeIn([
+        '--input-type=module',
+        '-e',
+        `import { readdirSync, writeSync } from 'node:fs';\n${imports}\nawait new Promise((r) => setTimeout(r, 50));\nwriteSync(1, JSON.stringify({ res: process.getActiveResourcesInfo(), fds: readdirSync('/proc/self/fd').length }) + '\\n');`,
+      ]),
+    );
+  const theirs = probe(`await import('node:child_process');`);
+  const ours = probe(`await import('@forklab/spawn'); await import('@forklab/spawn/register');`);
+  assert.deepEqual(ours, theirs);
+});
+
 test('a wrapper of ChildProcess.prototype.spawn installed after forklab’s first call keeps working, and forklab keeps serving', () => {
   const file = script(
     'after.mjs',

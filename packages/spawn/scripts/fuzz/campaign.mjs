@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { differences, normalise } from './compare.mjs';
 
 const RUNNER = fileURLToPath(new URL('./runner.mjs', import.meta.url));
+const NOOP = fileURLToPath(new URL('./noop.mjs', import.meta.url));
 export const PROCESS_LIMIT_MS = 20_000;
 
 /** Node's flags for the case's state on this Node. */
@@ -22,7 +23,16 @@ function nodeFlags(kase, major, registerPath, mode) {
     if (p === 'allow') f.push('--allow-child-process');
   }
   if (mode === 'register') f.push('--import', registerPath);
+  if (mode === 'refImport') f.push('--import', NOOP);
   return f;
+}
+
+/** A flood step writes for a time, not a number of lines: runs of its lines are compared as present. */
+function floodLines(o) {
+  const text = JSON.stringify(o)
+    .replace(/q{8,}(?:(?:\\n)+q*)*/g, '<flood stdout lines>')
+    .replace(/j{8,}(?:(?:\\n)+j*)*/g, '<flood stderr lines>');
+  return JSON.parse(text);
 }
 
 /** One run of a case in a fresh process: its observation, normalised. */
@@ -33,7 +43,8 @@ export function runOnce(kase, mode, cfg) {
   writeFileSync(caseFile, JSON.stringify(kase));
   const argv = [...nodeFlags(kase, cfg.major, cfg.register, mode), RUNNER, caseFile, dir, mode, cfg.module];
   const env = { PATH: `${join(dir, 'empty')}:${join(dir, 'bin')}:/usr/local/bin:/usr/bin:/bin`, HOME: dir, LANG: 'C', TMPDIR: dir };
-  if (cfg.addon) env.FORKLAB_SPAWN_ADDON = cfg.addon;
+  // under the permission model the package ignores FORKLAB_SPAWN_ADDON, and says so: its own addon is loaded
+  if (cfg.addon && !kase.state.permission) env.FORKLAB_SPAWN_ADDON = cfg.addon;
   const [file, args] = kase.state.nofile ? ['/bin/sh', ['-c', `ulimit -n ${kase.state.nofile} && exec "$0" "$@"`, cfg.node, ...argv]] : [cfg.node, argv];
   return new Promise((resolve) => {
     const c = spawn(file, args, { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -58,7 +69,8 @@ export function runOnce(kase, mode, cfg) {
       }
       const obs = { ...result, status: signal ?? status, stdout: Buffer.concat(out).toString('latin1'), stderr: Buffer.concat(err).toString('latin1') };
       rmSync(dir, { recursive: true, force: true });
-      resolve(normalise(obs, dir, mode === 'register' ? cfg.register : null));
+      const o = normalise(obs, dir, mode === 'register' ? cfg.register : mode === 'refImport' ? NOOP : null);
+      resolve(kase.steps.some((s) => 'flood' in s) ? floodLines(o) : o);
     });
   });
 }
@@ -71,15 +83,21 @@ export function subjects(cfg) {
 /** A case through the reference and every subject; on a difference, each is run twice more, and only the
  * fields where no subject run agrees with any reference run are reported. */
 export async function runCase(kase, cfg) {
-  const modes = ['ref', ...subjects(cfg)];
-  const first = await Promise.all(modes.map((m) => runOnce(kase, m, cfg)));
+  const modes = subjects(cfg);
+  // the reference for register: a forked child inherits --import, so when the case forks the reference has one too
+  const refOf = (m) => (m === 'register' && kase.fn === 'fork' ? 'refImport' : 'ref');
+  const refModes = [...new Set(modes.map(refOf))];
+  const all = await Promise.all([...refModes, ...modes].map((m) => runOnce(kase, m, cfg)));
+  const ref = new Map(refModes.map((m, i) => [m, all[i]]));
   const found = [];
-  for (let i = 1; i < modes.length; i++) {
-    if (differences([first[0]], [first[i]]).length === 0) continue;
-    const refs = [first[0]];
-    const subs = [first[i]];
+  for (let i = 0; i < modes.length; i++) {
+    const r0 = ref.get(refOf(modes[i]));
+    const s0 = all[refModes.length + i];
+    if (differences([r0], [s0]).length === 0) continue;
+    const refs = [r0];
+    const subs = [s0];
     for (let k = 0; k < 2; k++) {
-      const [a, b] = await Promise.all([runOnce(kase, 'ref', cfg), runOnce(kase, modes[i], cfg)]);
+      const [a, b] = await Promise.all([runOnce(kase, refOf(modes[i]), cfg), runOnce(kase, modes[i], cfg)]);
       refs.push(a);
       subs.push(b);
     }

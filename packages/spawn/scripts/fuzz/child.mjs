@@ -3,15 +3,22 @@
 // between functions without changing what is compared.
 
 /** The step kinds, as the generator makes them. */
-export const STEP_KINDS = ['out', 'err', 'chatty', 'close', 'write0', 'readIn', 'sleep', 'ident', 'trap', 'bg', 'send'];
+export const STEP_KINDS = ['out', 'err', 'chatty', 'flood', 'close', 'write0', 'readIn', 'sleep', 'ident', 'trap', 'bg', 'send'];
 
 const lines = (prefix, n) => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join('\\n');
+
+/** The lines a flood step writes for as long as it lasts, on stdout and on stderr: how many reach the parent
+ * depends on timing, so the campaign compares only that they did (campaign.mjs). */
+export const FLOOD_OUT = 'q'.repeat(63);
+export const FLOOD_ERR = 'j'.repeat(63);
 
 /** One step as sh (dash) text. */
 function shStep(s) {
   if ('out' in s) return `printf '${lines('o', s.out)}\\n'`;
   if ('err' in s) return `printf '${lines('e', s.err)}\\n' >&2`;
   if ('chatty' in s) return `head -c ${s.chatty * 1024} /dev/zero | tr '\\0' o; head -c ${s.chatty * 1024} /dev/zero | tr '\\0' e >&2`;
+  if ('flood' in s)
+    return `end=$(($(date +%s%N) / 1000000 + ${s.flood})); while [ $(($(date +%s%N) / 1000000)) -lt $end ]; do i=0; while [ $i -lt 50 ]; do echo ${FLOOD_OUT}; echo ${FLOOD_ERR} >&2; i=$((i + 1)); done; done`;
   if ('close' in s) return `exec ${s.close}>&-`;
   if ('write0' in s) return s.write0 === 'direct' ? 'echo w0 >&0' : `(echo w0 >&0) 2>/dev/null; echo "w0=$?" >&2`;
   if ('readIn' in s) return `printf 'in['; cat; printf ']\\n'`;
@@ -52,6 +59,7 @@ const lines = (p, n) => Array.from({ length: n }, (_, i) => p + i).join('\\n') +
     if ('out' in s) w(1, lines('o', s.out));
     else if ('err' in s) w(2, lines('e', s.err));
     else if ('chatty' in s) { w(1, 'o'.repeat(s.chatty * 1024)); w(2, 'e'.repeat(s.chatty * 1024)); }
+    else if ('flood' in s) { const end = Date.now() + s.flood; while (Date.now() < end) { w(1, 'q'.repeat(63) + '\\n'); w(2, 'j'.repeat(63) + '\\n'); wait(1); } }
     else if ('close' in s) { try { fs.closeSync(s.close); } catch {} }
     else if ('write0' in s) { const r = w(0, 'w0\\n'); if (s.write0 !== 'direct') w(2, 'w0=' + r + '\\n'); }
     else if ('readIn' in s) { let d = ''; try { d = fs.readFileSync(0, 'latin1'); } catch (e) { d = e.code; } w(1, 'in[' + d + ']\\n'); }

@@ -18,6 +18,7 @@ const step = fc.oneof(
   { weight: 4, arbitrary: fc.record({ out: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 4, arbitrary: fc.record({ err: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 2, arbitrary: fc.record({ chatty: fc.constantFrom(1, 64, 200) }) },
+  { weight: 1, arbitrary: fc.record({ flood: fc.constantFrom(300, 1000) }) },
   { weight: 1, arbitrary: fc.record({ close: fc.constantFrom(0, 1, 2) }) },
   { weight: 1, arbitrary: fc.record({ write0: fc.constantFrom('direct', 'status') }) },
   { weight: 2, arbitrary: fc.record({ readIn: fc.constant(true) }) },

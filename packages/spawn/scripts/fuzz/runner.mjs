@@ -1,5 +1,5 @@
 // One campaign case, run once in a fresh process: `node [flags] runner.mjs CASE.json DIR MODE SPEC`.
-// MODE 'ref' and 'register' call node:child_process (under register it is forklab's: the process was started
+// MODE 'ref', 'refImport' and 'register' call node:child_process (under register it is forklab's: the process was started
 // with --import of register.js); 'module' calls the exports of SPEC. It lays out DIR (scripts, a PATH whose first
 // entry lacks the command), puts the process in the case's state, makes the call and writes everything a program
 // can observe to DIR/result.json: events and their order, callbacks, bytes, errors, the ChildProcess's fields,
@@ -50,8 +50,15 @@ function errorShape(e) {
   return out;
 }
 
+/** hex or base64 text is decoded (when it is valid) so that the case directory in it can be normalised */
+const TEXT_ENCODING = kase.opts.encoding === 'hex' || kase.opts.encoding === 'base64' ? kase.opts.encoding : null;
+
 function bytes(v) {
   if (v === null || v === undefined) return v ?? null;
+  if (typeof v === 'string' && TEXT_ENCODING) {
+    const b = Buffer.from(v, TEXT_ENCODING);
+    if (b.toString(TEXT_ENCODING) === v) return { [TEXT_ENCODING]: b.toString('latin1') };
+  }
   if (typeof v === 'string') return { s: v };
   if (Buffer.isBuffer(v)) return { b: v.toString('latin1') };
   if (ArrayBuffer.isView(v)) return { u8: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('latin1') };
