@@ -11,11 +11,13 @@
 #   --prepare    only make (or find) the cached root filesystem; run nothing (.ci/run starts this early, in the
 #                background)
 #   --node NODE  the Node to run (default: the oldest node-* under $FORKLAB_TEST_RUNTIMES, Node 22 in CI)
-#   TEST_FILE    test files (relative to the repository); default: packages/spawn/test/*.test.ts less the three
+#   TEST_FILE    test files (relative to the repository); default: packages/spawn/test/*.test.ts less the five
 #                that cannot or need not run there: install.test.ts and packaging.test.ts (they pack and install
 #                the packages: npm and tsc outputs, not behaviour; no npm inside), runtimes.test.ts (the same files
-#                on other Node lines: this run is one line on another libc). The differential suite
-#                (differential*.test.ts) joins by that glob. In machine.test.ts and owners.test.ts the cases that
+#                on other Node lines: this run is one line on another libc), differential-planted.test.ts (it
+#                checks that the campaign catches planted modules, which no libc changes: 3-4 min) and
+#                bench-helpers.test.ts (pure functions). The differential suite (differential.test.ts) joins by
+#                that glob. In machine.test.ts and owners.test.ts the cases that
 #                compile a C fixture skip, saying so (no compiler inside).
 # When the root filesystem cannot be had (debootstrap cannot be installed, no Debian mirror in apt's sources, the
 # mirror does not serve bullseye, debootstrap fails) or the machine cannot chroot, it prints one line starting
@@ -28,7 +30,7 @@ cache=${FORKLAB_OLDLIBC_CACHE:-$repo/.ci-cache/oldlibc}
 tarball=$cache/debian-$SUITE-minbase-amd64.tar.gz
 # procps: ps (workers.test.ts looks for zombies with it); python3-minimal: signals.test.ts starts Node under it.
 INCLUDE=procps,python3-minimal
-EXCLUDED=(install.test.ts packaging.test.ts runtimes.test.ts)
+EXCLUDED=(install.test.ts packaging.test.ts runtimes.test.ts differential-planted.test.ts bench-helpers.test.ts)
 
 # What to remove at exit (also when ended by a signal: .ci/run ends a --prepare still running with it). Anything
 # still mounted below one (debootstrap's /proc, /sys or /dev binds, had it been killed hard) is unmounted first, and
