@@ -15,7 +15,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_VARIANTS, findRuntime, VARIANTS } from './http-variants.mjs';
-import { live, machineLoad } from './server-process.mjs';
+import { live, machineLoad, runPasses } from './server-process.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..', '..');
@@ -119,26 +119,21 @@ async function main() {
     console.log(`${v.id}: absent (no ${v.runtime}: give --${v.runtime} PATH, put it on PATH, or set FORKLAB_TEST_RUNTIMES)`);
   const present = variants.filter((v) => runtimes[v.runtime]);
   const startedMs = Date.now();
-  const before = machineLoad(readText);
-  const runs = [];
-  for (let pass = 0; pass < o.passes; pass++) {
-    const heaps = pass % 2 === 0 ? o.heaps : [...o.heaps].reverse();
-    for (const heapMb of heaps)
-      for (const v of [...present].sort(() => Math.random() - 0.5)) {
-        process.stderr.write(`bench:block: pass ${pass + 1} of ${o.passes}: ${v.id} heap ${heapMb} MB …\n`);
-        const argv = [...v.command(runtimes[v.runtime], join(here, 'block-worker.mjs')), `heap-mb=${heapMb}`, `n=${o.spawns}`, `command=${o.command}`];
-        const machine = { before: machineLoad(readText) };
-        try {
-          const r = await runWorker(argv, 120 + o.spawns * 20); // a fork of 1 GiB under heavy load took over 4 s a spawn here
-          runs.push({ pass, variant: v.id, ...r, machine: { ...machine, after: machineLoad(readText) } });
-        } catch (e) {
-          runs.push({ pass, variant: v.id, heapMb, failed: e.message });
-          console.log(`${v.id} heap ${heapMb} MB: failed: ${e.message}`);
-        }
-        // written after every run, so that a run stopped early keeps what it measured
-        if (o.json) writeFileSync(o.json, JSON.stringify({ options: o, runtimes, runs, complete: false, machine: { before } }, null, 2));
-      }
-  }
+  const { runs, before } = await runPasses({
+    name: 'bench:block',
+    passes: o.passes,
+    heaps: o.heaps,
+    variants: present,
+    json: o.json,
+    options: o,
+    runtimes,
+    one: async (v, heapMb) => {
+      const argv = [...v.command(runtimes[v.runtime], join(here, 'block-worker.mjs')), `heap-mb=${heapMb}`, `n=${o.spawns}`, `command=${o.command}`];
+      const machine = { before: machineLoad(readText) };
+      const r = await runWorker(argv, 120 + o.spawns * 20); // a fork of 1 GiB under heavy load took over 4 s a spawn here
+      return { variant: v.id, ...r, machine: { ...machine, after: machineLoad(readText) } };
+    },
+  });
   const wallS = Math.round((Date.now() - startedMs) / 1000);
   const after = machineLoad(readText);
   report(runs, o, { runtimes, wallS, before, after });

@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_VARIANTS, findRuntime, VARIANTS } from './http-variants.mjs';
 import { printHttp } from './http-report.mjs';
-import { getJson, machineLoad, startServer } from './server-process.mjs';
+import { getJson, machineLoad, runPasses, startServer } from './server-process.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..', '..');
@@ -111,23 +111,16 @@ async function main() {
   for (const v of absent) console.log(`${v.id}: absent (no ${v.runtime}: give --${v.runtime} PATH, put it on PATH, or set FORKLAB_TEST_RUNTIMES)`);
   const present = variants.filter((v) => runtimes[v.runtime]).map((v) => ({ ...v, argv: (opts) => v.command(runtimes[v.runtime], join(here, 'http-server.mjs'), opts) }));
   const startedMs = Date.now();
-  const before = machineLoad(readText);
-  const runs = [];
-  for (let pass = 0; pass < o.passes; pass++) {
-    const heaps = pass % 2 === 0 ? o.heaps : [...o.heaps].reverse();
-    for (const heapMb of heaps)
-      for (const v of [...present].sort(() => Math.random() - 0.5)) {
-        process.stderr.write(`bench:http: pass ${pass + 1} of ${o.passes}: ${v.id} heap ${heapMb} MB …\n`);
-        try {
-          runs.push({ pass, ...(await runOne(v, heapMb, o)) });
-        } catch (e) {
-          runs.push({ pass, variant: v.id, heapMb, failed: e.message });
-          console.log(`${v.id} heap ${heapMb} MB: failed: ${e.message}`);
-        }
-        // written after every run, so that a run stopped early keeps what it measured
-        if (o.json) writeFileSync(o.json, JSON.stringify({ options: o, runtimes, runs, complete: false, machine: { before } }, null, 2));
-      }
-  }
+  const { runs, before } = await runPasses({
+    name: 'bench:http',
+    passes: o.passes,
+    heaps: o.heaps,
+    variants: present,
+    json: o.json,
+    options: o,
+    runtimes,
+    one: (v, heapMb) => runOne(v, heapMb, o),
+  });
   const wallS = Math.round((Date.now() - startedMs) / 1000);
   const after = machineLoad(readText);
   printHttp(runs, o, { before, after, wallS, runtimes });

@@ -2,6 +2,7 @@
 // JSON ready line) on 127.0.0.1, wait for its ready line, stop it (SIGTERM, then SIGKILL); every process started is
 // in `live` and killed when the bench exits, however it exits.
 import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 export const live = new Set();
@@ -69,4 +70,30 @@ export function machineLoad(read) {
     // not Linux
   }
   return out;
+}
+
+/**
+ * The passes of a bench over heaps and variants: heaps in turn forward and backward, variants shuffled in each,
+ * `one(v, heapMb)` measuring one; a run that throws is kept as failed and said. The JSON (when asked) is written
+ * after every run, complete: false, so that a run stopped early keeps what it measured. Returns the runs and the
+ * machine's load before.
+ */
+export async function runPasses({ name, passes, heaps, variants, json, options, runtimes, one }) {
+  const before = machineLoad((f) => readFileSync(f, 'utf8'));
+  const runs = [];
+  for (let pass = 0; pass < passes; pass++) {
+    const order = pass % 2 === 0 ? heaps : [...heaps].reverse();
+    for (const heapMb of order)
+      for (const v of [...variants].sort(() => Math.random() - 0.5)) {
+        process.stderr.write(`${name}: pass ${pass + 1} of ${passes}: ${v.id} heap ${heapMb} MB …\n`);
+        try {
+          runs.push({ pass, ...(await one(v, heapMb)) });
+        } catch (e) {
+          runs.push({ pass, variant: v.id, heapMb, failed: e.message });
+          console.log(`${v.id} heap ${heapMb} MB: failed: ${e.message}`);
+        }
+        if (json) writeFileSync(json, JSON.stringify({ options, runtimes, runs, complete: false, machine: { before } }, null, 2));
+      }
+  }
+  return { runs, before };
 }
