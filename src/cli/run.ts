@@ -140,7 +140,8 @@ export async function runExperimentCommand<P, S>(exp: Experiment<P, S>, raw: Com
   if (json) writeRunJson(exp.name, json, `${JSON.stringify(doc, null, 1)}\n`, stored);
   if (stored)
     process.stderr.write(
-      `forklab: stored as run ${stored.id} in ${stored.location.path} (forklab show ${stored.id}${dbArgument(stored.location)}; forklab report --html report.html)\n`,
+      // the history's path on a line of its own: a long one is never cut, and the line above fits a terminal
+      `forklab: stored as run ${stored.id} (forklab show ${stored.id}${dbArgument(stored.location)}; forklab report --html report.html)\n  in ${stored.location.path}\n`,
     );
   else if (!history) process.stderr.write(`forklab: not stored (--no-store)${json ? '' : '; use --json FILE to keep the run'}\n`);
   if (interrupted !== null) return interrupted;

@@ -98,7 +98,7 @@ async function traceAction(command: string[], o: TraceOptions): Promise<number> 
   const stored = doc.runId && history ? { id: doc.runId.slice(0, 8), location: history.location } : null;
   if (json) writeRunJson(traceExperiment.name, json, `${JSON.stringify(doc, null, 1)}\n`, stored);
   if (stored)
-    process.stderr.write(`forklab: stored as run ${stored.id} in ${stored.location.path} (forklab report ${stored.id}${dbArgument(stored.location)} --html trace.html)\n`);
+    process.stderr.write(`forklab: stored as run ${stored.id} (forklab report ${stored.id}${dbArgument(stored.location)} --html trace.html)\n  in ${stored.location.path}\n`);
   return result.status;
 }
 
