@@ -63,7 +63,7 @@ test('reproduce stores the reproduction with its runs, and writes it as HTML and
   assert.ok(reasoning > text.indexOf('| verdict | the claim | this machine against the article |'), 'one line per claim, then the reasoning');
   for (const v of doc.verdicts) assert.ok(text.slice(reasoning).includes(`(\`${v.claimId}\`, ${v.kind}).`), `${v.claimId}: reasoning`);
   assert.match(text, /\| all articles \| \d+ \|/);
-  const history = cli('history');
+  const history = cli('history', '--wide');
   assert.match(history.stdout, /^R1 +\S+ \S+ +quick +repro-test +1 /m);
 });
 

@@ -45,7 +45,7 @@ test('node: child_process forks and gets the @forklab/spawn advice with an estim
   const node = forked.summary!.processes.find((p) => p.runtime === 'node')!;
   assert.equal(node.byMechanism.fork, 4);
   assert.ok(node.rssMb && node.rssMb.median > 64, `node's RSS was sampled near its forks (${JSON.stringify(node.rssMb)})`);
-  assert.match(node.advice!.change, /node -r @forklab\/spawn\/register/);
+  assert.match(node.advice!.change, /node -r \S*spawn-register\.cjs .*-r @forklab\/spawn\/register/);
   // The estimate's structure, not its size: the short spawn run measured now decides the figures, and on a loaded
   // machine posix_spawn may well measure no faster than fork at this size (the saving is then 0, never negative).
   const e = node.estimate!;
@@ -54,7 +54,8 @@ test('node: child_process forks and gets the @forklab/spawn advice with an estim
   assert.ok(e.savingNs >= 0 && e.savingNs <= e.withForkNs, JSON.stringify(e));
   assert.equal(forked.summary!.overhead.state, 'measured');
   assert.equal((forked.summary!.model as { source: { kind: string } }).source.kind, 'measured');
-  assert.match(forked.stderr.split('\n').find((l) => l.startsWith('node (pid'))!, /4 forks, .* in fork.*with posix_spawn ≈ .*: saving ≈/);
+  // (the line wraps at 100 columns: its continuation lines are indented)
+  assert.match(forked.stderr.slice(forked.stderr.indexOf('node (pid')), /^node \(pid[^\n]*4 forks, [\s\S]*? in fork[\s\S]*?with posix_spawn ≈ [\s\S]*?: saving ≈/);
   assert.equal(forked.doc.experiment, 'trace');
   assert.equal(forked.doc.schema, 'forklab.run');
 

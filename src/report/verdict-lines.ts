@@ -9,15 +9,18 @@ import { fmtNumber, fmtValue } from './labels.js';
 
 export type VerdictValue = Verdict['verdict'];
 
-/** Words that start a sentence with a small letter on purpose: names of methods, settings and calls. */
-const KEEP_CASE = new Set(['thp', 'rss', 'fork', 'vfork', 'exec', 'posix', 'madvise', 'mmap', 'clone', 'pte', 'pmd', 'cow', 'vma']);
+/** Words that start a sentence with a small letter on purpose: calls and settings. Abbreviations of three letters
+ * or fewer (rss, pte, a method's or an experiment's short name) are kept as written too, and so is a word joined
+ * to the next by a non-letter ("fork+exec": the first pattern stops at a letter). */
+const KEEP_CASE = new Set(['posix', 'madvise', 'mmap', 'clone']);
+const keepCase = (w: string) => w.length <= 3 || KEEP_CASE.has(w);
 
 /** One sentence: its first word capitalised (unless a name), a full stop at its end unless it has one. */
 export function sentence(s: string): string {
   const t = s.trim();
   if (t === '') return t;
   const first = /^[a-z]+(?=[\s:,])/.exec(t)?.[0];
-  const capital = first && !KEEP_CASE.has(first) ? `${first[0]!.toUpperCase()}${t.slice(1)}` : t;
+  const capital = first && !keepCase(first) ? `${first[0]!.toUpperCase()}${t.slice(1)}` : t;
   return /[.!?…]$/.test(capital) ? capital : `${capital}.`;
 }
 
