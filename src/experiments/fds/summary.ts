@@ -138,6 +138,9 @@ export function summarizeFds(measurements: readonly Measurement[], seed: number)
   return { cells, fits, unavailable: [...unavailable].map(([way, why]) => ({ way, why })) };
 }
 
+/** A slope in ns, its sign before the digits fmtNs gives its size ("-90.9", not "-90.94"). */
+const fmtSlopeNs = (ns: number) => `${ns < 0 ? '-' : ''}${fmtNs(Math.abs(ns))}`;
+
 /** The table of one axis: a row per way, a column per value, and the cost per descriptor. */
 function axisTable(s: FdsSummary, axis: 'nofile' | 'fds'): Block[] {
   const ax = axisOf(s.cells, axis);
@@ -152,7 +155,7 @@ function axisTable(s: FdsSummary, axis: 'nofile' | 'fds'): Block[] {
         const c = cell(way, v);
         return c ? fmtUsCi(c.medianNs, c.ciLowNs, c.ciHighNs) : '—';
       }),
-      fit ? fmtNs(fit.nsPerFd) : '—',
+      fit ? fmtSlopeNs(fit.nsPerFd) : '—',
     ];
   });
   const title =
