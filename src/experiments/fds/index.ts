@@ -109,8 +109,9 @@ export const fdsExperiment: Experiment<FdsParams, FdsSummary, FdsFields> = {
   presets: {
     // Bun's case is the limit at 1,024 and 65,536; `hard` is this machine's hard limit (at most 65,536).
     full: { fds: '0,1000,4000,16000', nofile: '1024,4096,hard', iterations: '30', warmup: '3', repeats: '3' },
-    // Both ends of both axes, two probes each (a ratio's interval needs two): a few seconds.
-    quick: { fds: '0,10000', nofile: '1024,hard', iterations: '10', warmup: '2', repeats: '2' },
+    // Both ends of both axes and a third limit (a claim that a loop grows linearly needs three), two probes each (a
+    // ratio's interval needs two): 8 probes of 12 rounds.
+    quick: { fds: '0,10000', nofile: '1024,4096,hard', iterations: '10', warmup: '2', repeats: '2' },
     note: 'no article: Bun issue #25839 (2026), RLIMIT_NOFILE from 1,024 to the hard limit (at most 65,536) and up to 16,000 descriptors open',
   },
   selfcheck: () => {
