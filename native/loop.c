@@ -9,6 +9,10 @@
  * for the rest of its life, docs/experiments/create.md), or "cow":
  * fork, the child times one write to every page of the region (the copy-on-write faults) and sends the time
  * through a pipe; meanNs is then per page, the parent writes every page again (untimed) before the next fork. 
+ * METHOD "fds:WAY:OPEN:NOFILE" is the fds case's operation: the soft RLIMIT_NOFILE set to NOFILE, OPEN descriptors
+ * of /dev/null opened O_CLOEXEC, then WAY: fork-exec or posix-spawn (close-on-exec alone), fork-close-loop,
+ * fork-fcntl-loop (F_GETFD on every number below the limit, F_SETFD where FD_CLOEXEC is missing) or fork-close-range,
+ * the child exec'ing TARGET (RSS_MB and THP are ignored).
  * No per-iteration timing, no protocol, no pipes. */
 #include "region.h"
 
@@ -21,7 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,6 +83,48 @@ static double cow_once(void) {
     return ns;
 }
 
+/* The fds operation: what the child does before exec (0 nothing, 1 close loop, 2 fcntl loop, 3 close_range). */
+static int fds_closer = -1;
+
+static void fds_child(void) {
+    struct rlimit rl;
+    if (fds_closer == 1 || fds_closer == 2) {
+        if (getrlimit(RLIMIT_NOFILE, &rl) != 0) _exit(126);
+        for (int fd = 3; fd < (int)rl.rlim_cur; fd++) {
+            if (fds_closer == 1) {
+                close(fd);
+                continue;
+            }
+            int f = fcntl(fd, F_GETFD);
+            if (f >= 0 && (f & FD_CLOEXEC) == 0) fcntl(fd, F_SETFD, f | FD_CLOEXEC);
+        }
+    } else if (fds_closer == 3 && syscall(436 /* close_range */, 3u, ~0u, 0u) != 0) {
+        _exit(126);
+    }
+    execve(target_argv[0], target_argv, empty_env);
+    _exit(127);
+}
+
+/* "fds:WAY:OPEN:NOFILE": sets the limit and opens the descriptors; returns the launch method (0 fork, 2 posix_spawn). */
+static int fds_prepare(const char *spec) {
+    char way[64];
+    long open_fds, nofile;
+    if (sscanf(spec, "fds:%63[^:]:%ld:%ld", way, &open_fds, &nofile) != 3) { fprintf(stderr, "forklab-loop: bad fds spec %s\n", spec); exit(2); }
+    const char *const names[] = {"fork-exec", "fork-close-loop", "fork-fcntl-loop", "fork-close-range"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(way, names[i]) == 0) fds_closer = i;
+    if (fds_closer < 0 && strcmp(way, "posix-spawn") != 0) { fprintf(stderr, "forklab-loop: unknown fds way %s\n", way); exit(2); }
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) die("getrlimit");
+    rl.rlim_cur = (rlim_t)nofile;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0) die("setrlimit");
+    int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null_fd < 0) die("open");
+    for (long i = 0; i < open_fds; i++)
+        if (fcntl(null_fd, F_DUPFD_CLOEXEC, 0) < 0) die("fcntl");
+    return fds_closer < 0 ? 2 : 8;
+}
+
 /* One launch of method m (or one thread create+join), reaped and checked; exits on any failure. */
 static void launch_once(int m, const char *method) {
     if (m == 5) {
@@ -92,6 +141,7 @@ static void launch_once(int m, const char *method) {
     case 2: if ((errno = posix_spawn(&pid, target_argv[0], NULL, NULL, target_argv, empty_env)) != 0) die("posix_spawn"); break;
     case 3: pid = clone(clone_child, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL); break;
     case 4: pid = fork(); if (pid == 0) _exit(0); break;
+    case 8: pid = fork(); if (pid == 0) fds_child(); break;
     }
     if (pid < 0) die(method);
     if (waitpid(pid, &status, 0) != pid) die("waitpid");
@@ -118,7 +168,7 @@ int main(int argc, char **argv) {
     int m = strcmp(method, "fork-exec") == 0 ? 0 : strcmp(method, "vfork-exec") == 0 ? 1
           : strcmp(method, "posix-spawn") == 0 ? 2 : strcmp(method, "clone-vfork") == 0 ? 3
           : strcmp(method, "fork-exit") == 0 ? 4 : strcmp(method, "thread") == 0 ? 5 : strcmp(method, "cow") == 0 ? 6
-          : strcmp(method, "threaded-fork-exit") == 0 ? 7 : -1;
+          : strcmp(method, "threaded-fork-exit") == 0 ? 7 : strncmp(method, "fds:", 4) == 0 ? fds_prepare(method) : -1;
     if (m < 0) { fprintf(stderr, "forklab-loop: unknown method %s\n", method); return 2; }
     if (m == 7) {
         launch_once(5, "thread");

@@ -11,6 +11,7 @@ import { COW_THP_MODES } from '../src/experiments/cow/index.js';
 import { VMA_METHODS } from '../src/experiments/vma/configuration.js';
 import { VARIANTS } from '../src/experiments/deadlock/configuration.js';
 import { LAYOUTS, PHASES } from '../src/experiments/pagetables/configuration.js';
+import { WAYS } from '../src/experiments/fds/configuration.js';
 
 const stored = (name: string): RunDocument => parseRunDocument(readFileSync(new URL(`./fixtures/report/${name}.json`, import.meta.url), 'utf8'));
 /** The claims' fixtures: one real run of each experiment (configurations only). */
@@ -65,6 +66,13 @@ test('stored runs hold the fields their experiments declare, with the types decl
     }
     for (const c of configurationsOf(doc, 'create') ?? []) {
       isIn(['pthread-create-join', 'fork-waitpid'], c.method, 'create method');
+      checked++;
+    }
+    for (const c of configurationsOf(doc, 'fds') ?? []) {
+      isIn(WAYS, c.way, 'fds way');
+      assert.equal(c.series, c.way);
+      assert.ok(typeof c.fds === 'number' && typeof c.nofile === 'number' && c.fds < c.nofile);
+      assert.ok(c.highestFd === null || typeof c.highestFd === 'number');
       checked++;
     }
     for (const c of configurationsOf(doc, 'runtimes') ?? []) {
