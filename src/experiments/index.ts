@@ -10,6 +10,7 @@ import { pagetablesExperiment } from './pagetables/index.js';
 import { vmaExperiment } from './vma/index.js';
 import { deadlockExperiment } from './deadlock/index.js';
 import { runtimesExperiment } from './runtimes/index.js';
+import { cgroupExperiment } from './cgroup/index.js';
 import { traceExperiment } from './trace/index.js';
 import type { SpawnFields } from './spawn/configuration.js';
 import type { CowFields } from './cow/configuration.js';
@@ -19,6 +20,7 @@ import type { PagetablesFields } from './pagetables/configuration.js';
 import type { VmaFields } from './vma/configuration.js';
 import type { DeadlockFields } from './deadlock/configuration.js';
 import type { RuntimesFields } from './runtimes/configuration.js';
+import type { CgroupFields } from './cgroup/configuration.js';
 import type { TraceFields } from './trace/configuration.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds experiments of every parameter, summary and fields type
@@ -33,6 +35,7 @@ export const EXPERIMENTS: readonly AnyExperiment[] = [
   vmaExperiment,
   deadlockExperiment,
   runtimesExperiment,
+  cgroupExperiment,
 ];
 
 /**
@@ -48,6 +51,7 @@ export interface ExperimentFields {
   vma: VmaFields;
   deadlock: DeadlockFields;
   runtimes: RuntimesFields;
+  cgroup: CgroupFields;
   trace: TraceFields;
 }
 
