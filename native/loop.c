@@ -13,7 +13,10 @@
  * of /dev/null opened O_CLOEXEC, then WAY: fork-exec or posix-spawn (close-on-exec alone), fork-close-loop,
  * fork-fcntl-loop (F_GETFD on every number below the limit, F_SETFD where FD_CLOEXEC is missing) or fork-close-range,
  * the child exec'ing TARGET (RSS_MB and THP are ignored).
- * No per-iteration timing, no protocol, no pipes. */
+ * "clone3-into:DIR" and "parent-write:DIR" start each child into a cgroup v2 group the loop makes, DIR/forklab-loop-PID,
+ * and removes at exit: clone3(CLONE_INTO_CGROUP) with the group's fd, or fork, the child waiting on a pipe while the
+ * parent writes its pid to the group's cgroup.procs, then exec (the cgroup case's methods, case_cgroup.c).
+ * No per-iteration timing, no protocol. */
 #include "region.h"
 
 #include <errno.h>
@@ -28,6 +31,7 @@
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -49,6 +53,27 @@ static double now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+#ifndef SYS_clone3
+#define SYS_clone3 435
+#endif
+/* clone3's struct clone_args up to its cgroup field (88 bytes, kernel 5.7). */
+struct clone_args_v2 {
+    unsigned long long flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+static char group[4096];
+static int group_fd = -1, procs_fd = -1;
+
+static void remove_group(void) {
+    if (procs_fd >= 0) close(procs_fd);
+    if (group_fd >= 0) close(group_fd);
+    procs_fd = group_fd = -1;
+    for (int tries = 0; group[0] && tries < 200; tries++) {
+        if (rmdir(group) == 0 || errno != EBUSY) break;
+        usleep(5000); /* a child that has just exited may count for a moment */
+    }
+    group[0] = '\0';
 }
 
 static void die(const char *what) {
@@ -105,7 +130,7 @@ static void fds_child(void) {
     _exit(127);
 }
 
-/* "fds:WAY:OPEN:NOFILE": sets the limit and opens the descriptors; returns the launch method (0 fork, 2 posix_spawn). */
+/* "fds:WAY:OPEN:NOFILE": sets the limit and opens the descriptors; returns the launch method (10: fork and the way's closing, 2 posix_spawn). */
 static int fds_prepare(const char *spec) {
     char way[64];
     long open_fds, nofile;
@@ -122,7 +147,7 @@ static int fds_prepare(const char *spec) {
     if (null_fd < 0) die("open");
     for (long i = 0; i < open_fds; i++)
         if (fcntl(null_fd, F_DUPFD_CLOEXEC, 0) < 0) die("fcntl");
-    return fds_closer < 0 ? 2 : 8;
+    return fds_closer < 0 ? 2 : 10;
 }
 
 /* One launch of method m (or one thread create+join), reaped and checked; exits on any failure. */
@@ -134,14 +159,41 @@ static void launch_once(int m, const char *method) {
         return;
     }
     pid_t pid = -1;
-    int status;
+    int status, go[2];
+    struct clone_args_v2 ca;
+    char buf[24];
     switch (m) {
     case 0: pid = fork(); if (pid == 0) { execve(target_argv[0], target_argv, empty_env); _exit(127); } break;
     case 1: pid = vfork(); if (pid == 0) { execve(target_argv[0], target_argv, empty_env); _exit(127); } break;
     case 2: if ((errno = posix_spawn(&pid, target_argv[0], NULL, NULL, target_argv, empty_env)) != 0) die("posix_spawn"); break;
     case 3: pid = clone(clone_child, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL); break;
     case 4: pid = fork(); if (pid == 0) _exit(0); break;
-    case 8: pid = fork(); if (pid == 0) fds_child(); break;
+    case 8:
+        memset(&ca, 0, sizeof ca);
+        ca.flags = 0x200000000ULL; /* CLONE_INTO_CGROUP */
+        ca.exit_signal = SIGCHLD;
+        ca.cgroup = (unsigned long long)group_fd;
+        pid = (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
+        if (pid == 0) { execve(target_argv[0], target_argv, empty_env); _exit(127); }
+        break;
+    case 9:
+        if (pipe2(go, O_CLOEXEC) != 0) die("pipe2");
+        pid = fork();
+        if (pid == 0) {
+            char c;
+            if (read(go[0], &c, 1) != 1) _exit(125);
+            execve(target_argv[0], target_argv, empty_env);
+            _exit(127);
+        }
+        close(go[0]);
+        if (pid > 0) {
+            int len = snprintf(buf, sizeof buf, "%d", (int)pid);
+            if (write(procs_fd, buf, (size_t)len) != len) die("write(cgroup.procs)");
+            if (write(go[1], "g", 1) != 1) die("write(pipe)");
+        }
+        close(go[1]);
+        break;
+    case 10: pid = fork(); if (pid == 0) fds_child(); break;
     }
     if (pid < 0) die(method);
     if (waitpid(pid, &status, 0) != pid) die("waitpid");
@@ -155,6 +207,18 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *method = argv[1];
+    const char *colon = strncmp(method, "fds:", 4) == 0 ? NULL : strchr(method, ':');
+    if (colon) { /* a cgroup method: make the group under the directory after the colon */
+        if (snprintf(group, sizeof group, "%s/forklab-loop-%d", colon + 1, (int)getpid()) >= (int)sizeof group) { fprintf(stderr, "forklab-loop: path too long\n"); return 2; }
+        if (mkdir(group, 0755) != 0) { group[0] = '\0'; die("mkdir(group)"); }
+        atexit(remove_group);
+        char procs[4200];
+        snprintf(procs, sizeof procs, "%s/cgroup.procs", group);
+        if ((group_fd = open(group, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) die("open(group)");
+        if ((procs_fd = open(procs, O_WRONLY | O_CLOEXEC)) < 0) die("open(cgroup.procs)");
+    }
+    size_t name_len = colon ? (size_t)(colon - method) : strlen(method);
+#define IS(name) (name_len == strlen(name) && strncmp(method, name, name_len) == 0)
     long rss_mb = atol(argv[2]);
     enum fl_thp thp = strcmp(argv[3], "on") == 0 ? FL_THP_ON : strcmp(argv[3], "off") == 0 ? FL_THP_OFF : FL_THP_DEFAULT;
     long n = atol(argv[4]);
@@ -165,10 +229,10 @@ int main(int argc, char **argv) {
     char *stack = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     if (stack == MAP_FAILED) die("mmap");
     stack_top = stack + 65536;
-    int m = strcmp(method, "fork-exec") == 0 ? 0 : strcmp(method, "vfork-exec") == 0 ? 1
-          : strcmp(method, "posix-spawn") == 0 ? 2 : strcmp(method, "clone-vfork") == 0 ? 3
-          : strcmp(method, "fork-exit") == 0 ? 4 : strcmp(method, "thread") == 0 ? 5 : strcmp(method, "cow") == 0 ? 6
-          : strcmp(method, "threaded-fork-exit") == 0 ? 7 : strncmp(method, "fds:", 4) == 0 ? fds_prepare(method) : -1;
+    int m = strncmp(method, "fds:", 4) == 0 ? fds_prepare(method)
+          : IS("fork-exec") ? 0 : IS("vfork-exec") ? 1 : IS("posix-spawn") ? 2 : IS("clone-vfork") ? 3
+          : IS("fork-exit") ? 4 : IS("thread") ? 5 : IS("cow") ? 6 : IS("threaded-fork-exit") ? 7
+          : IS("clone3-into") && colon ? 8 : IS("parent-write") && colon ? 9 : -1;
     if (m < 0) { fprintf(stderr, "forklab-loop: unknown method %s\n", method); return 2; }
     if (m == 7) {
         launch_once(5, "thread");

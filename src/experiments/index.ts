@@ -11,6 +11,7 @@ import { vmaExperiment } from './vma/index.js';
 import { deadlockExperiment } from './deadlock/index.js';
 import { runtimesExperiment } from './runtimes/index.js';
 import { fdsExperiment } from './fds/index.js';
+import { cgroupExperiment } from './cgroup/index.js';
 import { traceExperiment } from './trace/index.js';
 import type { SpawnFields } from './spawn/configuration.js';
 import type { CowFields } from './cow/configuration.js';
@@ -21,6 +22,7 @@ import type { VmaFields } from './vma/configuration.js';
 import type { DeadlockFields } from './deadlock/configuration.js';
 import type { RuntimesFields } from './runtimes/configuration.js';
 import type { FdsFields } from './fds/configuration.js';
+import type { CgroupFields } from './cgroup/configuration.js';
 import type { TraceFields } from './trace/configuration.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds experiments of every parameter, summary and fields type
@@ -36,6 +38,7 @@ export const EXPERIMENTS: readonly AnyExperiment[] = [
   deadlockExperiment,
   runtimesExperiment,
   fdsExperiment,
+  cgroupExperiment,
 ];
 
 /**
@@ -52,6 +55,7 @@ export interface ExperimentFields {
   deadlock: DeadlockFields;
   runtimes: RuntimesFields;
   fds: FdsFields;
+  cgroup: CgroupFields;
   trace: TraceFields;
 }
 
