@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { runCommand } from '../../runner/command.js';
 import { UsageError } from '../types.js';
 import { isExecutable, which } from './locations.js';
-import { FAMILIES, familySpec, type Family } from './registry.js';
+import { FAMILIES, familySpec, orList, type Family } from './registry.js';
 
 export interface FetchSpec {
   /** A family whose spec names its npm package. */
@@ -22,10 +22,10 @@ export type FetchResult = { state: 'fetched' | 'cached'; spec: FetchSpec; pkg: s
 
 /** The families whose binary the npm registry carries (node, bun, deno). */
 const FETCHABLE: readonly Family[] = FAMILIES.filter((f) => f.npm).map((f) => f.family);
-
-/** "a, b or c". */
-const orList = (xs: readonly string[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}` : (xs[0] ?? ''));
 const [FIRST = '', ...REST] = FETCHABLE;
+
+/** What --fetch accepts, as its help says it. */
+export const FETCH_FORMS = `${FIRST}@MAJOR or ${FIRST}@VERSION, ${REST.join(', ')}`;
 
 export function parseFetchSpecs(raw: string | undefined): FetchSpec[] {
   if (raw === undefined) return [];

@@ -29,6 +29,12 @@ export const ALL_VARIANTS: readonly Variant[] = FAMILIES.flatMap((f): Variant[] 
 /** The driver files in drivers/, those the families share once. */
 export const DRIVER_FILES: readonly string[] = [...new Set(FAMILIES.flatMap((f) => f.driverFiles))];
 
+/** "a, b or c". */
+export const orList = (xs: readonly string[]): string => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}` : (xs[0] ?? ''));
+
+/** The families, as --runtime's help and errors name them. */
+export const FAMILY_NAMES = orList(FAMILIES.map((f) => f.family));
+
 /** The family a --runtime name stands for, from how it begins ("python3.12" → python), or null. */
 export function familyOfName(name: string): Family | null {
   const n = name.toLowerCase();
