@@ -6,9 +6,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fetchRuntime, highestVersion, packageFor, parseFetchSpecs } from '../src/experiments/runtimes/fetch.js';
-import { jsRuntimeCandidates } from '../src/experiments/runtimes/locations.js';
 import { compareVersions, discoverRuntimes } from '../src/experiments/runtimes/discover.js';
-import { familyOfName } from '../src/experiments/runtimes/registry.js';
+import { familyOfName, familySpec } from '../src/experiments/runtimes/registry.js';
 import { parseRuntimes } from '../src/experiments/runtimes/params.js';
 import { UsageError } from '../src/experiments/types.js';
 
@@ -202,7 +201,8 @@ test('Bun and Deno are looked for on PATH, in ~/.bun/bin and ~/.deno/bin, node_m
     const bun = [place('bin', 'bun'), place('home', '.bun', 'bin', 'bun'), place('work', 'node_modules', '.bin', 'bun'), place('cache', 'bun-1.4.5', 'bin', 'bun')];
     const deno = [place('custom-deno', 'bin', 'deno'), place('cache', 'deno-2.9.6', 'bin', 'deno')];
     const env = { PATH: join(d.dir, 'bin'), HOME: join(d.dir, 'home'), DENO_INSTALL: join(d.dir, 'custom-deno') };
-    const b = jsRuntimeCandidates('bun', env, join(d.dir, 'cache'), join(d.dir, 'work'));
+    const find = { env, cacheDir: join(d.dir, 'cache'), cwd: join(d.dir, 'work'), jvmDir: join(d.dir, 'jvm'), thisNode: process.execPath };
+    const b = familySpec('bun').candidates(find);
     assert.deepEqual(
       b.map((c) => [c.path, c.origin, c.preferred]),
       [
@@ -212,7 +212,7 @@ test('Bun and Deno are looked for on PATH, in ~/.bun/bin and ~/.deno/bin, node_m
         [bun[3], 'cache', false],
       ],
     );
-    const n = jsRuntimeCandidates('deno', env, join(d.dir, 'cache'), join(d.dir, 'work'));
+    const n = familySpec('deno').candidates(find);
     assert.deepEqual(
       n.map((c) => [c.path, c.origin]),
       [

@@ -11,13 +11,13 @@ import assert from 'node:assert/strict';
 import { runProbe, describeFailure } from '../src/runner/probe.js';
 import { fixedPlan } from '../src/runner/plans.js';
 import { discoverRuntimes, type FoundRuntime } from '../src/experiments/runtimes/discover.js';
-import { familySpec, type Family } from '../src/experiments/runtimes/registry.js';
+import { FAMILIES, familySpec, type Family } from '../src/experiments/runtimes/registry.js';
 import { nativePaths } from '../src/runner/paths.js';
 import { parseLine } from '../src/runner/protocol.js';
 import { addProbeUsage, emptyUsageTotals } from '../src/env/witness.js';
 
 const target = nativePaths().targetStatic;
-// Go and Rust drivers are built once per test run, into a temporary cache (never the user's); Deno's cache goes
+// Compiled drivers (Go, Rust) are built once per test run, into a temporary cache (never the user's); Deno's cache goes
 // there too, and Bun's transpiler cache is off, so that no runtime writes under $HOME.
 const buildRoot = mkdtempSync(join(tmpdir(), 'forklab-drivers-'));
 process.env.DENO_DIR = join(buildRoot, 'deno');
@@ -37,13 +37,13 @@ async function runtimesOf(family: Family): Promise<FoundRuntime[]> {
 const missing = (family: Family) =>
   `${family} is not installed here (${familySpec(family).install}${testCache ? '' : '; FORKLAB_TEST_RUNTIMES is unset: .ci/fetch-runtimes.sh DIR fetches Node 22/24/26, Bun and Deno'})`;
 
-// Java compiles the driver from source at start-up: slow on a busy machine.
-const TIMEOUT_MS: Record<string, number> = { node: 60_000, bun: 60_000, deno: 60_000, python: 60_000, perl: 60_000, ruby: 60_000, go: 120_000, rust: 120_000, java: 240_000 };
-const FAMILIES_TESTED = ['node', 'bun', 'deno', 'python', 'java', 'perl', 'go', 'ruby', 'rust'] as const;
+// A compiled driver is built first; a slow start (Java compiles the driver from source) is slower on a busy machine.
+const timeoutMs = (family: Family) => (familySpec(family).traceTimeoutMs ? 240_000 : familySpec(family).build ? 120_000 : 60_000);
+const FAMILIES_TESTED: readonly Family[] = FAMILIES.map((f) => f.family);
 
 const builds = new Map<string, Promise<string>>();
 async function ready(rt: FoundRuntime): Promise<FoundRuntime> {
-  if (rt.family !== 'go' && rt.family !== 'rust') return rt;
+  if (!familySpec(rt.family).build) return rt;
   const family = rt.family;
   if (!builds.has(rt.path))
     builds.set(
@@ -60,7 +60,7 @@ for (const family of FAMILIES_TESTED) {
   const spec = familySpec(family);
   for (const variant of spec.variants) {
     for (const heapKind of spec.heapKinds) {
-      test(`${variant.id} (${heapKind}) speaks the probe protocol`, { timeout: 4 * TIMEOUT_MS[family]! + 30_000 }, async (t) => {
+      test(`${variant.id} (${heapKind}) speaks the probe protocol`, { timeout: 4 * timeoutMs(family) + 30_000 }, async (t) => {
         const all = await runtimesOf(family);
         if (all.length === 0) return t.skip(missing(family));
         for (const rt of all) {
@@ -74,7 +74,7 @@ for (const family of FAMILIES_TESTED) {
             caseName: variant.caseName,
             args: { target, 'heap-mb': 2, 'heap-kind': heapKind },
             plan: fixedPlan(1, 3),
-            timeoutMs: TIMEOUT_MS[family]!,
+            timeoutMs: timeoutMs(family),
           });
           assert.equal(r.state, 'ok', r.state === 'failed' ? `${describeFailure(r.reason)}\n${r.stderr}` : '');
           assert.equal(r.series.length, 1);
@@ -94,7 +94,7 @@ for (const family of FAMILIES_TESTED) {
     }
   }
 
-  test(`the ${family} driver refuses an unknown case, an unknown key and a missing target`, { timeout: 3 * TIMEOUT_MS[family]! }, async (t) => {
+  test(`the ${family} driver refuses an unknown case, an unknown key and a missing target`, { timeout: 3 * timeoutMs(family) }, async (t) => {
     const rt = await runtimeOf(family);
     if (!rt) return t.skip(missing(family));
     const v = spec.variants[0]!;
@@ -104,7 +104,7 @@ for (const family of FAMILIES_TESTED) {
       [v.caseName, { 'heap-mb': 0 }, /missing argument: target/],
     ];
     for (const [caseName, args, message] of attempts) {
-      const r = await runProbe({ probePath: '/nonexistent', command: spec.driver!(rt, v, 0), caseName, args, plan: fixedPlan(0, 1), timeoutMs: TIMEOUT_MS[family]! });
+      const r = await runProbe({ probePath: '/nonexistent', command: spec.driver!(rt, v, 0), caseName, args, plan: fixedPlan(0, 1), timeoutMs: timeoutMs(family) });
       assert.equal(r.state, 'failed');
       if (r.state !== 'failed') continue;
       // An unknown case is reported by the driver as a usage error after a hello naming that case.
@@ -118,7 +118,7 @@ for (const family of FAMILIES_TESTED) {
 }
 
 for (const family of FAMILIES_TESTED) {
-  test(`${family}: a target that cannot be started is an error line, not a hang or a fake sample`, { timeout: 2 * TIMEOUT_MS[family]! + 30_000 }, async (t) => {
+  test(`${family}: a target that cannot be started is an error line, not a hang or a fake sample`, { timeout: 2 * timeoutMs(family) + 30_000 }, async (t) => {
     const rt = await runtimeOf(family);
     if (!rt) return t.skip(missing(family));
     const spec = familySpec(family);
@@ -130,7 +130,7 @@ for (const family of FAMILIES_TESTED) {
         caseName: v.caseName,
         args: { target: '/nonexistent/forklab-target' },
         plan: fixedPlan(0, 2),
-        timeoutMs: TIMEOUT_MS[family]!,
+        timeoutMs: timeoutMs(family),
       });
       assert.equal(r.state, 'failed');
       if (r.state === 'failed') assert.equal(r.reason.kind, 'probe-error', describeFailure(r.reason));

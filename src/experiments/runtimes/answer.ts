@@ -5,6 +5,8 @@
 import { fmtUs } from '../../text/format.js';
 import type { ExperimentRun } from '../types.js';
 import { blank, heading, note, table, type Block } from '../view.js';
+import { node } from './families/node.js';
+import { ruby } from './families/ruby.js';
 import { historyOf } from './history.js';
 import { libuvLabel, libuvNote } from './libuv.js';
 import type { SpawnMechanism } from './mechanism.js';
@@ -53,7 +55,7 @@ function answerRows(s: RuntimesSummary): { rows: AnswerRow[]; smallest: number; 
     const mechanism = m?.result.state === 'observed' ? m.result.mechanism : 'unknown';
     const helpers = m?.result.state === 'observed' && m.result.helpers.length ? ` → ${m.result.helpers.join(' → ')}` : '';
     // A Node's libuv decides how child_process starts a child: shown beside what strace saw.
-    const uv = family === 'node' ? libuvLabel(line.libuv) : '';
+    const uv = family === node.family ? libuvLabel(line.libuv) : '';
     return {
       line,
       family,
@@ -92,7 +94,7 @@ export function viewAnswer(run: ExperimentRun<RuntimesSummary>): Block[] {
     ),
   );
   out.push(note('grows?: the verdict from the 95 % interval of the slope against the heap (the growth table below); each call is one variant (docs/experiments/runtimes.md).'));
-  const uvNote = libuvNote(rows.filter((r) => r.family === 'node').map((r) => r.line.libuv));
+  const uvNote = libuvNote(rows.filter((r) => r.family === node.family).map((r) => r.line.libuv));
   if (uvNote) out.push(note(uvNote));
   out.push(blank);
 
@@ -114,8 +116,8 @@ export function viewAnswer(run: ExperimentRun<RuntimesSummary>): Block[] {
     ),
   );
   for (const g of groups) out.push(note(MEANING[g.m]));
-  const ruby = rows.find((r) => r.family === 'ruby' && r.mechanism === 'fork');
-  if (ruby && typeof process.getuid === 'function' && process.getuid() === 0)
+  const rubyForked = rows.find((r) => r.family === ruby.family && r.mechanism === 'fork');
+  if (rubyForked && typeof process.getuid === 'function' && process.getuid() === 0)
     out.push(note('Ruby forked because this run is root: Ruby uses vfork only in an unprivileged process (an ordinary user gets vfork).'));
   out.push(blank);
 

@@ -1,12 +1,11 @@
-// Finds the runtimes on this machine (where: locations.ts) and those given with --runtime NAME=PATH, and reads
-// each one's version by running it. Absent runtimes are listed with the command that adds them, never an error.
+// Finds the runtimes on this machine (where: each family's candidate finder) and those given with --runtime
+// NAME=PATH, and reads each one's version by running it (its family's version probe). Absent runtimes are
+// listed with the command that adds them, never an error.
 import { setMaxListeners } from 'node:events';
-import { realpathSync } from 'node:fs';
-import { join } from 'node:path';
 import { runCommand } from '../../runner/command.js';
-import { parseLine } from '../../runner/protocol.js';
-import { type Candidate, jsRuntimeCandidates, listDir, nodeCandidates, type Origin, runtimeCacheDir, toolCandidates, which, isExecutable } from './locations.js';
-import { FAMILIES, familySpec, type Family } from './registry.js';
+import { type Candidate, type Origin, runtimeCacheDir } from './locations.js';
+import { FAMILIES, familySpec, type Family, type FamilySpec } from './registry.js';
+import type { Probe } from './spec.js';
 
 export { isExecutable, which } from './locations.js';
 
@@ -15,7 +14,7 @@ export interface FoundRuntime {
   /** Unique short name: node20, python3.13, java25, perl5.36, go1.19, or the name given with --runtime. */
   name: string;
   family: Family;
-  /** The real executable (symlinks and pyenv shims resolved); for Go and Rust, the compiler. */
+  /** The real executable (symlinks and pyenv shims resolved); for a family with a compiled driver (Go, Rust), the compiler. */
   path: string;
   version: string;
   /** Run by default (or asked for); the others are listed with the flag that adds them. */
@@ -23,7 +22,7 @@ export interface FoundRuntime {
   origin: Origin;
   /** Cases its driver cannot run here, with why (forklab/spawn not importable, say). */
   unavailable: Record<string, string>;
-  /** Go and Rust: the driver built with this compiler (set by the run, before anything starts). */
+  /** A compiled driver (Go, Rust): the one built with this compiler (set by the run, before anything starts). */
   built?: string;
 }
 export type RuntimeEntry =
@@ -47,14 +46,6 @@ export interface DiscoverOptions {
 
 const VERSION_TIMEOUT_MS = 30_000;
 
-function real(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
-}
-
 /** Compares dotted versions numerically: "3.9" < "3.13". */
 export function compareVersions(a: string, b: string): number {
   const pa = a.split(/[.+_-]/).map((x) => parseInt(x, 10) || 0);
@@ -66,96 +57,19 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-type Probe = { path: string; version: string; unavailable: Record<string, string> } | { why: string };
-
-/** The version and unavailable cases a JavaScript driver prints when run without a case. */
-function readDriverList(stdout: string, exe: string): Probe {
-  let version = '';
-  const unavailable: Record<string, string> = {};
-  for (const line of stdout.split('\n')) {
-    const p = parseLine(line);
-    if (!p.ok || p.message.type !== 'info') continue;
-    for (const [k, x] of Object.entries(p.message.fields)) {
-      if (k === 'runtimeVersion') version = String(x);
-      else if (k.startsWith('absent.')) unavailable[k.slice('absent.'.length)] = String(x);
-    }
-  }
-  return version ? { path: real(exe), version, unavailable } : { why: 'its driver printed no version' };
-}
-
-/** Runs the executable to learn its version (and, for Python, the interpreter a shim stands for). */
-async function probeRuntime(family: Family, exe: string, signal?: AbortSignal): Promise<Probe> {
-  const run = (args: string[]) => runCommand(exe, args, { timeoutMs: VERSION_TIMEOUT_MS, ...(signal ? { signal } : {}) });
-  const versionFrom = async (args: string[], re: RegExp): Promise<Probe> => {
-    const r = await run(args);
-    if (r.state === 'failed') return { why: r.why };
-    const m = re.exec(r.stdout + r.stderr);
-    // rustup's rustc is a link to rustup itself, which picks the toolchain by the name it was called by: keep it.
-    return m ? { path: family === 'rust' ? exe : real(exe), version: m[1]!, unavailable: {} } : { why: 'printed no version' };
-  };
-  switch (family) {
-    case 'python': {
-      const r = await run(['-c', 'import sys, platform; print(sys.executable); print(platform.python_version())']);
-      if (r.state === 'failed') return { why: r.why };
-      const [path, version] = r.stdout.trim().split('\n');
-      return path && version ? { path: real(path), version, unavailable: {} } : { why: 'printed no version' };
-    }
-    case 'java':
-      return versionFrom(['-version'], /version "([^"]+)"/);
-    case 'perl':
-      return versionFrom(['-e', 'printf "%vd\\n", $^V'], /^(\d[\d.]*)/);
-    case 'go':
-      return versionFrom(['version'], /go version go(\d[\w.]*)/);
-    case 'ruby':
-      return versionFrom(['-e', 'print RUBY_VERSION'], /^(\d[\d.]*)/);
-    case 'rust':
-      return versionFrom(['--version'], /^rustc (\d[\w.-]*)/);
-    default: {
-      // Node, Bun, Deno: the driver without a case says which cases this runtime can run, and its version.
-      const spec = familySpec(family);
-      if (!spec.driver) return { why: 'no driver' };
-      const [file, ...args] = spec.driver({ path: exe }, spec.variants[0]!, 0, true);
-      const r = await runCommand(file!, args, { timeoutMs: VERSION_TIMEOUT_MS, ...(signal ? { signal } : {}) });
-      if (r.state === 'failed') return { why: r.why };
-      return readDriverList(r.stdout, exe);
-    }
-  }
+/** Runs the executable, as its family's spec says, to learn its version. */
+function probeRuntime(family: Family, exe: string, signal?: AbortSignal): Promise<Probe> {
+  return familySpec(family).probe(exe, (file, args) => runCommand(file, args, { timeoutMs: VERSION_TIMEOUT_MS, ...(signal ? { signal } : {}) }));
 }
 
 /** node20, python3.13, go1.19, bun1: the part of the version a user names a release line by. */
 function shortName(family: Family, version: string): string {
-  const parts = version.split('.');
-  if (family === 'python' || family === 'perl' || family === 'go' || family === 'ruby' || family === 'rust') return `${family}${parts.slice(0, 2).join('.')}`;
-  return `${family}${parts[0]}`;
-}
-
-/** Python candidates: python3 and python3.N on PATH, and every pyenv version (shims of inactive versions fail to run). */
-function pythonCandidates(env: NodeJS.ProcessEnv): Candidate[] {
-  const out: Candidate[] = [];
-  const first = which('python3', env);
-  if (first) out.push({ path: first, origin: 'path', preferred: true });
-  for (const dir of (env.PATH ?? '').split(':'))
-    for (const f of listDir(dir)) if (/^python3\.\d+$/.test(f) && isExecutable(join(dir, f))) out.push({ path: join(dir, f), origin: 'path', preferred: false });
-  const root = env.PYENV_ROOT || (env.HOME ? join(env.HOME, '.pyenv') : null);
-  if (root)
-    for (const ver of listDir(join(root, 'versions')))
-      for (const f of listDir(join(root, 'versions', ver, 'bin')))
-        if (/^python3\.\d+$/.test(f)) out.push({ path: join(root, 'versions', ver, 'bin', f), origin: 'pyenv', preferred: false });
-  return out;
-}
-
-function javaCandidates(env: NodeJS.ProcessEnv, jvmDir: string): Candidate[] {
-  const out: Candidate[] = [];
-  const first = which('java', env);
-  if (first) out.push({ path: first, origin: 'path', preferred: true });
-  if (env.JAVA_HOME) out.push({ path: join(env.JAVA_HOME, 'bin', 'java'), origin: 'jvm-dir', preferred: false });
-  for (const d of listDir(jvmDir)) out.push({ path: join(jvmDir, d, 'bin', 'java'), origin: 'jvm-dir', preferred: false });
-  return out.filter((c) => isExecutable(c.path));
+  return `${family}${version.split('.').slice(0, familySpec(family).nameParts).join('.')}`;
 }
 
 /**
  * One family's executables, each run once. Selected by default: the one a user gets by typing its name and
- * the newest found — or, for Node, one per release line (the preferred one where it is of that line, else
+ * the newest found — or, for a family that selects each line (Node), one per release line (the preferred one where it is of that line, else
  * the newest). The others are listed, not run.
  */
 async function discoverMany(family: Family, cands: readonly Candidate[], signal?: AbortSignal): Promise<RuntimeEntry[]> {
@@ -185,7 +99,7 @@ async function discoverMany(family: Family, cands: readonly Candidate[], signal?
   }
   const found = [...byPath.values()].sort((a, b) => compareVersions(a.version, b.version) || (a.preferred ? -1 : 1));
   if (found.length === 0) return broken.length ? broken : [{ state: 'absent', family, install: familySpec(family).install }];
-  if (family === 'node') {
+  if (familySpec(family).selectEachLine) {
     for (const line of new Set(found.map((f) => shortName(family, f.version)))) {
       const mine = found.filter((f) => shortName(family, f.version) === line);
       (mine.find((f) => f.preferred) ?? mine[mine.length - 1]!).selected = true;
@@ -221,31 +135,15 @@ export async function discoverRuntimes(o: DiscoverOptions = {}): Promise<Runtime
   }
 }
 
-function candidatesOf(family: Family, o: DiscoverOptions, env: NodeJS.ProcessEnv): Candidate[] {
+function candidatesOf(spec: FamilySpec<Family>, o: DiscoverOptions, env: NodeJS.ProcessEnv): Candidate[] {
   const cacheDir = o.cacheDir === undefined ? runtimeCacheDir(env) : o.cacheDir;
-  switch (family) {
-    case 'node':
-      return nodeCandidates(env, cacheDir, process.execPath);
-    case 'python':
-      return pythonCandidates(env);
-    case 'java':
-      return javaCandidates(env, o.jvmDir ?? '/usr/lib/jvm');
-    case 'perl': {
-      const p = which('perl', env);
-      return p ? [{ path: p, origin: 'path', preferred: true }] : [];
-    }
-    case 'bun':
-    case 'deno':
-      return jsRuntimeCandidates(family, env, cacheDir, o.cwd ?? process.cwd());
-    default:
-      return toolCandidates(family, env);
-  }
+  return spec.candidates({ env, cacheDir, jvmDir: o.jvmDir ?? '/usr/lib/jvm', cwd: o.cwd ?? process.cwd(), thisNode: process.execPath });
 }
 
 async function discoverAll(o: DiscoverOptions, env: NodeJS.ProcessEnv): Promise<RuntimeEntry[]> {
   const groups = await Promise.all(
     FAMILIES.map(async (spec): Promise<RuntimeEntry[]> => {
-      const cands = candidatesOf(spec.family, o, env);
+      const cands = candidatesOf(spec, o, env);
       if (spec.variants.length === 0) {
         const first = cands[0];
         return [first ? { state: 'no-driver', family: spec.family, path: first.path } : { state: 'absent', family: spec.family, install: spec.install }];

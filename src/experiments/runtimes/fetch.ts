@@ -7,9 +7,11 @@ import { dirname, join } from 'node:path';
 import { runCommand } from '../../runner/command.js';
 import { UsageError } from '../types.js';
 import { isExecutable, which } from './locations.js';
+import { FAMILIES, familySpec, orList, type Family } from './registry.js';
 
 export interface FetchSpec {
-  family: 'node' | 'bun' | 'deno';
+  /** A family whose spec names its npm package. */
+  family: Family;
   /** A major (24), a full version (24.22.3) or null (the registry's latest). */
   version: string | null;
   /** As the user wrote it: node@24. */
@@ -18,7 +20,12 @@ export interface FetchSpec {
 
 export type FetchResult = { state: 'fetched' | 'cached'; spec: FetchSpec; pkg: string; version: string; path: string } | { state: 'failed'; spec: FetchSpec; why: string };
 
-const FETCHABLE = ['node', 'bun', 'deno'] as const;
+/** The families whose binary the npm registry carries (node, bun, deno). */
+const FETCHABLE: readonly Family[] = FAMILIES.filter((f) => f.npm).map((f) => f.family);
+const [FIRST = '', ...REST] = FETCHABLE;
+
+/** What --fetch accepts, as its help says it. */
+export const FETCH_FORMS = `${FIRST}@MAJOR or ${FIRST}@VERSION, ${REST.join(', ')}`;
 
 export function parseFetchSpecs(raw: string | undefined): FetchSpec[] {
   if (raw === undefined) return [];
@@ -28,23 +35,21 @@ export function parseFetchSpecs(raw: string | undefined): FetchSpec[] {
     .map((x) => x.trim())
     .filter((x) => x)) {
     const m = /^([a-z]+)(?:@(\d+(?:\.\d+){0,2}))?$/.exec(label);
-    const family = m?.[1] as FetchSpec['family'] | undefined;
-    if (!m || !family || !FETCHABLE.includes(family))
-      throw new UsageError('--fetch', `${JSON.stringify(label)}: expected node@MAJOR, node@VERSION, bun or deno (a version after @ is allowed for each)`);
+    const family = FETCHABLE.find((f) => f === m?.[1]);
+    if (!m || !family)
+      throw new UsageError('--fetch', `${JSON.stringify(label)}: expected ${orList([`${FIRST}@MAJOR`, `${FIRST}@VERSION`, ...REST])} (a version after @ is allowed for each)`);
     if (out.some((x) => x.label === label)) throw new UsageError('--fetch', `${label} is given twice`);
     out.push({ family, version: m[2] ?? null, label });
   }
-  if (raw.trim() !== '' && out.length === 0) throw new UsageError('--fetch', 'expected node@MAJOR, bun or deno');
+  if (raw.trim() !== '' && out.length === 0) throw new UsageError('--fetch', `expected ${orList([`${FIRST}@MAJOR`, ...REST])}`);
   return out;
 }
 
 /** The npm package that carries the binary for this machine, and where the binary is inside it. */
-export function packageFor(family: FetchSpec['family'], arch: string = process.arch): { pkg: string; exe: string } | null {
+export function packageFor(family: Family, arch: string = process.arch): { pkg: string; exe: string } | null {
   const a = arch === 'x64' ? 'x64' : arch === 'arm64' ? 'arm64' : null;
-  if (!a) return null;
-  if (family === 'node') return { pkg: `node-linux-${a}`, exe: 'node' };
-  if (family === 'bun') return { pkg: `@oven/bun-linux-${a === 'x64' ? 'x64' : 'aarch64'}`, exe: 'bun' };
-  return { pkg: `@deno/linux-${a}-glibc`, exe: 'deno' };
+  const npm = familySpec(family).npm;
+  return a && npm ? npm(a) : null;
 }
 
 /** The npm to use: next to the Node running forklab, else on PATH. */

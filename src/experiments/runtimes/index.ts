@@ -13,6 +13,7 @@ import { forklabCacheDir, runtimeCacheDir } from './locations.js';
 import { buildDriver } from './build.js';
 import { ALL_VARIANTS, DRIVER_FILES, FAMILIES, familySpec, type Variant } from './registry.js';
 import { traceMechanism } from './mechanism.js';
+import { node } from './families/node.js';
 import { mechanismFields, mechanismsFromMeasurements } from './stored.js';
 import { mechanismEntry, summarizeCells, summarizeLines, type AbsentVariant, type RuntimesSummary, type VariantMechanism } from './summary.js';
 import { parseRuntimes, RUNTIMES_OPTIONS, RUNTIMES_PRESETS, type RuntimesParams } from './params.js';
@@ -48,7 +49,7 @@ export function plan(entries: readonly RuntimeEntry[], p: RuntimesParams): { run
     // --node 20,24: one Node per line asked for (the one selected by discovery, else the newest), the rest of Node left out.
     const major = (r: FoundRuntime) => Number(r.version.split('.')[0]);
     const nodes = p.nodeLines.flatMap((line) => {
-      const mine = found.filter((r) => r.family === 'node' && major(r) === line);
+      const mine = found.filter((r) => r.family === node.family && major(r) === line);
       const pick = mine.find((r) => r.origin === 'flag') ?? mine.find((r) => r.selected) ?? mine[mine.length - 1];
       if (!pick)
         warnings.push({
@@ -57,7 +58,7 @@ export function plan(entries: readonly RuntimeEntry[], p: RuntimesParams): { run
         });
       return pick ? [pick] : [];
     });
-    chosen = [...chosen.filter((r) => r.family !== 'node'), ...nodes];
+    chosen = [...chosen.filter((r) => r.family !== node.family), ...nodes];
   }
   for (const name of p.only ?? [])
     if (!found.some((r) => r.name === name || r.family === name))
@@ -104,7 +105,7 @@ async function observeMechanisms(runs: readonly PlannedRun[], ctx: RunContext, s
         caseName: c.variant.caseName,
         args: driverArgs(config, ctx.native.targetStatic),
         target: ctx.native.targetStatic,
-        timeoutMs: c.runtime.family === 'java' ? 180_000 : 60_000,
+        timeoutMs: familySpec(c.runtime.family).traceTimeoutMs ?? 60_000,
         signal: ctx.signal,
       });
       out[i] = mechanismEntry(c.runtime.name, c.variant.id, result);
@@ -185,11 +186,11 @@ export const runtimesExperiment: Experiment<RuntimesParams, RuntimesSummary, Run
     const planned = plan(entries, p);
     const { absent } = planned;
     const warnings = [...fetchWarnings, ...planned.warnings];
-    // Go and Rust: their driver is built once into the cache with the compiler found (printed when it is built).
+    // A compiled driver (Go, Rust) is built once into the cache with the compiler found (printed when it is built).
     const cacheRoot = forklabCacheDir(process.env);
     for (const r of planned.runs) {
       const family = r.runtime.family;
-      if ((family !== 'go' && family !== 'rust') || ctx.signal.aborted) continue;
+      if (!familySpec(family).build || ctx.signal.aborted) continue;
       const b = cacheRoot
         ? await buildDriver(family, r.runtime.path, r.runtime.version, cacheRoot, { note: (m) => ctx.progress.note(m), signal: ctx.signal })
         : ({ state: 'failed', why: 'no cache folder: neither XDG_CACHE_HOME nor HOME is set' } as const);

@@ -1,7 +1,7 @@
 // The options of `forklab runtimes`, parsed before any work: every problem names its flag.
 import { isExecutable } from './locations.js';
-import { parseFetchSpecs } from './fetch.js';
-import { ALL_VARIANTS, FAMILIES, familyOfName, type Family } from './registry.js';
+import { FETCH_FORMS, parseFetchSpecs } from './fetch.js';
+import { ALL_VARIANTS, FAMILIES, FAMILY_NAMES, familyOfName, type Family } from './registry.js';
 import { parseInteger, parseIntegerList, str } from '../shared/parse.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { UsageError, type OptionSpec, type Presets } from '../types.js';
@@ -52,19 +52,16 @@ const COUNTS: CountSpecs = {
   repeats: { description: `fresh driver processes per configuration, interleaved (default ${DEFAULTS.repeats})`, max: 100 },
 };
 
-const NAMED_FAMILIES = 'node, python, java, perl, bun, deno, go, ruby or rust';
-
 export const RUNTIMES_OPTIONS: OptionSpec[] = [
   { flags: '--heap-mb <list>', description: `the parent's heap in MB (MiB), comma-separated (default ${DEFAULTS.heapMb}; --quick ${QUICK.heapMb})` },
   {
     flags: '--runtime <NAME=PATH,...>',
-    description: `add a runtime, or replace the one of that name: NAME begins with ${NAMED_FAMILIES} (e.g. node24=/opt/node24/bin/node)`,
+    description: `add a runtime, or replace the one of that name: NAME begins with ${FAMILY_NAMES} (e.g. node24=/opt/node24/bin/node)`,
   },
   { flags: '--node <lines>', param: 'nodeLines', description: 'run these Node release lines (majors), comma-separated, e.g. 20,22,24,26 (default: every line found)' },
   {
     flags: '--fetch <list>',
-    description:
-      "first install these from the npm registry (npm pack) into forklab's cache, $XDG_CACHE_HOME/forklab/runtimes: node@MAJOR or node@VERSION, bun, deno (printed as it happens)",
+    description: `first install these from the npm registry (npm pack) into forklab's cache, $XDG_CACHE_HOME/forklab/runtimes: ${FETCH_FORMS} (printed as it happens)`,
   },
   { flags: '--offline', description: 'never reach the network: --fetch is refused, and a missing runtime is only named' },
   { flags: '--runtimes <list>', description: 'run only these runtimes: names as listed (python3.13, java25) or families (node, python, java, perl)', param: 'only' },
@@ -110,7 +107,7 @@ function parseExtra(raw: string | undefined): RuntimesParams['extra'] {
     const path = part.slice(eq + 1);
     if (!/^[A-Za-z][A-Za-z0-9._-]*$/.test(name)) throw new UsageError('--runtime', `${JSON.stringify(name)} is not a name (letters, digits, . _ -)`);
     const family = familyOfName(name);
-    if (!family) throw new UsageError('--runtime', `cannot tell which runtime ${JSON.stringify(name)} is: begin its name with ${NAMED_FAMILIES}`);
+    if (!family) throw new UsageError('--runtime', `cannot tell which runtime ${JSON.stringify(name)} is: begin its name with ${FAMILY_NAMES}`);
     if (!isExecutable(path)) throw new UsageError('--runtime', `${name}: ${path} is not an executable file`);
     if (out.some((x) => x.name === name)) throw new UsageError('--runtime', `${name} is given twice`);
     out.push({ name, family, path });

@@ -1,6 +1,7 @@
 // From strace's calls to what an SRE asks: which processes created children, how (fork, vfork, clone with
 // CLONE_VM…), how long each creating call took, what each child ran and how soon it exec'd. Pure: the RSS
 // samples come in from the observer; nothing here reads /proc.
+import { FAMILIES, type Family } from '../runtimes/registry.js';
 import { cloneFlags, execArgv, execPath, type StraceLog, type SyscallEvent } from './strace.js';
 
 /**
@@ -11,21 +12,15 @@ import { cloneFlags, execArgv, execPath, type StraceLog, type SyscallEvent } fro
 export type Mechanism = 'fork' | 'vfork' | 'clone-vm-vfork' | 'clone-vm';
 export const MECHANISMS: readonly Mechanism[] = ['fork', 'vfork', 'clone-vm-vfork', 'clone-vm'];
 
-export type Runtime = 'node' | 'python' | 'java' | 'perl' | 'shell' | 'ruby' | 'bun' | 'deno' | 'other';
+/** The runtimes' families (their registry says how each one's programs are named), a shell, or another program. */
+export type Runtime = Family | 'shell' | 'other';
 
 /** What a program is, from its executable's name (node, python3.11, java, perl5.36, bash…). */
 export function runtimeOf(exe: string | null): Runtime {
   if (!exe) return 'other';
   const base = exe.split('/').pop()!.toLowerCase();
-  if (/^(node|nodejs)(\d+)?$/.test(base)) return 'node';
-  if (/^python[\d.]*$|^pypy[\d.]*$/.test(base)) return 'python';
-  if (base === 'java') return 'java';
-  if (/^perl[\d.]*$/.test(base)) return 'perl';
   if (/^(sh|bash|dash|zsh|ksh|mksh|ash|busybox|fish)$/.test(base)) return 'shell';
-  if (/^ruby[\d.]*$/.test(base)) return 'ruby';
-  if (base === 'bun') return 'bun';
-  if (base === 'deno') return 'deno';
-  return 'other';
+  return FAMILIES.find((f) => f.program?.test(base))?.family ?? 'other';
 }
 
 /** Programs a runtime execs first, which then exec the real child (Java's jspawnhelper). */
