@@ -16,9 +16,9 @@ import { QuantityLog, type DriftOptions, type QuantityEstimate } from './drift.j
 import { driftKeepsOpen, priorsNote, summarizeDrift, type VerdictDrift } from './drift-words.js';
 import type { Range } from './bands.js';
 
-export type VerdictValue = 'holds' | 'differs' | 'inconclusive' | 'not-measurable';
 /** Every verdict, in the order a document's reader names them. */
-export const VERDICT_VALUES: readonly VerdictValue[] = ['holds', 'differs', 'inconclusive', 'not-measurable'];
+export const VERDICT_VALUES = ['holds', 'differs', 'inconclusive', 'not-measurable'] as const;
+export type VerdictValue = (typeof VERDICT_VALUES)[number];
 
 /** A claim's verdict: the figures of its judgement (for not-measurable, the reason as its detail) and what to read with them. */
 export interface Verdict extends Pick<Judgement, 'measured' | 'published' | 'factor' | 'interval' | 'detail' | 'plain'> {

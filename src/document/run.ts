@@ -1,36 +1,13 @@
 // The versioned JSON document of a run (`--json FILE`, `forklab export`, the history database): its type,
-// how a run becomes one, and how its configurations are read back. Schema in docs/json-schema.md. The store
+// how a run becomes one, and how its configurations are read back. Declared in run-schema.ts; schemas/run.v1.schema.json, docs/json-schema.md. The store
 // and the reports both read it from here.
-import type { Configuration, ConfigurationOf, ExperimentRun, Measurement, Scalar, Warning } from '../experiments/types.js';
+import type { Configuration, ConfigurationOf, ExperimentRun, Measurement, Scalar } from '../experiments/types.js';
 import { findExperiment, type ExperimentFields, type KnownExperiment } from '../experiments/index.js';
 import type { LoadSample, MachineRecord } from '../env/machine.js';
+import { DOCUMENT_SCHEMA, DOCUMENT_VERSION, type RunDocument } from './run-schema.js';
 import { witnessOfLoad, type NoiseWitness } from '../env/witness.js';
 
-export const DOCUMENT_SCHEMA = 'forklab.run';
-export const DOCUMENT_VERSION = 1;
-
-export interface RunDocument {
-  schema: typeof DOCUMENT_SCHEMA;
-  schemaVersion: typeof DOCUMENT_VERSION;
-  forklabVersion: string;
-  experiment: string;
-  runId: string | null;
-  /** The user's --label (absent when none was given). */
-  label?: string;
-  startedAt: string;
-  finishedAt: string;
-  durationMs: number;
-  complete: boolean;
-  params: Record<string, unknown>;
-  machine: MachineRecord;
-  load: { before: LoadSample; after: LoadSample };
-  warnings: Warning[];
-  /** What the machine did during the run (docs/json-schema.md); absent in older documents: see documentWitness(). */
-  witness?: NoiseWitness | null;
-  /** Every measured series: its identity and observed fields at the top level, then raw samples and statistics. */
-  configurations: Configuration[];
-  summary: unknown;
-}
+export { DOCUMENT_SCHEMA, DOCUMENT_VERSION, type RunDocument } from './run-schema.js';
 
 export function measurementToJson(m: Measurement): Configuration {
   // The keys in this order: the document's text (and so every export) depends on it.
@@ -78,7 +55,7 @@ export function buildDocument(args: {
 /** The noise witness of a document: its own, else recomputed from its load samples (stored runs), else null. */
 export function documentWitness(doc: RunDocument): NoiseWitness | null {
   if (doc.witness) return doc.witness;
-  return witnessOfLoad(doc.load as { before: LoadSample; after: LoadSample | null }, doc.durationMs, doc.machine.pinnedCpu);
+  return witnessOfLoad(doc.load, doc.durationMs, doc.machine.pinnedCpu);
 }
 
 /**

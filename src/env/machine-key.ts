@@ -31,7 +31,7 @@ const MACHINE_KEY_FIELDS = [
   'inContainer',
   'userNamespaced',
   'cgroupCpuLimit',
-] as const;
+] as const satisfies readonly (keyof MachineRecord)[];
 
 /** The node's name: the engine's (machine.placement.node) where there is one, since a pod's hostname is the pod's. */
 export function machineName(m: MachineRecord): string {
@@ -42,8 +42,7 @@ export function machineName(m: MachineRecord): string {
 export function stableFields(m: MachineRecord): Record<string, unknown> {
   // Memory to the GiB: MemTotal moves by a few kB from boot to boot (the kernel's own reservations).
   const out: Record<string, unknown> = { node: machineName(m), memTotalGb: m.memTotalKb === null ? null : Math.round(m.memTotalKb / 1048576) };
-  const rec = m as unknown as Record<string, unknown>;
-  for (const k of MACHINE_KEY_FIELDS) out[k] = rec[k] ?? null;
+  for (const k of MACHINE_KEY_FIELDS) out[k] = m[k] ?? null;
   return out;
 }
 

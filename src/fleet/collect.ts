@@ -6,8 +6,10 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSy
 import { join } from 'node:path';
 import type { RunDocument } from '../document/run.js';
 import type { Placement } from '../env/machine.js';
-import { DocumentError, array, fail, isObject, number, object, parseJson, parseRunDocument, present, preview, string } from '../document/validate.js';
-import { decodeStream, type FleetStatus } from './frame.js';
+import { Type } from '@sinclair/typebox';
+import { DocumentError, parseRunDocument } from '../document/validate.js';
+import { Nullable, OneOf, check, isObject, parseJson, preview, schemaId } from '../document/schema.js';
+import { FleetStatusSchema, decodeStream, type FleetStatus } from './frame.js';
 import { CONTAINER_NAME, type KubeSource } from './kube.js';
 
 /** One log and what its engine says of where it ran. */
@@ -63,7 +65,28 @@ export function collectDocument(c: Collected, out: string, imp: CollectDocument[
   return { schema: COLLECT_SCHEMA, schemaVersion: COLLECT_VERSION, out, import: imp, sources: c.outcomes };
 }
 
-const SOURCE_STATES: readonly SourceOutcome['state'][] = ['complete', 'partial', 'failed', 'no-output'];
+/** The keys of `fleet collect --json` its readers use; the rest is described by CollectDocument. */
+export const CollectSchema = Type.Unsafe<CollectDocument>(
+  Type.Object(
+    {
+      schema: Type.Literal(COLLECT_SCHEMA),
+      schemaVersion: Type.Literal(COLLECT_VERSION),
+      out: Type.String(),
+      import: Nullable(Type.Object({ imported: Type.Number(), already: Type.Number() })),
+      sources: Type.Array(
+        Type.Object({
+          source: Type.String(),
+          state: OneOf(['complete', 'partial', 'failed', 'no-output']),
+          documents: Type.Number(),
+          written: Type.Array(Type.String()),
+          problems: Type.Array(Type.String()),
+          status: Nullable(FleetStatusSchema),
+        }),
+      ),
+    },
+    { $id: schemaId(COLLECT_SCHEMA, COLLECT_VERSION), title: 'forklab fleet collect document (forklab fleet collect --json)' },
+  ),
+);
 
 /** The collect document of `fleet collect --json`'s text; throws DocumentError naming `where` and the first key that is wrong. */
 export function readCollect(text: string, where: string): CollectDocument {
@@ -71,20 +94,8 @@ export function readCollect(text: string, where: string): CollectDocument {
     const d = parseJson(text);
     if (!isObject(d) || d.schema !== COLLECT_SCHEMA)
       throw new DocumentError(`not a forklab fleet collect document: schema is ${preview(isObject(d) ? d.schema : d)}, expected "${COLLECT_SCHEMA}"`);
-    if (present(d, 'schemaVersion', '') !== COLLECT_VERSION) fail('schemaVersion', `is not ${COLLECT_VERSION}`, d.schemaVersion);
-    string(d, 'out', '');
-    const imp = present(d, 'import', '');
-    if (imp !== null) for (const k of ['imported', 'already']) number(object(imp, 'import'), k, 'import');
-    for (const [i, x] of array(present(d, 'sources', ''), 'sources').entries()) {
-      const p = `sources[${i}]`;
-      const s = object(x, p);
-      string(s, 'source', p);
-      if (!SOURCE_STATES.includes(present(s, 'state', p) as never)) fail(`${p}.state`, `is not one of ${SOURCE_STATES.join(', ')}`, s.state);
-      number(s, 'documents', p);
-      array(present(s, 'written', p), `${p}.written`);
-      array(present(s, 'problems', p), `${p}.problems`);
-    }
-    return d as unknown as CollectDocument;
+    if (d.schemaVersion !== COLLECT_VERSION) throw new DocumentError(`schemaVersion is not ${COLLECT_VERSION} (got ${preview(d.schemaVersion)})`);
+    return check(CollectSchema, d);
   } catch (e) {
     if (e instanceof DocumentError) throw new DocumentError(`${where}: ${e.message}`);
     throw e;

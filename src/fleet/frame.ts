@@ -12,7 +12,8 @@
 
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { DocumentError, fail, number, object, parseJson, present, string } from '../document/validate.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { DocumentError, Nullable, OneOf, check, parseJson, schemaId } from '../document/schema.js';
 
 const FRAME_MARK = 'forklab-frame/1';
 const STATUS_MARK = 'forklab-status/1';
@@ -39,29 +40,27 @@ export function encodeDocument(json: string, seq: number, meta: FrameMeta): stri
   ];
 }
 
-/** What a task reports about itself in one line (and in a pod's termination message). */
-export interface FleetStatus {
-  state: 'ok' | 'failed';
-  /** Documents printed before this line. */
-  documents: number;
-  node: string | null;
-  /** forklab's exit status for the measurement (0 when every experiment finished). */
-  exitCode: number;
-  message?: string;
-}
+export const STATUS_SCHEMA = 'forklab.fleet-status';
+export const STATUS_VERSION = 1;
+
+/** What a task reports about itself in one line (and in a pod's termination message), after `forklab-status/1`. */
+export const FleetStatusSchema = Type.Object(
+  {
+    state: OneOf(['ok', 'failed']),
+    /** Documents printed before this line. */
+    documents: Type.Integer({ minimum: 0 }),
+    node: Nullable(Type.String()),
+    /** forklab's exit status for the measurement (0 when every experiment finished). */
+    exitCode: Type.Number(),
+    message: Type.Optional(Type.String()),
+  },
+  { $id: schemaId(STATUS_SCHEMA, STATUS_VERSION), title: 'forklab fleet status line (forklab-status/1)' },
+);
+export type FleetStatus = Static<typeof FleetStatusSchema>;
 
 /** A status line's JSON as FleetStatus; throws DocumentError naming the first key that is wrong. */
 export function readStatus(json: string): FleetStatus {
-  const o = object(parseJson(json), 'the status');
-  const state = present(o, 'state', '');
-  if (state !== 'ok' && state !== 'failed') fail('state', 'is not "ok" or "failed"', state);
-  const documents = number(o, 'documents', '');
-  if (!Number.isSafeInteger(documents) || documents < 0) fail('documents', 'is not a non-negative integer', documents);
-  const node = present(o, 'node', '');
-  if (node !== null && typeof node !== 'string') fail('node', 'is not a string or null', node);
-  number(o, 'exitCode', '');
-  if ('message' in o) string(o, 'message', '');
-  return o as unknown as FleetStatus;
+  return check(FleetStatusSchema, parseJson(json), '', 'the status');
 }
 
 export function statusLine(s: FleetStatus): string {

@@ -181,7 +181,7 @@ export function runEntries(doc: RunDocument): [string, string][] {
     ['complete', doc.complete ? 'yes' : 'no: cancelled, or a probe failed'],
     ['forklab', doc.forklabVersion],
     ...(doc.label ? [['label', doc.label] as [string, string]] : []),
-    ['load before / after', `${doc.load.before.loadAverage.join(' ')} / ${doc.load.after.loadAverage.join(' ')}`],
+    ['load before / after', `${doc.load.before.loadAverage.join(' ')} / ${doc.load.after?.loadAverage.join(' ') ?? '—'}`],
     ['noise during the run', witnessText(doc)],
     ...paramFlags(doc),
   ];
