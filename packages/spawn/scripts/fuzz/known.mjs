@@ -4,17 +4,6 @@
 
 const parse = (v) => (v === undefined ? undefined : JSON.parse(v));
 
-/** The subject lists one 'ProcessWrap' fewer than a reference run, and nothing else differs. */
-function oneProcessWrapLess(diff) {
-  return diff.subject.some((sv) =>
-    diff.reference.some((rv) => {
-      const r = parse(rv);
-      const i = Array.isArray(r) ? r.indexOf('ProcessWrap') : -1;
-      return i >= 0 && JSON.stringify([...r.slice(0, i), ...r.slice(i + 1)]) === sv;
-    }),
-  );
-}
-
 /** The same events with the same arguments, 'disconnect' at another place. */
 function sameEventsReordered(diff) {
   const key = (v) => JSON.stringify((parse(v) ?? []).map((e) => JSON.stringify(e)).sort());
@@ -26,8 +15,6 @@ export const KNOWN = {
   // found by this campaign, not fixed yet (each with the seed that found it)
   workerCloseWarning:
     'campaign, seed 202 on Node 24: in a worker, a spawn that fails (cwd a file: ENOTDIR) has forklab close the pipe descriptors with fs.closeSync, and Node 24 warns "File descriptor N closed but not opened in unmanaged mode"',
-  closingHandleListed:
-    "campaign, seed 202 on Node 24: right after a spawn that throws, child_process's closing ProcessWrap is still listed by getActiveResourcesInfo() (until its close callback); forklab's is not",
   disconnectAfterClose:
     "campaign, seed 101 on Node 20: fork in a worker with GC and a timeout that kills the child: forklab emits 'exit' and 'close' before 'disconnect', child_process 'disconnect' first",
 };
@@ -35,7 +22,6 @@ export const KNOWN = {
 /** The name of the known defect that explains this difference, or null. */
 export function knownDefect(kase, _subject, diff, _major) {
   if (kase.state.worker && diff.field === 'stderr' && diff.subject.every((v) => v?.includes('closed but not opened in unmanaged mode'))) return KNOWN.workerCloseWarning;
-  if (diff.field === 'during.res' && oneProcessWrapLess(diff)) return KNOWN.closingHandleListed;
   if (kase.fn === 'fork' && kase.state.worker && kase.state.gc && diff.field === 'events' && sameEventsReordered(diff)) return KNOWN.disconnectAfterClose;
   return null;
 }
