@@ -240,9 +240,15 @@ static int attempt(fl_attempt *a, const char *path, char *const *argv) {
  * candidate that cannot exist is passed over without starting a child; the others are really executed. */
 static int search(const fl_spawn_req *req, fl_attempt *a) {
     const char *file = req->file;
+    /* libuv's child changes directory before its execvp: a cwd it cannot enter is the error, whatever PATH holds
+     * (an attempt's own chdir failure, ENOTDIR or ENOENT, would otherwise pass for a candidate's and move on) */
+    if (req->cwd) {
+        int c = check_cwd(req->cwd);
+        if (c) return c;
+    }
     if (file[0] == '\0') return ENOENT;
     if (strchr(file, '/')) return attempt(a, file, req->argv);
-    int got_eacces = 0, last = ENOENT, tried = 0;
+    int got_eacces = 0, last = ENOENT;
     for (const char *p = env_path(req->envp ? req->envp : environ);;) {
         const char *end = strchr(p, ':');
         size_t dlen = end ? (size_t)(end - p) : strlen(p);
@@ -255,7 +261,6 @@ static int search(const fl_spawn_req *req, fl_attempt *a) {
         }
         int err = precheck(probe);
         if (err == 0) {
-            tried = 1;
             err = attempt(a, cand, req->argv);
         }
         if (probe != cand) free(probe);
@@ -265,11 +270,6 @@ static int search(const fl_spawn_req *req, fl_attempt *a) {
         last = err;
         if (!end) break;
         p = end + 1;
-    }
-    /* libuv's child changes directory before its execvp: a cwd it cannot enter is the error */
-    if (!tried && req->cwd) {
-        int c = check_cwd(req->cwd);
-        if (c) return c;
     }
     return got_eacces ? EACCES : last;
 }
