@@ -231,7 +231,7 @@ static napi_value js_spawn(napi_env env, napi_callback_info info) {
         }
     }
     for (uint32_t i = 0; i < n_stdio; i++) pfds[i] = -1; /* (fl_spawn may fail before it sets them) */
-    fl_spawn_req req = {file, argv, envp, cwd, stdio, (int)n_stdio, detached};
+    fl_spawn_req req = {file, argv, envp, cwd, stdio, (int)n_stdio, detached, 0};
     pid_t pid = 0;
     int pidfd = -1;
     int err = fl_spawn(&req, &pid, &pidfd, pfds);

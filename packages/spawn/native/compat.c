@@ -25,6 +25,7 @@ static void init_once(void) {
     sscanf(gnu_get_libc_version(), "%d.%d", &fl_compat.glibc_major, &fl_compat.glibc_minor);
     fl_compat.spawn_reports_errors = at_least(2, 24);
     fl_compat.setsid = at_least(2, 26);
+    fl_compat.dup2_self_unsets_cloexec = at_least(2, 29);
 #else
     /* musl: posix_spawn has been clone(CLONE_VM|CLONE_VFORK) reporting exec errors, with POSIX_SPAWN_SETSID
      * and addchdir_np, since 1.1.24 */

@@ -22,6 +22,7 @@ typedef struct {
     fl_pidfd_spawn_fn pidfd_spawn;       /* glibc 2.39, with pidfd_getpid (NULL: absent, or the kernel lacks clone3) */
     fl_pidfd_getpid_fn pidfd_getpid;
     int setsid;                          /* POSIX_SPAWN_SETSID is understood (glibc 2.26) */
+    int dup2_self_unsets_cloexec;        /* adddup2(fd, fd) clears FD_CLOEXEC in the child (glibc 2.29, Austin Group 411) */
     int spawn_reports_errors;            /* posix_spawn is clone(CLONE_VM|CLONE_VFORK) and reports exec errors (glibc 2.24) */
     unsigned uv_version;                 /* uv_version() of the running Node: 0x013401 is 1.52.1 */
     int uv_pipe_buffers;                 /* libuv >= 1.51 sets SO_RCVBUF/SO_SNDBUF to 64 KiB on its stdio pipes */

@@ -68,17 +68,30 @@ static void close_all(int *fds, int n) {
         if (fds[i] >= 0) { close(fds[i]); fds[i] = -1; }
 }
 
-/* Sets up, for each child descriptor i, a parent-side source src[i] that is >= n (so that no dup2 of the
- * file actions overwrites a source still to be used) and close-on-exec (so that the parent's copies never
- * leak into other children). As libuv: every inherited descriptor must be open (EBADF, before anything is
- * made); 'ignore' is /dev/null for 0-2 (read-only for 0) and nothing above; pipes are socketpairs (with
- * libuv's 64 KiB buffers where its version sets them); an inherited descriptor that becomes the child's 0-2
- * is made blocking (libuv's child does that after its dup2, which changes the description the parent shares). */
-static int prepare_stdio(const fl_spawn_req *req, int n, int *src, int *parent_fds) {
+/* Closes the sources the parent made (pipe child ends, copies), never a descriptor the caller passed. */
+static void close_owned(int *src, int *own, int n) {
+    for (int i = 0; i < n; i++)
+        if (own[i] && src[i] >= 0) { close(src[i]); src[i] = -1; own[i] = 0; }
+}
+
+/* Sets up, for each child descriptor i, what the file actions make of it, opening in the parent only what
+ * libuv's parent opens too, so that a process near its descriptor limit fails where child_process fails and
+ * nowhere else: a pipe is a socketpair (with libuv's 64 KiB buffers where its version sets them), whose child end
+ * is src[i]; 'ignore' is /dev/null for 0-2 (read-only for 0), opened by the child itself (addopen, as libuv's
+ * child opens it), and nothing above; an inherited descriptor is used as it is. As libuv: every inherited
+ * descriptor must be open (EBADF, before anything is made), and one that becomes the child's 0-2 is made
+ * blocking (libuv's child does that after its dup2, which changes the description the parent shares).
+ * A source is copied in the parent (close-on-exec, >= n; own[i] set) only where the child could not use it as
+ * it is: a descriptor below i that an earlier action replaces (libuv's child copies those too), and, before
+ * glibc 2.29, one that is its own target while close-on-exec (adddup2 of a descriptor onto itself clears that
+ * flag from 2.29 on, as libuv's child clears it). src[i] is -1 for 'ignore'. */
+static int prepare_stdio(const fl_spawn_req *req, int n, int *src, int *own, int *parent_fds) {
     for (int i = 0; i < req->n_stdio; i++)
         if (req->stdio[i] >= 0 && fcntl(req->stdio[i], F_GETFD) < 0) return errno;
     for (int i = 0; i < n; i++) {
         int s = i < req->n_stdio ? req->stdio[i] : FL_STDIO_IGNORE, fd;
+        own[i] = 0;
+        src[i] = -1;
         if (s == FL_STDIO_PIPE) {
             int sv[2];
             if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return errno;
@@ -90,23 +103,27 @@ static int prepare_stdio(const fl_spawn_req *req, int n, int *src, int *parent_f
                 }
             }
             parent_fds[i] = sv[0];
-            fd = fcntl(sv[1], F_DUPFD_CLOEXEC, n);
-            int e = errno;
-            close(sv[1]);
-            if (fd < 0) return e;
+            fd = sv[1];
+            if (fd < n) { /* a low slot another action may replace first: moved up */
+                fd = fcntl(sv[1], F_DUPFD_CLOEXEC, n);
+                int e = errno;
+                close(sv[1]);
+                if (fd < 0) return e;
+            }
+            own[i] = 1;
         } else if (s == FL_STDIO_IGNORE) {
-            if (i > 2) { src[i] = -1; continue; }
-            int nul = open("/dev/null", (i == 0 ? O_RDONLY : O_RDWR) | O_CLOEXEC);
-            if (nul < 0) return errno;
-            fd = fcntl(nul, F_DUPFD_CLOEXEC, n);
-            int e = errno;
-            close(nul);
-            if (fd < 0) return e;
+            continue;
         } else {
-            fd = fcntl(s, F_DUPFD_CLOEXEC, n);
-            if (fd < 0) return errno;
-            int fl = i <= 2 ? fcntl(fd, F_GETFL) : -1;
-            if (fl >= 0 && (fl & O_NONBLOCK)) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+            int fl = i <= 2 ? fcntl(s, F_GETFL) : -1;
+            if (fl >= 0 && (fl & O_NONBLOCK)) fcntl(s, F_SETFL, fl & ~O_NONBLOCK);
+            int replaced = s < i && (s <= 2 || (s < req->n_stdio && req->stdio[s] != FL_STDIO_IGNORE));
+            int cloexec_self = s == i && !fl_compat.dup2_self_unsets_cloexec && (fcntl(s, F_GETFD) & FD_CLOEXEC);
+            fd = s;
+            if (replaced || cloexec_self) {
+                fd = fcntl(s, F_DUPFD_CLOEXEC, n);
+                if (fd < 0) return errno;
+                own[i] = 1;
+            }
         }
         src[i] = fd;
     }
@@ -116,8 +133,13 @@ static int prepare_stdio(const fl_spawn_req *req, int n, int *src, int *parent_f
 static int build_actions(const fl_spawn_req *req, int n, const int *src, posix_spawn_file_actions_t *fa) {
     int err;
     for (int i = 0; i < n; i++) {
-        if (src[i] < 0) continue;
-        if ((err = posix_spawn_file_actions_adddup2(fa, src[i], i)) != 0) return err;
+        if (src[i] >= 0)
+            err = posix_spawn_file_actions_adddup2(fa, src[i], i);
+        else if (i <= 2) /* glibc closes i first, so the open takes its slot even at the limit */
+            err = posix_spawn_file_actions_addopen(fa, i, "/dev/null", i == 0 ? O_RDONLY : O_RDWR, 0);
+        else
+            continue;
+        if (err != 0) return err;
     }
     if (req->cwd) {
         if (!fl_compat.addchdir) return ENOSYS; /* the caller hands calls with a cwd to Node's handle */
@@ -218,9 +240,15 @@ static int attempt(fl_attempt *a, const char *path, char *const *argv) {
  * candidate that cannot exist is passed over without starting a child; the others are really executed. */
 static int search(const fl_spawn_req *req, fl_attempt *a) {
     const char *file = req->file;
+    /* libuv's child changes directory before its execvp: a cwd it cannot enter is the error, whatever PATH holds
+     * (an attempt's own chdir failure, ENOTDIR or ENOENT, would otherwise pass for a candidate's and move on) */
+    if (req->cwd) {
+        int c = check_cwd(req->cwd);
+        if (c) return c;
+    }
     if (file[0] == '\0') return ENOENT;
     if (strchr(file, '/')) return attempt(a, file, req->argv);
-    int got_eacces = 0, last = ENOENT, tried = 0;
+    int got_eacces = 0, last = ENOENT;
     for (const char *p = env_path(req->envp ? req->envp : environ);;) {
         const char *end = strchr(p, ':');
         size_t dlen = end ? (size_t)(end - p) : strlen(p);
@@ -233,7 +261,6 @@ static int search(const fl_spawn_req *req, fl_attempt *a) {
         }
         int err = precheck(probe);
         if (err == 0) {
-            tried = 1;
             err = attempt(a, cand, req->argv);
         }
         if (probe != cand) free(probe);
@@ -243,11 +270,6 @@ static int search(const fl_spawn_req *req, fl_attempt *a) {
         last = err;
         if (!end) break;
         p = end + 1;
-    }
-    /* libuv's child changes directory before its execvp: a cwd it cannot enter is the error */
-    if (!tried && req->cwd) {
-        int c = check_cwd(req->cwd);
-        if (c) return c;
     }
     return got_eacces ? EACCES : last;
 }
@@ -287,35 +309,49 @@ static void stop_child(pid_t pid) {
 
 int fl_spawn(const fl_spawn_req *req, pid_t *pid, int *pidfd, int *parent_fds) {
     int n = req->n_stdio < 3 ? 3 : req->n_stdio, err;
-    int *src = malloc((size_t)n * sizeof *src);
-    int *pfds = malloc((size_t)n * sizeof *pfds);
-    if (!src || !pfds) {
-        free(src);
-        free(pfds);
-        return ENOMEM;
+    int *src = malloc((size_t)n * 3 * sizeof *src);
+    if (!src) return ENOMEM;
+    int *own = src + n, *pfds = src + 2 * n;
+    for (int i = 0; i < n; i++) {
+        src[i] = pfds[i] = -1;
+        own[i] = 0;
     }
-    for (int i = 0; i < n; i++) src[i] = pfds[i] = -1;
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
-    int have_fa = 0, have_attr = 0, reserve = -1;
+    int have_fa = 0, have_attr = 0, reserve[2] = {-1, -1}, held[8];
+    for (int k = 0; k < 8; k++) held[k] = -1;
     fl_attempt a = {&fa, &attr, req->envp ? req->envp : environ, 0, -2};
 
-    if ((err = prepare_stdio(req, n, src, pfds)) != 0) goto fail_setup;
+    if ((err = prepare_stdio(req, n, src, own, pfds)) != 0) goto fail_setup;
     if ((err = posix_spawn_file_actions_init(&fa)) != 0) goto fail_setup;
     have_fa = 1;
     if ((err = posix_spawnattr_init(&attr)) != 0) goto fail_setup;
     have_attr = 1;
     if ((err = build_actions(req, n, src, &fa)) != 0) goto fail_setup;
     if ((err = build_attr(req, &attr)) != 0) goto fail_setup;
-    /* posix_spawn's child needs a pidfd afterwards: hold a descriptor for it, so that a process at its limit
-     * fails with EMFILE before any child exists (as libuv, whose pipes come first) */
-    if (!__atomic_load_n(&fl_compat.pidfd_spawn, __ATOMIC_RELAXED) && (reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+    /* libuv's parent holds a pipe for the child's exec error while it forks: two descriptors, so a process at
+     * its limit fails with EMFILE before any child exists. The same two are held here; they also keep a slot
+     * for the child's pidfd (made by pidfd_spawn in one of them, or opened after posix_spawn in a freed one). */
+    if (pipe2(reserve, O_CLOEXEC) != 0) {
         err = errno;
         goto fail_setup;
     }
+    if (__atomic_load_n(&fl_compat.pidfd_spawn, __ATOMIC_RELAXED)) {
+        close(reserve[1]);
+        reserve[1] = -1;
+    }
+    for (int k = 0; k < req->loop_fds && k < (int)(sizeof held / sizeof held[0]); k++) {
+        if ((held[k] = fcntl(reserve[0], F_DUPFD_CLOEXEC, 0)) < 0) {
+            err = errno;
+            close_all(reserve, 2);
+            close_all(held, k);
+            goto fail_setup;
+        }
+    }
     err = search(req, &a);
-    close_all(src, n); /* the child has its copies: their slots, and the reserve's, are free for the pidfd */
-    if (reserve >= 0) close(reserve);
+    close_all(held, sizeof held / sizeof held[0]);
+    close_owned(src, own, n); /* the child has its copies: their slots, and the reserve's, are free for the pidfd */
+    close_all(reserve, 2);
     if (err == 0 && a.pidfd == -2 && (err = open_pidfd(a.pid, &a.pidfd)) != 0) {
         /* No descriptor for it (another thread took the reserved slot): the call fails (as libuv's would
          * have, with its pipes, before any child), so the child must go, killed through a pidfd. The pipe
@@ -333,13 +369,12 @@ fail_setup:
     /* failed before the exec was attempted: no pipe is handed back */
     close_all(pfds, n);
 done:
-    close_all(src, n);
+    close_owned(src, own, n);
     for (int i = 0; i < req->n_stdio; i++) parent_fds[i] = pfds[i];
     for (int i = req->n_stdio; i < n; i++)
         if (pfds[i] >= 0) close(pfds[i]);
     if (have_fa) posix_spawn_file_actions_destroy(&fa);
     if (have_attr) posix_spawnattr_destroy(&attr);
     free(src);
-    free(pfds);
     return err;
 }

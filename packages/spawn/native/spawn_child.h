@@ -18,6 +18,8 @@ typedef struct {
     const int *stdio;    /* n_stdio entries: FL_STDIO_IGNORE, FL_STDIO_PIPE or a parent descriptor */
     int n_stdio;
     int detached;        /* setsid() in the child */
+    int loop_fds;        /* descriptors Node's call holds beside its exec-error pipe while it spawns (spawnSync's
+                          * private loop), held here too: the same limit fails the same calls */
 } fl_spawn_req;
 
 /* 0 on success, with *pid and *pidfd (a pidfd of the child, close-on-exec; -1 when the child was reaped by

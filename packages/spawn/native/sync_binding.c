@@ -120,8 +120,13 @@ napi_value fl_js_spawn_sync(napi_env env, napi_callback_info info) {
             input_len[i] = len;
         }
     }
+    /* Node's spawnSync makes a loop of its own (epoll, its signal pipe, its async eventfd: 4 descriptors) and,
+     * with a pipe, that loop's EMFILE reserve (/dev/null) */
+    int loop_fds = 4;
+    for (uint32_t i = 0; i < n; i++)
+        if (stdio[i] == FL_STDIO_PIPE) { loop_fds = 5; break; }
     fl_sync_req req = {
-        .base = {file, argv, envp, cwd, stdio, (int)n, get_bool(env, req_v, "detached")},
+        .base = {file, argv, envp, cwd, stdio, (int)n, get_bool(env, req_v, "detached"), loop_fds},
         .reads = reads,
         .input = input,
         .input_len = input_len,

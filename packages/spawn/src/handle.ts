@@ -95,6 +95,8 @@ export class ForklabProcessHandle implements ProcessHandle {
   private closed = false;
   /** spawn failed: listed as Node's handle is, until close() */
   private failed = false;
+  /** close() called, its callback not run yet */
+  private closing = false;
 
   constructor(
     private readonly real: ProcessHandle,
@@ -155,10 +157,16 @@ export class ForklabProcessHandle implements ProcessHandle {
       return;
     }
     this.closed = true;
-    trackLive(this, false);
+    // Node's handle stays listed while it closes (after its exit too), until its close callback: so does this one
+    this.closing = true;
+    trackLive(this, true);
     if (this.child) native().unref(this.child); // still running: reaped, but no longer reported
     this.child = undefined;
-    if (callback) process.nextTick(callback);
+    process.nextTick(() => {
+      this.closing = false;
+      trackLive(this, false);
+      callback?.();
+    });
   }
 
   ref(): void {
@@ -181,7 +189,7 @@ export class ForklabProcessHandle implements ProcessHandle {
 
   hasRef(): boolean {
     if (this.mode === 'real') return this.real.hasRef();
-    return (this.child !== undefined || (this.failed && !this.closed)) && this.refed;
+    return (this.child !== undefined || (this.failed && !this.closed) || this.closing) && this.refed;
   }
 }
 

@@ -185,6 +185,34 @@ test('process.getActiveResourcesInfo(): a spawn that failed (ENOENT) is a Proces
   assert.deepEqual(seen[1], seen[0]);
 });
 
+test('process.getActiveResourcesInfo(): a closing ProcessWrap is listed until its close callback, right after a spawn that throws (cwd a file: ENOTDIR) and in the exit listener, as with child_process', async () => {
+  const count = () => process.getActiveResourcesInfo().filter((x) => x === 'ProcessWrap').length;
+  const settle = () => new Promise((r) => setTimeout(r, 20)); // closed handles go in the loop's close phase
+  const seen: unknown[][] = [];
+  for (const m of [childProcess, forklab]) {
+    await settle();
+    const base = count();
+    let thrown: string | undefined;
+    try {
+      m.spawn('true', [], { ...LIMIT, stdio: 'ignore', cwd: '/etc/passwd' });
+    } catch (e) {
+      thrown = (e as NodeJS.ErrnoException).code;
+    }
+    const afterThrow = count() - base;
+    await settle();
+    const settled = count() - base;
+    const c = m.spawn('true', [], { ...LIMIT, stdio: 'ignore' });
+    const exited = new Promise<number>((r) => c.on('exit', () => r(count() - base)));
+    const done = closed(c);
+    const inExit = await exited;
+    await done;
+    await settle();
+    seen.push([thrown, afterThrow, settled, inExit, count() - base]);
+  }
+  assert.deepEqual(seen[0], ['ENOTDIR', 1, 0, 1, 0]);
+  assert.deepEqual(seen[1], seen[0]);
+});
+
 test('process.getActiveResourcesInfo(): a running child is a ProcessWrap until it exits or is unref’d, as with child_process', async () => {
   const count = () => process.getActiveResourcesInfo().filter((x) => x === 'ProcessWrap').length;
   const seen: number[][] = [];

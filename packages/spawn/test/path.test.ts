@@ -118,6 +118,9 @@ test('empty and relative PATH entries are the child’s cwd; no PATH at all is /
 test('a cwd the child cannot enter: its error, whatever PATH holds', async () => {
   assert.match((await same('tool', good, { cwd: throughFile }))[0], /threw ENOTDIR spawn/);
   assert.match((await same('no-such-tool', good, { cwd: throughFile }))[0], /threw ENOTDIR spawn/);
+  // found in an entry before the last: the failed chdir is not taken for that candidate's error (the campaign,
+  // seed 20261209: forklab went on along PATH and reported the last entry's ENOENT)
+  assert.match((await same('tool', `${good}:/nonexistent`, { cwd: throughFile }))[0], /threw ENOTDIR spawn/);
   assert.match((await same('no-such-tool', good, { cwd: join(tmp, 'missing-dir') }))[0], /error ENOENT/);
 });
 

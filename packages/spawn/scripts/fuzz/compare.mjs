@@ -9,8 +9,11 @@ export const NORMALISATIONS = [
   'under register, its own "--import REGISTER" is left out of the arguments fork passes on (process.execArgv); when the case forks, the reference it is compared with runs with an --import of an empty module (scripts/fuzz/noop.mjs), left out the same way, since a forked child inherits --import and Node then loads its main module as an ES module',
   "after a sync call that failed with EMFILE or ENFILE, eventpoll descriptors are not counted: Node's spawnSync then leaves its private loop's epoll descriptor open (Node 20-26), which @forklab/spawn does not copy",
   'after an async spawn that failed with EMFILE or ENFILE, socket descriptors are not counted: child_process returns early then and leaves the parent ends of the stdio pipes open (Node 24), which @forklab/spawn closes',
+  "in the runner's stderr, the inspector's lines (a Node child sent SIGUSR1 starts it) are left out: its URL holds a random id, and whether port 9229 was free depends on the other cases running at the time",
   'during the call, descriptors of kind pidfd are not counted: @forklab/spawn reaps each running child through a pidfd (README, "What differs": reaping)',
 ];
+
+const INSPECTOR_LINE = /^(Debugger listening on ws:\/\/|For help, see: https:\/\/nodejs\.org\/en\/docs\/inspector|Starting inspector on \S+ failed: |Debugger ending on ws:\/\/)/;
 
 /** An observation with the run's own directory replaced; pidfds left out of the descriptors counted during the call. */
 export function normalise(obs, dir, register) {
@@ -27,7 +30,7 @@ export function normalise(obs, dir, register) {
       .replace(/node\[\d+\]/g, 'node[<pid>]')
       .replace(/\n----- Native stack trace -----[\s\S]*$/, '\n')
       .split('\n')
-      .filter((l) => !/^\s+at /.test(l))
+      .filter((l) => !/^\s+at /.test(l) && !INSPECTOR_LINE.test(l))
       .join('\n');
   }
   if (o.during?.fds) delete o.during.fds.pidfd;

@@ -126,6 +126,12 @@ export const caseArb = fc.record({ fn: fc.constantFrom(...FUNCTIONS), command, s
     // fork needs an 'ipc' entry: most arrays get one, so that the case runs
     if (Array.isArray(out.opts.stdio) && !out.opts.stdio.includes('ipc') && out.steps.length % 4 !== 3) out.opts.stdio = [...out.opts.stdio.slice(0, 3), 'ipc'];
   }
+  // what the parent does at a time (a kill, an abort) lands while the child sleeps: a child that ends before it
+  // makes the outcome a race with how fast the child was started (posix_spawn's is sooner than fork's under load:
+  // seed 20261208 stopped on a kill at 50 ms that missed forklab's child, already gone, and hit child_process's;
+  // seed 20261211 on one that landed before or after a flooding child's first lines: the sleep comes first)
+  const timed = out.parent.kill || (typeof out.opts.signal === 'string' && out.opts.signal.startsWith('abortAfter'));
+  if (timed && out.steps[0]?.sleep !== 400) out.steps = [{ sleep: 400 }, ...out.steps];
   // a child that reads its stdin waits for an end: the sync family with an inherited stdin reads /dev/null
   if (out.state.fdsFree !== undefined && out.state.worker) delete out.state.worker;
   return out;

@@ -1,26 +1,8 @@
-// Differences the campaign finds that are known defects of @forklab/spawn (issue 42), each matched narrowly
+// Differences the campaign finds that are known defects of @forklab/spawn not fixed yet, each matched narrowly
 // (the Node line, the field, and nothing else differing in it), so that anything else is still a failure.
 // Printed with the first case that showed it; --strict-known counts them as failures too.
 
 const parse = (v) => (v === undefined ? undefined : JSON.parse(v));
-
-/** Whether a subject run and a reference run agree once the async context each callback was given is left out. */
-function onlyStores(diff, storeAt) {
-  const strip = (v) => JSON.stringify(Array.isArray(v) ? v.map((e, i) => (storeAt === 'last' ? (Array.isArray(e) ? e.slice(0, -1) : e) : i === storeAt ? null : e)) : v);
-  const refs = new Set(diff.reference.map((v) => strip(parse(v))));
-  return diff.subject.some((v) => refs.has(strip(parse(v))));
-}
-
-/** The subject lists one 'ProcessWrap' fewer than a reference run, and nothing else differs. */
-function oneProcessWrapLess(diff) {
-  return diff.subject.some((sv) =>
-    diff.reference.some((rv) => {
-      const r = parse(rv);
-      const i = Array.isArray(r) ? r.indexOf('ProcessWrap') : -1;
-      return i >= 0 && JSON.stringify([...r.slice(0, i), ...r.slice(i + 1)]) === sv;
-    }),
-  );
-}
 
 /** The same events with the same arguments, 'disconnect' at another place. */
 function sameEventsReordered(diff) {
@@ -30,34 +12,13 @@ function sameEventsReordered(diff) {
 }
 
 export const KNOWN = {
-  alsAfterGc: 'issue 42: AsyncLocalStorage lost in async callbacks on Node 20 and 22 (the napi_async_init resource is held weakly and collected)',
-  syncTimeoutWhileWriting: "issue 42: spawnSync's timeout is not looked at while the child keeps writing",
-  syncStdinClosed: "issue 42: spawnSync closes its end of the child's stdin where Node shuts it down for writing (a child writing to fd 0)",
   // found by this campaign, not fixed yet (each with the seed that found it)
-  workerCloseWarning:
-    'campaign, seed 202 on Node 24: in a worker, a spawn that fails (cwd a file: ENOTDIR) has forklab close the pipe descriptors with fs.closeSync, and Node 24 warns "File descriptor N closed but not opened in unmanaged mode"',
-  closingHandleListed:
-    "campaign, seed 202 on Node 24: right after a spawn that throws, child_process's closing ProcessWrap is still listed by getActiveResourcesInfo() (until its close callback); forklab's is not",
   disconnectAfterClose:
-    "campaign, seed 101 on Node 20: fork in a worker with GC and a timeout that kills the child: forklab emits 'exit' and 'close' before 'disconnect', child_process 'disconnect' first",
-  permissionSpoofed: 'issue 42: under the permission model, a replaced process.permission.has lets forklab start a child that Node refuses',
+    "campaign, seed 101 on Node 20: fork with GC (--expose-gc; in a worker or not) and a timeout that kills the child: forklab emits 'exit' and 'close' before 'disconnect', child_process 'disconnect' first (replayed on 2026-12-07 with steps [{sleep:400}], timeout 100, state {gc:true}: through register in each of 3 runs)",
 };
 
 /** The name of the known defect that explains this difference, or null. */
-export function knownDefect(kase, subject, diff, major) {
-  const async = !kase.fn.endsWith('Sync');
-  if (async && (major === 20 || major === 22) && kase.state.als) {
-    if (diff.field === 'events' && onlyStores(diff, 'last')) return KNOWN.alsAfterGc;
-    if (diff.field === 'callback' && onlyStores(diff, 3)) return KNOWN.alsAfterGc;
-  }
-  const served = subject === 'module' || subject === 'register';
-  if (served && kase.fn.endsWith('Sync')) {
-    if (kase.opts.timeout > 0 && kase.steps.some((s) => 'chatty' in s || 'out' in s || 'err' in s)) return KNOWN.syncTimeoutWhileWriting;
-    if (kase.steps.some((s) => 'write0' in s)) return KNOWN.syncStdinClosed;
-  }
-  if (served && kase.state.permission === 'spoof') return KNOWN.permissionSpoofed;
-  if (kase.state.worker && diff.field === 'stderr' && diff.subject.every((v) => v?.includes('closed but not opened in unmanaged mode'))) return KNOWN.workerCloseWarning;
-  if (diff.field === 'during.res' && oneProcessWrapLess(diff)) return KNOWN.closingHandleListed;
-  if (kase.fn === 'fork' && kase.state.worker && kase.state.gc && diff.field === 'events' && sameEventsReordered(diff)) return KNOWN.disconnectAfterClose;
+export function knownDefect(kase, _subject, diff, _major) {
+  if (kase.fn === 'fork' && kase.state.gc && diff.field === 'events' && sameEventsReordered(diff)) return KNOWN.disconnectAfterClose;
   return null;
 }
