@@ -37,12 +37,16 @@ export function fmtMetric(value: number, metric: string | undefined): string {
   return unit ? `${fmtNum(value)} ${unit}` : fmtNum(value);
 }
 
-/** What one unit of a key is called: "rssMb" → "MB", "vmas" → "VMA" (a key without a unit: its words, singular). */
+/** What one unit of a key is called: "rssMb" → "MB", a count of VMAs → "VMA" (a key without a unit: its words, singular). */
 function perUnit(over: string): string {
   const unit = /(Kb|Mb|Bytes|Ns|Ms)$/.exec(over)?.[1];
   if (unit) return { Kb: 'kB', Mb: 'MB', Bytes: 'byte', Ns: 'ns', Ms: 'ms' }[unit]!;
-  const w = over.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
-  return w === 'vmas' ? 'VMA' : w.replace(/s$/, '');
+  const w = over
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .replace(/s$/, '');
+  // a short single word is an abbreviation (VMA, PTE)
+  return /^[a-z]{2,3}$/.test(w) ? w.toUpperCase() : w;
 }
 
 /**
