@@ -58,10 +58,12 @@ test('a machine whose runs agree keeps its verdicts, with a drift below the prio
   assert.equal(learnt.verdict, 'holds', learnt.detail);
   assert.equal(prior.drift!.runs, 0);
   assert.ok(learnt.drift!.percent < prior.drift!.percent, `${learnt.drift!.percent} vs ${prior.drift!.percent}`);
+  // which prior weighed in is the verdict's data; the outputs say it once for all verdicts, not as a note on each
   assert.ok(
-    prior.notes.some((n) => /no earlier run here, so the prior for timings/.test(n)),
-    prior.notes.join(' | '),
+    prior.drift!.priors.some((p) => /the prior for timings/.test(p)),
+    prior.drift!.priors.join(' | '),
   );
+  assert.ok(!prior.notes.some((n) => /drift between runs|prior/.test(n)), prior.notes.join(' | '));
   const own = historyOf([now]);
   const self = evaluateClaim([now], claim(CLAIM), { drift: { history: { create: own } } });
   assert.equal(self.drift!.runs, 0, 'its own estimates are not history');

@@ -57,7 +57,7 @@ describe('rules of evidence', () => {
     );
     const s = verdictOf('000.thp-off-slope-16x', docs(falling));
     assert.equal(s.verdict, 'not-measurable');
-    assert.match(s.detail, /slope of method=fork-exec,thp=off is negative .* differing or non-positive sign/);
+    assert.match(s.detail, /not measurable: the fit falls \(the fit through method=fork-exec,thp=off: -3\.60 µs per MB .*\), so there is no ratio of the slopes/);
     // fork+exec cheaper than fork+_exit for both targets: execve "costs" a negative time.
     const negative = edit(
       'exec',
@@ -86,7 +86,7 @@ describe('rules of evidence', () => {
       assert.equal(v.verdict, 'inconclusive', `${id}: ${v.detail}`);
       assert.match(
         v.detail,
-        /slope of method=fork-exec,thp=on = -[\d.]+ (ns|µs) per rssMb \[95 % CI -[\d.]+ (ns|µs) per rssMb to [\d.]+ (ns|µs) per rssMb, this run\]: its interval reaches above 0/,
+        /the fit through method=fork-exec,thp=on falls at its point \(-[\d.]+ µs per MB \[95 % CI -[\d.]+ µs per MB to [\d.]+ µs per MB, this run\]\) but its interval reaches above 0/,
       );
       assert.ok(v.settle, `${id}: an open verdict says what would settle it`);
     }
@@ -98,7 +98,8 @@ describe('rules of evidence', () => {
     );
     const f = verdictOf('000.pmd-cost-442ns', docs(falling));
     assert.equal(f.verdict, 'not-measurable', f.detail);
-    assert.match(f.detail, /is negative \(-2\.00 µs per rssMb; 95 % CI .* it falls\)/);
+    assert.match(f.detail, /not measurable: the fit falls \(the fit through method=fork-exec,thp=on: -2\.00 µs per MB \[95 % CI .*\]\), so there is no cost per entry/);
+    assert.doesNotMatch(f.detail, /ns\/entry|per rssMb/);
   });
 
   test("a value the run's parameters name but whose configurations are missing makes the claim not measurable", () => {

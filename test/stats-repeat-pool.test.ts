@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { mulberry32 } from '../src/stats/random.js';
-import { groupWeight, poolInflation, pooledRepeatInterval, repeatPool, type CellRepeats, type RepeatPool } from '../src/stats/repeat-pool.js';
+import { influenceWeight, poolInflation, pooledRepeatInterval, repeatPool, type CellRepeats, type RepeatPool } from '../src/stats/repeat-pool.js';
 
 const median = (a: readonly number[]) => {
   const s = [...a].sort((x, y) => x - y);
@@ -13,34 +13,42 @@ const median = (a: readonly number[]) => {
   return n % 2 ? s[(n - 1) / 2]! : (s[n / 2 - 1]! + s[n / 2]!) / 2;
 };
 
-/** A run: cells × repeats × samples. `spread` > 1: each cell's σb drawn log-uniformly within ÷spread … ×spread. */
-function simulateRun(rng: () => number, o: { repeats: number; sb: number; sw: number; n: number; spread?: number; cells?: number }): number[][][] {
+/**
+ * A run: cells × repeats × samples. `spread` > 1: each cell's σb drawn log-uniformly within ÷spread … ×spread.
+ * `sr`: a round effect exp(N(0, sr)) shared by every cell of a repeat (a load that lifts a whole round).
+ */
+function simulateRun(rng: () => number, o: { repeats: number; sb: number; sw: number; n: number; spread?: number; cells?: number; sr?: number }): number[][][] {
   const gauss = () => {
     let u = 0;
     while (u === 0) u = rng();
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng());
   };
+  const round = Array.from({ length: o.repeats }, () => (o.sr ?? 0) * gauss());
   return Array.from({ length: o.cells ?? 24 }, () => {
     const sb = o.sb * (o.spread ? Math.exp(Math.log(o.spread) * (2 * rng() - 1)) : 1);
-    return Array.from({ length: o.repeats }, () => {
-      const b = sb * gauss();
+    return Array.from({ length: o.repeats }, (_, r) => {
+      const b = round[r]! + sb * gauss();
       return Array.from({ length: o.n }, () => Math.exp(b + o.sw * gauss()));
     });
   });
 }
 
-const poolOf = (cells: number[][][]): RepeatPool => repeatPool(cells.map((c): CellRepeats => ({ byRepeat: new Map(c.map((r, i) => [i, median(r)])), probe: null })))!;
-const group = (cells: number[][][], i: number) => ({ stat: median(cells[i]!.flat()), weight: groupWeight(cells[i]!.map((r) => r.length)), key: String(i), probe: String(i) });
+const poolOf = (cells: number[][][], rounds = false): RepeatPool =>
+  repeatPool(
+    cells.map((c): CellRepeats => ({ byRepeat: new Map(c.map((r, i) => [i, median(r)])), probe: null })),
+    { rounds },
+  )!;
+const group = (cells: number[][][], i: number) => ({ stat: median(cells[i]!.flat()), weight: influenceWeight(cells[i]!, 'median'), key: String(i), probe: String(i) });
 
 /** Over seeded runs: coverage of the true ratio 1 of cells 0 and 1, mean span high ÷ low, and how often flat cells 2–5 are called above 1.25×. */
-export function repeatPoolCoverage(seed: number, o: Parameters<typeof simulateRun>[1], runs: number) {
+export function repeatPoolCoverage(seed: number, o: Parameters<typeof simulateRun>[1], runs: number, rounds = false) {
   const rng = mulberry32(seed);
   let hit = 0;
   let span = 0;
   let notFlat = 0;
   for (let k = 0; k < runs; k++) {
     const cells = simulateRun(rng, o);
-    const pool = poolOf(cells);
+    const pool = poolOf(cells, rounds);
     const iv = pooledRepeatInterval([group(cells, 0), group(cells, 1)], (s) => s[0]! / s[1]!, pool, { seed: k + 1, draws: 1000 })!;
     if (iv.low <= 1 && iv.high >= 1) hit++;
     span += iv.high / iv.low;
@@ -74,6 +82,53 @@ test('cells whose scatter differs threefold either way still keep coverage near 
   const r = repeatPoolCoverage(5, { repeats: 2, sb: 0.3, sw: 0.3, n: 80, spread: 3 }, 400);
   t.diagnostic(`spread 3: coverage ${(r.cover * 100).toFixed(1)} %, span ${r.span.toFixed(2)}×, flat called above 1.25× ${(r.notFlat * 100).toFixed(1)} %`);
   assert.ok(r.cover >= 0.88, `coverage ${(r.cover * 100).toFixed(1)} %`);
+});
+
+test('rounds as blocks: a load that lifts a whole round is taken out, so ratios of cells stay covered and get narrower', (t) => {
+  const rows: string[] = [];
+  for (const o of [
+    { repeats: 2, sb: 0.15, sw: 0.3, n: 60, sr: 0.3 },
+    { repeats: 3, sb: 0.15, sw: 0.3, n: 40, sr: 0.3 },
+    { repeats: 4, sb: 0.15, sw: 0.3, n: 30, sr: 0.3 },
+    { repeats: 2, sb: 0.3, sw: 0.3, n: 80 },
+    { repeats: 4, sb: 0.3, sw: 0.3, n: 40 },
+    { repeats: 3, sb: 0.15, sw: 0.3, n: 40, sr: 0.3, spread: 3 },
+  ]) {
+    const oneWay = repeatPoolCoverage(11, o, 300);
+    const blocks = repeatPoolCoverage(11, o, 300, true);
+    const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+    rows.push(
+      `| ${o.repeats} | ${o.sr ?? 0} | ${o.sb} | ${o.sw}, ${o.n} | ${o.spread ? `÷${o.spread} … ×${o.spread}` : 'equal'} | ${pct(oneWay.cover)}, ${oneWay.span.toFixed(2)}× | ${pct(blocks.cover)}, ${blocks.span.toFixed(2)}× | ${pct(blocks.notFlat)} |`,
+    );
+    if (o.spread) {
+      assert.ok(blocks.cover >= 0.85, `${JSON.stringify(o)}: coverage ${pct(blocks.cover)}`);
+      continue;
+    }
+    assert.ok(blocks.cover >= 0.92 && blocks.cover <= 0.985, `${JSON.stringify(o)}: coverage ${pct(blocks.cover)}`);
+    assert.ok(blocks.notFlat <= 0.06, `${JSON.stringify(o)}: flat cells called above 1.25× in ${pct(blocks.notFlat)}`);
+    // with a round effect the blocks' interval is narrower than the one-way pool's; without one it is hardly wider
+    if (o.sr) assert.ok(blocks.span < oneWay.span * 0.9, `${JSON.stringify(o)}: span ${blocks.span} against ${oneWay.span}`);
+    else assert.ok(blocks.span < oneWay.span * 1.1, `${JSON.stringify(o)}: span ${blocks.span} against ${oneWay.span}`);
+  }
+  t.diagnostic(`repeats | σr | σb | σw, samples | cells' σb | one-way: covered, span | rounds as blocks: covered, span | flat called above 1.25×\n${rows.join('\n')}`);
+});
+
+test('each round’s shift is found and taken out: a cell whose repeats move with their round is not inflated', () => {
+  // 10 cells, 3 rounds; round 2 lifts every cell by e^0.4, round 3 lowers it by e^-0.2; a little noise
+  const rng = mulberry32(4);
+  const cells: CellRepeats[] = Array.from({ length: 10 }, (_, c) => ({
+    byRepeat: new Map([1, 2, 3].map((r) => [r, Math.exp(c * 0.1 + (r === 2 ? 0.4 : r === 3 ? -0.2 : 0) + 0.02 * (rng() - 0.5))])),
+    probe: null,
+  }));
+  const oneWay = repeatPool(cells)!;
+  const blocks = repeatPool(cells, { rounds: true })!;
+  assert.equal(blocks.df, oneWay.df - 2);
+  assert.ok(blocks.variance < oneWay.variance / 100, `${blocks.variance} against ${oneWay.variance}`);
+  const shifts = blocks.roundShifts!;
+  assert.ok(Math.abs(shifts[1]! - shifts[0]! - 0.4) < 0.02 && Math.abs(shifts[2]! - shifts[0]! + 0.2) < 0.02, JSON.stringify(shifts));
+  const own = [...cells[0]!.byRepeat.values()];
+  assert.equal(poolInflation(own, blocks), 1);
+  assert.ok(poolInflation([own[0]!, own[1]! * 2, own[2]!], blocks) > 10);
 });
 
 test('cells timed in the same probes share their draws by the pooled correlation: their ratio is tighter than of cells apart', () => {

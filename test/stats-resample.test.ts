@@ -152,3 +152,14 @@ test('series in rounds share their repeat draws: what a round shares cancels in 
   // Unequal numbers of repeats cannot be drawn in rounds.
   assert.throws(() => bootstrapQuantity({ blocks: [{ series: [a, b.slice(1)], rounds: true }], statistic: 'median', combine: ratio }, { seed: 2 }), /same number of repeats/);
 });
+
+test('withinRepeats keeps every repeat and draws only the iterations within each: repeats far apart no longer swing the median', () => {
+  // one series, two repeats at 100 and 200 with a little noise each: drawing the repeats moves the median by half
+  const rep = (level: number) => Array.from({ length: 50 }, (_, i) => level * (1 + ((i % 10) - 4.5) / 500));
+  const q: Quantity = { blocks: [single([rep(100), rep(200)])], statistic: 'median', combine: (s) => s[0]! };
+  const both = bootstrapQuantity(q, { seed: 1 })!;
+  const within = bootstrapQuantity(q, { seed: 1, withinRepeats: true })!;
+  assert.ok(both.high - both.low > 50, `${both.low}–${both.high}`);
+  assert.ok(within.high - within.low < 10, `${within.low}–${within.high}`);
+  assert.ok(within.low <= within.point && within.point <= within.high);
+});

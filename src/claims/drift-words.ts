@@ -54,12 +54,6 @@ function driftWords(d: VerdictDrift): string {
 
 const outcomeWords = (o: 'holds' | 'differs' | 'inconclusive') => (o === 'holds' ? 'it holds' : o === 'differs' ? 'it differs' : 'it is open');
 
-/** The note a verdict gets when priors weigh in its drift (few or no earlier runs here); null when none does. */
-export function priorsNote(d: VerdictDrift): string | null {
-  if (!d.priors.length) return null;
-  return `drift between runs: ${d.runs === 0 ? 'no earlier run here' : `only ${plural(d.runs, 'earlier run')} here`}, so ${d.priors.join('; ')} weighs in`;
-}
-
 /**
  * The words for a verdict that only the drift keeps open, where this run alone says `alone`: what to add to its
  * detail (near the band's edge), and what would settle it (`sessions`: the separate runs these data pool).

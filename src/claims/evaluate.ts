@@ -13,7 +13,7 @@ import { judgePerEntry, judgeSlopeRatio } from './lines.js';
 import { judgeFlat, judgeGrowsLinearly } from './shapes.js';
 import { NotMeasurable, dataFor, type ExperimentData } from './select.js';
 import { QuantityLog, type DriftOptions, type QuantityEstimate } from './drift.js';
-import { driftKeepsOpen, priorsNote, summarizeDrift, type VerdictDrift } from './drift-words.js';
+import { driftKeepsOpen, summarizeDrift, type VerdictDrift } from './drift-words.js';
 import type { Range } from './bands.js';
 
 /** Every verdict, in the order a document's reader names them. */
@@ -65,8 +65,7 @@ export interface EvaluateOptions {
 function applyDrift(v: Verdict, d: VerdictDrift, within: Judgement, sessions: number): void {
   v.drift = d;
   v.withinRun = { verdict: within.outcome, ...(within.interval ? { interval: within.interval as Range } : {}) };
-  const priors = priorsNote(d);
-  if (priors !== null) v.notes.push(priors);
+  // which priors weighed in stays in v.drift.priors: the outputs say it once for all verdicts (report/verdicts.ts intervalsLine)
   if (v.verdict !== 'inconclusive' || within.outcome === 'inconclusive') return;
   const open = driftKeepsOpen(d, within.outcome, sessions);
   v.plain = `${v.plain ?? v.detail}; ${open.near}`;

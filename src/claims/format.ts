@@ -37,9 +37,26 @@ export function fmtMetric(value: number, metric: string | undefined): string {
   return unit ? `${fmtNum(value)} ${unit}` : fmtNum(value);
 }
 
-/** A slope of a metric over a key: "3.61 µs per rssMb", "0.26 kB per vmas". */
+/** What one unit of a key is called: "rssMb" → "MB", a count of VMAs → "VMA" (a key without a unit: its words, singular). */
+function perUnit(over: string): string {
+  const unit = /(Kb|Mb|Bytes|Ns|Ms)$/.exec(over)?.[1];
+  if (unit) return { Kb: 'kB', Mb: 'MB', Bytes: 'byte', Ns: 'ns', Ms: 'ms' }[unit]!;
+  const w = over
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .replace(/s$/, '');
+  // a short single word is an abbreviation (VMA, PTE)
+  return /^[a-z]{2,3}$/.test(w) ? w.toUpperCase() : w;
+}
+
+/**
+ * A slope of a metric over a key in words and units: "29.1 µs per MB", "0.26 kB per VMA". A time per MB is said in
+ * µs, as every growth table and conclusion gives it, so that one slope has one value wherever it is shown.
+ */
 export function fmtSlope(slope: number, metric: string | undefined, over: string): string {
-  return `${fmtMetric(slope, metric)} per ${over}`;
+  const per = perUnit(over);
+  if (metricUnit(metric) === 'ns' && per === 'MB') return `${fmtNum(slope / 1000)} µs per MB`;
+  return `${fmtMetric(slope, metric)} per ${per}`;
 }
 
 export function fmtFactor(x: number): string {

@@ -5,7 +5,7 @@
 import type { CheckStatistic, Expectation, PerEntryCheck, Series, SlopeRatioCheck } from '../reference/published.js';
 import { linearFit } from '../stats/regression.js';
 import { pooledStatistic } from '../stats/resample.js';
-import { checkCells, checkPositive, positiveRatio } from './evidence.js';
+import { checkCells, positiveRatio } from './evidence.js';
 import { fmtSlope } from './format.js';
 import { finite, judgeExpectation, measureWithinRun, statOf, type JudgeContext, type Judgement } from './judgement.js';
 import type { Quantity } from './quantity.js';
@@ -79,7 +79,7 @@ const pointSlope = (p: Points, stat: CheckStatistic) =>
 /**
  * Slopes a magnitude divides by, or divides, must rise. One whose fitted point does not: when its own interval
  * (within this run) still reaches above 0, the noise hides whether it rises and the claim is inconclusive, saying
- * so; when the whole interval lies at or below 0, it falls, and the claim is not measurable (checkPositive).
+ * so; when the whole interval lies at or below 0, it falls, and the claim is not measurable: the fit falls, said in words, never as a cost or a ratio.
  * Null: every slope rises.
  */
 function notRising(
@@ -102,9 +102,10 @@ function notRising(
         )
       : null;
     const iv = m ? finite(m.interval).interval : undefined;
-    const label = `the slope of ${describeSeries(sel)}`;
+    const label = `the fit through ${describeSeries(sel)}`;
+    const ci = iv ? ` [95 % CI ${fmt(iv.low)} to ${fmt(iv.high)}, this run]` : '';
     if (m && iv && iv.high > 0) {
-      const reach = `${label} = ${fmt(slope)} [95 % CI ${fmt(iv.low)} to ${fmt(iv.high)}, this run]: its interval reaches above 0, so this run cannot tell whether it rises, and ${quantity} has no bounded interval`;
+      const reach = `${label} falls at its point (${fmt(slope)}${ci}) but its interval reaches above 0: this run cannot tell whether it rises, so the ${quantity} is not established`;
       return {
         outcome: 'inconclusive',
         measured: null,
@@ -115,7 +116,8 @@ function notRising(
         minRepeats: m.minRepeats,
       };
     }
-    checkPositive([{ label, value: slope, fmt, ...(iv ? { why: `95 % CI ${fmt(iv.low)} to ${fmt(iv.high)}: it falls` } : {}) }], what);
+    // a falling fit gives no cost and no ratio: said in words, never printed as one
+    throw new NotMeasurable(`${what}: not measurable: the fit falls (${label}: ${Number.isFinite(slope) ? fmt(slope) : 'no slope'}${ci}), so there is no ${quantity}`);
   }
   return null;
 }
@@ -134,7 +136,7 @@ export function judgeSlopeRatio(c: SlopeRatioCheck, ctx: JudgeContext): Judgemen
     c.over,
     stat,
     `${ctx.data.experiment}: ${label}`,
-    'the ratio of the slopes',
+    'ratio of the slopes',
     c as Expectation,
     ctx,
   );
@@ -146,7 +148,7 @@ export function judgeSlopeRatio(c: SlopeRatioCheck, ctx: JudgeContext): Judgemen
 export function judgePerEntry(c: PerEntryCheck, ctx: JudgeContext): Judgement {
   const stat = statOf(c);
   const p = points(ctx.data, c.series, c.over, undefined, 2);
-  const open = notRising([{ sel: c.series, p }], c.over, stat, `${ctx.data.experiment}: a cost per entry`, 'the cost per entry', c as Expectation, ctx);
+  const open = notRising([{ sel: c.series, p }], c.over, stat, `${ctx.data.experiment}: a cost per entry`, 'cost per entry', c as Expectation, ctx);
   if (open) return open;
   const q = lineQuantity(p, stat, (ys) => {
     const slope = slopeOf(p.xs, ys);

@@ -5,7 +5,7 @@
 import type { CheckStatistic } from '../reference/published.js';
 import { clusterWidening, widen } from '../stats/clusters.js';
 import { bootstrapQuantity, pooledStatistic, type Block } from '../stats/resample.js';
-import { poolInflation, groupWeight, pooledRepeatInterval, type RepeatPool } from '../stats/repeat-pool.js';
+import { influenceWeight, poolInflation, pooledRepeatInterval, type RepeatPool } from '../stats/repeat-pool.js';
 import type { Range } from './bands.js';
 import type { DriftScale } from '../stats/drift.js';
 import type { OperandGroups } from './select.js';
@@ -115,12 +115,19 @@ export function measureQuantity(q: Quantity, ctx: MeasureContext): Measured {
   const minRepeats = Math.min(...q.groups.map((g) => g.length));
   if (q.groups.every((g) => g.reduce((a, r) => a + r.length, 0) < 2)) return { point, interval: null, minRepeats };
   const { blocks, slot } = blocksOf(q, ctx.paired, ctx.probeOf);
-  const ci = bootstrapQuantity({ blocks, statistic: q.stat, combine: (s) => q.combine(slot.map((j) => s[j]!)) }, { seed: ctx.seed, confidence: ctx.confidence ?? 0.95 });
-  if (ci === null) return { point, interval: { low: -Infinity, high: Infinity }, minRepeats };
-  // Borrowed from the other cells' repeats, never narrower than what this quantity's own samples show (repeats that
-  // agree by chance, or copies, would otherwise hide the sampling noise within each).
+  const boot = (withinRepeats: boolean) =>
+    bootstrapQuantity({ blocks, statistic: q.stat, combine: (s) => q.combine(slot.map((j) => s[j]!)) }, { seed: ctx.seed, confidence: ctx.confidence ?? 0.95, withinRepeats });
+  // Borrowed from the other cells' repeats, never narrower than what the samples within this quantity's own repeats
+  // show (repeats that agree by chance, or copies, would otherwise hide the sampling noise within each). Drawing the
+  // repeats themselves again would bring back the one degree of freedom the pool replaces.
   const borrowed = pooledInterval(q, ctx, point);
-  if (borrowed) return { point, interval: { low: Math.min(borrowed.low, ci.low), high: Math.max(borrowed.high, ci.high) }, minRepeats };
+  if (borrowed) {
+    const within = boot(true);
+    if (within === null) return { point, interval: { low: -Infinity, high: Infinity }, minRepeats };
+    return { point, interval: { low: Math.min(borrowed.low, within.low), high: Math.max(borrowed.high, within.high) }, minRepeats };
+  }
+  const ci = boot(false);
+  if (ci === null) return { point, interval: { low: -Infinity, high: Infinity }, minRepeats };
   // Few repeats: widened by the small-sample factor (src/stats/clusters.ts); a point outside its own interval
   // (a skewed statistic) widens about the nearer edge.
   const centre = Math.min(Math.max(point, ci.low), ci.high);
@@ -145,11 +152,7 @@ function pooledInterval(q: Quantity, ctx: MeasureContext, point: number): Range 
     );
   const groups = q.groups.map((g, i) => ({
     stat: pooledStatistic(g, q.stat),
-    weight:
-      groupWeight(
-        g.map((r) => r.length),
-        cellsOf(i),
-      ) * inflation(i),
+    weight: influenceWeight(g, q.stat, cellsOf(i)) * inflation(i),
     key: q.keys[i]!,
     probe: ctx.probeOf ? ctx.probeOf(q.keys[i]!) : q.keys[i]!,
   }));

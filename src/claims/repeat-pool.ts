@@ -22,7 +22,8 @@ export function poolOf(data: ExperimentData, stat: CheckStatistic): RepeatPool |
     cell.byRepeat.set(c.repeat, statistic(c.samplesNs, stat));
     cells.set(id, cell);
   }
-  const pool = repeatPool([...cells.values()] as CellRepeats[]);
+  // repeat r of every configuration was measured in round r (runs judged together are numbered on): rounds are blocks
+  const pool = repeatPool([...cells.values()] as CellRepeats[], { rounds: true });
   known.set(stat, pool);
   return pool;
 }

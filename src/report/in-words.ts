@@ -9,5 +9,5 @@ export function inWords(text: string): string {
   return text
     .replace(/\b([a-z][A-Za-z0-9]*)=([^\s,;()[\]]+),(?=[a-z][A-Za-z0-9]*=)/g, '$1=$2, ')
     .replace(/\b([a-z][A-Za-z0-9]*)=([^\s,;()[\]]+)/g, (_, k: string, v: string) => keyValueWords(k, v))
-    .replace(/\b([a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+)\b/g, (k: string) => (/(Kb|Mb|Bytes|Ns|Ms)$/.test(k) ? words(k) : baseWords(k)));
+    .replace(/\b([a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+)\b/g, (k: string) => (/(Kb|Mb|Bytes|Ns|Ms)$/.test(k) ? words(k) : baseWords(k)));
 }

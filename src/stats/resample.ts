@@ -60,6 +60,11 @@ export interface ResampleOptions {
   seed: number;
   confidence?: number;
   resamples?: number;
+  /**
+   * Keep every repeat as it is and draw only the iterations within each: the sampling noise inside the repeats alone
+   * (where the run-to-run scatter is accounted for otherwise: src/stats/repeat-pool.ts).
+   */
+  withinRepeats?: boolean;
 }
 
 export interface QuantityInterval {
@@ -158,7 +163,16 @@ function drawGroups(b: Block): number[][] {
  * Draws one resample of a block into `out` from `at`: the repeats (once for the whole block), then within each
  * drawn repeat the iterations, shared by the series drawn together (`groups`: the block's drawGroups).
  */
-function resampleBlock(b: Block, groups: readonly (readonly number[])[], prep: Prepared[], stat: ResampleStatistic, rng: () => number, out: number[], at: number): void {
+function resampleBlock(
+  b: Block,
+  groups: readonly (readonly number[])[],
+  prep: Prepared[],
+  stat: ResampleStatistic,
+  rng: () => number,
+  out: number[],
+  at: number,
+  withinRepeats = false,
+): void {
   const R = b.series[0]!.length;
   const picks: number[] = [];
   for (const ss of groups) {
@@ -169,7 +183,7 @@ function resampleBlock(b: Block, groups: readonly (readonly number[])[], prep: P
     let total = 0;
     for (let d = 0; d < R; d++) {
       // One repeat: nothing to draw at the top level (so one repeat is exactly the ordinary bootstrap).
-      picks[d] ??= R === 1 ? 0 : Math.floor(rng() * R);
+      picks[d] ??= R === 1 || withinRepeats ? d : Math.floor(rng() * R);
       const r = picks[d]!;
       const n = prep[ss[0]!]!.ranks[r]!.length;
       total += n;
@@ -235,7 +249,7 @@ export function bootstrapQuantity(q: Quantity, opts: ResampleOptions): QuantityI
   for (let r = 0; r < resamples; r++) {
     let at = 0;
     blocks.forEach((b, i) => {
-      resampleBlock(b, groups[i]!, prep[i]!, q.statistic, rng, stats, at);
+      resampleBlock(b, groups[i]!, prep[i]!, q.statistic, rng, stats, at, opts.withinRepeats === true);
       at += b.series.length;
     });
     const v = q.combine(stats);

@@ -2,7 +2,7 @@
 // claims give it (the run's repeats pooled across cells: src/stats/repeat-pool.ts), and how such figures are said.
 import { median } from '../../stats/descriptive.js';
 import { linearFit } from '../../stats/regression.js';
-import { poolInflation, groupWeight, pooledRepeatInterval, repeatPool, type RepeatPool } from '../../stats/repeat-pool.js';
+import { influenceWeight, poolInflation, pooledRepeatInterval, repeatPool, type RepeatPool } from '../../stats/repeat-pool.js';
 import type { Measurement } from '../types.js';
 
 /** One cell of a run: its ok repeats' samples, in repeat order. */
@@ -11,6 +11,8 @@ export interface RunCell {
   /** The probe processes it shares with other cells (null: its own). */
   probe: string | null;
   repeats: number[][];
+  /** The repeat (round) number of each of `repeats`. */
+  rounds: number[];
 }
 
 /** The run's cells by a key of a measurement (its series and identity), ok repeats with samples only. */
@@ -19,16 +21,20 @@ export function runCells(ms: readonly Measurement[], keyOf: (m: Measurement) => 
   for (const m of [...ms].sort((a, b) => a.repeat - b.repeat)) {
     if (m.state !== 'ok' || m.samplesNs.length === 0) continue;
     const k = keyOf(m);
-    const c = out.get(k) ?? { key: k, probe: probeOf(m), repeats: [] };
+    const c = out.get(k) ?? { key: k, probe: probeOf(m), repeats: [], rounds: [] };
     c.repeats.push(m.samplesNs);
+    c.rounds.push(m.repeat);
     out.set(k, c);
   }
   return out;
 }
 
-/** The run's pooled repeat scatter of medians (null: too few repeats). */
+/** The run's pooled repeat scatter of medians, its rounds taken out as blocks (null: too few repeats). */
 export function poolOfCells(cells: Iterable<RunCell>): RepeatPool | null {
-  return repeatPool([...cells].map((c) => ({ byRepeat: new Map(c.repeats.map((r, i) => [i, median(r)])), probe: c.probe })));
+  return repeatPool(
+    [...cells].map((c) => ({ byRepeat: new Map(c.repeats.map((r, i) => [c.rounds[i]!, median(r)])), probe: c.probe })),
+    { rounds: true },
+  );
 }
 
 export interface CellRatio {
@@ -46,7 +52,7 @@ const poolable = (cells: readonly RunCell[], pool: RepeatPool | null): pool is R
 const drawn = (c: RunCell, pool: RepeatPool) => ({
   stat: median(c.repeats.flat()),
   weight:
-    groupWeight(c.repeats.map((r) => r.length)) *
+    influenceWeight(c.repeats, 'median') *
     poolInflation(
       c.repeats.map((r) => median(r)),
       pool,
