@@ -7,7 +7,7 @@ import type { ReproduceDocument } from '../claims/reproduction.js';
 import { loadPublished, type Published } from '../reference/published.js';
 import { compareRuns } from '../store/compare.js';
 import { MICROSECONDS_PER_CALL, type TimeUnit } from '../experiments/types.js';
-import { findExperiment } from '../experiments/index.js';
+import { timeUnit } from './groups.js';
 import type { ClaimVerdict, PublishedComparison } from './judged.js';
 import { renderMarkdown } from './markdown.js';
 import { renderCompareMarkdown } from './compare.js';
@@ -109,8 +109,8 @@ export const FORMATS: { readonly [F in FormatName]: Format } = {
 /** The file formats in the order a command writes them (the data first, then the reports). */
 export const FILE_FORMATS: readonly FileFormat[] = ['json', 'html', 'markdown', 'csv'];
 
-/** The unit of an experiment's medians as it declares it (ns per page for cow); µs for an experiment this forklab does not know. */
-export const unitOf = (experiment: string): TimeUnit => findExperiment(experiment)?.unit ?? MICROSECONDS_PER_CALL;
+/** The unit of an experiment's medians as it declares it; µs for an experiment this forklab does not know. */
+export const unitOf = (experiment: string): TimeUnit => timeUnit(experiment);
 
 /** The experiment a document is of: the unit of its medians is that experiment's. */
 function experimentOf<K extends DocumentKind>(kind: K, doc: Documents[K]): string | null {
