@@ -11,6 +11,7 @@ import { dataFor } from '../src/claims/select.js';
 import { driftHistory, keepEstimates } from '../src/lab/drift-history.js';
 import { settle } from '../src/lab/settle.js';
 import { Store } from '../src/store/db.js';
+import { loadPublished } from '../src/reference/published.js';
 import { claim, p } from './helpers/claims-data.js';
 import { tempDir } from './helpers/tmp.js';
 import { at, createRun, historyOf } from './helpers/drift-runs.js';
@@ -159,11 +160,11 @@ test('the reports and the summary show the drift each verdict used, or that the 
     figures: judged.figures,
   };
   const { reproductionMarkdown, reproductionHtml } = await import('../src/report/reproduction.js');
-  const md = reproductionMarkdown(doc, [now]);
+  const md = reproductionMarkdown(doc, [now], loadPublished());
   assert.match(md, /Between runs here: ±[\d.]+ % \(from 8 earlier runs\)/);
   assert.match(md, /Intervals include the drift between runs on this machine \(learnt from up to 8 earlier runs here/);
   assert.match(md, /near the band's edge on this machine: runs here vary by ±/);
-  const html = await reproductionHtml(doc, [now]);
+  const html = await reproductionHtml(doc, [now], loadPublished());
   assert.match(html, /Between runs here: ±/);
   const { renderSummary } = await import('../src/report/summary.js');
   const { PLAIN } = await import('../src/report/verdicts.js');
@@ -173,7 +174,7 @@ test('the reports and the summary show the drift each verdict used, or that the 
   assert.match(summary.replace(/\n +/g, ' '), /Intervals include the drift between runs on this machine \(learnt from up to 8 earlier runs here/);
   const today = judgeDocuments([now], { seed: 1, articles: ['002'], drift: { withinRun: true } });
   assert.match(renderSummary(today, doc.experiments, PLAIN, 'footer'), /Intervals: this run's own \(--within-run\)/);
-  assert.doesNotMatch(reproductionMarkdown({ ...doc, verdicts: today.verdicts, withinRun: true }, [now]), /Between runs here/);
+  assert.doesNotMatch(reproductionMarkdown({ ...doc, verdicts: today.verdicts, withinRun: true }, [now], loadPublished()), /Between runs here/);
 });
 
 test('a reproduction stored as version 1 (verdicts without drift) still loads and reports', async () => {
@@ -196,7 +197,7 @@ test('a reproduction stored as version 1 (verdicts without drift) still loads an
     figures: judged.figures,
   };
   const doc = asReproduceDocument(JSON.parse(JSON.stringify(v1)), 'R1');
-  const md = reproductionMarkdown(doc, [now]);
+  const md = reproductionMarkdown(doc, [now], loadPublished());
   assert.match(md, /Article 002/);
   assert.doesNotMatch(md, /Between runs here/);
   assert.throws(() => asReproduceDocument({ ...v1, schemaVersion: 3 }, 'R9'), /schemaVersion 3; this forklab reads versions 1 and 2/);

@@ -2,7 +2,7 @@
 // Markdown, compare --fail-above for CI and its refusal of runs of different experiments.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqlite } from '../src/store/sqlite.js';
@@ -160,7 +160,47 @@ test('export --markdown: a row per configuration with units in the header', () =
   assert.match(r.stdout, /^\*\*spawn\*\* \(patched\)/);
   assert.match(r.stdout, /\| configuration \| repeats \| samples \| median µs \[95 % CI\] \| mean ± σ µs \| min µs \| max µs \| median ÷ fastest \|/);
   assert.match(r.stdout, /\| fork-exec \(rss 512 MB, thp off\) \| 2 \| 100 \| \d+ \[\d+–\d+\] \|/);
-  assert.equal(cli(db, 'export', '2', '--markdown', '--csv').code, 2);
+  const both = cli(db, 'export', '2', '--markdown', '--csv');
+  assert.equal(both.code, 2);
+  assert.match(both.stderr, /--csv: --markdown already writes to standard output; give one of them a file/);
+});
+
+test("export --markdown speaks in the experiment's unit: ns per page for a cow run, as show does", () => {
+  const db = fixtureDb();
+  const md = cli(db, 'export', '3', '--markdown');
+  assert.equal(md.code, 0, md.stderr);
+  assert.match(md.stdout, /\| median ns\/page \[95 % CI\] \| mean ± σ ns\/page \| min ns\/page \| max ns\/page \|/);
+  assert.doesNotMatch(md.stdout, /µs/);
+  // samples(9, 30, 5000): medians near 5000 ns, written as ns (thousands separated), not as 5.00 µs
+  assert.match(md.stdout, /\| first-write \(thp off\) \| 1 \| 30 \| [45],\d{3} \[/);
+  assert.match(cli(db, 'show', '3').stdout, /median ns\/page \[95 % CI\]/);
+});
+
+test('export writes several formats at once when each has its own file', () => {
+  const db = fixtureDb();
+  const csv = join(tmp, 'both.csv');
+  const md = join(tmp, 'both.md');
+  const r = cli(db, 'export', '2', '--csv', csv, '--markdown', md);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, '', 'nothing on standard output: the run document is the default only when no format is asked for');
+  assert.match(r.stderr, /forklab export: wrote .*both\.md\nforklab export: wrote .*both\.csv\n/);
+  assert.match(readFileSync(csv, 'utf8'), /^series,method,rssMb,thp,/);
+  assert.match(readFileSync(md, 'utf8'), /^\*\*spawn\*\* \(patched\)/);
+});
+
+test('compare A B --html FILE and --markdown FILE: the report of both runs, the table still printed', () => {
+  const db = fixtureDb();
+  const html = join(tmp, 'cmp.html');
+  const md = join(tmp, 'cmp.md');
+  const r = cli(db, 'compare', '1', '2', '--html', html, '--markdown', md);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /B\/A \[95 % CI\]/, 'the terminal table, as without the flags');
+  assert.match(readFileSync(html, 'utf8'), /<title>forklab spawn: run 1 against run 2<\/title>/);
+  assert.match(readFileSync(md, 'utf8'), /^## forklab spawn: run 1 against run 2\n/);
+  assert.match(readFileSync(md, 'utf8'), /\| configuration \| run 1 µs \| run 2 µs \|/);
+  const clash = cli(db, 'compare', '1', '2', '--html', '--markdown');
+  assert.equal(clash.code, 2);
+  assert.match(clash.stderr, /--markdown: --html already writes to standard output/);
 });
 
 test('compare --fail-above: exit 1 naming the figures when a significant difference is larger; 0 otherwise', () => {

@@ -6,12 +6,14 @@ import { compareRuns, type Comparison, type FigureComparison } from '../store/co
 import { UsageError } from '../experiments/types.js';
 import { renderTable } from '../text/table.js';
 import { fmtIn } from '../text/format.js';
-import { timeUnit } from '../report/groups.js';
+import { unitOf } from '../report/formats.js';
 import { resultsOf } from '../report/results.js';
 import { renderView } from '../report/terminal.js';
 import { findExperiment } from '../experiments/index.js';
 import type { RunDocument } from '../document/run.js';
-import { dbOption, emitTo, fileOption, noColorOption, planFileFlag } from './options.js';
+import { dbOption, fileOption, noColorOption } from './options.js';
+import { outputOf, planOutputs, writeOutputs } from './door.js';
+import type { ClaimVerdict } from '../report/judged.js';
 import { CliError } from './errors.js';
 import { colors, plain, guarded, localTime, out, RUN_HELP, show, withLazyStore, type Colors, type Opts } from './history-common.js';
 import { namedRuns, oneRun } from './named.js';
@@ -40,7 +42,7 @@ function renderComparison(cmp: Comparison, ids: [string, string], c: Colors): st
   else lines.push('same machine (hostname, kernel, CPU model and count, THP, pinning)');
   if (cmp.paramDifferences.length) lines.push(`parameters differ: ${cmp.paramDifferences.map((d) => `${d.name} ${show(d.a)} → ${show(d.b)}`).join('; ')}`);
   lines.push('');
-  const unit = timeUnit(cmp.a.experiment);
+  const unit = unitOf(cmp.a.experiment);
   const rows = cmp.figures.map((f) => [f.label, fmtIn(f.a.medianNs, unit), fmtIn(f.b.medianNs, unit), ratioCell(f), fmtP(f.pValue), verdictCell(f, c)]);
   lines.push(renderTable(['configuration', `A ${unit.label}`, `B ${unit.label}`, 'B/A [95 % CI]', 'p', 'B vs A'], rows));
   const r = cmp.rule;
@@ -87,6 +89,22 @@ function failureLines(failing: readonly FigureComparison[], pct: number): string
 
 interface CompareOpts extends Opts {
   failAbove?: string;
+  html?: string | boolean;
+  markdown?: string | boolean;
+}
+
+/** Each run judged alone, for a report to say which verdicts changed between them; none when either has none or the published figures cannot be read. */
+async function verdictsOf(docs: readonly [RunDocument, RunDocument]): Promise<[readonly ClaimVerdict[], readonly ClaimVerdict[]] | undefined> {
+  try {
+    const { runConclusions } = await import('../report/judged.js');
+    const { loadPublished } = await import('../reference/published.js');
+    const a = runConclusions(docs[0], loadPublished()).verdicts;
+    const b = runConclusions(docs[1], loadPublished()).verdicts;
+    return a.length && b.length ? [a, b] : undefined;
+  } catch (e) {
+    process.stderr.write(`forklab compare: the published figures could not be loaded (${(e as Error).message}); the report leaves the verdicts out\n`);
+    return undefined;
+  }
 }
 
 export function registerCompareCommand(program: Command): void {
@@ -98,11 +116,13 @@ export function registerCompareCommand(program: Command): void {
     .addOption(dbOption())
     .addOption(new Option('--fail-above <percent>', 'exit with status 1 when a marked (significant) difference is larger than this many percent, naming the figures (for CI)'))
     .addOption(fileOption('--json', 'write the comparison as JSON'))
+    .addOption(fileOption('--html', 'write both runs as one self-contained HTML report, what differs first (as forklab report --compare A B --html does)'))
+    .addOption(fileOption('--markdown', 'write the same report as Markdown'))
     .addOption(noColorOption())
     .exitOverride()
     .action((refA: string, refB: string, o: CompareOpts) =>
-      guarded('compare', () => {
-        const json = planFileFlag('--json', o.json);
+      guarded('compare', async () => {
+        const plan = planOutputs({ json: o.json, html: o.html, markdown: o.markdown });
         let pct: number | undefined;
         try {
           pct = parseFailAbove(o.failAbove);
@@ -120,8 +140,11 @@ export function registerCompareCommand(program: Command): void {
               `only runs of one experiment can be compared (forklab history --experiment ${docs[0].experiment} lists its runs)`,
           );
         const cmp = compareRuns(docs[0], docs[1]);
-        if (json) emitTo('--json', json, `${JSON.stringify(cmp, null, 1)}\n`);
-        else out(renderComparison(cmp, ids, colors(o)) + outcomesOf(docs, ids, colors(o)));
+        // The table on stdout unless a document is written there (then on stderr); the documents where asked.
+        // (with --json, as before the reports, the JSON stands for the table).
+        if (!plan.ownsStdout && !outputOf(plan, 'json')) out(renderComparison(cmp, ids, colors(o)) + outcomesOf(docs, ids, colors(o)));
+        const reports = plan.outputs.some((x) => x.format !== 'json');
+        await writeOutputs('compare', plan, 'compare', { a: docs[0], b: docs[1], labels: ids, verdicts: reports ? await verdictsOf(docs) : undefined });
         if (pct === undefined) return;
         const failing = failingFigures(cmp, pct);
         if (failing.length) {

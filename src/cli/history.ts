@@ -13,13 +13,12 @@ import { dbLocation } from './database.js';
 import { DocumentError, parseRunDocument } from '../document/validate.js';
 import { identityGroups, groupMedian } from '../store/compare.js';
 import type { RunDocument } from '../document/run.js';
-import { runsSamplesCsv, samplesCsv, summaryMarkdown } from '../report/export.js';
 import { isFileRef, namedRuns } from './named.js';
-import type { OutputTarget } from './output.js';
+import { outputOf, planOutputs, writeOutputs, writeText, type OutputPlan } from './door.js';
 import type { ReproduceDocument } from '../claims/reproduction.js';
 import { renderTable } from '../text/table.js';
 import { fmtInCi } from '../text/format.js';
-import { timeUnit } from '../report/groups.js';
+import { unitOf } from '../report/formats.js';
 import { resultsOf } from '../report/results.js';
 import { renderView } from '../report/terminal.js';
 import { findExperiment } from '../experiments/index.js';
@@ -27,7 +26,7 @@ import { witnessText } from '../report/markdown.js';
 import { paramFlags } from '../report/labels.js';
 import { fmtDuration } from './progress.js';
 import { CliError } from './errors.js';
-import { dbOption, emitTo, fileOption, labelOption, noColorOption, planFileFlag } from './options.js';
+import { dbOption, fileOption, labelOption, noColorOption } from './options.js';
 import { colors, guarded, localTime, out, RUN_HELP, statusText, withLazyStore, withStore, type Colors, type Opts, plain } from './history-common.js';
 import { registerCompareCommand } from './compare-command.js';
 import { registerRmCommand } from './rm.js';
@@ -57,7 +56,7 @@ function historyTable(rows: RunRow[], c: Colors): string {
  */
 function resultLines(doc: RunDocument, c: Colors): string[] {
   if (findExperiment(doc.experiment)?.figures === 'outcomes') return [renderView(resultsOf(doc), { color: c !== plain })];
-  const unit = timeUnit(doc.experiment);
+  const unit = unitOf(doc.experiment);
   const rows = identityGroups(doc).map((g) => {
     const med = groupMedian(g);
     return [
@@ -165,18 +164,18 @@ function registerHistory(program: Command): void {
     .action((o: HistoryOpts) =>
       guarded('history', () => {
         const filter = filterOf(o); // before the database is opened
-        const json = planFileFlag('--json', o.json);
+        const json = outputOf(planOutputs({ json: o.json }), 'json');
         let rows: RunRow[];
         try {
           rows = withStore(o, false, (s) => s.listRuns(filter));
         } catch (e) {
           if (!(e instanceof StoreError && e.kind === 'missing')) throw e;
-          if (json) emitTo('--json', json, '[]\n');
+          if (json) writeText('history', json, '[]\n');
           else process.stderr.write(`forklab history: ${e.message}\n`);
           return;
         }
         const filtered = Object.keys(filter).length > 0;
-        if (json) return emitTo('--json', json, `${JSON.stringify(rows, null, 1)}\n`);
+        if (json) return writeText('history', json, `${JSON.stringify(rows, null, 1)}\n`);
         if (rows.length === 0) out(`no runs${filtered ? ' match' : ''} in ${dbLocation(o.db).path}`);
         else out(`${historyTable(rows, colors(o))}\n${rows.length} run${rows.length === 1 ? '' : 's'}${filtered ? ' selected' : ''} in ${dbLocation(o.db).path}`);
         const repros = filter.experiment === undefined ? withStore(o, false, (s) => reproductionRows(s, filter)) : [];
@@ -189,11 +188,8 @@ function registerHistory(program: Command): void {
 }
 
 /** A reproduction's summary (show R1, show repro.json), or its document with --json. */
-function showReproduction(doc: ReproduceDocument, shown: string, o: Opts, json: OutputTarget | null): void {
-  if (json) {
-    emitTo('--json', json, `${JSON.stringify(doc, null, 1)}\n`);
-    return;
-  }
+async function showReproduction(doc: ReproduceDocument, shown: string, o: Opts, plan: OutputPlan): Promise<void> {
+  if (plan.outputs.length) return writeOutputs('show', plan, 'reproduction', { doc, runs: [] });
   const footer = `reproduction ${shown}: ${doc.preset === 'quick' ? 'quick preset (--quick)' : 'the articles’ settings'}, started ${localTime(doc.startedAt)}, seed ${doc.seed} (forklab report ${shown} --html report.html)`;
   out(renderSummary({ articles: doc.articles, verdicts: doc.verdicts, figures: doc.figures }, doc.experiments, colors(o), footer).trimEnd());
 }
@@ -208,12 +204,12 @@ function registerShow(program: Command): void {
     .addOption(noColorOption())
     .exitOverride()
     .action((ref: string, o: Opts) =>
-      guarded('show', () => {
-        const json = planFileFlag('--json', o.json);
+      guarded('show', async () => {
+        const plan = planOutputs({ json: o.json });
         if (isFileRef(ref)) {
           const named = withLazyStore(o, (open) => namedRuns(ref, open));
-          if (named.reproduction) return showReproduction(named.reproduction.doc, ref, o, json);
-          if (json) return emitTo('--json', json, `${JSON.stringify(named.docs[0], null, 1)}\n`);
+          if (named.reproduction) return showReproduction(named.reproduction.doc, ref, o, plan);
+          if (plan.outputs.length) return writeOutputs('show', plan, 'run', named.docs[0]!);
           return out(describeRun(ref, named.docs[0]!, colors(o)));
         }
         const repro = withStore(o, false, (s) => {
@@ -221,12 +217,12 @@ function registerShow(program: Command): void {
           const r = isReproductionRef(ref) ? s.resolveReproduction(ref) : made?.kind === 'reproduction' ? made.id : null;
           return r === null ? null : { id: r, stored: s.getReproduction(r) };
         });
-        if (repro) return showReproduction(asReproduceDocument(repro.stored.document, `reproduction R${repro.id}`), `R${repro.id}`, o, json);
+        if (repro) return showReproduction(asReproduceDocument(repro.stored.document, `reproduction R${repro.id}`), `R${repro.id}`, o, plan);
         const [id, doc] = withStore(o, false, (s) => {
           const id = s.resolveRun(ref);
           return [id, s.getDocument(id)] as const;
         });
-        if (json) emitTo('--json', json, `${JSON.stringify(doc, null, 1)}\n`);
+        if (plan.outputs.length) await writeOutputs('show', plan, 'run', doc);
         else out(describeRun(`run ${id}`, doc, colors(o)));
       }),
     );
@@ -243,26 +239,18 @@ function registerExport(program: Command): void {
     .addOption(dbOption())
     .exitOverride()
     .action((ref: string, o: Opts & { csv?: string | boolean; markdown?: string | boolean }) =>
-      guarded('export', () => {
-        if ([o.json, o.csv, o.markdown].filter((v) => v !== undefined).length > 1) throw new CliError('--json, --csv and --markdown: choose one');
-        const csv = planFileFlag('--csv', o.csv);
-        const markdown = planFileFlag('--markdown', o.markdown);
-        const json = planFileFlag('--json', o.json ?? true)!;
+      guarded('export', async () => {
+        // The run's JSON document on standard output unless another format is asked for; several can go to files.
+        const plan = planOutputs({ json: o.json, csv: o.csv, markdown: o.markdown }, 'json');
         const named = withLazyStore(o, (open) => namedRuns(ref, open));
         if (named.reproduction) {
           // Every run of the reproduction: one CSV (led by run and experiment), one Markdown table per run, or
           // the reproduction's document with its runs whole (judge and report --input read it).
           if (named.reproduction.missing)
             process.stderr.write(`forklab export: ${named.reproduction.missing} of ${named.shown}'s runs are no longer in the history (forklab rm)\n`);
-          if (csv) emitTo('--csv', csv, runsSamplesCsv(named.docs));
-          else if (markdown) emitTo('--markdown', markdown, named.docs.map((d) => `### ${d.experiment}, run ${(d.runId ?? '').slice(0, 8)}\n\n${summaryMarkdown(d)}`).join('\n'));
-          else emitTo('--json', json, `${JSON.stringify({ ...named.reproduction.doc, runs: named.docs }, null, 1)}\n`);
-          return;
+          return writeOutputs('export', plan, 'runs', { reproduction: named.reproduction.doc, runs: named.docs });
         }
-        const doc = named.docs[0]!;
-        if (csv) emitTo('--csv', csv, samplesCsv(doc));
-        else if (markdown) emitTo('--markdown', markdown, summaryMarkdown(doc));
-        else emitTo('--json', json, `${JSON.stringify(doc, null, 1)}\n`);
+        await writeOutputs('export', plan, 'run', named.docs[0]!);
       }),
     );
 }

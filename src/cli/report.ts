@@ -11,12 +11,10 @@ import type { Published } from '../reference/published.js';
 import { asReproduceDocument, reproductionInText, type ReproduceDocument } from '../claims/reproduction.js';
 import { isReproductionRef } from '../store/db.js';
 import { isFileRef } from './named.js';
-import { renderMarkdown } from '../report/markdown.js';
-import { renderCompareMarkdown } from '../report/compare.js';
 import { CliError } from './errors.js';
-import { dbOption, fileFlagPath, fileOption } from './options.js';
+import { dbOption, fileOption } from './options.js';
 import { UsageError } from '../errors.js';
-import { BROKEN_PIPE_STATUS, OutputError, planOutput, writeOutput, writeStdout, type OutputTarget } from './output.js';
+import { planOutputs, writeOutputs, type OutputPlan } from './door.js';
 
 export interface ReportDeps {
   /** The run REF (undefined: the latest) from the history database at dbPath (undefined: the default); throws an Error naming the problem. */
@@ -65,6 +63,15 @@ async function conclusionsFor(doc: RunDocument, deps: ReportDeps): Promise<RunCo
   }
 }
 
+/** The articles' figures and claims the report is made with (data/published.json unless the caller gives others). */
+async function publishedFor(deps: ReportDeps): Promise<Published | undefined> {
+  try {
+    return deps.published ? deps.published() : (await import('../reference/published.js')).loadPublished();
+  } catch {
+    return undefined; // the renderers that need them say so; conclusionsFor has noted it
+  }
+}
+
 function usage(message: string): never {
   throw new CliError(message);
 }
@@ -90,17 +97,8 @@ async function loadDocs(run: string | undefined, o: ReportOptions, deps: ReportD
   return docs;
 }
 
-/** Writes one report where its flag asked; a failed write says so and changes nothing that was there. */
-function writeReport(flag: string, target: OutputTarget, text: string): void {
-  try {
-    writeOutput(flag, target, text);
-  } catch (e) {
-    if (!(e instanceof OutputError)) throw e;
-    if (e.errno === 'EPIPE') process.exit(BROKEN_PIPE_STATUS);
-    throw new OutputError(e.display, e.errno, `${flag}: ${e.message}`, `nothing was changed at ${e.display}`);
-  }
-  if (target.kind !== 'fd') process.stderr.write(`forklab: wrote ${target.display}\n`);
-}
+/** When a report cannot be written, what was at the file is left as it was. */
+const unchanged = { hint: (_flag: string, display: string) => `nothing was changed at ${display}` };
 
 export async function reportAction(run: string | undefined, o: ReportOptions, deps: ReportDeps): Promise<number> {
   // A file named where a run goes is read as --input would read it.
@@ -116,29 +114,20 @@ export async function reportAction(run: string | undefined, o: ReportOptions, de
     const latest = run === undefined || run.trim().toLowerCase() === 'latest' ? (deps.latestReproduction?.(o.db) ?? null) : null;
     return deps.judgeJson([...(o.input ?? [latest ?? run ?? 'latest'])], { json: o.json, db: o.db });
   }
-  // Everything the user typed, before any work.
-  const targets: { html?: OutputTarget; markdown?: OutputTarget } = {};
-  for (const [flag, key, file] of [
-    ['--html', 'html', fileFlagPath(o.html)],
-    ['--markdown', 'markdown', typeof o.markdown === 'string' ? o.markdown : undefined],
-  ] as const) {
-    if (file === undefined) continue;
-    try {
-      targets[key] = planOutput(flag, file);
-    } catch (e) {
-      if (e instanceof UsageError) usage(e.message);
-      throw e;
-    }
+  // Everything the user typed, before any work: Markdown on standard output unless another format is asked for.
+  let plan: OutputPlan;
+  try {
+    plan = planOutputs({ html: o.html, markdown: o.markdown }, 'markdown');
+  } catch (e) {
+    if (e instanceof UsageError) usage(e.message);
+    throw e;
   }
-  const htmlFd = targets.html?.kind === 'fd' ? targets.html.fd : null;
-  if (htmlFd !== null && (o.markdown === true || (targets.markdown?.kind === 'fd' && targets.markdown.fd === htmlFd)))
-    usage('--markdown: --html already writes there; give one of them a file');
   // `latest` (the default) is the latest thing made: after forklab reproduce, the reproduction.
   if ((run === undefined || run.trim().toLowerCase() === 'latest') && !o.input && !o.compare && deps.latestReproduction) {
     const r = deps.latestReproduction(o.db);
     if (r !== null) run = r;
   }
-  if (await reportReproduction(run, o, deps, targets)) return 0;
+  if (await reportReproduction(run, o, deps, plan)) return 0;
   const docs = await loadDocs(run, o, deps);
   const [a, b] = docs as [RunDocument, RunDocument | undefined];
   if (b && a.experiment !== b.experiment)
@@ -157,14 +146,9 @@ export async function reportAction(run: string | undefined, o: ReportOptions, de
     const [ca, cb] = [await conclusionsFor(a, deps), await conclusionsFor(b, deps)];
     if (ca.verdicts.length && cb.verdicts.length) compareVerdicts = [ca.verdicts, cb.verdicts];
   }
-  const markdown = () => (b ? renderCompareMarkdown(a, b, labels, compareVerdicts) : renderMarkdown(a, { comparisons, verdicts }));
-  if (targets.html) {
-    const { renderHtml } = await import('../report/html.js');
-    const html = await renderHtml({ doc: a, ...(b ? { compareWith: b, labels, compareVerdicts } : {}), comparisons, verdicts });
-    writeReport('--html', targets.html, html);
-  }
-  if (targets.markdown) writeReport('--markdown', targets.markdown, markdown());
-  else if (o.markdown === true || o.html === undefined) writeStdout(markdown());
+  const published = await publishedFor(deps);
+  if (b) await writeOutputs('report', plan, 'compare', { a, b, labels, verdicts: compareVerdicts }, { ...unchanged, published });
+  else await writeOutputs('report', plan, 'report', { doc: a, verdicts, comparisons }, { ...unchanged, published });
   return 0;
 }
 
@@ -199,14 +183,11 @@ async function reproductionFor(run: string | undefined, o: ReportOptions, deps: 
 }
 
 /** A reproduction as a report: HTML with --html, Markdown with --markdown or on standard output. */
-async function reportReproduction(run: string | undefined, o: ReportOptions, deps: ReportDeps, targets: { html?: OutputTarget; markdown?: OutputTarget }): Promise<boolean> {
+async function reportReproduction(run: string | undefined, o: ReportOptions, deps: ReportDeps, plan: OutputPlan): Promise<boolean> {
   const r = await reproductionFor(run, o, deps);
   if (!r) return false;
   if (r.note) process.stderr.write(`forklab report: ${r.note}\n`);
-  const { reproductionHtml, reproductionMarkdown } = await import('../report/reproduction.js');
-  if (targets.html) writeReport('--html', targets.html, await reproductionHtml(r.doc, r.runs));
-  if (targets.markdown) writeReport('--markdown', targets.markdown, reproductionMarkdown(r.doc, r.runs));
-  else if (o.markdown === true || o.html === undefined) writeStdout(reproductionMarkdown(r.doc, r.runs));
+  await writeOutputs('report', plan, 'reproduction', { doc: r.doc, runs: r.runs }, { ...unchanged, published: await publishedFor(deps) });
   return true;
 }
 

@@ -16,18 +16,16 @@ import { fitText } from '../text/fit.js';
 import { onInterrupt, openHistory, parseCommon } from './run.js';
 import { doctorSummaryLine } from './doctor.js';
 import { createProgress } from './progress.js';
-import { BROKEN_PIPE_STATUS, OutputError, writeOutput, type OutputTarget } from './output.js';
+import { planOutputs, writeOutputs, type OutputPlan } from './door.js';
 import { openDatabase } from './database.js';
 import {
   dbOption,
-  fileFlagPath,
   fileOption,
   labelOption,
   noColorOption,
   noStoreOption,
   onlyOption,
   pinOption,
-  planFileFlag,
   quickOption,
   seedOption,
   verboseOption,
@@ -66,12 +64,10 @@ export interface ReproduceIo {
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /** Everything the user typed, checked before anything is measured: the plan, where the outputs go, the history. */
-function prepare(o: ReproduceOptions, published: Published): { plan: ReproductionPlan; outputs: Record<'json' | 'html' | 'markdown', OutputTarget | null>; history: Store | null } {
+function prepare(o: ReproduceOptions, published: Published): { plan: ReproductionPlan; outputs: OutputPlan; history: Store | null } {
   const articles = parseOnly(o.only, published);
-  const { pinCpu, seed, label, json } = parseCommon({ ...o, json: fileFlagPath(o.json) });
-  const outputs = { json, html: planFileFlag('--html', o.html), markdown: planFileFlag('--markdown', o.markdown) };
-  const toStdout = [outputs.json, outputs.html, outputs.markdown].filter((t) => t?.kind === 'fd' && t.fd === 1).length;
-  if (toStdout > 1) throw new UsageError('--json', 'only one of --json, --html and --markdown can write to standard output');
+  const { pinCpu, seed, label } = parseCommon({ ...o, json: undefined });
+  const outputs = planOutputs({ json: o.json, html: o.html, markdown: o.markdown });
   const quick = o.quick === true;
   const settleS = o.settle === undefined ? null : Number(o.settle);
   if (settleS !== null && !(Number.isFinite(settleS) && settleS > 0 && settleS <= 86_400))
@@ -93,38 +89,16 @@ function driftStore(o: ReproduceOptions): Store | null {
   }
 }
 
-/** Writes one output where its flag asked; a failed write says how to get the runs out of the history. */
-function writeOne(flag: string, target: OutputTarget, text: string, doc: ReproduceDocument, stored: number | null): void {
-  try {
-    writeOutput(flag, target, text);
-  } catch (e) {
-    if (!(e instanceof OutputError)) throw e;
-    if (e.errno === 'EPIPE') process.exit(BROKEN_PIPE_STATUS);
-    const ids = doc.runs.filter((r): r is string => typeof r === 'string').map((r) => r.slice(0, 8));
-    const hint =
-      stored !== null
-        ? `the reproduction is stored as R${stored}: forklab report R${stored} ${flag} FILE writes it again`
-        : ids.length
-          ? `the runs are stored (${ids.join(', ')}): forklab export RUN writes each`
-          : undefined;
-    throw new OutputError(e.display, e.errno, `${flag}: ${e.message}`, hint);
-  }
-  if (target.kind !== 'fd') process.stderr.write(`forklab reproduce: wrote ${target.display}\n`);
-}
-
-/** --json, --html FILE and --markdown FILE: the document, and the reproduction as a report, summary first. */
-async function writeOutputs(
-  outputs: Record<'json' | 'html' | 'markdown', OutputTarget | null>,
-  doc: ReproduceDocument,
-  runs: readonly RunDocument[],
-  stored: number | null,
-): Promise<void> {
-  const { json, html, markdown } = outputs;
-  if (json) writeOne('--json', json, `${JSON.stringify(doc, null, 1)}\n`, doc, stored);
-  if (!html && !markdown) return;
-  const { reproductionHtml, reproductionMarkdown } = await import('../report/reproduction.js');
-  if (html) writeOne('--html', html, await reproductionHtml(doc, runs), doc, stored);
-  if (markdown) writeOne('--markdown', markdown, reproductionMarkdown(doc, runs), doc, stored);
+/** --json, --html FILE and --markdown FILE: the document, and the reproduction as a report, summary first; a failed write says how to get the runs out of the history. */
+async function writeReproduction(outputs: OutputPlan, doc: ReproduceDocument, runs: readonly RunDocument[], stored: number | null, published: Published): Promise<void> {
+  const ids = doc.runs.filter((r): r is string => typeof r === 'string').map((r) => r.slice(0, 8));
+  const hint = (flag: string) =>
+    stored !== null
+      ? `the reproduction is stored as R${stored}: forklab report R${stored} ${flag} FILE writes it again`
+      : ids.length
+        ? `the runs are stored (${ids.join(', ')}): forklab export RUN writes each`
+        : undefined;
+  await writeOutputs('reproduce', outputs, 'reproduction', { doc, runs }, { hint, published });
 }
 
 /** Runs a phase of the reproduction with Ctrl-C and SIGTERM turned into an abort (a second one leaves at once). */
@@ -159,14 +133,13 @@ export async function reproduceCommand(o: ReproduceOptions, io: ReproduceIo = {}
   if (r.interrupted !== null) process.stderr.write(`forklab reproduce: ${r.stoppedBy}; what finished:\n`);
   const statuses = r.steps.map((s) => ({ experiment: s.name, state: s.state! }));
   const footer = `preset: ${plan.quick ? 'quick (--quick)' : 'full (the articles’ settings)'}; seed ${plan.seed}; total ${secs(Date.now() - r.startedAt.getTime())}`;
-  const ownsStdout = Object.values(outputs).some((t) => t?.kind === 'fd' && t.fd === 1);
-  (ownsStdout ? process.stderr : (io.summaryTo ?? process.stdout)).write(
+  (outputs.ownsStdout ? process.stderr : (io.summaryTo ?? process.stdout)).write(
     fitText(renderSummary(r.judged, statuses, c, footer, o.verbose === true) + (r.settled ? `\n${r.settled}` : '')),
   ); // a document on stdout owns it
   if (r.storeProblem !== null)
     process.stderr.write(`warning: the reproduction could not be stored in the history (${r.storeProblem}); its runs are stored, and --json FILE keeps the verdicts\n`);
   if (r.storedId !== null) process.stderr.write(`forklab reproduce: stored as reproduction R${r.storedId} with its runs (forklab report R${r.storedId} --html report.html)\n`);
-  await writeOutputs(outputs, r.document, r.docs, r.storedId);
+  await writeReproduction(outputs, r.document, r.docs, r.storedId, published);
   return { status: r.interrupted ?? (r.failed ? 1 : 0), docs: r.docs };
 }
 

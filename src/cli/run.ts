@@ -2,6 +2,7 @@
 // experiment.ts) with Ctrl-C turned into an abort; its view, warnings and document printed and written.
 import pc from 'picocolors';
 import { renderView } from '../report/terminal.js';
+import { render } from '../report/formats.js';
 import { fitText } from '../text/fit.js';
 import { cpusAllowed } from '../env/process.js';
 import { UsageError, type Experiment, type CommandOptions, type Warning } from '../experiments/types.js';
@@ -11,7 +12,7 @@ import type { Store } from '../store/db.js';
 import { Interrupted, interruptedStatus, interruptedWord } from '../lab/interrupted.js';
 import { preflightRun, runExperiment, type RunResult } from '../lab/experiment.js';
 import { createProgress } from './progress.js';
-import { BROKEN_PIPE_STATUS, OutputError, planOutput, writeOutput, type OutputTarget } from './output.js';
+import { outputOf, planOutputs, writeText, type Output } from './door.js';
 import { dbArgument, openDatabase, type DbLocation } from './database.js';
 
 export interface CommonOptions {
@@ -44,12 +45,12 @@ export function parseCommon(o: { pin?: string; seed?: string; json?: string; lab
   pinCpu: number | null;
   seed: number;
   label: string | undefined;
-  json: OutputTarget | null;
+  json: Output | null;
 } {
   const pinCpu = parseCpu('--pin', o.pin, cpusAllowed());
   const label = parseLabel(o.label);
   const seed = o.seed === undefined ? 1 : parseInteger('--seed', o.seed, 0, 2 ** 31 - 1);
-  const json = o.json === undefined ? null : planOutput('--json', o.json);
+  const json = outputOf(planOutputs({ json: o.json }), 'json');
   if (o.store === false && o.db !== undefined) throw new UsageError('--db', 'not used with --no-store (nothing is stored); leave one of them out');
   return { pinCpu, seed, label, json };
 }
@@ -94,18 +95,13 @@ export function openHistory(o: { db?: string; store?: boolean }): { store: Store
 }
 
 /** The document written where --json asked, at the end of a run; a failure says how to get the run out of the history. */
-export function writeRunJson(command: string, target: OutputTarget, text: string, stored: { id: string; location: DbLocation } | null): void {
-  try {
-    writeOutput('--json', target, text);
-  } catch (e) {
-    if (!(e instanceof OutputError)) throw e;
-    if (e.errno === 'EPIPE') process.exit(BROKEN_PIPE_STATUS); // the reader is gone: end quietly, as a pipe's writer does
-    const hint = stored
-      ? `the run is stored as ${stored.id} in ${stored.location.path}: write it with forklab export ${stored.id}${dbArgument(stored.location)} > FILE`
-      : 'the run was not stored (--no-store): only the table above is left';
-    throw new OutputError(e.display, e.errno, `forklab ${command}: --json: ${e.message}`, hint);
-  }
-  if (target.kind !== 'fd') process.stderr.write(`forklab: wrote ${target.display}\n`);
+export function writeRunJson(command: string, out: Output, text: string, stored: { id: string; location: DbLocation } | null): void {
+  writeText(command, out, text, {
+    hint: () =>
+      stored
+        ? `the run is stored as ${stored.id} in ${stored.location.path}: write it with forklab export ${stored.id}${dbArgument(stored.location)} > FILE`
+        : 'the run was not stored (--no-store): only the table above is left',
+  });
 }
 
 export async function runExperimentCommand<P, S>(exp: Experiment<P, S>, raw: CommandOptions, common: CommonOptions): Promise<number> {
@@ -133,11 +129,11 @@ export async function runExperimentCommand<P, S>(exp: Experiment<P, S>, raw: Com
   // the document where asked.
   const interrupted = interruptedStatus(controller.signal);
   if (interrupted !== null) process.stderr.write(`forklab: ${interruptedWord(controller.signal)}; what finished:\n`);
-  const tableTo = json?.kind === 'fd' && json.fd === 1 ? process.stderr : process.stdout;
+  const tableTo = json?.target.kind === 'fd' && json.target.fd === 1 ? process.stderr : process.stdout;
   tableTo.write(`${fitText(renderView(result.view(), { color: tableTo === process.stdout && color }))}\n`);
   for (const w of run.warnings) if (!preWarnings.includes(w)) process.stderr.write(`${fitText(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}`)}\n`);
   const stored = doc.runId && history ? { id: doc.runId.slice(0, 8), location: history.location } : null;
-  if (json) writeRunJson(exp.name, json, `${JSON.stringify(doc, null, 1)}\n`, stored);
+  if (json) writeRunJson(exp.name, json, await render('json', 'run', doc), stored);
   if (stored)
     process.stderr.write(
       // the history's path on a line of its own: a long one is never cut, and the line above fits a terminal

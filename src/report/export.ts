@@ -1,12 +1,13 @@
 // A run's raw data for other tools: every sample as a CSV row, and the per-configuration summary as a
-// Markdown table (pooled repeats), for `forklab export RUN --csv | --markdown`.
+// Markdown table (pooled repeats) in the experiment's unit, for `forklab export RUN --csv | --markdown`.
 import type { RunDocument } from '../document/run.js';
 import { CONFIGURATION_KEYS } from '../document/run.js';
 import { identityGroups, groupMedian } from '../store/compare.js';
 import { describe } from '../stats/descriptive.js';
 import { mdTable } from './markdown.js';
 import { mdText } from './escape.js';
-import { fmtUs, fmtUsCi } from '../text/format.js';
+import { fmtIn, fmtInCi } from '../text/format.js';
+import type { TimeUnit } from '../experiments/types.js';
 
 /** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; numbers as plain decimals. */
 function csvField(v: unknown): string {
@@ -52,8 +53,11 @@ function csvOf(docs: readonly RunDocument[], byRun: boolean): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Per configuration (repeats pooled): samples, median with its 95 % interval, mean ± σ, min, max, and ÷ the fastest median. */
-export function summaryMarkdown(doc: RunDocument): string {
+/**
+ * Per configuration (repeats pooled): samples, median with its 95 % interval, mean ± σ, min, max (in the
+ * experiment's unit: µs per call, ns per page), and ÷ the fastest median.
+ */
+export function summaryMarkdown(doc: RunDocument, unit: TimeUnit): string {
   const groups = identityGroups(doc).filter((g) => g.samplesNs.length > 0);
   const stats = groups.map((g) => ({ g, d: describe(g.samplesNs), m: groupMedian(g)! }));
   const fastest = Math.min(...stats.map((s) => s.m.medianNs));
@@ -61,16 +65,16 @@ export function summaryMarkdown(doc: RunDocument): string {
     g.label,
     String(g.okRepeats),
     String(d.n),
-    fmtUsCi(m.medianNs, m.ciLowNs, m.ciHighNs),
-    `${fmtUs(d.meanNs)} ± ${fmtUs(d.stdevNs)}`,
-    fmtUs(d.minNs),
-    fmtUs(d.maxNs),
+    fmtInCi(m.medianNs, m.ciLowNs, m.ciHighNs, unit),
+    `${fmtIn(d.meanNs, unit)} ± ${fmtIn(d.stdevNs, unit)}`,
+    fmtIn(d.minNs, unit),
+    fmtIn(d.maxNs, unit),
     fastest > 0 ? `${(m.medianNs / fastest).toFixed(2)}` : '—',
   ]);
   const head = `**${mdText(doc.experiment)}**${doc.label ? ` (${mdText(doc.label)})` : ''}, run ${mdText(doc.runId ?? 'not stored')}, started ${mdText(doc.startedAt)}`;
   if (rows.length === 0) return `${head}\n\nNo configuration has a successful sample.\n`;
   const table = mdTable({
-    header: ['configuration', 'repeats', 'samples', 'median µs [95 % CI]', 'mean ± σ µs', 'min µs', 'max µs', 'median ÷ fastest'],
+    header: ['configuration', 'repeats', 'samples', `median ${unit.label} [95 % CI]`, `mean ± σ ${unit.label}`, `min ${unit.label}`, `max ${unit.label}`, 'median ÷ fastest'],
     rows,
     leftAlign: [0],
   });

@@ -11,7 +11,7 @@ import { figureLabel, intervalsLine, verdictLabel } from './verdicts.js';
 import { derivedFigure, gistOf, reasoningOf, sentence } from './verdict-lines.js';
 import { inWords } from './in-words.js';
 import { fmtFactor, fmtInUnit } from '../claims/format.js';
-import { loadPublished, type Article } from '../reference/published.js';
+import type { Article, Published } from '../reference/published.js';
 import { chartsFor } from './charts.js';
 import { publishedComparisons } from './judged.js';
 import { escapeHtml, figureHtml, page, verdictsHtml, type VerdictItem } from './html-parts.js';
@@ -29,11 +29,13 @@ interface ArticleView {
   /** Every figure of the article this reproduction compared (the charts draw the published values at the run's configurations). */
   figures: FigureComparison[];
   runs: RunDocument[];
+  /** The articles' figures, for the published values the charts draw at the run's configurations. */
+  published: Published;
 }
 
-function articlesOf(doc: ReproduceDocument, runs: readonly RunDocument[]): ArticleView[] {
-  return loadPublished()
-    .articles.filter((a) => doc.articles.includes(a.id))
+function articlesOf(doc: ReproduceDocument, runs: readonly RunDocument[], published: Published): ArticleView[] {
+  return published.articles
+    .filter((a) => doc.articles.includes(a.id))
     .map((a) => {
       const mine = (Array.isArray(a.experiment) ? a.experiment : [a.experiment]) as string[];
       return {
@@ -43,6 +45,7 @@ function articlesOf(doc: ReproduceDocument, runs: readonly RunDocument[]): Artic
         headline: doc.figures.filter((f) => f.article === a.id && f.headline),
         figures: doc.figures.filter((f) => f.article === a.id),
         runs: runs.filter((r) => mine.includes(r.experiment)),
+        published,
       };
     });
 }
@@ -128,8 +131,7 @@ async function articleHtml(v: ArticleView): Promise<string> {
   parts.push(`<p class="note">${esc(`${articleIntro(v.article)} ${v.statuses.map((s) => `${s.experiment}: ${s.state}`).join('; ')}`)}</p>`);
   if (v.headline.length) parts.push('<h3>Headline figures beside this machine’s</h3>', tableHtml(FIGURE_HEADER, figureRows(v.headline)));
   parts.push('<h3>Verdicts</h3>', v.verdicts.length ? articleVerdictsHtml(v) : '<p class="note">No claim of this article was judged.</p>');
-  const published = loadPublished();
-  const charts = v.runs.flatMap((r) => chartsFor(r, publishedComparisons(v.figures, published, r.experiment)));
+  const charts = v.runs.flatMap((r) => chartsFor(r, publishedComparisons(v.figures, v.published, r.experiment)));
   if (charts.length) {
     parts.push('<h3>Charts</h3>');
     for (const c of charts) parts.push(await figureHtml(c));
@@ -138,8 +140,8 @@ async function articleHtml(v: ArticleView): Promise<string> {
   return parts.join('\n');
 }
 
-export async function reproductionHtml(doc: ReproduceDocument, runs: readonly RunDocument[]): Promise<string> {
-  const views = articlesOf(doc, runs);
+export async function reproductionHtml(doc: ReproduceDocument, runs: readonly RunDocument[], published: Published): Promise<string> {
+  const views = articlesOf(doc, runs, published);
   const summary = [
     '<section id="summary"><h2>Summary</h2>',
     tableHtml(SUMMARY_HEADER, summaryRows(views, doc.verdicts)),
@@ -156,8 +158,8 @@ export async function reproductionHtml(doc: ReproduceDocument, runs: readonly Ru
 
 // --------------------------------------------------------------------------------------------- Markdown
 
-export function reproductionMarkdown(doc: ReproduceDocument, runs: readonly RunDocument[]): string {
-  const views = articlesOf(doc, runs);
+export function reproductionMarkdown(doc: ReproduceDocument, runs: readonly RunDocument[], published: Published): string {
+  const views = articlesOf(doc, runs, published);
   const out = ['## forklab reproduction', '', mdText(runLine(doc, runs)), '', '### Summary', ''];
   out.push(mdTable({ header: SUMMARY_HEADER, rows: summaryRows(views, doc.verdicts), leftAlign: [0] }), '', mdText(GLOSSARY_NOTE), '');
   const intervals = intervalsLine(doc.verdicts, doc.withinRun === true);
