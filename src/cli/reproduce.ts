@@ -10,7 +10,7 @@ import { loadPublished, type Published } from '../reference/published.js';
 import type { ReproduceDocument } from '../claims/reproduction.js';
 import { renderSummary } from '../report/summary.js';
 import { StoreError, type Store } from '../store/db.js';
-import { parseOnly, planSteps, reproduce, type ReproductionPlan } from '../lab/reproduce.js';
+import { parseOnly, planSteps, reproduce, stepWords, type ReproductionPlan } from '../lab/reproduce.js';
 import { colors } from './history-common.js';
 import { fitText } from '../text/fit.js';
 import { onInterrupt, openHistory, parseCommon } from './run.js';
@@ -157,7 +157,7 @@ export async function reproduceCommand(o: ReproduceOptions, io: ReproduceIo = {}
     progress: createProgress,
   });
   if (r.interrupted !== null) process.stderr.write(`forklab reproduce: ${r.stoppedBy}; what finished:\n`);
-  const statuses = r.steps.map((s) => ({ experiment: s.name, state: s.state! }));
+  const statuses = r.steps.map((s) => ({ experiment: s.name, state: stepWords(s.state) }));
   const footer = `preset: ${plan.quick ? 'quick (--quick)' : 'full (the articles’ settings)'}; seed ${plan.seed}; total ${secs(Date.now() - r.startedAt.getTime())}`;
   const ownsStdout = Object.values(outputs).some((t) => t?.kind === 'fd' && t.fd === 1);
   (ownsStdout ? process.stderr : (io.summaryTo ?? process.stdout)).write(

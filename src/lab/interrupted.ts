@@ -15,7 +15,10 @@ export function interruptedStatus(signal: AbortSignal): number | null {
   return signal.reason instanceof Interrupted && signal.reason.signal === 'SIGTERM' ? 143 : 130;
 }
 
+/** What stopped a run, in a word: Ctrl-C or SIGTERM. */
+export type StoppedBy = 'interrupted' | 'terminated';
+
 /** "interrupted" or "terminated", for the line that introduces what finished. */
-export function interruptedWord(signal: AbortSignal): string {
+export function interruptedWord(signal: AbortSignal): StoppedBy {
   return interruptedStatus(signal) === 143 ? 'terminated' : 'interrupted';
 }
