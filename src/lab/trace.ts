@@ -23,10 +23,9 @@ import { hasModel } from '../experiments/trace/summary.js';
 import { MODEL_EXPERIMENT, MODEL_NEEDS, modelFromStoredRun } from '../experiments/trace/stored.js';
 import { traceExperiment } from '../experiments/trace/index.js';
 import type { Block } from '../experiments/view.js';
-import type { Warning } from '../experiments/types.js';
-import { buildDocument, type RunDocument } from '../document/run.js';
+import type { ExperimentRun, Warning } from '../experiments/types.js';
+import type { RunDocument } from '../document/run.js';
 import type { Store } from '../store/db.js';
-import { FORKLAB_VERSION } from '../version.js';
 import { HistoryWriter } from './history-writer.js';
 
 /** What to trace and how, checked by the caller before anything runs. */
@@ -212,23 +211,11 @@ async function store(
     recorders: plan.recorders,
     nativeStacks: plan.nativeStacks,
   };
-  const writer = new HistoryWriter(c.store);
   const finishedAt = new Date();
-  const complete = summary.endedBy !== 'interrupt' || summary.mode === 'attach';
-  writer.start({ experiment: traceExperiment.name, params, machine, loadBefore: c.loadBefore, forklabVersion: FORKLAB_VERSION, startedAt: c.startedAt, label: plan.label ?? null });
+  const writer = new HistoryWriter(c.store, { experiment: traceExperiment.name, params, machine, loadBefore: c.loadBefore, startedAt: c.startedAt, label: plan.label });
   writer.record(measurements);
-  const loadAfter = sampleLoad();
-  writer.finish({ complete, summary, warnings: [], loadAfter, finishedAt });
-  const run = { experiment: traceExperiment.name, params, measurements, summary, warnings: writer.warnings, complete };
-  const document = buildDocument({
-    run,
-    forklabVersion: FORKLAB_VERSION,
-    runId: writer.uuid,
-    label: plan.label,
-    startedAt: c.startedAt,
-    finishedAt,
-    machine,
-    load: { before: c.loadBefore, after: loadAfter },
-  });
+  const complete = summary.endedBy !== 'interrupt' || summary.mode === 'attach';
+  const run: ExperimentRun<TraceSummary, Record<string, unknown>> = { experiment: traceExperiment.name, params, measurements, summary, warnings: [], complete };
+  const document = writer.finish(run, { loadAfter: sampleLoad(), finishedAt });
   return { document, warnings: writer.warnings };
 }
