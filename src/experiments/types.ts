@@ -282,3 +282,14 @@ export interface Experiment<P, S, F extends Fields = Fields>
     ExperimentSummarise<P, S, F>,
     ExperimentJudge<F>,
     ExperimentPresent<P, S> {}
+
+/**
+ * A kind of run a command of its own records, instead of a sweep of probe configurations (`forklab trace` observes
+ * the user's own command; its life is in src/lab/): stored, read, judged and shown like an experiment's run, so it
+ * has every part of one but the measuring part (no probe cases, options, presets or run). The registry lists it
+ * in RECORDED.
+ */
+export interface Recording<P, S, F extends Fields = Fields> extends ExperimentEntry, ExperimentSummarise<P, S, F>, ExperimentJudge<F>, ExperimentPresent<P, S> {
+  /** The command that records one, as a user types it. */
+  recordedBy: string;
+}

@@ -4,7 +4,7 @@
 // command-line parsing, no printing (lines go to callbacks), no process.exit. docs/reproduce.md.
 import { hostname } from 'node:os';
 import { UsageError, type Experiment, type Warning } from '../experiments/types.js';
-import { findExperiment, presetFor } from '../experiments/index.js';
+import { findSweep, presetFor } from '../experiments/index.js';
 import type { RunDocument } from '../document/run.js';
 import { articleExperiments, type Article, type Published } from '../reference/published.js';
 import { formatWitness } from '../env/witness.js';
@@ -79,7 +79,7 @@ export function planSteps(articles: readonly Article[], quick: boolean): Step[] 
   for (const a of articles)
     for (const name of articleExperiments(a)) {
       if (steps.some((s) => s.name === name)) continue;
-      const exp = findExperiment(name) ?? null;
+      const exp = findSweep(name) ?? null;
       const step: Step = { name, article: a.id, exp, params: null, preWarnings: [], state: { kind: 'planned' } };
       const raw = presetFor(name, quick);
       if (!exp || !raw) {

@@ -11,7 +11,7 @@ import { interleave } from '../runner/schedule.js';
 import { readMemoryBudget } from '../env/memory.js';
 import { addProbeUsage, type ProbeUsageTotals } from '../env/witness.js';
 import { HEADROOM_BYTES, requireMemory } from '../experiments/shared/preflight.js';
-import { findExperiment } from '../experiments/index.js';
+import { findSweep } from '../experiments/index.js';
 import { BLOCK, blockMeans, type Cell, type Pair, type SelfcheckParams } from '../claims/selfcheck.js';
 
 /** Untimed launches before the timed ones, the same on both sides. */
@@ -33,7 +33,7 @@ export function preflightSelfcheck(p: SelfcheckParams, fitBytes: number | null =
 
 /** Every pair of the suites chosen, suite by suite in the order --suites names them. */
 export function selfcheckPairs(p: SelfcheckParams): Pair[] {
-  return p.suites.flatMap((name) => (findExperiment(name)?.selfcheck?.(p) ?? []).map((pair) => ({ ...pair, suite: name })));
+  return p.suites.flatMap((name) => (findSweep(name)?.selfcheck?.(p) ?? []).map((pair) => ({ ...pair, suite: name })));
 }
 
 async function runSide(side: 'probe' | 'loop', c: Cell, p: SelfcheckParams, native: NativePaths, signal: AbortSignal, usage: ProbeUsageTotals): Promise<void> {

@@ -21,7 +21,7 @@ import { siteSummary } from '../experiments/trace/coverage.js';
 import { FrameReader } from '../experiments/trace/stack.js';
 import { hasModel } from '../experiments/trace/summary.js';
 import { MODEL_EXPERIMENT, MODEL_NEEDS, modelFromStoredRun } from '../experiments/trace/stored.js';
-import { traceExperiment } from '../experiments/trace/index.js';
+import { traceRecording } from '../experiments/trace/index.js';
 import type { Block } from '../experiments/view.js';
 import type { ExperimentRun, Warning } from '../experiments/types.js';
 import type { RunDocument } from '../document/run.js';
@@ -212,10 +212,10 @@ async function store(
     nativeStacks: plan.nativeStacks,
   };
   const finishedAt = new Date();
-  const writer = new HistoryWriter(c.store, { experiment: traceExperiment.name, params, machine, loadBefore: c.loadBefore, startedAt: c.startedAt, label: plan.label });
+  const writer = new HistoryWriter(c.store, { experiment: traceRecording.name, params, machine, loadBefore: c.loadBefore, startedAt: c.startedAt, label: plan.label });
   writer.record(measurements);
   const complete = summary.endedBy !== 'interrupt' || summary.mode === 'attach';
-  const run: ExperimentRun<TraceSummary, Record<string, unknown>> = { experiment: traceExperiment.name, params, measurements, summary, warnings: [], complete };
+  const run: ExperimentRun<TraceSummary, Record<string, unknown>> = { experiment: traceRecording.name, params, measurements, summary, warnings: [], complete };
   const document = writer.finish(run, { loadAfter: sampleLoad(), finishedAt });
   return { document, warnings: writer.warnings };
 }
