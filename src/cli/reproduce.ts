@@ -4,13 +4,13 @@
 // (src/lab/reproduce.ts) and prints and writes what it returns. docs/reproduce.md.
 import type { Command } from 'commander';
 import { UsageError, type Warning } from '../experiments/types.js';
-import { nativePaths, requireNative } from '../runner/paths.js';
 import type { RunDocument } from '../document/run.js';
 import { loadPublished, type Published } from '../reference/published.js';
 import type { ReproduceDocument } from '../claims/reproduction.js';
 import { renderSummary } from '../report/summary.js';
 import { StoreError, type Store } from '../store/db.js';
 import { parseOnly, planSteps, reproduce, stepWords, type ReproductionPlan } from '../lab/reproduce.js';
+import { requireProbe } from '../lab/experiment.js';
 import { colors } from './history-common.js';
 import { fitText } from '../text/fit.js';
 import { onInterrupt, openHistory, parseCommon } from './run.js';
@@ -77,7 +77,7 @@ function prepare(o: ReproduceOptions, published: Published): { plan: Reproductio
   if (settleS !== null && !(Number.isFinite(settleS) && settleS > 0 && settleS <= 86_400))
     throw new UsageError('--settle', `needs a budget in seconds, above 0 and at most 86400 (a day), got ${JSON.stringify(o.settle)}`);
   const steps = planSteps(articles, quick);
-  requireNative(nativePaths());
+  requireProbe();
   const plan: ReproductionPlan = { articles, steps, quick, pinCpu, seed, label, settleS, withinRun: o.withinRun === true, pool: o.pool !== false, keep: o.store !== false };
   return { plan, outputs, history: openHistory(o)?.store ?? null };
 }

@@ -6,14 +6,13 @@ import { Command, Option } from 'commander';
 import { existsSync } from 'node:fs';
 import pc from 'picocolors';
 import { UsageError } from '../errors.js';
-import { resolveTarget } from '../runner/target.js';
 import { parseInteger } from '../experiments/shared/parse.js';
 import { findTracer, type Tracer } from '../experiments/trace/observe.js';
 import { traceRecording } from '../experiments/trace/index.js';
 import { fitText } from '../text/fit.js';
 import { renderView } from '../report/terminal.js';
 import type { Store } from '../store/db.js';
-import { runTrace, type TracePlan, type TraceResult } from '../lab/trace.js';
+import { resolveCommand, runTrace, type TracePlan, type TraceResult } from '../lab/trace.js';
 import { dbOption, fileFlagPath, fileOption, labelOption, noColorOption, noStoreOption } from './options.js';
 import { openHistory, parseCommon, writeRunJson } from './run.js';
 import { dbArgument, type DbLocation } from './database.js';
@@ -55,14 +54,7 @@ function planTrace(command: string[], o: TraceOptions): { plan: TracePlan; json:
     if (!existsSync(`/proc/${pid}`)) throw new UsageError('--pid', `no process ${pid} is running`);
     mode = { pid, durationMs: o.duration === undefined ? null : parseDuration(o.duration) };
   } else {
-    let target: { path: string; args: string[] };
-    try {
-      target = resolveTarget(command[0]!, command.slice(1));
-    } catch (e) {
-      if (e instanceof UsageError) throw new UsageError('COMMAND', e.message.replace(/^--target: /, ''), e.hint?.replace(/--target /g, ''));
-      throw e;
-    }
-    mode = { command: [target.path, ...target.args] };
+    mode = { command: resolveCommand(command) };
   }
   const json = fileFlagPath(o.json);
   const common = parseCommon({ json, label: o.label, db: o.db, ...(o.store === false ? { store: false } : {}) });

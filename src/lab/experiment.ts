@@ -2,7 +2,7 @@
 // then the machine record, the probes with the load before and after, every measurement stored as it comes, the
 // warnings the run's life adds, and the versioned document. A typed plan in, a typed result out: no command-line
 // parsing, no printing (progress goes to the caller's display), no process.exit.
-import { locateNative, nativePaths, probeRecordOf, requireNative } from '../runner/paths.js';
+import { locateNative, nativePaths, probeRecordOf, requireNative, type NativePaths } from '../runner/paths.js';
 import { killAllGroups } from '../runner/processes.js';
 import { detectEmulation, emulationWarning } from '../env/emulation.js';
 import { readTextOrNull } from '../env/memory.js';
@@ -20,13 +20,18 @@ export type ProgressDisplay = (label: string) => Progress & { end(): void };
 
 const silent: ProgressDisplay = () => ({ step() {}, note() {}, end() {} });
 
+/** The probe set this process would run; a ForklabError (probe-missing) saying how to build it when it is not there. */
+export function requireProbe(): NativePaths {
+  return requireNative(nativePaths());
+}
+
 /**
  * What the machine allows for these parameters (the experiment's preflight: memory, limits), checked before anything
  * starts (UsageError naming the flag), and the probe; a warning first when the CPU is emulated.
  */
 export function preflightRun<P, S>(exp: Experiment<P, S>, params: P): Warning[] {
   const preWarnings: Warning[] = exp.preflight(params);
-  requireNative(nativePaths());
+  requireProbe();
   const emulated = detectEmulation(process.arch, readTextOrNull('/proc/cpuinfo'));
   if (emulated) preWarnings.unshift({ code: 'emulated', message: emulationWarning(emulated) });
   return preWarnings;

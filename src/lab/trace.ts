@@ -7,6 +7,7 @@ import { hostname, tmpdir, constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { ForklabError, UsageError } from '../errors.js';
 import { nativePaths } from '../runner/paths.js';
+import { resolveTarget } from '../runner/target.js';
 import { collectMachine, sampleLoad } from '../env/machine.js';
 import { parseStrace } from '../experiments/trace/strace.js';
 import { buildModel } from '../experiments/trace/model.js';
@@ -66,6 +67,17 @@ export interface TraceResult {
   warnings: Warning[];
   /** The status forklab ends with: the command's (128 + signal when one killed it); attached: 0, or 130 after Ctrl-C. */
   status: number;
+}
+
+/** The command to trace, its program resolved to a path (as the shell would find it); a UsageError naming COMMAND when it cannot be run. */
+export function resolveCommand(command: readonly string[]): string[] {
+  try {
+    const target = resolveTarget(command[0]!, command.slice(1));
+    return [target.path, ...target.args];
+  } catch (e) {
+    if (e instanceof UsageError) throw new UsageError('COMMAND', e.message.replace(/^--target: /, ''), e.hint?.replace(/--target /g, ''));
+    throw e;
+  }
 }
 
 /** The stored run the model uses (of MODEL_EXPERIMENT): the one named, else the latest complete one of this machine; null when none. */
