@@ -10,7 +10,7 @@ import { jsRuntimeCandidates } from '../src/experiments/runtimes/locations.js';
 import { compareVersions, discoverRuntimes } from '../src/experiments/runtimes/discover.js';
 import { familyOfName } from '../src/experiments/runtimes/registry.js';
 import { parseRuntimes } from '../src/experiments/runtimes/params.js';
-import { UsageError } from '../src/experiments/types.js';
+import { UsageError } from '../src/errors.js';
 
 function emptyDirs() {
   const dir = mkdtempSync(join(tmpdir(), 'forklab-rt-'));

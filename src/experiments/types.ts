@@ -139,9 +139,6 @@ export interface RunContext {
   probeFinished?(usage: ProbeUsage | undefined, durationMs: number): void;
 }
 
-/** Bad input: names the flag and the problem (the one error type lives in src/errors.ts). */
-export { UsageError } from '../errors.js';
-
 /** The options as the command line gave them: strings, switches, and the positional arguments (targetArgs). */
 export type CommandOptions = Record<string, string | boolean | string[] | undefined>;
 

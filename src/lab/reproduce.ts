@@ -3,7 +3,8 @@
 // (src/lab/settle.ts), and the reproduction document kept in the history. A typed plan in, a typed result out: no
 // command-line parsing, no printing (lines go to callbacks), no process.exit. docs/reproduce.md.
 import { hostname } from 'node:os';
-import { UsageError, type Experiment, type Warning } from '../experiments/types.js';
+import type { Experiment, Warning } from '../experiments/types.js';
+import { UsageError } from '../errors.js';
 import { findSweep, presetFor } from '../experiments/index.js';
 import type { RunDocument } from '../document/run.js';
 import { articleExperiments, type Article, type Published } from '../reference/published.js';
