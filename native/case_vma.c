@@ -5,7 +5,7 @@
  * article, so fork copies the VMAs but no page tables. The count is verified in /proc/self/maps and reported.
  * Then Slab and SUnreclaim (/proc/meminfo) are read before and after building, with a forked child paused on a
  * pipe, and after that child is released and reaped; then with a forked child that has exec'd (the probe itself
- * in --hold, child.h: its copy of the VMAs went with its old image) and still lives ("AfterExec"; left out, with
+ * in --hold, probe.c: its copy of the VMAs went with its old image) and still lives ("AfterExec"; left out, with
  * info afterExecSkipped saying why, where the probe cannot exec itself).
  * batch(n): n launches by method, each timed until waitpid returned (launch.h), series named after the method;
  * with several methods, n rounds of every method in a shuffled order (fl_rounds_batch), the mappings built once.

@@ -124,12 +124,3 @@ void fl_child_status_text(int status, char *buf, size_t n) {
     else
         snprintf(buf, n, "exited with status %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
-
-int fl_hold_main(void) {
-    char c = 'h';
-    ssize_t k;
-    do k = write(1, &c, 1); while (k < 0 && errno == EINTR);
-    if (k != 1) return 4;
-    do k = read(0, &c, 1); while (k > 0 || (k < 0 && errno == EINTR));
-    return 0;
-}

@@ -37,10 +37,6 @@ int fl_child_reap(fl_child *c, uint64_t deadline_ns, int *status);
 /* Kills and reaps the child if it lives, closes the parent's end; emits nothing (teardown, error paths). */
 void fl_child_kill(fl_child *c);
 
-/* The probe run as `forklab-probe --hold` (what a case's child execs to live on in a fresh image): writes one
- * byte to stdout (its exec is done), then waits for the end of stdin and returns 0 (the exit status). */
-int fl_hold_main(void);
-
 /* "exited with status 3", "was killed by signal 9": a wait status in words, for error lines. */
 void fl_child_status_text(int status, char *buf, size_t n);
 

@@ -15,7 +15,6 @@
  *   {"type":"done"}
  * stdin, one command a line: "warmup N", "run N", "stop" (end of input is "stop"). */
 #include "probe.h"
-#include "child.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -270,6 +269,17 @@ static void pin_cpu(void) {
     }
 }
 
+/* The probe run as `forklab-probe --hold` (what a case's child execs to live on in a fresh image, child.h): writes
+ * one byte to stdout (its exec is done), then waits for the end of stdin and returns 0 (the exit status). */
+static int hold_main(void) {
+    char c = 'h';
+    ssize_t k;
+    do k = write(1, &c, 1); while (k < 0 && errno == EINTR);
+    if (k != 1) return 4;
+    do k = read(0, &c, 1); while (k > 0 || (k < 0 && errno == EINTR));
+    return 0;
+}
+
 int main(int argc, char **argv) {
     /* Die with the runner: a probe must never outlive the process that reads it. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -280,7 +290,7 @@ int main(int argc, char **argv) {
         printf("%s\n", FL_PROBE_VERSION);
         return 0;
     }
-    if (argc == 2 && strcmp(argv[1], "--hold") == 0) return fl_hold_main(); /* vma's exec'd child (child.h) */
+    if (argc == 2 && strcmp(argv[1], "--hold") == 0) return hold_main(); /* vma's exec'd child */
     if (argc < 2) {
         printf("{\"type\":\"hello\",\"protocol\":%d,\"probe\":\"%s\",\"case\":null,\"pid\":%d,\"cases\":[",
                FL_PROTOCOL, FL_PROBE_VERSION, (int)getpid());

@@ -8,7 +8,7 @@ import { BLOCK, blockMeans, type Cell, type SelfcheckParams } from '../src/claim
 import { renderSelfcheck } from '../src/report/selfcheck.js';
 import { nativePaths } from '../src/runner/paths.js';
 import { median } from '../src/stats/descriptive.js';
-import { UsageError } from '../src/experiments/types.js';
+import { UsageError } from '../src/errors.js';
 import { computeWitness } from '../src/env/witness.js';
 import { runCli, sandbox } from './helpers/cli.js';
 

@@ -9,7 +9,7 @@ import { fetchRuntime, highestVersion, packageFor, parseFetchSpecs } from '../sr
 import { compareVersions, discoverRuntimes } from '../src/experiments/runtimes/discover.js';
 import { familyOfName, familySpec } from '../src/experiments/runtimes/registry.js';
 import { parseRuntimes } from '../src/experiments/runtimes/params.js';
-import { UsageError } from '../src/experiments/types.js';
+import { UsageError } from '../src/errors.js';
 
 function emptyDirs() {
   const dir = mkdtempSync(join(tmpdir(), 'forklab-rt-'));

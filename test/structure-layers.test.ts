@@ -72,6 +72,24 @@ test('no import runs against the direction of the layers', () => {
   assert.deepEqual(against, []);
 });
 
+/**
+ * Parts a part may not import although it ranks above them: the command line reaches the probe (locating it,
+ * starting it, killing it, resolving a program) only through a run's life in src/lab/.
+ */
+export const SKIPPED: Readonly<Record<string, readonly string[]>> = { cli: ['runner'] };
+
+test('no part imports a part it must reach through another', () => {
+  const through: string[] = [];
+  for (const file of sources(SRC)) {
+    const from = partOf(file);
+    for (const spec of importsOf(readFileSync(file, 'utf8'))) {
+      const to = partOf(resolve(dirname(file), spec));
+      if (SKIPPED[from]?.includes(to)) through.push(`src/${relative(SRC, file)} imports ${spec} (${from} → ${to})`);
+    }
+  }
+  assert.deepEqual(through, []);
+});
+
 test('the import parser sees every form of import', () => {
   const text = [
     "import a from './a.js';",

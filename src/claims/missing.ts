@@ -1,7 +1,7 @@
 // Why a claim cannot be judged when the run did not measure what it needs, said in words and with the flag that
 // measures it: "this run measured posix-spawn only; the claim needs fork-exec (run spawn with --methods
 // fork-exec,…)", never in the document's keys ("method=fork-exec").
-import { findExperiment } from '../experiments/index.js';
+import { findSweep } from '../experiments/index.js';
 import { NotMeasurable } from './data.js';
 import { plainPair, plainSeries } from './plain.js';
 import type { Series } from '../reference/published.js';
@@ -19,7 +19,7 @@ const camel = (flag: string) => flag.replace(/^--/, '').replace(/-([a-z])/g, (_,
 
 /** The flag of an experiment that chooses a field's values (method: --methods, rssMb: --rss, thp: --thp); null when none does. */
 export function flagForField(experiment: string, key: string): string | null {
-  for (const o of findExperiment(experiment)?.options ?? []) {
+  for (const o of findSweep(experiment)?.options ?? []) {
     const flag = o.flags.split(/[ ,]/)[0]!;
     const name = camel(flag);
     if (o.param === key || name === key || name === `${key}s` || (key.startsWith(name) && /^(Mb|Kb|Ms|Ns|Bytes)$/.test(key.slice(name.length)))) return flag;

@@ -3,7 +3,7 @@
 // PCT, for CI; the figures that caused it are named on stderr.
 import { Option, type Command } from 'commander';
 import { compareRuns, type Comparison, type FigureComparison } from '../store/compare.js';
-import { UsageError } from '../experiments/types.js';
+import { UsageError } from '../errors.js';
 import { renderTable } from '../text/table.js';
 import { fmtIn } from '../text/format.js';
 import { unitOf } from '../report/formats.js';

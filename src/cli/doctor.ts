@@ -7,9 +7,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { dirname, join } from 'node:path';
 import { homedir } from 'node:os';
 import pc from 'picocolors';
-import { readDoctorFacts } from '../env/doctor-facts.js';
-import { probeFacts } from '../runner/paths.js';
-import { doctorSummary, runDoctorChecks } from '../env/doctor.js';
+import { doctorSummary } from '../env/doctor.js';
+import { examineMachine } from '../lab/doctor.js';
 import type { DoctorCheck, FileChange } from '../env/doctor-check.js';
 import { parseThpChoice } from '../env/parse.js';
 import { readTextOrNull } from '../env/memory.js';
@@ -153,7 +152,7 @@ function runReset(savedPath: string, io: ApplyIo): number {
 /** The one-line summary other commands print first (reproduce, selfcheck); never throws. */
 export async function doctorSummaryLine(intervalMs = 250): Promise<string> {
   try {
-    return doctorSummary(runDoctorChecks(await readDoctorFacts({ intervalMs, probe: probeFacts() })));
+    return doctorSummary(await examineMachine({ intervalMs }));
   } catch (e) {
     return `doctor: could not check this machine (${(e as Error).message})`;
   }
@@ -178,7 +177,7 @@ export function registerDoctor(program: Command): void {
         process.exitCode = runReset(savedPath, realIo());
         return;
       }
-      const checks = runDoctorChecks(await readDoctorFacts({ probe: probeFacts() }));
+      const checks = await examineMachine();
       if (json) emitTo('--json', json, `${JSON.stringify({ summary: doctorSummary(checks), checks }, null, 1)}\n`);
       else process.stdout.write(`${fitText(renderChecks(checks, o.color !== false && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR))}\n`);
       if (o.apply) process.exitCode = runApply(checks, savedPath, realIo());

@@ -1,19 +1,15 @@
 // `forklab judge RUN|FILE… [--json] [--seed N] [--db PATH]`: judges every claim of the articles the given runs
 // cover, without measuring: stored runs (id, uuid, latest~N) or run documents exported from any machine
-// (`forklab export`, `--json`), or a `forklab reproduce --json` file. Prints the same summary as reproduce.
-import { hostname } from 'node:os';
+// (`forklab export`, `--json`), or a `forklab reproduce --json` file. Prints the same summary as reproduce. This
+// file reads the arguments and prints; the judging is src/lab/judge.ts.
 import { namedRuns } from './named.js';
 import type { Command } from 'commander';
-import { VERDICTS_BY_MACHINE_SCHEMA, verdictsDocument } from '../claims/judge.js';
-import { groupByMachine, judgeEachMachine, judgeMixed, whyApart, type MachineGroup } from '../claims/machines.js';
-import type { Judged } from '../claims/judge.js';
-import type { DriftOptions } from '../claims/drift.js';
+import { whyApart } from '../claims/machines.js';
 import { StoreError } from '../store/db.js';
-import { driftHistory } from '../lab/drift-history.js';
+import { judgementDocument, judgeRuns, pooledMachines, settleAdvice, type Judgement } from '../lab/judge.js';
 import type { RunDocument } from '../document/run.js';
 import type { Store } from '../store/db.js';
 import { openDatabase } from './database.js';
-import { FORKLAB_VERSION } from '../version.js';
 import { writeStdout } from './output.js';
 import { colors } from './history-common.js';
 import { parseCommon } from './run.js';
@@ -63,31 +59,20 @@ export function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
   const { seed } = parseCommon({ seed: o.seed });
   const json = planFileFlag('--json', o.json);
   const docs = loadDocuments(refs, o.db);
-  const groups = groupByMachine(docs);
-  const store = o.withinRun ? null : historyStore(o.db);
+  const history = o.withinRun ? null : historyStore(o.db);
   const note = (s: string) => process.stderr.write(`${fitText(s)}\n`);
-  const driftOf = (d: readonly RunDocument[]): DriftOptions => (o.withinRun ? { withinRun: true } : driftHistory(store, d, { keep: false, seed, note, pool: o.pool !== false }));
-  // One judgement per machine, unless the user asks for the machines to be pooled (then every verdict says so).
-  let parts: { group: MachineGroup | null; docs: RunDocument[]; judged: Judged }[];
+  let j: Judgement;
   try {
-    parts =
-      o.mixMachines || groups.length === 1
-        ? [{ group: null, docs, judged: judgeMixed(docs, { seed, drift: driftOf(docs) }) }]
-        : judgeEachMachine(docs, { seed }, undefined, (g) => driftOf(g.docs)).map((x) => ({ ...x, docs: x.group.docs }));
+    j = judgeRuns(docs, { seed, withinRun: o.withinRun === true, pool: o.pool !== false, mixMachines: o.mixMachines === true }, { history, note });
   } finally {
-    store?.close();
+    history?.close();
   }
   if (json) {
-    const one = (x: (typeof parts)[number]) => ({
-      ...verdictsDocument(x.docs, x.judged, seed, FORKLAB_VERSION),
-      machines: (x.group ? [x.group] : groups).map((g) => ({ key: g.key, label: g.label })),
-      ...(groups.length > 1 && !x.group ? { mixedMachines: true } : {}),
-    });
-    const out = parts.length === 1 ? one(parts[0]!) : { schema: VERDICTS_BY_MACHINE_SCHEMA, schemaVersion: 1, forklabVersion: FORKLAB_VERSION, seed, byMachine: parts.map(one) };
-    emitTo('--json', json, `${JSON.stringify(out, null, 1)}\n`);
+    emitTo('--json', json, `${JSON.stringify(judgementDocument(j, seed), null, 1)}\n`);
     if (json.kind !== 'fd' || json.fd !== 1) process.stderr.write(`forklab judge: verdicts written to ${json.display}\n`);
     return 0;
   }
+  const { groups, parts } = j;
   if (parts.length > 1)
     writeFitted(
       `The runs come from ${groups.length} machines (${whyApart(groups)}): each is judged on its own runs below. --mix-machines pools them into one verdict per claim, and every verdict then says so.\n\n`,
@@ -98,18 +83,7 @@ export function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
       experiment: d.experiment,
       state: `run ${d.runId ? d.runId.slice(0, 8) : '(not stored)'} on ${String(d.machine?.hostname ?? '?')}, ${d.startedAt.slice(0, 16).replace('T', ' ')}${d.complete ? '' : ', incomplete'}`,
     }));
-    const mixed = groups.length > 1 && !x.group ? `; pooled from ${groups.length} machines (--mix-machines)` : '';
-    const inconclusive = x.judged.verdicts.filter((v) => v.verdict === 'inconclusive');
-    // Held open by the drift between runs (the runs alone decide them): more probes now cannot settle those.
-    const drifting = inconclusive.filter((v) => v.withinRun && v.withinRun.verdict !== 'inconclusive');
-    const open = inconclusive.filter((v) => !drifting.includes(v));
-    const next =
-      (open.length
-        ? `\nNext: forklab reproduce${x.docs.every((d) => d.machine?.hostname === hostname()) ? '' : ' (on that machine)'} --quick --only ${[...new Set(open.map((v) => v.article))].join(',')} --settle 300 measures these articles again and then, in fresh probes, only what the ${open.length} inconclusive verdict${open.length === 1 ? ' rests' : 's rest'} on, until each is decided or 300 s are spent (docs/reproduce.md, "Settling").\n`
-        : '') +
-      (drifting.length
-        ? `\n${drifting.length} inconclusive verdict${drifting.length === 1 ? ' is' : 's are'} held open by the drift between runs on this machine, not by these runs' noise: judge runs made at different times together (forklab judge RUN RUN …; docs/reproduce.md, "Drift between runs").\n`
-        : '');
+    const mixed = pooledMachines(j, x) ? `; pooled from ${groups.length} machines (--mix-machines)` : '';
     writeFitted(
       renderSummary(
         x.judged,
@@ -117,7 +91,7 @@ export function runJudge(refs: readonly string[], o: JudgeCliOptions): number {
         colors(o),
         `judged from ${x.docs.length} run${x.docs.length === 1 ? '' : 's'} without measuring; seed ${seed}${mixed}`,
         o.verbose === true,
-      ) + next,
+      ) + settleAdvice(x),
     );
   }
   return 0;

@@ -3,14 +3,15 @@
 // machine's and a verdict on every published claim. This file parses the options, calls the reproduction's life
 // (src/lab/reproduce.ts) and prints and writes what it returns. docs/reproduce.md.
 import type { Command } from 'commander';
-import { UsageError, type Warning } from '../experiments/types.js';
-import { nativePaths, requireNative } from '../runner/paths.js';
+import type { Warning } from '../experiments/types.js';
+import { UsageError } from '../errors.js';
 import type { RunDocument } from '../document/run.js';
 import { loadPublished, type Published } from '../reference/published.js';
 import type { ReproduceDocument } from '../claims/reproduction.js';
 import { renderSummary } from '../report/summary.js';
 import { StoreError, type Store } from '../store/db.js';
-import { parseOnly, planSteps, reproduce, type ReproductionPlan } from '../lab/reproduce.js';
+import { parseOnly, planSteps, reproduce, stepWords, type ReproductionPlan } from '../lab/reproduce.js';
+import { requireProbe } from '../lab/experiment.js';
 import { colors } from './history-common.js';
 import { fitText } from '../text/fit.js';
 import { onInterrupt, openHistory, parseCommon } from './run.js';
@@ -73,7 +74,7 @@ function prepare(o: ReproduceOptions, published: Published): { plan: Reproductio
   if (settleS !== null && !(Number.isFinite(settleS) && settleS > 0 && settleS <= 86_400))
     throw new UsageError('--settle', `needs a budget in seconds, above 0 and at most 86400 (a day), got ${JSON.stringify(o.settle)}`);
   const steps = planSteps(articles, quick);
-  requireNative(nativePaths());
+  requireProbe();
   const plan: ReproductionPlan = { articles, steps, quick, pinCpu, seed, label, settleS, withinRun: o.withinRun === true, pool: o.pool !== false, keep: o.store !== false };
   return { plan, outputs, history: openHistory(o)?.store ?? null };
 }
@@ -131,7 +132,7 @@ export async function reproduceCommand(o: ReproduceOptions, io: ReproduceIo = {}
     progress: createProgress,
   });
   if (r.interrupted !== null) process.stderr.write(`forklab reproduce: ${r.stoppedBy}; what finished:\n`);
-  const statuses = r.steps.map((s) => ({ experiment: s.name, state: s.state! }));
+  const statuses = r.steps.map((s) => ({ experiment: s.name, state: stepWords(s.state) }));
   const footer = `preset: ${plan.quick ? 'quick (--quick)' : 'full (the articles’ settings)'}; seed ${plan.seed}; total ${secs(Date.now() - r.startedAt.getTime())}`;
   (outputs.ownsStdout ? process.stderr : (io.summaryTo ?? process.stdout)).write(
     fitText(renderSummary(r.judged, statuses, c, footer, o.verbose === true) + (r.settled ? `\n${r.settled}` : '')),

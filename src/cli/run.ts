@@ -5,11 +5,11 @@ import { renderView } from '../report/terminal.js';
 import { render } from '../report/formats.js';
 import { fitText } from '../text/fit.js';
 import { cpusAllowed } from '../env/process.js';
-import { UsageError, type Experiment, type CommandOptions, type Warning } from '../experiments/types.js';
+import type { Experiment, CommandOptions, Warning } from '../experiments/types.js';
+import { UsageError } from '../errors.js';
 import { parseCpu, parseInteger } from '../experiments/shared/parse.js';
-import { killAllGroups } from '../runner/processes.js';
 import type { Store } from '../store/db.js';
-import { Interrupted, interruptedStatus, interruptedWord } from '../lab/interrupted.js';
+import { Interrupted, interruptedStatus, interruptedWord, killProbes } from '../lab/interrupted.js';
 import { preflightRun, runExperiment, type RunResult } from '../lab/experiment.js';
 import { createProgress } from './progress.js';
 import { outputOf, planOutputs, writeText, type Output } from './door.js';
@@ -63,7 +63,7 @@ export function onInterrupt(controller: AbortController): () => void {
   let interrupts = 0;
   const handler = (sig: NodeJS.Signals) => {
     interrupts++;
-    killAllGroups();
+    killProbes();
     const status = sig === 'SIGTERM' ? 143 : 130;
     if (interrupts === 1) {
       process.stderr.write(

@@ -3,16 +3,12 @@
 import { fitText } from '../text/fit.js';
 import { Option, type Command } from 'commander';
 import { defaultText, pinOption, specOption } from './options.js';
-import { describeOrigin, locateNative, requireNative } from '../runner/paths.js';
-import { killAllGroups } from '../runner/processes.js';
-import { sampleLoad } from '../env/machine.js';
-import { emptyUsageTotals, witnessOfLoad } from '../env/witness.js';
 import { cpusAllowed } from '../env/process.js';
 import { parseChoiceList, parseCpu, parseInteger, parseIntegerList } from '../experiments/shared/parse.js';
 import { countOption, parseCount, type CountSpecs } from '../experiments/shared/counts.js';
 import { METHODS, THP_MODES } from '../experiments/spawn/summary.js';
-import { preflightSelfcheck, runSelfcheck } from '../lab/selfcheck.js';
-import type { Cell, SelfcheckParams } from '../claims/selfcheck.js';
+import { preflightSelfcheck, runSelfcheck, selfcheckProbe, type SelfcheckOutcome } from '../lab/selfcheck.js';
+import type { SelfcheckParams } from '../claims/selfcheck.js';
 import { SUITES } from '../experiments/index.js';
 import { renderSelfcheck } from '../report/selfcheck.js';
 import { onInterrupt } from './run.js';
@@ -47,23 +43,17 @@ export function registerSelfcheck(program: Command): void {
     .action(async (o: Record<string, string | undefined>) => {
       const p = parseSelfcheck(o, cpusAllowed());
       preflightSelfcheck(p);
-      const located = locateNative();
-      const native = requireNative(located.paths);
-      process.stderr.write(`${await doctorSummaryLine()}\nselfcheck: the probe and its loop: ${describeOrigin(located.origin)}\n`);
+      const probe = selfcheckProbe();
+      process.stderr.write(`${await doctorSummaryLine()}\nselfcheck: the probe and its loop: ${probe.origin}\n`);
       const controller = new AbortController();
       const stopSignals = onInterrupt(controller);
-      const usage = emptyUsageTotals();
-      const before = sampleLoad();
-      const t0 = Date.now();
-      let cells: Cell[];
+      let outcome: SelfcheckOutcome;
       try {
-        cells = await runSelfcheck(p, native, controller.signal, usage);
+        outcome = await runSelfcheck(p, probe.native, controller.signal);
       } finally {
         stopSignals();
-        killAllGroups();
       }
-      const witness = witnessOfLoad({ before, after: { ...sampleLoad(), probes: usage } }, Date.now() - t0, p.pinCpu);
-      const r = renderSelfcheck(cells, p, witness);
+      const r = renderSelfcheck(outcome.cells, p, outcome.witness);
       process.stdout.write(fitText(r.text));
       process.exitCode = controller.signal.aborted ? 130 : r.pass ? 0 : 1;
     });

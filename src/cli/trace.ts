@@ -6,14 +6,13 @@ import { Command, Option } from 'commander';
 import { existsSync } from 'node:fs';
 import pc from 'picocolors';
 import { UsageError } from '../errors.js';
-import { resolveTarget } from '../runner/target.js';
 import { parseInteger } from '../experiments/shared/parse.js';
 import { findTracer, type Tracer } from '../experiments/trace/observe.js';
-import { traceExperiment } from '../experiments/trace/index.js';
+import { traceRecording } from '../experiments/trace/index.js';
 import { fitText } from '../text/fit.js';
 import { renderView } from '../report/terminal.js';
 import type { Store } from '../store/db.js';
-import { runTrace, type TracePlan, type TraceResult } from '../lab/trace.js';
+import { resolveCommand, runTrace, type TracePlan, type TraceResult } from '../lab/trace.js';
 import { dbOption, fileFlagPath, fileOption, labelOption, noColorOption, noStoreOption } from './options.js';
 import { openHistory, parseCommon, writeRunJson } from './run.js';
 import { dbArgument, type DbLocation } from './database.js';
@@ -55,14 +54,7 @@ function planTrace(command: string[], o: TraceOptions): { plan: TracePlan; json:
     if (!existsSync(`/proc/${pid}`)) throw new UsageError('--pid', `no process ${pid} is running`);
     mode = { pid, durationMs: o.duration === undefined ? null : parseDuration(o.duration) };
   } else {
-    let target: { path: string; args: string[] };
-    try {
-      target = resolveTarget(command[0]!, command.slice(1));
-    } catch (e) {
-      if (e instanceof UsageError) throw new UsageError('COMMAND', e.message.replace(/^--target: /, ''), e.hint?.replace(/--target /g, ''));
-      throw e;
-    }
-    mode = { command: [target.path, ...target.args] };
+    mode = { command: resolveCommand(command) };
   }
   const json = fileFlagPath(o.json);
   const common = parseCommon({ json, label: o.label, db: o.db, ...(o.store === false ? { store: false } : {}) });
@@ -96,7 +88,7 @@ async function traceAction(command: string[], o: TraceOptions): Promise<number> 
   for (const w of result.warnings) process.stderr.write(`${fitText(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}`)}\n`);
   const doc = result.document;
   const stored = doc.runId && history ? { id: doc.runId.slice(0, 8), location: history.location } : null;
-  if (json) writeRunJson(traceExperiment.name, json, `${JSON.stringify(doc, null, 1)}\n`, stored);
+  if (json) writeRunJson(traceRecording.name, json, `${JSON.stringify(doc, null, 1)}\n`, stored);
   if (stored)
     process.stderr.write(`forklab: stored as run ${stored.id} (forklab report ${stored.id}${dbArgument(stored.location)} --html trace.html)\n  in ${stored.location.path}\n`);
   return result.status;
@@ -105,7 +97,7 @@ async function traceAction(command: string[], o: TraceOptions): Promise<number> 
 /** Adds `forklab trace` to the program. */
 export function registerTraceCommand(program: Command): void {
   program.addCommand(
-    new Command(traceExperiment.name)
+    new Command(traceRecording.name)
       .description('run COMMAND (or attach to --pid) under strace: which processes fork, at what size, what it costs here, and what to change')
       .argument('[command...]', 'the command and its arguments, after --: forklab trace -- npm run build')
       .option('--pid <pid>', 'attach to this running process (and the children it starts) instead of running a command')

@@ -1,7 +1,7 @@
 // The registry: the one list of the experiments forklab knows, in the order of the articles. Everything
 // else that needs to know the experiments (commands, reports, `show`, `compare`, `reproduce`, the tests)
 // reads it from here.
-import type { Experiment, RawOptions } from './types.js';
+import type { Experiment, RawOptions, Recording } from './types.js';
 import { spawnExperiment } from './spawn/index.js';
 import { cowExperiment } from './cow/index.js';
 import { createExperiment } from './create/index.js';
@@ -12,7 +12,7 @@ import { deadlockExperiment } from './deadlock/index.js';
 import { runtimesExperiment } from './runtimes/index.js';
 import { fdsExperiment } from './fds/index.js';
 import { cgroupExperiment } from './cgroup/index.js';
-import { traceExperiment } from './trace/index.js';
+import { traceRecording } from './trace/index.js';
 import type { SpawnFields } from './spawn/configuration.js';
 import type { CowFields } from './cow/configuration.js';
 import type { CreateFields } from './create/configuration.js';
@@ -27,6 +27,11 @@ import type { TraceFields } from './trace/configuration.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds experiments of every parameter, summary and fields type
 export type AnyExperiment = Experiment<any, any, any>;
+// biome-ignore lint/suspicious/noExplicitAny: as AnyExperiment, for the kinds of run a command of their own records
+export type AnyRecording = Recording<any, any, any>;
+
+/** A kind of run the history holds, read, judged and shown alike: an experiment's sweep or a recording. */
+export type AnyRunKind = AnyExperiment | AnyRecording;
 
 export const EXPERIMENTS: readonly AnyExperiment[] = [
   spawnExperiment,
@@ -68,17 +73,23 @@ export const EXPERIMENT_NAMES: readonly string[] = EXPERIMENTS.map((e) => e.name
 export const SUITES: readonly string[] = EXPERIMENTS.filter((e) => e.selfcheck).map((e) => e.name);
 
 /**
- * Kinds of run with a command of their own (not a sweep of probe configurations) that are stored, shown and
- * reported like an experiment's: `forklab trace`. Not in EXPERIMENTS, so no experiment command or reproduce preset.
+ * The kinds of run a command of their own records (src/experiments/types.ts, Recording), stored, shown and reported
+ * like an experiment's: `forklab trace`. Not in EXPERIMENTS: no experiment command, no reproduce preset.
  */
-export const RECORDED: readonly AnyExperiment[] = [traceExperiment];
+export const RECORDED: readonly AnyRecording[] = [traceRecording];
 
-export function findExperiment(name: string): AnyExperiment | undefined {
-  return EXPERIMENTS.find((e) => e.name === name) ?? RECORDED.find((e) => e.name === name);
+/** The experiment or recording of this name: what reading, judging and showing a stored run of it needs. */
+export function findExperiment(name: string): AnyRunKind | undefined {
+  return findSweep(name) ?? RECORDED.find((e) => e.name === name);
+}
+
+/** The experiment of this name that runs as a sweep of probe configurations: its options, presets, selfcheck and run. */
+export function findSweep(name: string): AnyExperiment | undefined {
+  return EXPERIMENTS.find((e) => e.name === name);
 }
 
 /** The option values `forklab reproduce` runs an experiment with (a copy); null for an unknown experiment. */
 export function presetFor(experiment: string, quick: boolean): RawOptions | null {
-  const e = findExperiment(experiment);
+  const e = findSweep(experiment);
   return e ? { ...(quick ? e.presets.quick : e.presets.full) } : null;
 }

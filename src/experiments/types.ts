@@ -139,9 +139,6 @@ export interface RunContext {
   probeFinished?(usage: ProbeUsage | undefined, durationMs: number): void;
 }
 
-/** Bad input: names the flag and the problem (the one error type lives in src/errors.ts). */
-export { UsageError } from '../errors.js';
-
 /** The options as the command line gave them: strings, switches, and the positional arguments (targetArgs). */
 export type CommandOptions = Record<string, string | boolean | string[] | undefined>;
 
@@ -282,3 +279,14 @@ export interface Experiment<P, S, F extends Fields = Fields>
     ExperimentSummarise<P, S, F>,
     ExperimentJudge<F>,
     ExperimentPresent<P, S> {}
+
+/**
+ * A kind of run a command of its own records, instead of a sweep of probe configurations (`forklab trace` observes
+ * the user's own command; its life is in src/lab/): stored, read, judged and shown like an experiment's run, so it
+ * has every part of one but the measuring part (no probe cases, options, presets or run). The registry lists it
+ * in RECORDED.
+ */
+export interface Recording<P, S, F extends Fields = Fields> extends ExperimentEntry, ExperimentSummarise<P, S, F>, ExperimentJudge<F>, ExperimentPresent<P, S> {
+  /** The command that records one, as a user types it. */
+  recordedBy: string;
+}

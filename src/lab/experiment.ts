@@ -2,7 +2,7 @@
 // then the machine record, the probes with the load before and after, every measurement stored as it comes, the
 // warnings the run's life adds, and the versioned document. A typed plan in, a typed result out: no command-line
 // parsing, no printing (progress goes to the caller's display), no process.exit.
-import { locateNative, nativePaths, probeRecordOf, requireNative } from '../runner/paths.js';
+import { locateNative, nativePaths, probeRecordOf, requireNative, type NativePaths } from '../runner/paths.js';
 import { killAllGroups } from '../runner/processes.js';
 import { detectEmulation, emulationWarning } from '../env/emulation.js';
 import { readTextOrNull } from '../env/memory.js';
@@ -10,9 +10,8 @@ import { collectMachine, realSources, sampleLoad, type HostSources } from '../en
 import { addProbeUsage, emptyUsageTotals, witnessOfLoad } from '../env/witness.js';
 import type { Experiment, ExperimentRun, Progress, Warning } from '../experiments/types.js';
 import type { Block } from '../experiments/view.js';
-import { buildDocument, type RunDocument } from '../document/run.js';
+import type { RunDocument } from '../document/run.js';
 import type { Store } from '../store/db.js';
-import { FORKLAB_VERSION } from '../version.js';
 import { HistoryWriter } from './history-writer.js';
 import { fewSamplesWarnings, runNoiseWarnings } from './warnings.js';
 
@@ -21,13 +20,18 @@ export type ProgressDisplay = (label: string) => Progress & { end(): void };
 
 const silent: ProgressDisplay = () => ({ step() {}, note() {}, end() {} });
 
+/** The probe set this process would run; a ForklabError (probe-missing) saying how to build it when it is not there. */
+export function requireProbe(): NativePaths {
+  return requireNative(nativePaths());
+}
+
 /**
  * What the machine allows for these parameters (the experiment's preflight: memory, limits), checked before anything
  * starts (UsageError naming the flag), and the probe; a warning first when the CPU is emulated.
  */
 export function preflightRun<P, S>(exp: Experiment<P, S>, params: P): Warning[] {
   const preWarnings: Warning[] = exp.preflight(params);
-  requireNative(nativePaths());
+  requireProbe();
   const emulated = detectEmulation(process.arch, readTextOrNull('/proc/cpuinfo'));
   if (emulated) preWarnings.unshift({ code: 'emulated', message: emulationWarning(emulated) });
   return preWarnings;
@@ -78,15 +82,13 @@ export async function runExperiment<P, S>(exp: Experiment<P, S>, params: P, opts
   const before = sampleLoad();
   const progress = (opts.progress ?? silent)(opts.progressLabel ?? exp.name);
   const startedAt = new Date();
-  const history = new HistoryWriter(opts.store ?? null);
-  history.start({
+  const history = new HistoryWriter(opts.store ?? null, {
     experiment: exp.name,
     params: params as Record<string, unknown>,
     machine,
     loadBefore: before,
-    forklabVersion: FORKLAB_VERSION,
     startedAt,
-    label: opts.label ?? null,
+    label: opts.label,
   });
   let run: ExperimentRun<S, P>;
   const usage = emptyUsageTotals();
@@ -112,19 +114,7 @@ export async function runExperiment<P, S>(exp: Experiment<P, S>, params: P, opts
   if (!opts.signal.aborted) run.warnings.push(...runNoiseWarnings(exp as Experiment<P, S>, run as ExperimentRun, witness, opts.pinCpu));
   run.warnings.push(...fewSamplesWarnings(run as ExperimentRun));
   if (opts.signal.aborted) run.complete = false;
-  history.finish({ complete: run.complete, summary: run.summary, warnings: run.warnings, loadAfter: after, finishedAt });
-  run.warnings.push(...history.warnings);
-  const doc = buildDocument({
-    run: run as ExperimentRun,
-    forklabVersion: FORKLAB_VERSION,
-    runId: history.uuid,
-    label: opts.label,
-    startedAt,
-    finishedAt,
-    machine,
-    load: { before, after },
-    witness,
-  });
+  const doc = history.finish(run as ExperimentRun, { loadAfter: after, finishedAt, witness });
   const done = run;
   return { run, doc, storedRunId: history.runId, view: () => exp.view(done) };
 }

@@ -1,16 +1,48 @@
-// Saves a run to the history database as it happens: a 'running' row at the start, each probe's
-// measurements as they come, 'complete' or 'incomplete' at the end. A database problem never throws a
-// measured run away: it becomes a warning, and the run goes on without the store.
-import { StoreError, asStoreError, type RunStart, type Store } from '../store/db.js';
-import type { LoadSample } from '../env/machine.js';
-import type { Measurement, Warning } from '../experiments/types.js';
+// A run's record, written once for every kind of run (an experiment's sweep, a trace): a 'running' row in the
+// history at the start, each probe's measurements as they come, 'complete' or 'incomplete' at the end, then the
+// versioned document. A database problem never throws a measured run away: it becomes a warning, and the run goes
+// on without the store.
+import { StoreError, asStoreError, type Store } from '../store/db.js';
+import type { LoadSample, MachineRecord } from '../env/machine.js';
+import type { NoiseWitness } from '../env/witness.js';
+import type { ExperimentRun, Measurement, Warning } from '../experiments/types.js';
+import { buildDocument, type RunDocument } from '../document/run.js';
+import { FORKLAB_VERSION } from '../version.js';
+
+/** What a run is known by when it starts. */
+export interface RunOpening {
+  experiment: string;
+  params: Record<string, unknown>;
+  machine: MachineRecord;
+  loadBefore: LoadSample;
+  startedAt: Date;
+  label: string | undefined;
+}
+
+/** What is known once it has ended. */
+export interface RunEnd {
+  loadAfter: LoadSample;
+  finishedAt: Date;
+  /** The noise witness of the run's probes; absent: none (a trace's). */
+  witness?: NoiseWitness | null;
+}
 
 export class HistoryWriter {
   runId: number | null = null;
   uuid: string | null = null;
+  /** The history's own problems, each a warning of the run. */
   readonly warnings: Warning[] = [];
 
-  constructor(private store: Store | null) {}
+  /** Starts the run's row in `store` (null: the run is not stored). */
+  constructor(
+    private store: Store | null,
+    private readonly opening: RunOpening,
+  ) {
+    this.guard('started', (s) => {
+      this.runId = s.startRun({ ...opening, label: opening.label ?? null, forklabVersion: FORKLAB_VERSION });
+      this.uuid = s.uuidOf(this.runId);
+    });
+  }
 
   private guard(what: string, f: (s: Store) => void): void {
     if (!this.store) return;
@@ -27,19 +59,31 @@ export class HistoryWriter {
     }
   }
 
-  start(meta: RunStart): void {
-    this.guard('started', (s) => {
-      this.runId = s.startRun(meta);
-      this.uuid = s.uuidOf(this.runId);
-    });
-  }
-
   record(ms: readonly Measurement[]): void {
     if (this.runId !== null) this.guard('saved', (s) => s.addMeasurements(this.runId!, ms));
   }
 
-  finish(end: { complete: boolean; summary: unknown; warnings: Warning[]; loadAfter: LoadSample; finishedAt: Date }): void {
-    if (this.runId !== null) this.guard('finished', (s) => s.finishRun(this.runId!, end));
+  /**
+   * The run's end: its row finished with the run's warnings, the history's own problems added to them, and the
+   * versioned document (its runId null when the run is not in the history).
+   */
+  finish(run: ExperimentRun, end: RunEnd): RunDocument {
+    const { finishedAt, loadAfter } = end;
+    if (this.runId !== null)
+      this.guard('finished', (s) => s.finishRun(this.runId!, { complete: run.complete, summary: run.summary, warnings: run.warnings, loadAfter, finishedAt }));
     if (!this.store) this.uuid = null;
+    run.warnings.push(...this.warnings);
+    const o = this.opening;
+    return buildDocument({
+      run,
+      forklabVersion: FORKLAB_VERSION,
+      runId: this.uuid,
+      label: o.label,
+      startedAt: o.startedAt,
+      finishedAt,
+      machine: o.machine,
+      load: { before: o.loadBefore, after: loadAfter },
+      ...(end.witness !== undefined ? { witness: end.witness } : {}),
+    });
   }
 }

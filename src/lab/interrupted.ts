@@ -1,5 +1,11 @@
 // What ends a run early: the signal the caller turned into an abort (Ctrl-C or SIGTERM), and how the run's
 // life and the command line name it.
+import { killAllGroups } from '../runner/processes.js';
+
+/** Kills every probe process group still alive (and what it forked) at once: the command line's answer to Ctrl-C. */
+export function killProbes(): void {
+  killAllGroups();
+}
 
 /** What ended a run early: Ctrl-C (SIGINT) or SIGTERM; the AbortSignal's reason. */
 export class Interrupted extends Error {
@@ -15,7 +21,10 @@ export function interruptedStatus(signal: AbortSignal): number | null {
   return signal.reason instanceof Interrupted && signal.reason.signal === 'SIGTERM' ? 143 : 130;
 }
 
+/** What stopped a run, in a word: Ctrl-C or SIGTERM. */
+export type StoppedBy = 'interrupted' | 'terminated';
+
 /** "interrupted" or "terminated", for the line that introduces what finished. */
-export function interruptedWord(signal: AbortSignal): string {
+export function interruptedWord(signal: AbortSignal): StoppedBy {
   return interruptedStatus(signal) === 143 ? 'terminated' : 'interrupted';
 }

@@ -3,8 +3,9 @@
 // (src/lab/settle.ts), and the reproduction document kept in the history. A typed plan in, a typed result out: no
 // command-line parsing, no printing (lines go to callbacks), no process.exit. docs/reproduce.md.
 import { hostname } from 'node:os';
-import { UsageError, type Experiment, type Warning } from '../experiments/types.js';
-import { findExperiment, presetFor } from '../experiments/index.js';
+import type { Experiment, Warning } from '../experiments/types.js';
+import { UsageError } from '../errors.js';
+import { findSweep, presetFor } from '../experiments/index.js';
 import type { RunDocument } from '../document/run.js';
 import { articleExperiments, type Article, type Published } from '../reference/published.js';
 import { formatWitness } from '../env/witness.js';
@@ -14,7 +15,7 @@ import type { DriftOptions } from '../claims/drift.js';
 import type { Store } from '../store/db.js';
 import { FORKLAB_VERSION } from '../version.js';
 import { runExperiment, type ProgressDisplay } from './experiment.js';
-import { interruptedStatus, interruptedWord } from './interrupted.js';
+import { interruptedStatus, interruptedWord, type StoppedBy } from './interrupted.js';
 import { settle, settleSummary } from './settle.js';
 import { driftHistory, keepEstimates } from './drift-history.js';
 
@@ -27,6 +28,42 @@ export function parseOnly(raw: string | undefined, p: Published): Article[] {
   return p.articles.filter((a) => ids.includes(a.id));
 }
 
+const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** What became of one experiment of a reproduction. */
+export type StepState =
+  /** It will run (or is running). */
+  | { kind: 'planned' }
+  /** This forklab has no such experiment, or no preset for it. */
+  | { kind: 'unavailable' }
+  /** Its preset does not fit this machine (the preflight's or the parser's problem). */
+  | { kind: 'skipped'; why: string }
+  | { kind: 'ran'; durationMs: number; complete: boolean }
+  | { kind: 'failed'; error: string }
+  /** Ctrl-C or SIGTERM ('interrupted', 'terminated') stopped the reproduction before it ran or before it finished. */
+  | { kind: 'stopped'; by: StoppedBy; started: boolean };
+
+/** A step's state in words, as the summary and the reproduction document say it ("ran in 12.3 s", "skipped: …"). */
+export function stepWords(s: StepState): string {
+  switch (s.kind) {
+    case 'planned':
+      return 'not run yet';
+    case 'unavailable':
+      return 'not available in this forklab';
+    case 'skipped':
+      return `skipped: ${s.why}`;
+    case 'ran':
+      return `ran in ${secs(s.durationMs)}${s.complete ? '' : ', incomplete (see warnings)'}`;
+    case 'failed':
+      return `failed: ${s.error}`;
+    case 'stopped':
+      return `${s.by} ${s.started ? 'before it finished' : 'before it ran'}`;
+  }
+}
+
+/** Why a step has no run for the claims to judge (the claims' `absent`); null when it ran (or will). */
+export const absentWhy = (s: StepState): string | null => (s.kind === 'ran' || s.kind === 'planned' ? null : stepWords(s));
+
 /** One experiment of a reproduction: its parameters at the preset, or why it will not run; then what became of it. */
 export interface Step {
   name: string;
@@ -34,9 +71,7 @@ export interface Step {
   exp: Experiment<unknown, unknown> | null;
   params: unknown;
   preWarnings: Warning[];
-  /** Set when the experiment will not run, or once it ran. */
-  state: string | null;
-  absent: string | null;
+  state: StepState;
 }
 
 /** The experiments of the articles at the preset (quick or full), each once, parsed and preflighted now. */
@@ -45,18 +80,18 @@ export function planSteps(articles: readonly Article[], quick: boolean): Step[] 
   for (const a of articles)
     for (const name of articleExperiments(a)) {
       if (steps.some((s) => s.name === name)) continue;
-      const exp = findExperiment(name) ?? null;
-      const step: Step = { name, article: a.id, exp, params: null, preWarnings: [], state: null, absent: null };
+      const exp = findSweep(name) ?? null;
+      const step: Step = { name, article: a.id, exp, params: null, preWarnings: [], state: { kind: 'planned' } };
       const raw = presetFor(name, quick);
       if (!exp || !raw) {
-        step.state = step.absent = 'not available in this forklab';
+        step.state = { kind: 'unavailable' };
       } else {
         try {
           step.params = exp.parse(raw);
           step.preWarnings = exp.preflight(step.params);
         } catch (e) {
           if (!(e instanceof UsageError)) throw e;
-          step.state = step.absent = `skipped: ${e.message}`;
+          step.state = { kind: 'skipped', why: e.message };
         }
       }
       steps.push(step);
@@ -112,24 +147,22 @@ export interface Reproduction {
   failed: boolean;
   /** 130 (Ctrl-C) or 143 (SIGTERM) when a signal stopped it, else null; and the word for it. */
   interrupted: number | null;
-  stoppedBy: string;
+  stoppedBy: StoppedBy;
   startedAt: Date;
 }
-
-const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 interface Measured {
   docs: RunDocument[];
   runs: (string | RunDocument)[];
   failed: boolean;
   interrupted: number | null;
-  stoppedBy: string;
+  stoppedBy: StoppedBy;
 }
 
 /** Runs every runnable step in turn, storing each run; an abort stops between steps and keeps what finished. */
 async function measure(plan: ReproductionPlan, ctx: ReproductionContext): Promise<Measured> {
   const m: Measured = { docs: [], runs: [], failed: false, interrupted: null, stoppedBy: 'interrupted' };
-  const runnable = plan.steps.filter((s) => s.state === null);
+  const runnable = plan.steps.filter((s) => s.state.kind === 'planned');
   const history = ctx.history;
   const { signal } = await ctx.interruptible(async (signal) => {
     try {
@@ -151,20 +184,20 @@ async function measure(plan: ReproductionPlan, ctx: ReproductionContext): Promis
             label: plan.label,
           });
           if (signal.aborted) {
-            s.state = s.absent = `${interruptedWord(signal)} before it finished`;
+            s.state = { kind: 'stopped', by: interruptedWord(signal), started: true };
             break;
           }
           const seen = doc.witness ? `; witness: ${formatWitness(doc.witness)}` : '';
-          s.state = `ran in ${secs(performance.now() - t0)}${run.complete ? '' : ', incomplete (see warnings)'}`;
+          s.state = { kind: 'ran', durationMs: performance.now() - t0, complete: run.complete };
           if (!run.complete) m.failed = true;
           for (const w of run.warnings) if (!s.preWarnings.includes(w)) ctx.warn(s.name, w);
           m.docs.push(doc);
           m.runs.push(doc.runId ?? doc);
-          ctx.note(`${label} ${s.state}${seen}`);
+          ctx.note(`${label} ${stepWords(s.state)}${seen}`);
         } catch (e) {
           m.failed = true;
-          s.state = s.absent = `failed: ${(e as Error).message}`;
-          ctx.note(`${label} ${s.state}`);
+          s.state = { kind: 'failed', error: (e as Error).message };
+          ctx.note(`${label} ${stepWords(s.state)}`);
         }
       }
     } finally {
@@ -173,7 +206,7 @@ async function measure(plan: ReproductionPlan, ctx: ReproductionContext): Promis
   });
   m.interrupted = interruptedStatus(signal);
   m.stoppedBy = interruptedWord(signal);
-  for (const s of plan.steps) if (s.state === null) s.state = s.absent = `${m.stoppedBy} before it ran`;
+  for (const s of plan.steps) if (s.state.kind === 'planned') s.state = { kind: 'stopped', by: m.stoppedBy, started: false };
   return m;
 }
 
@@ -191,7 +224,7 @@ async function settleOpen(
   try {
     const { value: s, signal } = await ctx.interruptible((signal) =>
       settle({
-        steps: plan.steps.map((x) => ({ name: x.name, exp: x.state?.startsWith('ran') ? x.exp : null, params: x.params })),
+        steps: plan.steps.map((x) => ({ name: x.name, exp: x.state.kind === 'ran' ? x.exp : null, params: x.params })),
         docs: m.docs,
         judged,
         budgetS: plan.settleS!,
@@ -231,7 +264,7 @@ function reproductionDocument(plan: ReproductionPlan, m: Measured, judged: Judge
     hostname: hostname(),
     ...(plan.label ? { label: plan.label } : {}),
     articles: judged.articles,
-    experiments: plan.steps.map((s) => ({ experiment: s.name, state: s.state! })),
+    experiments: plan.steps.map((s) => ({ experiment: s.name, state: stepWords(s.state) })),
     runs: m.runs,
     seed: plan.seed,
     ...(judged.withinRun ? { withinRun: true } : {}),
@@ -271,7 +304,12 @@ export async function reproduce(plan: ReproductionPlan, ctx: ReproductionContext
   const m = await measure(plan, ctx);
   // Verdicts and figures of the chosen articles only: the same path as `forklab judge`, every interval widened by
   // this machine's drift between runs, learnt from its earlier runs (docs/reproduce.md, "Drift between runs").
-  const absent = Object.fromEntries(plan.steps.filter((s) => s.absent !== null).map((s) => [s.name, s.absent!]));
+  const absent = Object.fromEntries(
+    plan.steps.flatMap((s) => {
+      const why = absentWhy(s.state);
+      return why === null ? [] : [[s.name, why]];
+    }),
+  );
   const history = ctx.openDriftStore();
   let judged: Judged;
   let settled = '';

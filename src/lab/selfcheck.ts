@@ -4,14 +4,16 @@
 // (memory, every --thp value asked for); src/claims/selfcheck.ts judges the pairs, src/report/selfcheck.ts says why
 // when one does not pass.
 import { runProbe, describeFailure } from '../runner/probe.js';
-import type { NativePaths } from '../runner/paths.js';
+import { describeOrigin, locateNative, requireNative, type NativePaths } from '../runner/paths.js';
+import { killAllGroups } from '../runner/processes.js';
 import { fixedPlan } from '../runner/plans.js';
 import { runCommand } from '../runner/command.js';
 import { interleave } from '../runner/schedule.js';
 import { readMemoryBudget } from '../env/memory.js';
-import { addProbeUsage, type ProbeUsageTotals } from '../env/witness.js';
+import { addProbeUsage, emptyUsageTotals, witnessOfLoad, type NoiseWitness, type ProbeUsageTotals } from '../env/witness.js';
+import { sampleLoad } from '../env/machine.js';
 import { HEADROOM_BYTES, requireMemory } from '../experiments/shared/preflight.js';
-import { findExperiment } from '../experiments/index.js';
+import { findSweep } from '../experiments/index.js';
 import { BLOCK, blockMeans, type Cell, type Pair, type SelfcheckParams } from '../claims/selfcheck.js';
 
 /** Untimed launches before the timed ones, the same on both sides. */
@@ -33,7 +35,7 @@ export function preflightSelfcheck(p: SelfcheckParams, fitBytes: number | null =
 
 /** Every pair of the suites chosen, suite by suite in the order --suites names them. */
 export function selfcheckPairs(p: SelfcheckParams): Pair[] {
-  return p.suites.flatMap((name) => (findExperiment(name)?.selfcheck?.(p) ?? []).map((pair) => ({ ...pair, suite: name })));
+  return p.suites.flatMap((name) => (findSweep(name)?.selfcheck?.(p) ?? []).map((pair) => ({ ...pair, suite: name })));
 }
 
 async function runSide(side: 'probe' | 'loop', c: Cell, p: SelfcheckParams, native: NativePaths, signal: AbortSignal, usage: ProbeUsageTotals): Promise<void> {
@@ -60,8 +62,34 @@ async function runSide(side: 'probe' | 'loop', c: Cell, p: SelfcheckParams, nati
   }
 }
 
+/** The probe and its loop this process would run, and where they come from in words; a ForklabError when they are not built. */
+export function selfcheckProbe(): { native: NativePaths; origin: string } {
+  const located = locateNative();
+  return { native: requireNative(located.paths), origin: describeOrigin(located.origin) };
+}
+
+/** The pairs measured, and the noise witness of the load while they ran. */
+export interface SelfcheckOutcome {
+  cells: Cell[];
+  witness: NoiseWitness | null;
+}
+
+/** Runs every pair (runCells), every probe killed at the end whatever happens, with the machine's load before and after. */
+export async function runSelfcheck(p: SelfcheckParams, native: NativePaths, signal: AbortSignal): Promise<SelfcheckOutcome> {
+  const usage = emptyUsageTotals();
+  const before = sampleLoad();
+  const t0 = Date.now();
+  let cells: Cell[];
+  try {
+    cells = await runCells(p, native, signal, usage);
+  } finally {
+    killAllGroups();
+  }
+  return { cells, witness: witnessOfLoad({ before, after: { ...sampleLoad(), probes: usage } }, Date.now() - t0, p.pinCpu) };
+}
+
 /** Rounds × pairs in a seeded interleaved order; in each item probe and loop run back to back, alternating which goes first. */
-export async function runSelfcheck(p: SelfcheckParams, native: NativePaths, signal: AbortSignal, usage: ProbeUsageTotals): Promise<Cell[]> {
+async function runCells(p: SelfcheckParams, native: NativePaths, signal: AbortSignal, usage: ProbeUsageTotals): Promise<Cell[]> {
   const cells: Cell[] = selfcheckPairs(p).map((pair) => ({ pair, probeRoundsNs: [], loopRoundsNs: [], failures: [] }));
   const order = interleave(cells, p.rounds, 7);
   for (const [i, { config: c, repeat }] of order.entries()) {

@@ -13,6 +13,7 @@ import type { RunDocument } from '../document/run.js';
 import type { Store } from '../store/db.js';
 import type { DriftOptions } from '../claims/drift.js';
 import { runExperiment, type ProgressDisplay } from './experiment.js';
+import { splitInconclusive } from './judge.js';
 
 /** The error the looks may spend in all, and the most looks a budget buys. */
 export const SETTLE_ALPHA = 0.05;
@@ -73,12 +74,11 @@ export async function settle(i: SettleInput): Promise<SettleOutcome> {
   const why = new Map<string, string>();
   // A verdict this run alone decides is held open by the drift between runs: a look is more probes of the same
   // run, whose drift it shares, so it cannot settle it. Say so instead of spending the budget on it.
-  const inconclusive = i.judged.verdicts.filter((v) => v.verdict === 'inconclusive');
-  for (const v of inconclusive)
-    if (v.withinRun && v.withinRun.verdict !== 'inconclusive')
-      why.set(v.claimId, `only the drift between runs here keeps it open (this run alone: ${v.withinRun.verdict}); more probes of this run cannot settle it`);
-  let open = inconclusive.filter((v) => !why.has(v.claimId)).map((v) => v.claimId);
-  const driftBound = inconclusive.filter((v) => why.has(v.claimId)).map((v) => v.claimId);
+  const split = splitInconclusive(i.judged.verdicts);
+  for (const v of split.heldByDrift)
+    why.set(v.claimId, `only the drift between runs here keeps it open (this run alone: ${v.withinRun!.verdict}); more probes of this run cannot settle it`);
+  let open = split.open.map((v) => v.claimId);
+  const driftBound = split.heldByDrift.map((v) => v.claimId);
   let looks = 0;
   const claimsOf = (ids: readonly string[]) => i.published.claims.filter((c) => ids.includes(c.id));
   while (open.length > 0 && looks < MAX_LOOKS && !i.signal.aborted) {

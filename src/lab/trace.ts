@@ -7,6 +7,7 @@ import { hostname, tmpdir, constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { ForklabError, UsageError } from '../errors.js';
 import { nativePaths } from '../runner/paths.js';
+import { resolveTarget } from '../runner/target.js';
 import { collectMachine, sampleLoad } from '../env/machine.js';
 import { parseStrace } from '../experiments/trace/strace.js';
 import { buildModel } from '../experiments/trace/model.js';
@@ -21,12 +22,11 @@ import { siteSummary } from '../experiments/trace/coverage.js';
 import { FrameReader } from '../experiments/trace/stack.js';
 import { hasModel } from '../experiments/trace/summary.js';
 import { MODEL_EXPERIMENT, MODEL_NEEDS, modelFromStoredRun } from '../experiments/trace/stored.js';
-import { traceExperiment } from '../experiments/trace/index.js';
+import { traceRecording } from '../experiments/trace/index.js';
 import type { Block } from '../experiments/view.js';
-import type { Warning } from '../experiments/types.js';
-import { buildDocument, type RunDocument } from '../document/run.js';
+import type { ExperimentRun, Warning } from '../experiments/types.js';
+import type { RunDocument } from '../document/run.js';
 import type { Store } from '../store/db.js';
-import { FORKLAB_VERSION } from '../version.js';
 import { HistoryWriter } from './history-writer.js';
 
 /** What to trace and how, checked by the caller before anything runs. */
@@ -67,6 +67,17 @@ export interface TraceResult {
   warnings: Warning[];
   /** The status forklab ends with: the command's (128 + signal when one killed it); attached: 0, or 130 after Ctrl-C. */
   status: number;
+}
+
+/** The command to trace, its program resolved to a path (as the shell would find it); a UsageError naming COMMAND when it cannot be run. */
+export function resolveCommand(command: readonly string[]): string[] {
+  try {
+    const target = resolveTarget(command[0]!, command.slice(1));
+    return [target.path, ...target.args];
+  } catch (e) {
+    if (e instanceof UsageError) throw new UsageError('COMMAND', e.message.replace(/^--target: /, ''), e.hint?.replace(/--target /g, ''));
+    throw e;
+  }
 }
 
 /** The stored run the model uses (of MODEL_EXPERIMENT): the one named, else the latest complete one of this machine; null when none. */
@@ -212,23 +223,11 @@ async function store(
     recorders: plan.recorders,
     nativeStacks: plan.nativeStacks,
   };
-  const writer = new HistoryWriter(c.store);
   const finishedAt = new Date();
-  const complete = summary.endedBy !== 'interrupt' || summary.mode === 'attach';
-  writer.start({ experiment: traceExperiment.name, params, machine, loadBefore: c.loadBefore, forklabVersion: FORKLAB_VERSION, startedAt: c.startedAt, label: plan.label ?? null });
+  const writer = new HistoryWriter(c.store, { experiment: traceRecording.name, params, machine, loadBefore: c.loadBefore, startedAt: c.startedAt, label: plan.label });
   writer.record(measurements);
-  const loadAfter = sampleLoad();
-  writer.finish({ complete, summary, warnings: [], loadAfter, finishedAt });
-  const run = { experiment: traceExperiment.name, params, measurements, summary, warnings: writer.warnings, complete };
-  const document = buildDocument({
-    run,
-    forklabVersion: FORKLAB_VERSION,
-    runId: writer.uuid,
-    label: plan.label,
-    startedAt: c.startedAt,
-    finishedAt,
-    machine,
-    load: { before: c.loadBefore, after: loadAfter },
-  });
+  const complete = summary.endedBy !== 'interrupt' || summary.mode === 'attach';
+  const run: ExperimentRun<TraceSummary, Record<string, unknown>> = { experiment: traceRecording.name, params, measurements, summary, warnings: [], complete };
+  const document = writer.finish(run, { loadAfter: sampleLoad(), finishedAt });
   return { document, warnings: writer.warnings };
 }

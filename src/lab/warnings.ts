@@ -3,7 +3,7 @@
 import { cpusAllowed } from '../env/process.js';
 import type { NoiseWitness } from '../env/witness.js';
 import type { ExperimentRun, Warning } from '../experiments/types.js';
-import { findExperiment } from '../experiments/index.js';
+import { findExperiment, findSweep } from '../experiments/index.js';
 import { noiseFigures, noiseWarning } from './noise.js';
 
 /**
@@ -25,7 +25,7 @@ export function fewSamplesWarnings(run: ExperimentRun): Warning[] {
   const few = [...counts.values()].filter((c) => c.n < MIN_SAMPLES_FOR_INTERVAL);
   if (few.length === 0) return [];
   // The flag that gives those series more samples: --iterations, or the experiment's own for a series it sets otherwise.
-  const own = findExperiment(run.experiment)?.samplesFlag ?? {};
+  const own = findSweep(run.experiment)?.samplesFlag ?? {};
   const flags = [...new Set(few.map((c) => own[c.series] ?? '--iterations'))];
   const series = [...new Set(few.map((c) => c.series))];
   return [

@@ -2,7 +2,7 @@
 // rssMb), machine fields in words (page size, not pageSizeBytes), numbers without exponents and with thousands
 // separators (1,110 µs, not 1.11e+3 µs).
 import type { RunDocument } from '../document/run.js';
-import { findExperiment } from '../experiments/index.js';
+import { findSweep } from '../experiments/index.js';
 import { words } from '../text/words.js';
 
 /** A number for a reader: 3 significant digits below 1000, whole numbers with separators above, never an exponent. */
@@ -43,7 +43,7 @@ const valueText = (v: unknown): string =>
  * (an experiment's internal setting) is shown in words.
  */
 export function paramFlags(doc: RunDocument): [string, string][] {
-  const options = findExperiment(doc.experiment)?.options ?? [];
+  const options = findSweep(doc.experiment)?.options ?? [];
   const out: [string, string][] = [];
   for (const [key, value] of Object.entries(doc.params)) {
     // Not given (a filter left open, an empty list): nothing to show.

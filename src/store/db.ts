@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { bootId, processIdentity } from '../env/process.js';
-import type { Configuration, Measurement, Warning } from '../experiments/types.js';
-import { CONFIGURATION_KEYS, measurementToJson, type RunDocument } from '../document/run.js';
+import type { Measurement, Warning } from '../experiments/types.js';
+import { measurementToJson, type RunDocument } from '../document/run.js';
 import {
   NEXT_RUN_ID,
   StoreError,
@@ -19,7 +19,7 @@ import {
   type MeasurementRecord,
   type RunRecord,
 } from './migrations.js';
-import { openSqlite, type SqlDatabase } from './sqlite.js';
+import { openSqlite, retryWhileBusy, type SqlDatabase } from './sqlite.js';
 import { snapshotOf } from './snapshot.js';
 import { DocumentError, validateConfiguration, validateRunDocument } from '../document/validate.js';
 
@@ -28,7 +28,8 @@ export type { OpenOptions, RunFilter, RunFinish, RunRow, RunStart } from './reco
 import {
   contentUuid,
   documentOf,
-  encodeSamples,
+  insertConfigurations,
+  recorderGone,
   latestMade,
   resolveRunRef,
   runFilterSql,
@@ -45,13 +46,9 @@ import { addReproduction, getReproduction, listReproductions, resolveReproductio
 import { DriftEstimates, forgetDriftEstimates } from './drift.js';
 export type { DriftEstimates, NewDriftEstimates, RunWithoutEstimates, StoredDriftEstimates } from './drift.js';
 
-function sleepMs(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
 export class Store {
-  private readonly myHost = hostname();
-  private readonly bootId = bootId();
+  /** This machine, to tell whether the process of a 'running' row is gone. */
+  private readonly here = { host: hostname(), bootId: bootId() };
 
   private constructor(
     readonly path: string,
@@ -87,7 +84,7 @@ export class Store {
       (db) => {
         db.pragma(busy);
         checkSchema(db, path); // again: the file may have been created meanwhile
-        Store.retryBusy(() => {
+        retryWhileBusy(() => {
           if (db.pragma('journal_mode') !== 'wal') db.pragma('journal_mode = WAL');
         });
         db.pragma('foreign_keys = ON');
@@ -144,20 +141,6 @@ export class Store {
     }
   }
 
-  /** Switching to WAL needs a moment alone with the file; another process opening it at once can make it busy. */
-  private static retryBusy(fn: () => void): void {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      try {
-        fn();
-        return;
-      } catch (e) {
-        if (!sqliteCode(e)?.startsWith('SQLITE_BUSY') || Date.now() > deadline) throw e;
-        sleepMs(20);
-      }
-    }
-  }
-
   close(): void {
     this.db.close();
     this.dropCopy?.();
@@ -180,10 +163,10 @@ export class Store {
         JSON.stringify(meta.params),
         JSON.stringify(meta.machine),
         JSON.stringify(meta.loadBefore),
-        this.myHost,
+        this.here.host,
         process.pid,
         me?.startTicks ?? null,
-        this.bootId,
+        this.here.bootId,
         me?.cmdline ?? null,
         meta.label ?? null,
       );
@@ -199,35 +182,6 @@ export class Store {
   private requireRunning(runId: number, what: string): void {
     const r = this.record(runId);
     if (r.status !== 'running') throw new StoreError(`run ${runId} is ${r.status}: cannot ${what}`);
-  }
-
-  private insertMeasurements(runId: number, configs: readonly Configuration[], addedAt: string): void {
-    const next = this.db.prepare('SELECT coalesce(max(seq), -1) + 1 AS seq FROM measurements WHERE run_id = ?').get(runId) as { seq: number };
-    const insert = this.db.prepare(
-      `INSERT INTO measurements (run_id, seq, series, fields, repeat_index, state, failure, info, sample_count, samples, columns, stats, added_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    let seq = next.seq;
-    for (const c of configs) {
-      const fields: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(c)) if (!(CONFIGURATION_KEYS as readonly string[]).includes(k)) fields[k] = v;
-      const samples = c.samplesNs;
-      insert.run(
-        runId,
-        seq++,
-        c.series,
-        JSON.stringify(fields),
-        c.repeat,
-        c.state,
-        c.failure ?? null,
-        JSON.stringify(c.info),
-        samples.length,
-        encodeSamples(samples),
-        'columns' in c ? JSON.stringify(c.columns) : null,
-        c.stats === null ? null : JSON.stringify(c.stats),
-        addedAt,
-      );
-    }
   }
 
   /**
@@ -247,7 +201,7 @@ export class Store {
     });
     this.db.transaction(() => {
       this.requireRunning(runId, 'add measurements');
-      this.insertMeasurements(runId, configs, new Date().toISOString());
+      insertConfigurations(this.db, runId, configs, new Date().toISOString());
     }, 'immediate');
   }
 
@@ -275,24 +229,13 @@ export class Store {
     return this.record(runId).uuid;
   }
 
-  /** Is the process that recorded this 'running' row gone (killed, crashed, or its pid reused since)? */
-  private isStale(r: RunRecord): boolean {
-    if (r.hostname !== this.myHost || r.pid === null) return false; // another host's process: cannot tell
-    if (r.boot_id !== null && this.bootId !== null && r.boot_id !== this.bootId) return true;
-    const now = processIdentity(r.pid);
-    if (now === null) return true;
-    if (r.proc_start !== null && now.startTicks !== null && r.proc_start !== now.startTicks) return true;
-    if (r.cmdline !== null && now.cmdline !== null && r.cmdline !== now.cmdline) return true;
-    return false;
-  }
-
   /**
    * Runs still 'running' whose process is gone become 'incomplete', keeping their measurements; their
    * finish time is the last stored measurement's. Returns how many were marked. Called by open().
    */
   markStale(): number {
     const running = this.db.prepare("SELECT * FROM runs WHERE status = 'running'").all() as RunRecord[];
-    const stale = running.filter((r) => this.isStale(r));
+    const stale = running.filter((r) => recorderGone(r, this.here));
     if (stale.length === 0) return 0;
     let marked = 0;
     this.db.transaction(() => {
@@ -332,7 +275,7 @@ export class Store {
       let measurements = 0;
       for (const id of runIds) {
         const r = this.record(id);
-        if (r.status === 'running' && !this.isStale(r))
+        if (r.status === 'running' && !recorderGone(r, this.here))
           throw new StoreError(`run ${id} is still being recorded (pid ${r.pid} on ${r.hostname}); nothing was removed. Stop that run first.`);
         measurements += this.db.prepare('DELETE FROM measurements WHERE run_id = ?').run(id).changes;
       }
@@ -432,7 +375,7 @@ export class Store {
           doc.label ?? null,
         );
       const id = Number(info.lastInsertRowid);
-      this.insertMeasurements(id, doc.configurations, doc.finishedAt);
+      insertConfigurations(this.db, id, doc.configurations, doc.finishedAt);
       return id;
     }, 'immediate');
   }

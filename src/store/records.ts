@@ -1,10 +1,12 @@
 // What the history database hands in and out (a run's row, its start and finish, the filters and open options)
-// and how samples and documents are encoded for it. The database itself: db.ts.
+// and how samples, configurations and documents are encoded for it; whether a run's recorder is gone. The
+// database itself: db.ts.
 import type { SqlDatabase } from './sqlite.js';
 import { createHash } from 'node:crypto';
 import type { LoadSample, MachineRecord } from '../env/machine.js';
 import type { Configuration, Warning } from '../experiments/types.js';
-import { DOCUMENT_SCHEMA, DOCUMENT_VERSION, type RunDocument } from '../document/run.js';
+import { CONFIGURATION_KEYS, DOCUMENT_SCHEMA, DOCUMENT_VERSION, type RunDocument } from '../document/run.js';
+import { processIdentity } from '../env/process.js';
 import { StoreError, type MeasurementRecord, type RunRecord, type RunStatus } from './migrations.js';
 
 export interface RunRow {
@@ -202,4 +204,45 @@ export function resolveRunRef(db: SqlDatabase, path: string, ref: string): numbe
     .map((h) => `${h.id} (${h.uuid.slice(0, 13)})`)
     .join(', ');
   throw new StoreError(`"${ref.trim()}" matches several runs: ${list}${hits.length > 5 ? ', ...' : ''}; give more characters of the uuid, or the run id`);
+}
+
+/** Stores a run's configurations after its last stored one (seq goes on), each with its fields beside the keys every configuration has. */
+export function insertConfigurations(db: SqlDatabase, runId: number, configs: readonly Configuration[], addedAt: string): void {
+  const next = db.prepare('SELECT coalesce(max(seq), -1) + 1 AS seq FROM measurements WHERE run_id = ?').get(runId) as { seq: number };
+  const insert = db.prepare(
+    `INSERT INTO measurements (run_id, seq, series, fields, repeat_index, state, failure, info, sample_count, samples, columns, stats, added_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  let seq = next.seq;
+  for (const c of configs) {
+    const fields: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(c)) if (!(CONFIGURATION_KEYS as readonly string[]).includes(k)) fields[k] = v;
+    const samples = c.samplesNs;
+    insert.run(
+      runId,
+      seq++,
+      c.series,
+      JSON.stringify(fields),
+      c.repeat,
+      c.state,
+      c.failure ?? null,
+      JSON.stringify(c.info),
+      samples.length,
+      encodeSamples(samples),
+      'columns' in c ? JSON.stringify(c.columns) : null,
+      c.stats === null ? null : JSON.stringify(c.stats),
+      addedAt,
+    );
+  }
+}
+
+/** Is the process that recorded this 'running' row gone (killed, crashed, or its pid reused since)? Another host's: cannot tell, so no. */
+export function recorderGone(r: RunRecord, here: { host: string; bootId: string | null }): boolean {
+  if (r.hostname !== here.host || r.pid === null) return false;
+  if (r.boot_id !== null && here.bootId !== null && r.boot_id !== here.bootId) return true;
+  const now = processIdentity(r.pid);
+  if (now === null) return true;
+  if (r.proc_start !== null && now.startTicks !== null && r.proc_start !== now.startTicks) return true;
+  if (r.cmdline !== null && now.cmdline !== null && r.cmdline !== now.cmdline) return true;
+  return false;
 }

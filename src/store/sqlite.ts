@@ -211,3 +211,21 @@ export function sqliteCode(e: unknown): string | null {
   if (o.code === 'ERR_SQLITE_ERROR' && typeof o.errcode === 'number') return EXTENDED[o.errcode] ?? PRIMARY[o.errcode & 0xff] ?? `SQLITE_${o.errcode}`;
   return null;
 }
+
+function sleepMs(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Runs fn again while SQLite says the file is busy, for up to 10 s: switching to WAL needs a moment alone with the file, and another process opening it at once can make it busy. */
+export function retryWhileBusy(fn: () => void): void {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      fn();
+      return;
+    } catch (e) {
+      if (!sqliteCode(e)?.startsWith('SQLITE_BUSY') || Date.now() > deadline) throw e;
+      sleepMs(20);
+    }
+  }
+}

@@ -14,7 +14,8 @@ import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js'
 import { fmtRatio, fmtUsCi } from '../../text/format.js';
 import { heading, text, note, blank, table, conclusion, type Block } from '../view.js';
 import { fmtTime, fmtTimes } from '../shared/conclude.js';
-import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type Measurement, type Warning } from '../types.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../types.js';
+import { UsageError } from '../../errors.js';
 import { HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
 import { LAYOUTS, PHASES, type Layout, type Phase, PAGETABLES_IDENTITY, isPhaseRow, pagetablesMeasurements, type PagetablesFields } from './configuration.js';
 

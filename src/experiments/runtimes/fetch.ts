@@ -5,7 +5,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSy
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runCommand } from '../../runner/command.js';
-import { UsageError } from '../types.js';
+import { UsageError } from '../../errors.js';
 import { isExecutable, which } from './locations.js';
 import { FAMILIES, familySpec, orList, type Family } from './registry.js';
 

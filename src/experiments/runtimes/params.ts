@@ -4,7 +4,8 @@ import { FETCH_FORMS, parseFetchSpecs } from './fetch.js';
 import { ALL_VARIANTS, FAMILIES, FAMILY_NAMES, familyOfName, type Family } from './registry.js';
 import { parseInteger, parseIntegerList, str } from '../shared/parse.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
-import { UsageError, type OptionSpec, type Presets } from '../types.js';
+import type { OptionSpec, Presets } from '../types.js';
+import { UsageError } from '../../errors.js';
 
 export interface RuntimesParams {
   heapMb: number[];

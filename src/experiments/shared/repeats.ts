@@ -1,6 +1,7 @@
 // The flags of adaptive repeats (sweep.ts AdaptiveRepeats), shared by the experiments that offer them.
 import { parseInteger, str } from './parse.js';
-import { UsageError, type OptionSpec } from '../types.js';
+import type { OptionSpec } from '../types.js';
+import { UsageError } from '../../errors.js';
 import type { AdaptiveRepeats } from './sweep.js';
 import type { RepeatsStop } from '../types.js';
 

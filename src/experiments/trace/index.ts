@@ -1,7 +1,7 @@
 // `trace` as the rest of forklab sees a stored run of it: identity, series, unit and view, so `show`, `report` and
-// `export` read a trace like any run. It measures nothing through the probe sweep: a trace's life (src/lab/trace.ts)
-// observes the user's own command, so its `run` refuses, naming that command.
-import { MICROSECONDS_PER_CALL, UsageError, type Experiment, type ExperimentRun, type Measurement } from '../types.js';
+// `export` read a trace like any run. A recording, not a sweep through the probe: a trace's life (src/lab/trace.ts)
+// observes the user's own command, and `forklab trace` starts it.
+import { MICROSECONDS_PER_CALL, type ExperimentRun, type Measurement, type Recording } from '../types.js';
 import { note, type Block } from '../view.js';
 import { traceView } from './view.js';
 import { MECHANISMS } from './model.js';
@@ -13,11 +13,11 @@ function isTraceSummary(s: unknown): s is TraceSummary {
   return typeof s === 'object' && s !== null && READABLE_TRACE_VERSIONS.includes((s as TraceSummary).traceVersion);
 }
 
-export const traceExperiment: Experiment<TraceParams, TraceSummary | null> = {
+export const traceRecording: Recording<TraceParams, TraceSummary | null> = {
   name: 'trace',
   article: '',
   summaryLine: 'which processes of a command fork, at what size, what it costs, and what to change (forklab trace -- COMMAND)',
-  cases: [],
+  recordedBy: 'forklab trace -- COMMAND [ARGS…], or forklab trace --pid PID',
   identity: ['pid', 'program', 'rssMb'],
   series: [...MECHANISMS],
   valueOrder: {},
@@ -37,13 +37,6 @@ export const traceExperiment: Experiment<TraceParams, TraceSummary | null> = {
     positiveX: true,
     width: 520,
     height: 300,
-  },
-  presets: { full: {}, quick: {}, note: 'not part of a reproduction: it traces the user’s own command' },
-  options: [],
-  parse: (raw) => raw as TraceParams,
-  preflight: () => [],
-  run(): Promise<ExperimentRun<TraceSummary | null, TraceParams>> {
-    return Promise.reject(new UsageError('trace', 'runs through its own command: forklab trace -- COMMAND [ARGS…], or forklab trace --pid PID'));
   },
   /** A stored trace without its summary cannot be rebuilt from its measurements alone (the /proc samples and model are gone). */
   summarize: (_ms: readonly Measurement[]) => null,
