@@ -11,6 +11,7 @@ import { vmaExperiment } from './vma/index.js';
 import { deadlockExperiment } from './deadlock/index.js';
 import { runtimesExperiment } from './runtimes/index.js';
 import { traceExperiment } from './trace/index.js';
+import { contendExperiment } from './contend/index.js';
 import type { SpawnFields } from './spawn/configuration.js';
 import type { CowFields } from './cow/configuration.js';
 import type { CreateFields } from './create/configuration.js';
@@ -20,6 +21,7 @@ import type { VmaFields } from './vma/configuration.js';
 import type { DeadlockFields } from './deadlock/configuration.js';
 import type { RuntimesFields } from './runtimes/configuration.js';
 import type { TraceFields } from './trace/configuration.js';
+import type { ContendFields } from './contend/configuration.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds experiments of every parameter, summary and fields type
 export type AnyExperiment = Experiment<any, any, any>;
@@ -33,6 +35,7 @@ export const EXPERIMENTS: readonly AnyExperiment[] = [
   vmaExperiment,
   deadlockExperiment,
   runtimesExperiment,
+  contendExperiment,
 ];
 
 /**
@@ -49,6 +52,7 @@ export interface ExperimentFields {
   deadlock: DeadlockFields;
   runtimes: RuntimesFields;
   trace: TraceFields;
+  contend: ContendFields;
 }
 
 /** The name of an experiment whose fields are known by type. */
