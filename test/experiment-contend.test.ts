@@ -27,6 +27,10 @@ test('bad input names the flag', () => {
       [{ iterations: '0' }, '--iterations'],
       [{ warmup: '-1' }, '--warmup'],
       [{ repeats: '0' }, '--repeats'],
+      [{ siblings: '0,2' }, '--siblings'],
+      [{ siblings: '65' }, '--siblings'],
+      [{ stallRss: '0' }, '--stall-rss'],
+      [{ stallIterations: '0' }, '--stall-iterations'],
     ],
   );
 });
@@ -96,9 +100,69 @@ test('the probe refuses a method it does not time concurrently', async () => {
   assert.equal(r.state, 'failed');
 });
 
+test('the stall case: n stall and n baseline samples, the launch window beside each, the siblings stopped', async () => {
+  const native = requireNative(nativePaths());
+  const r = await runProbe({
+    probePath: native.probe,
+    caseName: 'contend-stall',
+    args: { method: 'fork-exec', siblings: 2, 'rss-mb': 8, target: native.targetStatic },
+    plan: fixedPlan(1, 5),
+    timeoutMs: 60_000,
+    signal: new AbortController().signal,
+  });
+  assert.equal(r.state, 'ok', JSON.stringify(r));
+  assert.equal(r.info.siblings, 2);
+  const stall = r.series.find((s) => s.series === 'stall')!;
+  const base = r.series.find((s) => s.series === 'baseline')!;
+  assert.equal(stall.samplesNs.length, 5);
+  assert.equal(base.samplesNs.length, 5);
+  assert.equal(stall.columns.windowNs!.length, 5);
+  // A gap that overlaps a window is at least one unit of work long, and no window is empty.
+  assert.ok([...stall.samplesNs, ...base.samplesNs, ...stall.columns.windowNs!].every((x) => x > 0));
+});
+
+test('real run of the stall: one cell per method, both figures, said first', async () => {
+  const p = contendExperiment.parse({
+    methods: 'fork-exec,posix-spawn',
+    creatorKinds: 'process',
+    creators: '1',
+    rss: '0',
+    iterations: '2',
+    warmup: '1',
+    repeats: '1',
+    siblings: '1',
+    stallRss: '16',
+    stallIterations: '4',
+  });
+  const run = await contendExperiment.run(p, testContext());
+  assert.equal(run.complete, true, JSON.stringify(run.warnings));
+  assert.deepEqual(
+    run.summary.stall.map((c) => [c.method, c.siblings, c.rssMb, c.n]),
+    [
+      ['fork-exec', 1, 16, 4],
+      ['posix-spawn', 1, 16, 4],
+    ],
+  );
+  for (const c of run.summary.stall) assert.ok(c.stallMedianNs > 0 && c.baselineMedianNs > 0 && c.windowMedianNs > 0);
+  const view = contendExperiment.view(run);
+  assert.equal(view[0]!.kind, 'conclusion');
+  const first = (view[0] as { lines: string[] }).lines.join('\n');
+  assert.match(first, /fork-exec from 16 MB, 1 sibling thread touching memory: longest stall median/);
+  assert.deepEqual(contendExperiment.summarize(run.measurements, p, 1), run.summary);
+});
+
 test('real run: every configuration measured, cells for each, the conclusion first and what is not measured said', async () => {
   const before = new Set(childrenOfThisProcess());
-  const p = contendExperiment.parse({ methods: 'fork-exec,vfork-exec', creatorKinds: 'process,thread', creators: '1,2', rss: '0', iterations: '4', warmup: '1', repeats: '1' });
+  const p = contendExperiment.parse({
+    methods: 'fork-exec,vfork-exec',
+    creatorKinds: 'process,thread',
+    creators: '1,2',
+    rss: '0',
+    iterations: '4',
+    warmup: '1',
+    repeats: '1',
+    siblings: '0',
+  });
   const run = await contendExperiment.run(p, testContext());
   assert.equal(run.complete, true, JSON.stringify(run.warnings));
   assert.equal(run.measurements.length, 2 * 2 * 2 * 2, 'two series for each of 8 configurations');
@@ -119,7 +183,8 @@ test('real run: every configuration measured, cells for each, the conclusion fir
   const rendered = renderView(view, { color: false });
   assert.match(rendered, /fork-exec at 0 MB, creator processes 1 → 2: /);
   assert.match(rendered, /vfork-exec at 0 MB, threads of one parent 1 → 2: /);
-  assert.match(rendered, /Not measured yet: what a fork costs the parent’s other threads/);
+  assert.match(rendered, /Not measured in this run: what a launch costs the parent’s other threads \(--siblings 0\)/);
+  assert.deepEqual(run.summary.stall, []);
   assert.deepEqual(
     childrenOfThisProcess().filter((pid) => !before.has(pid)),
     [],

@@ -12,6 +12,10 @@ export interface ContendParams {
   creatorKinds: ContendMode[];
   creators: number[];
   rssMb: number[];
+  /** Sibling threads beside one creator (0: the stall is not measured), the parent sizes for it, and its iterations. */
+  siblings: number[];
+  stallRssMb: number[];
+  stallIterations: number;
   /** Launches each creator makes per probe process (timed), and before them (not recorded). */
   iterations: number;
   warmup: number;
@@ -34,19 +38,67 @@ export interface ContendCell {
   failedRepeats: number;
 }
 
-export interface ContendSummary {
-  cells: ContendCell[];
+/** The siblings' stall of one method, sibling count and RSS: the longest gap overlapping a launch, against a spin of the same length. */
+export interface StallCell {
+  method: ContendMethod;
+  siblings: number;
+  rssMb: number;
+  n: number;
+  stallMedianNs: number;
+  stallP90Ns: number;
+  stallMaxNs: number;
+  baselineMedianNs: number;
+  baselineP90Ns: number;
+  baselineMaxNs: number;
+  /** How long the launch took (the fork window), median. */
+  windowMedianNs: number;
 }
 
+export interface ContendSummary {
+  cells: ContendCell[];
+  stall: StallCell[];
+}
+
+function summarizeStall(ms: readonly Measurement[], seed: number): StallCell[] {
+  const keys = new Map<string, { method: ContendMethod; siblings: number; rssMb: number }>();
+  for (const m of ms) {
+    const id = m.identity as { method: ContendMethod; siblings?: number; rssMb: number };
+    if ((m.series === 'stall' || m.series === 'baseline') && typeof id.siblings === 'number')
+      keys.set(`${id.method}|${id.siblings}|${id.rssMb}`, { method: id.method, siblings: id.siblings, rssMb: id.rssMb });
+  }
+  const out: StallCell[] = [];
+  for (const id of keys.values()) {
+    const mine = (m: Measurement) => m.identity.method === id.method && m.identity.siblings === id.siblings && m.identity.rssMb === id.rssMb;
+    const st = pooledStats(ms, (m) => mine(m) && m.series === 'stall', seed);
+    const bl = pooledStats(ms, (m) => mine(m) && m.series === 'baseline', seed);
+    if (!st || !bl) continue;
+    const windows = ms.filter((m) => mine(m) && m.series === 'stall' && m.state === 'ok').flatMap((m) => m.columns.windowNs ?? []);
+    const sorted = [...windows].sort((a, b) => a - b);
+    out.push({
+      ...id,
+      n: st.n,
+      stallMedianNs: st.medianNs,
+      stallP90Ns: st.p90Ns,
+      stallMaxNs: st.maxNs,
+      baselineMedianNs: bl.medianNs,
+      baselineP90Ns: bl.p90Ns,
+      baselineMaxNs: bl.maxNs,
+      windowMedianNs: sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)]! : 0,
+    });
+  }
+  return out.sort((a, b) => a.rssMb - b.rssMb || a.siblings - b.siblings || CONTEND_METHODS.indexOf(a.method) - CONTEND_METHODS.indexOf(b.method));
+}
+
+type ContendCreatorsIdentity = { method: ContendMethod; creator: ContendMode; creators: number; rssMb: number };
 const keyOf = (c: { method: string; creator: string; creators: number; rssMb: number }) => `${c.method}|${c.creator}|${c.creators}|${c.rssMb}`;
 
 export function summarizeContend(ms: readonly Measurement[], seed: number): ContendSummary {
-  const typed = contendMeasurements(ms);
-  const keys = new Map<string, (typeof typed)[number]['identity']>();
-  for (const m of typed) keys.set(keyOf(m.identity), m.identity);
+  const typed = contendMeasurements(ms.filter((m) => m.series === 'aggregate' || m.series === 'latency'));
+  const keys = new Map<string, ContendCreatorsIdentity>();
+  for (const m of typed) keys.set(keyOf(m.identity as ContendCreatorsIdentity), m.identity as ContendCreatorsIdentity);
   const cells: ContendCell[] = [];
   for (const [key, id] of keys) {
-    const mine = typed.filter((m) => keyOf(m.identity) === key);
+    const mine = typed.filter((m) => keyOf(m.identity as ContendCreatorsIdentity) === key);
     const agg = pooled(mine, (m) => m.series === 'aggregate');
     const lat = pooledStats(mine, (m) => m.series === 'latency', seed);
     if (agg.length === 0 || !lat) continue;
@@ -69,7 +121,7 @@ export function summarizeContend(ms: readonly Measurement[], seed: number): Cont
     for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number);
     return 0;
   });
-  return { cells };
+  return { cells, stall: summarizeStall(ms, seed) };
 }
 
 const perS = (x: number) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(1));
@@ -106,19 +158,57 @@ function conclusionLines(cells: readonly ContendCell[]): string[] {
   return lines;
 }
 
-export const STALL_NOT_MEASURED =
-  'Not measured yet: what a fork costs the parent’s other threads (their longest stall while the main thread forks, against RSS and method); contend measures concurrent creators only.';
+export const STALL_NOT_MEASURED = 'Not measured in this run: what a launch costs the parent’s other threads (--siblings 0).';
+
+function stallLines(cells: readonly StallCell[]): string[] {
+  return cells.map(
+    (c) =>
+      `${c.method} from ${c.rssMb} MB, ${c.siblings} sibling thread${c.siblings === 1 ? '' : 's'} touching memory: longest stall median ${fmtTime(c.stallMedianNs)} ` +
+      `(p90 ${fmtTime(c.stallP90Ns)}) against ${fmtTime(c.baselineMedianNs)} (p90 ${fmtTime(c.baselineP90Ns)}) with no launch in the window.`,
+  );
+}
+
+function stallBlocks(cells: readonly StallCell[]): Block[] {
+  if (cells.length === 0) return [note(STALL_NOT_MEASURED)];
+  return [
+    blank,
+    heading('What one launch costs the parent’s other threads: their longest gap in progress overlapping it'),
+    table(
+      ['method', 'RSS MB', 'siblings', 'launch µs', 'stall median µs', 'p90', 'max', 'baseline median µs', 'p90', 'max', 'n'],
+      cells.map((c) => [
+        c.method,
+        String(c.rssMb),
+        String(c.siblings),
+        fmtUs(c.windowMedianNs),
+        fmtUs(c.stallMedianNs),
+        fmtUs(c.stallP90Ns),
+        fmtUs(c.stallMaxNs),
+        fmtUs(c.baselineMedianNs),
+        fmtUs(c.baselineP90Ns),
+        fmtUs(c.baselineMaxNs),
+        String(c.n),
+      ]),
+      { leftAlign: [0] },
+    ),
+    blank,
+    note(
+      'stall: the longest gap between two consecutive units of work (16 page writes) of any sibling that overlaps the launch; baseline: the same siblings, the same probe, the main thread spinning as long as the launch took instead. Copy-on-write faults the siblings take after the launch ends are not in either figure.',
+    ),
+  ];
+}
 
 export function contendView(run: ExperimentRun<ContendSummary, ContendParams>): Block[] {
   const s = run.summary;
   const p = run.params;
   const out: Block[] = [];
-  if (s.cells.length === 0) {
-    out.push(conclusion(['Not measured: every probe failed (the failures are below).']), blank, note(STALL_NOT_MEASURED));
+  const stall = s.stall ?? [];
+  if (s.cells.length === 0 && stall.length === 0) {
+    out.push(conclusion(['Not measured: every probe failed (the failures are below).']));
     return out;
   }
-  out.push(conclusion(conclusionLines(s.cells)), blank);
-  out.push(heading(`N creators at once, each ${p.iterations} launches per probe process (${p.repeats} probe processes per configuration)`));
+  out.push(conclusion([...conclusionLines(s.cells), ...stallLines(stall)]), blank);
+  if (s.cells.length === 0) return [...out, ...stallBlocks(stall)];
+  out.push(heading(`N creators at once, each ${p.iterations} launches per probe process (${p.repeats} probe process${p.repeats === 1 ? '' : 'es'} per configuration)`));
   const rows = s.cells.map((c) => {
     const one = s.cells.find((o) => o.method === c.method && o.creator === c.creator && o.rssMb === c.rssMb && o.creators === 1);
     return [
@@ -143,6 +233,6 @@ export function contendView(run: ExperimentRun<ContendSummary, ContendParams>): 
       'creations/s: every creator’s launches ÷ the wall time from the common start until the last creator finished; a launch is timed from the call until waitpid returned (the child exec’d a static target that returns 0).',
     ),
   );
-  out.push(note(STALL_NOT_MEASURED));
+  out.push(...stallBlocks(stall));
   return out;
 }
