@@ -100,7 +100,7 @@ test('the probe refuses a method it does not time concurrently', async () => {
   assert.equal(r.state, 'failed');
 });
 
-test('the stall case: n stall and n baseline samples, the launch window beside each, the siblings stopped', async () => {
+test('the stall case: n stall and n baseline samples, the launch window beside each', async () => {
   const native = requireNative(nativePaths());
   const r = await runProbe({
     probePath: native.probe,
