@@ -16,7 +16,11 @@
  * "clone3-into:DIR" and "parent-write:DIR" start each child into a cgroup v2 group the loop makes, DIR/forklab-loop-PID,
  * and removes at exit: clone3(CLONE_INTO_CGROUP) with the group's fd, or fork, the child waiting on a pipe while the
  * parent writes its pid to the group's cgroup.procs, then exec (the cgroup case's methods, case_cgroup.c).
- * No per-iteration timing, no protocol. */
+ * "contend2-METHOD" (METHOD fork-exec, vfork-exec or posix-spawn): two creator processes forked from this one, each
+ * a loop of N launches after its WARMUP, started together by a flag in shared memory; each notes the clock after
+ * every BLOCK of its launches, and block k's mean is (the later creator's end of block k - the end of block k-1) ÷
+ * (2 × BLOCK): the wall time per creation of both together, as the probe's contend case reports it.
+ * No per-iteration timing, no protocol, no pipes. */
 #include "region.h"
 
 #include <errno.h>
@@ -82,6 +86,51 @@ static void die(const char *what) {
 }
 
 static fl_region region;
+static void launch_once(int m, const char *method);
+
+/* "contend2-METHOD": two free-running creator processes; prints the aggregate per creation (block means as above). */
+static int contend2(int m, const char *method, long n, long warmup, long block) {
+    long nblocks = n / block;
+    size_t bytes = sizeof(long) * 2 + sizeof(double) * 2 * (size_t)(nblocks + 1);
+    char *shared = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) die("mmap");
+    volatile long *ready = (volatile long *)shared, *go = ready + 1;
+    double *ends = (double *)(shared + 2 * sizeof(long)); /* creator c's end of block k: ends[c * (nblocks + 1) + k] */
+    pid_t pids[2];
+    for (int c = 0; c < 2; c++) {
+        fflush(stdout);
+        pids[c] = fork();
+        if (pids[c] < 0) die("fork");
+        if (pids[c] == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            for (long i = 0; i < warmup; i++) launch_once(m, method);
+            __atomic_add_fetch(ready, 1, __ATOMIC_SEQ_CST);
+            while (!__atomic_load_n(go, __ATOMIC_SEQ_CST)) sched_yield();
+            for (long i = 0; i < nblocks * block; i++) {
+                launch_once(m, method);
+                if ((i + 1) % block == 0) ends[c * (nblocks + 1) + (i + 1) / block - 1] = now_ns();
+            }
+            _exit(0);
+        }
+    }
+    while (__atomic_load_n(ready, __ATOMIC_SEQ_CST) < 2) sched_yield();
+    double t0 = now_ns();
+    __atomic_store_n(go, 1, __ATOMIC_SEQ_CST);
+    for (int c = 0; c < 2; c++) {
+        int status;
+        if (waitpid(pids[c], &status, 0) != pids[c]) die("waitpid");
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) { fprintf(stderr, "forklab-loop: a creator failed\n"); exit(2); }
+    }
+    double prev = t0;
+    printf("{\"blockMeansNs\":[");
+    for (long k = 0; k < nblocks; k++) {
+        double a = ends[k], b = ends[nblocks + 1 + k], last = a > b ? a : b;
+        printf("%s%.1f", k ? "," : "", (last - prev) / (2.0 * (double)block));
+        prev = last;
+    }
+    printf("],\"meanNs\":%.1f,\"iterations\":%ld}\n", (prev - t0) / (2.0 * (double)(nblocks * block)), nblocks * block);
+    return 0;
+}
 
 /* The "cow" iteration: returns the child's first-write pass in ns. */
 static double cow_once(void) {
@@ -229,6 +278,12 @@ int main(int argc, char **argv) {
     char *stack = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     if (stack == MAP_FAILED) die("mmap");
     stack_top = stack + 65536;
+    if (strncmp(method, "contend2-", 9) == 0) {
+        int base = strcmp(method + 9, "fork-exec") == 0 ? 0 : strcmp(method + 9, "vfork-exec") == 0 ? 1 : strcmp(method + 9, "posix-spawn") == 0 ? 2 : -1;
+        long block = argc >= 8 ? atol(argv[7]) : 10;
+        if (base < 0 || block < 1 || n < block) { fprintf(stderr, "forklab-loop: %s needs fork-exec, vfork-exec or posix-spawn and N >= BLOCK\n", method); return 2; }
+        return contend2(base, method + 9, n, argc >= 7 ? atol(argv[6]) : 0, block);
+    }
     int m = strncmp(method, "fds:", 4) == 0 ? fds_prepare(method)
           : IS("fork-exec") ? 0 : IS("vfork-exec") ? 1 : IS("posix-spawn") ? 2 : IS("clone-vfork") ? 3
           : IS("fork-exit") ? 4 : IS("thread") ? 5 : IS("cow") ? 6 : IS("threaded-fork-exit") ? 7

@@ -13,6 +13,7 @@ import { runtimesExperiment } from './runtimes/index.js';
 import { fdsExperiment } from './fds/index.js';
 import { cgroupExperiment } from './cgroup/index.js';
 import { traceRecording } from './trace/index.js';
+import { contendExperiment } from './contend/index.js';
 import type { SpawnFields } from './spawn/configuration.js';
 import type { CowFields } from './cow/configuration.js';
 import type { CreateFields } from './create/configuration.js';
@@ -24,6 +25,7 @@ import type { RuntimesFields } from './runtimes/configuration.js';
 import type { FdsFields } from './fds/configuration.js';
 import type { CgroupFields } from './cgroup/configuration.js';
 import type { TraceFields } from './trace/configuration.js';
+import type { ContendFields } from './contend/configuration.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds experiments of every parameter, summary and fields type
 export type AnyExperiment = Experiment<any, any, any>;
@@ -44,6 +46,7 @@ export const EXPERIMENTS: readonly AnyExperiment[] = [
   runtimesExperiment,
   fdsExperiment,
   cgroupExperiment,
+  contendExperiment,
 ];
 
 /**
@@ -62,6 +65,7 @@ export interface ExperimentFields {
   fds: FdsFields;
   cgroup: CgroupFields;
   trace: TraceFields;
+  contend: ContendFields;
 }
 
 /** The name of an experiment whose fields are known by type. */
