@@ -253,6 +253,10 @@ static uint64_t longest_gap(uint64_t a, uint64_t b) {
     for (long i = 0; i < n_sibs; i++) {
         sibling *s = &sibs[i];
         uint64_t c = __atomic_load_n(&s->count, __ATOMIC_ACQUIRE), next = now;
+        if (c == 0) { /* no progress noted at all yet: the whole window, up to now, is its gap */
+            if (now - a > worst) worst = now - a;
+            continue;
+        }
         if (latest(s) > b) next = s->notes[(c - 1) % RING]; /* a closed gap ends at the first note after b */
         for (uint64_t k = c; k > 0 && c - k < RING - 1024; k--) {
             uint64_t t = s->notes[(k - 1) % RING];

@@ -175,7 +175,7 @@ test('--help explains every flag with its default', () => {
     assert.ok(r.stdout.includes(flag), flag);
   const flat = r.stdout.replace(/\s+/g, ' ');
   assert.match(flat, /\(default: 0, 128, 512, 1024 MB\)/);
-  assert.match(flat, /\(default: 1200 ms\)/);
+  assert.match(flat, /\(default: 600 ms\)/);
   assert.match(flat, /\(default: 2 %\)/);
   assert.doesNotMatch(flat, /default: "/, 'defaults are numbers with units, not quoted strings');
   const top = cli('--help');

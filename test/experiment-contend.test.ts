@@ -169,7 +169,7 @@ test('real run: every configuration measured, cells for each, the conclusion fir
   for (const m of run.measurements) {
     assert.equal(m.state, 'ok');
     assert.equal(m.samplesNs.length, m.series === 'aggregate' ? 4 : 4 * (m.identity.creators as number));
-    assert.equal(typeof m.observed.cpusAllowed, 'number');
+    assert.equal(typeof m.observed.cpusUsable, 'number');
   }
   assert.equal(run.summary.cells.length, 8);
   for (const c of run.summary.cells) {

@@ -10,8 +10,8 @@ export type ContendMode = (typeof CONTEND_MODES)[number];
 
 /** Concurrent creators (series aggregate and latency), or sibling threads beside one creator (series stall and baseline). */
 export type ContendIdentity = { method: ContendMethod; creator: ContendMode; creators: number; rssMb: number } | { method: ContendMethod; siblings: number; rssMb: number };
-/** cpusAllowed: the CPUs the probe (and so every creator) could run on; null where the probe did not say. */
-export type ContendObserved = { cpusAllowed: number | null };
+/** cpusUsable: the CPUs the probe (and so every creator) could run on; null where the probe did not say. */
+export type ContendObserved = { cpusUsable: number | null };
 export type ContendFields = Fields<ContendIdentity, ContendObserved>;
 export type ContendMeasurement = MeasurementOf<ContendFields>;
 

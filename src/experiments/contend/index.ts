@@ -229,10 +229,10 @@ export const contendExperiment: Experiment<ContendParams, ContendSummary, Conten
               timeoutMs: 30_000 + c.rssMb * 40 + (p.stallIterations + 3) * (100 + c.rssMb),
             },
       measure: (c, result, repeat) => {
-        const cpusAllowed = typeof result.info.cpusAllowed === 'number' ? result.info.cpusAllowed : null;
+        const cpusUsable = typeof result.info.cpusAllowed === 'number' ? result.info.cpusAllowed : null;
         return c.kind === 'creators'
-          ? measurementsFrom(result, { method: c.method, creator: c.creator, creators: c.creators, rssMb: c.rssMb }, { cpusAllowed }, repeat, CONTEND_SERIES, ctx.seed)
-          : measurementsFrom(result, { method: c.method, siblings: c.siblings, rssMb: c.rssMb }, { cpusAllowed }, repeat, STALL_SERIES, ctx.seed);
+          ? measurementsFrom(result, { method: c.method, creator: c.creator, creators: c.creators, rssMb: c.rssMb }, { cpusUsable }, repeat, CONTEND_SERIES, ctx.seed)
+          : measurementsFrom(result, { method: c.method, siblings: c.siblings, rssMb: c.rssMb }, { cpusUsable }, repeat, STALL_SERIES, ctx.seed);
       },
     });
     const summary = summarizeContend(measurements, ctx.seed);

@@ -34,7 +34,7 @@ export interface ContendCell {
   latencyP90Ns: number;
   latencyN: number;
   /** The CPUs the creators could run on. */
-  cpusAllowed: number | null;
+  cpusUsable: number | null;
   failedRepeats: number;
 }
 
@@ -103,14 +103,14 @@ export function summarizeContend(ms: readonly Measurement[], seed: number): Cont
     const lat = pooledStats(mine, (m) => m.series === 'latency', seed);
     if (agg.length === 0 || !lat) continue;
     const wallNs = agg.reduce((a, b) => a + b, 0); // per creator: the samples are wall time ÷ creators
-    const cpus = mine.map((m) => m.observed.cpusAllowed).find((v) => typeof v === 'number');
+    const cpus = mine.map((m) => m.observed.cpusUsable).find((v) => typeof v === 'number');
     cells.push({
       ...id,
       creationsPerS: wallNs > 0 ? (agg.length * 1e9) / wallNs : 0,
       latencyMedianNs: lat.medianNs,
       latencyP90Ns: lat.p90Ns,
       latencyN: lat.n,
-      cpusAllowed: cpus ?? null,
+      cpusUsable: cpus ?? null,
       failedRepeats: new Set(mine.filter((m) => m.state === 'failed').map((m) => m.repeat)).size,
     });
   }
@@ -225,7 +225,7 @@ export function contendView(run: ExperimentRun<ContendSummary, ContendParams>): 
   });
   out.push(table(['method', 'creators are', 'RSS MB', 'N', 'creations/s', '÷ N=1', 'median µs/call', 'p90 µs/call', 'calls'], rows, { leftAlign: [0, 1] }));
   out.push(blank);
-  const cpus = s.cells.map((c) => c.cpusAllowed).find((v) => v !== null);
+  const cpus = s.cells.map((c) => c.cpusUsable).find((v) => v !== null);
   if (cpus !== undefined && cpus !== null)
     out.push(note(`The creators could run on ${cpus} CPU${cpus === 1 ? '' : 's'}; beyond that many, more creators share CPUs and the throughput can only hold or fall.`));
   out.push(
