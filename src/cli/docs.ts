@@ -93,7 +93,7 @@ function claimsTables(p: Published): string {
 function articlesTable(p: Published): string {
   const rows = p.articles.map((a) => {
     const exps = (Array.isArray(a.experiment) ? a.experiment : [a.experiment]).map((e) => `\`${e}\``).join(', ');
-    const n = (xs: readonly { article: string }[]) => xs.filter((x) => x.article === a.id).length;
+    const n = (xs: readonly { article?: string }[]) => xs.filter((x) => x.article === a.id).length;
     return `| ${a.id} | ${cell(a.title)}<br>*${cell(a.titleEn)}* | ${a.language} | ${cell(a.environment)} | ${exps} | ${n(p.figures)} / ${n(p.claims)} |`;
   });
   return ['| # | Title (original, *English*) | Lang. | Environment, as the article states it | forklab experiment | figures / claims |', '|---|---|---|---|---|---|', ...rows].join(
