@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { UsageError, type Experiment, type Warning } from '../experiments/types.js';
 import { findExperiment, presetFor } from '../experiments/index.js';
 import type { RunDocument } from '../document/run.js';
-import { articleExperiments, type Article, type Published } from '../reference/published.js';
+import { articleExperiments, type Article, type Published, type Source } from '../reference/published.js';
 import { formatWitness } from '../env/witness.js';
 import { REPRODUCE_SCHEMA, REPRODUCE_VERSION, type ReproduceDocument } from '../claims/reproduction.js';
 import { judgeDocuments, type Judged } from '../claims/judge.js';
@@ -23,14 +23,35 @@ export function parseOnly(raw: string | undefined, p: Published): Article[] {
   if (raw === undefined) return [...p.articles];
   const ids = raw.split(',').map((s) => s.trim());
   const known = p.articles.map((a) => a.id);
-  for (const id of ids) if (!known.includes(id)) throw new UsageError('--only', `unknown article ${JSON.stringify(id)}; expected some of ${known.join(', ')}, comma-separated`);
+  const sources = p.sources.map((x) => x.id);
+  for (const id of ids)
+    if (!known.includes(id) && !sources.includes(id))
+      throw new UsageError('--only', `unknown article ${JSON.stringify(id)}; expected some of ${known.join(', ')} or of the sources ${sources.join(', ')}, comma-separated`);
   return p.articles.filter((a) => ids.includes(a.id));
 }
+
+/** The sources --only names (all when absent), in the file's order: their claims are judged after the articles'. */
+export function parseOnlySources(raw: string | undefined, p: Published): Source[] {
+  if (raw === undefined) return [...p.sources];
+  const ids = raw.split(',').map((s) => s.trim());
+  return p.sources.filter((x) => ids.includes(x.id));
+}
+
+/**
+ * Experiments a source names that a reproduction does not run, and why: their claims are judged by `forklab judge`
+ * on a run of them (docs/reproduce.md).
+ */
+const NOT_REPRODUCED: Readonly<Record<string, string>> = {
+  runtimes: 'not run by reproduce (its quick run alone takes about 40 s); forklab judge on a runtimes run judges these claims',
+};
 
 /** One experiment of a reproduction: its parameters at the preset, or why it will not run; then what became of it. */
 export interface Step {
   name: string;
+  /** The article whose experiment it is ('' for an experiment only a source names). */
   article: string;
+  /** The source that asked for it, when no chosen article did. */
+  source?: string;
   exp: Experiment<unknown, unknown> | null;
   params: unknown;
   preWarnings: Warning[];
@@ -39,34 +60,41 @@ export interface Step {
   absent: string | null;
 }
 
-/** The experiments of the articles at the preset (quick or full), each once, parsed and preflighted now. */
-export function planSteps(articles: readonly Article[], quick: boolean): Step[] {
+/** The experiments of the articles, then of the sources, at the preset (quick or full), each once, parsed and preflighted now. */
+export function planSteps(articles: readonly Article[], quick: boolean, sources: readonly Source[] = []): Step[] {
   const steps: Step[] = [];
-  for (const a of articles)
-    for (const name of articleExperiments(a)) {
-      if (steps.some((s) => s.name === name)) continue;
-      const exp = findExperiment(name) ?? null;
-      const step: Step = { name, article: a.id, exp, params: null, preWarnings: [], state: null, absent: null };
-      const raw = presetFor(name, quick);
-      if (!exp || !raw) {
-        step.state = step.absent = 'not available in this forklab';
-      } else {
-        try {
-          step.params = exp.parse(raw);
-          step.preWarnings = exp.preflight(step.params);
-        } catch (e) {
-          if (!(e instanceof UsageError)) throw e;
-          step.state = step.absent = `skipped: ${e.message}`;
-        }
+  const wanted = [
+    ...articles.flatMap((a) => articleExperiments(a).map((name) => ({ name, article: a.id, source: undefined as string | undefined }))),
+    ...sources.flatMap((x) => x.experiment.map((name) => ({ name, article: '', source: x.id as string | undefined }))),
+  ];
+  for (const { name, article, source } of wanted) {
+    if (steps.some((s) => s.name === name)) continue;
+    const exp = findExperiment(name) ?? null;
+    const step: Step = { name, article, ...(source ? { source } : {}), exp, params: null, preWarnings: [], state: null, absent: null };
+    const raw = presetFor(name, quick);
+    if (source && NOT_REPRODUCED[name]) {
+      step.state = step.absent = NOT_REPRODUCED[name]!;
+    } else if (!exp || !raw) {
+      step.state = step.absent = 'not available in this forklab';
+    } else {
+      try {
+        step.params = exp.parse(raw);
+        step.preWarnings = exp.preflight(step.params);
+      } catch (e) {
+        if (!(e instanceof UsageError)) throw e;
+        step.state = step.absent = `skipped: ${e.message}`;
       }
-      steps.push(step);
     }
+    steps.push(step);
+  }
   return steps;
 }
 
 /** What a reproduction was asked, checked by the caller before anything runs. */
 export interface ReproductionPlan {
   articles: Article[];
+  /** The sources beyond the articles whose claims are judged too (their experiments run after the articles'). */
+  sources?: Source[];
   steps: Step[];
   quick: boolean;
   pinCpu: number | null;
@@ -135,7 +163,7 @@ async function measure(plan: ReproductionPlan, ctx: ReproductionContext): Promis
     try {
       for (const [i, s] of runnable.entries()) {
         if (signal.aborted) break;
-        const label = `[${i + 1}/${runnable.length}] ${s.name} (article ${s.article})`;
+        const label = `[${i + 1}/${runnable.length}] ${s.name} (${s.source ? `source ${s.source}` : `article ${s.article}`})`;
         ctx.note(`${label} …`);
         for (const w of s.preWarnings) ctx.warn(s.name, w);
         const t0 = performance.now();
@@ -198,6 +226,7 @@ async function settleOpen(
         seed: plan.seed,
         pinCpu: plan.pinCpu,
         articles: plan.articles.map((a) => a.id),
+        sources: (plan.sources ?? []).map((x) => x.id),
         absent,
         published: ctx.published,
         signal,
@@ -231,6 +260,7 @@ function reproductionDocument(plan: ReproductionPlan, m: Measured, judged: Judge
     hostname: hostname(),
     ...(plan.label ? { label: plan.label } : {}),
     articles: judged.articles,
+    ...(judged.sources ? { sources: judged.sources } : {}),
     experiments: plan.steps.map((s) => ({ experiment: s.name, state: s.state! })),
     runs: m.runs,
     seed: plan.seed,
@@ -279,7 +309,7 @@ export async function reproduce(plan: ReproductionPlan, ctx: ReproductionContext
     const drift: DriftOptions = plan.withinRun
       ? { withinRun: true }
       : driftHistory(history, m.docs, { keep: plan.keep, seed: plan.seed, note: ctx.note, pool: plan.pool !== false });
-    judged = judgeDocuments(m.docs, { articles: plan.articles.map((a) => a.id), seed: plan.seed, absent, drift }, ctx.published);
+    judged = judgeDocuments(m.docs, { articles: plan.articles.map((a) => a.id), sources: (plan.sources ?? []).map((x) => x.id), seed: plan.seed, absent, drift }, ctx.published);
     if (plan.settleS !== null && m.interrupted === null) {
       const s = await settleOpen(plan, ctx, m, judged, absent, drift);
       judged = s.judged;
