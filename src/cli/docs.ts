@@ -87,7 +87,31 @@ function claimsTables(p: Published): string {
     for (const c of mine) out.push(`| \`${c.id}\` | ${c.kind} | ${cell(c.statement)} | \`${c.check.type}\` ${cell(describeCheck(c.check))} |`);
     out.push('');
   }
+  for (const x of p.sources) {
+    const mine = p.claims.filter((c) => c.source === x.id);
+    out.push(`#### Source ${x.id}`, '', '| id | kind | statement | judged on |', '|---|---|---|---|');
+    for (const c of mine) {
+      const two = c.notJudgeable ? ` — *not judgeable here: ${cell(c.notJudgeable)}; this machine's figure shown beside it*` : '';
+      out.push(`| \`${c.id}\` | ${c.kind} | ${cell(c.statement)}${two} | \`${c.check.type}\` ${cell(describeCheck(c.check))} |`);
+    }
+    out.push('');
+  }
   return out.join('\n').trimEnd();
+}
+
+/** The sources beyond the articles: what each is, where it was published, what forklab judges its claims on. */
+function sourcesTable(p: Published): string {
+  const rows = p.sources.map((x) => {
+    const where = x.address ? `<${x.address}>${x.addressNote ? `<br>*${cell(x.addressNote)}*` : ''}` : `*${cell(x.addressNote ?? 'address not confirmed')}*`;
+    const figures = x.figures.map((f) => `${num(f.value)} ${cell(f.unit)} (${cell(f.label)})`).join('; ');
+    const exps = x.experiment.map((e) => `\`${e}\``).join(', ');
+    return `| \`${x.id}\` | ${cell(x.title)} | ${x.kind.replace(/-/g, ' ')} | ${x.year} | ${where} | ${cell(x.measuredOn)} | ${figures} | ${exps} | ${p.claims.filter((c) => c.source === x.id).length} |`;
+  });
+  return [
+    '| id | title | kind | year | address | measured on, as it says | its figures (paraphrased) | forklab experiment | claims |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
 function articlesTable(p: Published): string {
@@ -197,7 +221,7 @@ export type Sections = Record<string, string>;
 /** Every generated section, by file and name. */
 export function generatedSections(p: Published = loadPublished()): Record<string, Sections> {
   return {
-    'docs/published-figures.md': { articles: articlesTable(p), judging: judging(), claims: claimsTables(p) },
+    'docs/published-figures.md': { articles: articlesTable(p), sources: sourcesTable(p), judging: judging(), claims: claimsTables(p) },
     'docs/reproduce.md': { commands: commandsSection(), presets: presetsTable(), judging: judging() },
   };
 }
