@@ -212,7 +212,9 @@ function presetsTable(): string {
     Object.entries(o)
       .map(([k, v]) => `${k}=${v}`)
       .join(' ');
-  const rows = EXPERIMENTS.filter((e) => e.presets).map((e) => `| \`${e.name}\` | ${e.article} | ${fmt(e.presets.full)} | ${fmt(e.presets.quick)} | ${cell(e.presets.note)} |`);
+  const rows = EXPERIMENTS.filter((e) => e.presets).map(
+    (e) => `| \`${e.name}\` | ${e.article || `source ${e.source}`} | ${fmt(e.presets.full)} | ${fmt(e.presets.quick)} | ${cell(e.presets.note)} |`,
+  );
   return ["| experiment | article | full (the articles' settings) | quick | why |", '|---|---|---|---|---|', ...rows].join('\n');
 }
 
