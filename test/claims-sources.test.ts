@@ -109,6 +109,12 @@ describe('sources: their claims judged on fixture runs', () => {
     assert.equal(verdictOf('zuvloop-41.fork-many-times-posix-spawn', docs(close)).verdict, 'differs');
   });
 
+  test("Node's spawn grows with its heap (forklab judge on a runtimes run): holds on the fixture, differs when the heap costs nothing", () => {
+    assert.equal(verdictOf('node-48523.spawn-grows-with-heap', docs()).verdict, 'holds');
+    const flat = edit('runtimes', { variant: 'node/spawn' }, setUs(900));
+    assert.equal(verdictOf('node-48523.spawn-grows-with-heap', docs(flat)).verdict, 'differs');
+  });
+
   test("Bun's descriptor claims: a loop that grows with the limit and close_range flat hold on data shaped so, and differ on the opposite", () => {
     const shaped = structuredClone(FIXTURES['fds']!);
     for (const c of shaped.configurations as Cfg[]) {
