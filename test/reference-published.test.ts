@@ -24,6 +24,9 @@ import { EXEC_SERIES } from '../src/experiments/exec/index.js';
 import { LAYOUTS, PHASES } from '../src/experiments/pagetables/configuration.js';
 import { VMA_METHODS } from '../src/experiments/vma/configuration.js';
 import { VARIANTS } from '../src/experiments/deadlock/configuration.js';
+import { WAYS as FDS_WAYS } from '../src/experiments/fds/configuration.js';
+import { CGROUP_METHODS } from '../src/experiments/cgroup/configuration.js';
+import { ALL_VARIANTS } from '../src/experiments/runtimes/registry.js';
 
 const p = loadPublished();
 
@@ -59,11 +62,11 @@ describe('published figures and claims', () => {
     }
   });
 
-  test('ids are unique and prefixed by their article', () => {
-    const all = [...p.figures.map((f) => f.id), ...p.claims.map((c) => c.id)];
+  test('ids are unique and prefixed by their article or source', () => {
     assert.equal(new Set(p.figures.map((f) => f.id)).size, p.figures.length, 'figure ids unique');
     assert.equal(new Set(p.claims.map((c) => c.id)).size, p.claims.length, 'claim ids unique');
-    for (const id of all) assert.match(id, /^\d{3}\./);
+    for (const f of p.figures) assert.ok(f.id.startsWith(`${f.article}.`), f.id);
+    for (const c of p.claims) assert.ok(c.id.startsWith(`${c.article ?? c.source}.`), c.id);
   });
 
   test('every experiment has claims and every check type is used', () => {
@@ -79,7 +82,7 @@ describe('published figures and claims', () => {
   test('every quote occurs verbatim in its article', { skip: haveSeeds ? false : `article texts not found at ${seeds} (only present in the development workspace)` }, () => {
     const text = new Map(p.articles.map((a) => [a.id, norm(readFileSync(join(seeds, a.file), 'utf8'))]));
     for (const f of p.figures) assert.ok(text.get(f.article)!.includes(norm(f.quote)), `figure ${f.id}: quote not found: ${f.quote}`);
-    for (const c of p.claims) assert.ok(text.get(c.article)!.includes(norm(c.statementSource)), `claim ${c.id}: statementSource not found`);
+    for (const c of p.claims) if (c.article !== undefined) assert.ok(text.get(c.article)!.includes(norm(c.statementSource)), `claim ${c.id}: statementSource not found`);
     for (const a of p.articles) assert.ok(text.get(a.id)!.includes(norm(a.title)), `article ${a.id}: title not found`);
     for (const a of p.articles) if (a.series) assert.ok(text.get(a.id)!.includes(norm(a.series.stated)), `article ${a.id}: series.stated not found`);
   });
@@ -170,6 +173,9 @@ describe('published figures and claims', () => {
       pagetables: { keys: { layout: LAYOUTS, phase: PHASES }, metrics: ['pageTablesKb', 'parentVmPteKb', 'childVmPteKb'] },
       vma: { keys: { method: VMA_METHODS, vmas: num }, metrics: ['slabGrowthKb', 'slabBeforeKb', 'slabBuiltKb', 'slabChildKb', 'slabAfterKb', 'slabAfterExecKb'] },
       deadlock: { keys: { variant: VARIANTS }, metrics: [] },
+      fds: { keys: { way: FDS_WAYS, fds: num, nofile: num }, metrics: [] },
+      cgroup: { keys: { method: CGROUP_METHODS, threads: num, gapMs: num }, metrics: [] },
+      runtimes: { keys: { variant: ALL_VARIANTS.map((v) => v.id), heapMb: num }, metrics: [] },
     };
     assert.equal(EXEC_SERIES.length, 3);
     const checkSeries = (what: string, experiment: string, sel: Series | undefined) => {

@@ -23,7 +23,9 @@ export type VerdictValue = (typeof VERDICT_VALUES)[number];
 /** A claim's verdict: the figures of its judgement (for not-measurable, the reason as its detail) and what to read with them. */
 export interface Verdict extends Pick<Judgement, 'measured' | 'published' | 'factor' | 'interval' | 'detail' | 'plain'> {
   claimId: string;
-  article: string;
+  /** The article the claim comes from; a source's claim names its source instead. */
+  article?: string;
+  source?: string;
   experiment: string;
   kind: 'shape' | 'magnitude';
   statement: string;
@@ -111,7 +113,8 @@ function publishedOf(c: Check): number | null {
 }
 
 export function evaluateClaim(docs: readonly RunDocument[], claim: Claim, opts: EvaluateOptions = {}): Verdict {
-  const base = { claimId: claim.id, article: claim.article, experiment: claim.experiment, kind: claim.kind, statement: claim.statement };
+  const origin = claim.article !== undefined ? { article: claim.article } : { source: claim.source };
+  const base = { claimId: claim.id, ...origin, experiment: claim.experiment, kind: claim.kind, statement: claim.statement };
   let data: ExperimentData | null = null;
   try {
     data = dataFor(docs, claim.experiment, opts.absent?.[claim.experiment]);
@@ -142,13 +145,31 @@ export function evaluateClaim(docs: readonly RunDocument[], claim: Claim, opts: 
     if (j.outcome === 'inconclusive') v.settle = settleAdvice(j.minRepeats ?? null, data.pinned === true);
     if (widen && used.length > 0) applyDrift(v, summarizeDrift(used), within, data.sessions ?? 1);
     if (alone) v.alone = { verdict: alone.outcome, measured: alone.measured, ...(alone.interval ? { interval: alone.interval as Range } : {}) };
-    return v;
+    return claim.notJudgeable === undefined ? v : besideOnly(v, claim.notJudgeable);
   } catch (e) {
     // NotMeasurable: data missing or a condition not met; RangeError: the statistics could not be computed.
     if (e instanceof NotMeasurable || e instanceof RangeError)
-      return { ...base, verdict: 'not-measurable', measured: null, published: publishedOf(claim.check), factor: null, detail: e.message, notes: data?.notes ?? [] };
+      return {
+        ...base,
+        verdict: 'not-measurable',
+        measured: null,
+        published: publishedOf(claim.check),
+        factor: null,
+        detail: claim.notJudgeable === undefined ? e.message : `not judgeable here: ${claim.notJudgeable}; and this machine's figure is missing: ${e.message}`,
+        notes: data?.notes ?? [],
+      };
     throw e;
   }
+}
+
+/**
+ * A claim that compares two kernels or two builds: this machine's figure is shown beside it, never as a verdict on
+ * it (one machine runs one kernel and one build).
+ */
+function besideOnly(v: Verdict, why: string): Verdict {
+  const { settle: _s, withinRun: _w, alone: _a, ...kept } = v;
+  const detail = `not judgeable here: ${why}; this machine's figure beside it: ${v.detail}`;
+  return { ...kept, verdict: 'not-measurable', factor: null, detail, plain: `not judgeable here: ${why}; this machine: ${v.plain ?? v.detail}` };
 }
 
 /** One verdict per claim, in the claims' order. */

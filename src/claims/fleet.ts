@@ -53,7 +53,7 @@ export interface ReferenceFigure {
 
 export interface MachineResults {
   machine: string;
-  verdicts: { claimId: string; article: string; statement: string; verdict: VerdictValue }[];
+  verdicts: { claimId: string; article?: string; source?: string; statement: string; verdict: VerdictValue }[];
   headline: HeadlinePoint[];
   /** Null for the reference itself. */
   versusReference: ReferenceFigure[] | null;
@@ -161,7 +161,12 @@ export function buildFleet(
     const judged = judgeDocuments(g.docs, { seed: o.seed }, p);
     return {
       machine: g.member.machine,
-      verdicts: judged.verdicts.map((v) => ({ claimId: v.claimId, article: v.article, statement: v.statement, verdict: v.verdict })),
+      verdicts: judged.verdicts.map((v) => ({
+        claimId: v.claimId,
+        ...(v.article !== undefined ? { article: v.article } : { source: v.source }),
+        statement: v.statement,
+        verdict: v.verdict,
+      })),
       headline: judged.figures.filter((f) => f.headline).map((f) => headlinePoint(f, g.docs, judged.verdicts, p, o.seed)),
       versusReference: g === ref ? null : versus(ref.docs, g.docs, o.seed),
     };

@@ -15,6 +15,8 @@ export const VERDICTS_BY_MACHINE_SCHEMA = 'forklab.verdicts-by-machine';
 export interface JudgeOptions {
   /** Articles to judge (ids); default: every article with at least one of its experiments among the documents. */
   articles?: readonly string[];
+  /** Sources to judge (ids); default: every source with at least one of its experiments among the documents. */
+  sources?: readonly string[];
   /** Seed of the bootstrap intervals. */
   seed: number;
   /** Of every interval (default 0.95). */
@@ -30,6 +32,8 @@ export interface JudgeOptions {
 
 export interface Judged {
   articles: string[];
+  /** The sources beyond the articles whose claims were judged (absent in documents from before there were any). */
+  sources?: string[];
   verdicts: Verdict[];
   figures: FigureComparison[];
   /** Within-run estimates of every quantity judged, by experiment and key: what later runs learn the drift from. */
@@ -44,14 +48,20 @@ function articlesCovered(docs: readonly RunDocument[], p: Published = loadPublis
   return p.articles.filter((a) => (Array.isArray(a.experiment) ? a.experiment : [a.experiment]).some((e) => have.has(e))).map((a) => a.id);
 }
 
-/** Every claim and figure of the chosen articles, judged on the documents. */
+/** The sources whose experiments the documents cover, in the published order. */
+function sourcesCovered(docs: readonly RunDocument[], p: Published = loadPublished()): string[] {
+  const have = new Set(docs.map((d) => d.experiment));
+  return p.sources.filter((s) => s.experiment.some((e) => have.has(e))).map((s) => s.id);
+}
+
+/** Every claim and figure of the chosen articles and sources, judged on the documents. */
 export function judgeDocuments(docs: readonly RunDocument[], opts: JudgeOptions, p: Published = loadPublished()): Judged {
   const ids = new Set(opts.articles ?? articlesCovered(docs, p));
+  const sourceIds = new Set(opts.sources ?? sourcesCovered(docs, p));
   const absent: Record<string, string> = {};
-  for (const a of p.articles)
-    for (const e of Array.isArray(a.experiment) ? a.experiment : [a.experiment])
-      if (!docs.some((d) => d.experiment === e)) absent[e] = opts.absent?.[e] ?? `no run of ${e} was given`;
-  const claims = p.claims.filter((c) => ids.has(c.article));
+  for (const e of [...p.articles.flatMap((a) => (Array.isArray(a.experiment) ? a.experiment : [a.experiment])), ...p.sources.flatMap((s) => s.experiment)])
+    if (!docs.some((d) => d.experiment === e)) absent[e] = opts.absent?.[e] ?? `no run of ${e} was given`;
+  const claims = p.claims.filter((c) => (c.article !== undefined ? ids.has(c.article) : sourceIds.has(c.source)));
   const estimates: Record<string, Record<string, QuantityEstimate>> = {};
   const collect = (c: { experiment: string }, e: Readonly<Record<string, QuantityEstimate>>) => {
     estimates[c.experiment] = { ...estimates[c.experiment], ...e };
@@ -63,7 +73,15 @@ export function judgeDocuments(docs: readonly RunDocument[], opts: JudgeOptions,
     p.figures.filter((f) => ids.has(f.article)),
     { claims, verdicts, seed: opts.seed, absent },
   );
-  return { articles: p.articles.filter((a) => ids.has(a.id)).map((a) => a.id), verdicts, figures, estimates, ...(drift.withinRun ? { withinRun: true } : {}) };
+  const sources = p.sources.filter((x) => sourceIds.has(x.id)).map((x) => x.id);
+  return {
+    articles: p.articles.filter((a) => ids.has(a.id)).map((a) => a.id),
+    ...(sources.length ? { sources } : {}),
+    verdicts,
+    figures,
+    estimates,
+    ...(drift.withinRun ? { withinRun: true } : {}),
+  };
 }
 
 /** A run a judgement rests on, as the JSON of `forklab judge --json` names it. */

@@ -28,6 +28,8 @@ export interface ReproduceDocument {
   /** --label, when one was given. */
   label?: string;
   articles: string[];
+  /** The sources beyond the articles whose claims were judged (absent before there were any). */
+  sources?: string[];
   experiments: ExperimentStatus[];
   /** Per experiment that ran: the stored run's id, or the whole run document when it was not stored. */
   runs: (string | RunDocument)[];

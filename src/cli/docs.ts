@@ -87,13 +87,37 @@ function claimsTables(p: Published): string {
     for (const c of mine) out.push(`| \`${c.id}\` | ${c.kind} | ${cell(c.statement)} | \`${c.check.type}\` ${cell(describeCheck(c.check))} |`);
     out.push('');
   }
+  for (const x of p.sources) {
+    const mine = p.claims.filter((c) => c.source === x.id);
+    out.push(`#### Source ${x.id}`, '', '| id | kind | statement | judged on |', '|---|---|---|---|');
+    for (const c of mine) {
+      const two = c.notJudgeable ? ` — *not judgeable here: ${cell(c.notJudgeable)}; this machine's figure shown beside it*` : '';
+      out.push(`| \`${c.id}\` | ${c.kind} | ${cell(c.statement)}${two} | \`${c.check.type}\` ${cell(describeCheck(c.check))} |`);
+    }
+    out.push('');
+  }
   return out.join('\n').trimEnd();
+}
+
+/** The sources beyond the articles: what each is, where it was published, what forklab judges its claims on. */
+function sourcesTable(p: Published): string {
+  const rows = p.sources.map((x) => {
+    const where = x.address ? `<${x.address}>${x.addressNote ? `<br>*${cell(x.addressNote)}*` : ''}` : `*${cell(x.addressNote ?? 'address not confirmed')}*`;
+    const figures = x.figures.map((f) => `${num(f.value)} ${cell(f.unit)} (${cell(f.label)})`).join('; ');
+    const exps = x.experiment.map((e) => `\`${e}\``).join(', ');
+    return `| \`${x.id}\` | ${cell(x.title)} | ${x.kind.replace(/-/g, ' ')} | ${x.year} | ${where} | ${cell(x.measuredOn)} | ${figures} | ${exps} | ${p.claims.filter((c) => c.source === x.id).length} |`;
+  });
+  return [
+    '| id | title | kind | year | address | measured on, as it says | its figures (paraphrased) | forklab experiment | claims |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
 function articlesTable(p: Published): string {
   const rows = p.articles.map((a) => {
     const exps = (Array.isArray(a.experiment) ? a.experiment : [a.experiment]).map((e) => `\`${e}\``).join(', ');
-    const n = (xs: readonly { article: string }[]) => xs.filter((x) => x.article === a.id).length;
+    const n = (xs: readonly { article?: string }[]) => xs.filter((x) => x.article === a.id).length;
     return `| ${a.id} | ${cell(a.title)}<br>*${cell(a.titleEn)}* | ${a.language} | ${cell(a.environment)} | ${exps} | ${n(p.figures)} / ${n(p.claims)} |`;
   });
   return ['| # | Title (original, *English*) | Lang. | Environment, as the article states it | forklab experiment | figures / claims |', '|---|---|---|---|---|---|', ...rows].join(
@@ -188,7 +212,9 @@ function presetsTable(): string {
     Object.entries(o)
       .map(([k, v]) => `${k}=${v}`)
       .join(' ');
-  const rows = EXPERIMENTS.filter((e) => e.presets).map((e) => `| \`${e.name}\` | ${e.article} | ${fmt(e.presets.full)} | ${fmt(e.presets.quick)} | ${cell(e.presets.note)} |`);
+  const rows = EXPERIMENTS.filter((e) => e.presets).map(
+    (e) => `| \`${e.name}\` | ${e.article || `source ${e.source}`} | ${fmt(e.presets.full)} | ${fmt(e.presets.quick)} | ${cell(e.presets.note)} |`,
+  );
   return ["| experiment | article | full (the articles' settings) | quick | why |", '|---|---|---|---|---|', ...rows].join('\n');
 }
 
@@ -197,7 +223,7 @@ export type Sections = Record<string, string>;
 /** Every generated section, by file and name. */
 export function generatedSections(p: Published = loadPublished()): Record<string, Sections> {
   return {
-    'docs/published-figures.md': { articles: articlesTable(p), judging: judging(), claims: claimsTables(p) },
+    'docs/published-figures.md': { articles: articlesTable(p), sources: sourcesTable(p), judging: judging(), claims: claimsTables(p) },
     'docs/reproduce.md': { commands: commandsSection(), presets: presetsTable(), judging: judging() },
   };
 }

@@ -95,7 +95,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for every flag)')
     .exitOverride();
   for (const exp of EXPERIMENTS) {
-    const cmd = new Command(exp.name).description(`${exp.summaryLine} (article ${exp.article})`).exitOverride();
+    const cmd = new Command(exp.name).description(`${exp.summaryLine} (${exp.article ? `article ${exp.article}` : `source ${exp.source}`})`).exitOverride();
     for (const o of exp.options) cmd.addOption(specOption(o));
     if (exp.acceptsTarget)
       cmd.option('--target <program>', TARGET_HELP).argument('[args...]', 'arguments for the --target program (put them after --: forklab spawn --target git -- --version)');

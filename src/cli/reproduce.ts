@@ -10,7 +10,7 @@ import { loadPublished, type Published } from '../reference/published.js';
 import type { ReproduceDocument } from '../claims/reproduction.js';
 import { renderSummary } from '../report/summary.js';
 import { StoreError, type Store } from '../store/db.js';
-import { parseOnly, planSteps, reproduce, stepWords, type ReproductionPlan } from '../lab/reproduce.js';
+import { parseOnly, parseOnlySources, planSteps, reproduce, stepWords, type ReproductionPlan } from '../lab/reproduce.js';
 import { requireProbe } from '../lab/experiment.js';
 import { colors } from './history-common.js';
 import { fitText } from '../text/fit.js';
@@ -67,15 +67,28 @@ const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 /** Everything the user typed, checked before anything is measured: the plan, where the outputs go, the history. */
 function prepare(o: ReproduceOptions, published: Published): { plan: ReproductionPlan; outputs: OutputPlan; history: Store | null } {
   const articles = parseOnly(o.only, published);
+  const sources = parseOnlySources(o.only, published);
   const { pinCpu, seed, label } = parseCommon({ ...o, json: undefined });
   const outputs = planOutputs({ json: o.json, html: o.html, markdown: o.markdown });
   const quick = o.quick === true;
   const settleS = o.settle === undefined ? null : Number(o.settle);
   if (settleS !== null && !(Number.isFinite(settleS) && settleS > 0 && settleS <= 86_400))
     throw new UsageError('--settle', `needs a budget in seconds, above 0 and at most 86400 (a day), got ${JSON.stringify(o.settle)}`);
-  const steps = planSteps(articles, quick);
+  const steps = planSteps(articles, quick, sources);
   requireProbe();
-  const plan: ReproductionPlan = { articles, steps, quick, pinCpu, seed, label, settleS, withinRun: o.withinRun === true, pool: o.pool !== false, keep: o.store !== false };
+  const plan: ReproductionPlan = {
+    articles,
+    sources,
+    steps,
+    quick,
+    pinCpu,
+    seed,
+    label,
+    settleS,
+    withinRun: o.withinRun === true,
+    pool: o.pool !== false,
+    keep: o.store !== false,
+  };
   return { plan, outputs, history: openHistory(o)?.store ?? null };
 }
 

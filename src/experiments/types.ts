@@ -180,8 +180,10 @@ export interface Presets {
 /** What the registry and the command line name it by. */
 export interface ExperimentEntry {
   name: string;
-  /** Which article it reproduces (000–004) and a one-line description. */
+  /** Which article it reproduces (000–004; '' for none) and a one-line description. */
   article: string;
+  /** The published source beyond the articles it answers, when no article's (data/published.json `sources`). */
+  source?: string;
   summaryLine: string;
 }
 

@@ -7,7 +7,7 @@ import type { Experiment, Warning } from '../experiments/types.js';
 import { UsageError } from '../errors.js';
 import { findSweep, presetFor } from '../experiments/index.js';
 import type { RunDocument } from '../document/run.js';
-import { articleExperiments, type Article, type Published } from '../reference/published.js';
+import { articleExperiments, type Article, type Published, type Source } from '../reference/published.js';
 import { formatWitness } from '../env/witness.js';
 import { REPRODUCE_SCHEMA, REPRODUCE_VERSION, type ReproduceDocument } from '../claims/reproduction.js';
 import { judgeDocuments, type Judged } from '../claims/judge.js';
@@ -24,7 +24,10 @@ export function parseOnly(raw: string | undefined, p: Published): Article[] {
   if (raw === undefined) return [...p.articles];
   const ids = raw.split(',').map((s) => s.trim());
   const known = p.articles.map((a) => a.id);
-  for (const id of ids) if (!known.includes(id)) throw new UsageError('--only', `unknown article ${JSON.stringify(id)}; expected some of ${known.join(', ')}, comma-separated`);
+  const sources = p.sources.map((x) => x.id);
+  for (const id of ids)
+    if (!known.includes(id) && !sources.includes(id))
+      throw new UsageError('--only', `unknown article ${JSON.stringify(id)}; expected some of ${known.join(', ')} or of the sources ${sources.join(', ')}, comma-separated`);
   return p.articles.filter((a) => ids.includes(a.id));
 }
 
@@ -36,6 +39,8 @@ export type StepState =
   | { kind: 'planned' }
   /** This forklab has no such experiment, or no preset for it. */
   | { kind: 'unavailable' }
+  /** An experiment only a source names that reproduce does not run (why: said in full). */
+  | { kind: 'notReproduced'; why: string }
   /** Its preset does not fit this machine (the preflight's or the parser's problem). */
   | { kind: 'skipped'; why: string }
   | { kind: 'ran'; durationMs: number; complete: boolean }
@@ -50,6 +55,8 @@ export function stepWords(s: StepState): string {
       return 'not run yet';
     case 'unavailable':
       return 'not available in this forklab';
+    case 'notReproduced':
+      return s.why;
     case 'skipped':
       return `skipped: ${s.why}`;
     case 'ran':
@@ -63,45 +70,69 @@ export function stepWords(s: StepState): string {
 
 /** Why a step has no run for the claims to judge (the claims' `absent`); null when it ran (or will). */
 export const absentWhy = (s: StepState): string | null => (s.kind === 'ran' || s.kind === 'planned' ? null : stepWords(s));
+/** The sources --only names (all when absent), in the file's order: their claims are judged after the articles'. */
+export function parseOnlySources(raw: string | undefined, p: Published): Source[] {
+  if (raw === undefined) return [...p.sources];
+  const ids = raw.split(',').map((s) => s.trim());
+  return p.sources.filter((x) => ids.includes(x.id));
+}
+
+/**
+ * Experiments a source names that a reproduction does not run, and why: their claims are judged by `forklab judge`
+ * on a run of them (docs/reproduce.md).
+ */
+const NOT_REPRODUCED: Readonly<Record<string, string>> = {
+  runtimes: 'not run by reproduce (its quick run alone takes about 40 s); forklab judge on a runtimes run judges these claims',
+};
 
 /** One experiment of a reproduction: its parameters at the preset, or why it will not run; then what became of it. */
 export interface Step {
   name: string;
+  /** The article whose experiment it is ('' for an experiment only a source names). */
   article: string;
+  /** The source that asked for it, when no chosen article did. */
+  source?: string;
   exp: Experiment<unknown, unknown> | null;
   params: unknown;
   preWarnings: Warning[];
   state: StepState;
 }
 
-/** The experiments of the articles at the preset (quick or full), each once, parsed and preflighted now. */
-export function planSteps(articles: readonly Article[], quick: boolean): Step[] {
+/** The experiments of the articles, then of the sources, at the preset (quick or full), each once, parsed and preflighted now. */
+export function planSteps(articles: readonly Article[], quick: boolean, sources: readonly Source[] = []): Step[] {
   const steps: Step[] = [];
-  for (const a of articles)
-    for (const name of articleExperiments(a)) {
-      if (steps.some((s) => s.name === name)) continue;
-      const exp = findSweep(name) ?? null;
-      const step: Step = { name, article: a.id, exp, params: null, preWarnings: [], state: { kind: 'planned' } };
-      const raw = presetFor(name, quick);
-      if (!exp || !raw) {
-        step.state = { kind: 'unavailable' };
-      } else {
-        try {
-          step.params = exp.parse(raw);
-          step.preWarnings = exp.preflight(step.params);
-        } catch (e) {
-          if (!(e instanceof UsageError)) throw e;
-          step.state = { kind: 'skipped', why: e.message };
-        }
+  const wanted = [
+    ...articles.flatMap((a) => articleExperiments(a).map((name) => ({ name, article: a.id, source: undefined as string | undefined }))),
+    ...sources.flatMap((x) => x.experiment.map((name) => ({ name, article: '', source: x.id as string | undefined }))),
+  ];
+  for (const { name, article, source } of wanted) {
+    if (steps.some((s) => s.name === name)) continue;
+    const exp = findSweep(name) ?? null;
+    const step: Step = { name, article, ...(source ? { source } : {}), exp, params: null, preWarnings: [], state: { kind: 'planned' } };
+    const raw = presetFor(name, quick);
+    if (source && NOT_REPRODUCED[name]) {
+      step.state = { kind: 'notReproduced', why: NOT_REPRODUCED[name]! };
+    } else if (!exp || !raw) {
+      step.state = { kind: 'unavailable' };
+    } else {
+      try {
+        step.params = exp.parse(raw);
+        step.preWarnings = exp.preflight(step.params);
+      } catch (e) {
+        if (!(e instanceof UsageError)) throw e;
+        step.state = { kind: 'skipped', why: e.message };
       }
-      steps.push(step);
     }
+    steps.push(step);
+  }
   return steps;
 }
 
 /** What a reproduction was asked, checked by the caller before anything runs. */
 export interface ReproductionPlan {
   articles: Article[];
+  /** The sources beyond the articles whose claims are judged too (their experiments run after the articles'). */
+  sources?: Source[];
   steps: Step[];
   quick: boolean;
   pinCpu: number | null;
@@ -168,7 +199,7 @@ async function measure(plan: ReproductionPlan, ctx: ReproductionContext): Promis
     try {
       for (const [i, s] of runnable.entries()) {
         if (signal.aborted) break;
-        const label = `[${i + 1}/${runnable.length}] ${s.name} (article ${s.article})`;
+        const label = `[${i + 1}/${runnable.length}] ${s.name} (${s.source ? `source ${s.source}` : `article ${s.article}`})`;
         ctx.note(`${label} …`);
         for (const w of s.preWarnings) ctx.warn(s.name, w);
         const t0 = performance.now();
@@ -231,6 +262,7 @@ async function settleOpen(
         seed: plan.seed,
         pinCpu: plan.pinCpu,
         articles: plan.articles.map((a) => a.id),
+        sources: (plan.sources ?? []).map((x) => x.id),
         absent,
         published: ctx.published,
         signal,
@@ -264,6 +296,7 @@ function reproductionDocument(plan: ReproductionPlan, m: Measured, judged: Judge
     hostname: hostname(),
     ...(plan.label ? { label: plan.label } : {}),
     articles: judged.articles,
+    ...(judged.sources ? { sources: judged.sources } : {}),
     experiments: plan.steps.map((s) => ({ experiment: s.name, state: stepWords(s.state) })),
     runs: m.runs,
     seed: plan.seed,
@@ -317,7 +350,7 @@ export async function reproduce(plan: ReproductionPlan, ctx: ReproductionContext
     const drift: DriftOptions = plan.withinRun
       ? { withinRun: true }
       : driftHistory(history, m.docs, { keep: plan.keep, seed: plan.seed, note: ctx.note, pool: plan.pool !== false });
-    judged = judgeDocuments(m.docs, { articles: plan.articles.map((a) => a.id), seed: plan.seed, absent, drift }, ctx.published);
+    judged = judgeDocuments(m.docs, { articles: plan.articles.map((a) => a.id), sources: (plan.sources ?? []).map((x) => x.id), seed: plan.seed, absent, drift }, ctx.published);
     if (plan.settleS !== null && m.interrupted === null) {
       const s = await settleOpen(plan, ctx, m, judged, absent, drift);
       judged = s.judged;

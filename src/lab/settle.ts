@@ -35,6 +35,8 @@ export interface SettleInput {
   seed: number;
   pinCpu: number | null;
   articles: readonly string[];
+  /** The sources judged beside the articles. */
+  sources?: readonly string[];
   absent: Readonly<Record<string, string>>;
   published: Published;
   signal: AbortSignal;
@@ -133,7 +135,7 @@ export async function settle(i: SettleInput): Promise<SettleOutcome> {
     if (!measured) break;
     looks = k;
     const confidence = lookConfidence(k);
-    const again = judgeDocuments(docs, { articles: i.articles, seed: i.seed, absent: i.absent, confidence, drift: i.drift }, i.published);
+    const again = judgeDocuments(docs, { articles: i.articles, sources: i.sources ?? [], seed: i.seed, absent: i.absent, confidence, drift: i.drift }, i.published);
     const still: string[] = [];
     for (const id of open) {
       const v = again.verdicts.find((x) => x.claimId === id)!;
@@ -153,7 +155,7 @@ export async function settle(i: SettleInput): Promise<SettleOutcome> {
   for (const id of open) if (!why.has(id)) why.set(id, looks >= MAX_LOOKS ? `undecided after ${MAX_LOOKS} looks` : i.signal.aborted ? 'interrupted' : 'the budget is spent');
   const judged = added.length
     ? {
-        ...judgeDocuments(docs, { articles: i.articles, seed: i.seed, absent: i.absent, drift: i.drift }, i.published),
+        ...judgeDocuments(docs, { articles: i.articles, sources: i.sources ?? [], seed: i.seed, absent: i.absent, drift: i.drift }, i.published),
         verdicts: i.judged.verdicts.map((v) => verdicts.get(v.claimId)!),
       }
     : i.judged;

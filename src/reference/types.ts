@@ -261,22 +261,81 @@ export const CHECK_TYPES: readonly CheckType[] = [
   'boolean',
 ];
 
-export interface Claim {
+/** What a source is: where its figures were published. */
+export const SOURCE_KINDS = ['pull-request', 'issue', 'mailing-list-series', 'commit', 'blog-post', 'guide'] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+
+/** A number a source publishes, in our words (statedAs is a paraphrase, never the source's text). */
+export interface SourceFigure {
+  label: string;
+  value: number;
+  unit: string;
+  /** The figure as the source states it, paraphrased (marked as such wherever it is shown). */
+  statedAs: string;
+}
+
+/**
+ * A published figure on process creation beyond the five articles: a pull request, an issue, a kernel patch
+ * series, a blog post or a guide. Its claims name it (`source`) instead of an article.
+ */
+export interface Source {
+  /** A short lower-case id ("bun-25839"), never three digits (those are articles'). */
   id: string;
-  article: string;
+  title: string;
+  /** Where it was published; null where the address could not be confirmed (addressNote says so). */
+  address: string | null;
+  addressNote?: string;
+  year: number;
+  kind: SourceKind;
+  /** The experiments its claims are judged on. */
+  experiment: ExperimentName[];
+  /** What it measured on, as far as it says. */
+  measuredOn: string;
+  figures: SourceFigure[];
+}
+
+interface ClaimBase {
+  id: string;
   experiment: ExperimentName;
   /** shape: a direction or form the articles say is general; magnitude: a number that depends on the machine. */
   kind: 'shape' | 'magnitude';
   statement: string;
-  statementSource: string;
   /** Figures the claim rests on (may be empty when the article publishes no numbers for it). */
   figureIds: string[];
   check: Check;
+  /**
+   * The claim compares two kernels or two builds (a patch, a build flag, before and after a change): one machine
+   * cannot judge it. Its check still measures this machine's figure, shown beside it, with this reason.
+   */
+  notJudgeable?: string;
 }
+
+/** An article's claim. */
+export interface ArticleClaim extends ClaimBase {
+  article: string;
+  source?: never;
+  /** The article's own words the claim rests on, verbatim. */
+  statementSource: string;
+}
+
+/** A source's claim (a figure published beyond the five articles). */
+export interface SourceClaim extends ClaimBase {
+  source: string;
+  article?: never;
+  /** What the source says, paraphrased (never presented as its words). */
+  statedAs: string;
+}
+
+export type Claim = ArticleClaim | SourceClaim;
+
+/** The id of what a claim comes from: its article or its source. */
+export const claimOrigin = (c: Claim): string => (c.article !== undefined ? c.article : c.source);
 
 export interface Published {
   schemaVersion: 1;
   articles: Article[];
+  /** Published figures beyond the five articles (each with its claims). */
+  sources: Source[];
   figures: PublishedFigure[];
   claims: Claim[];
 }

@@ -1,5 +1,5 @@
 // Validation of data/published.json: every entry is checked and a bad one is named in the error.
-import { CHECK_STATISTICS, CHECK_TYPES, LANGUAGES, STATISTICS, UNITS, type CheckType, type ExperimentName, type Published, type Series } from './types.js';
+import { CHECK_STATISTICS, CHECK_TYPES, LANGUAGES, SOURCE_KINDS, STATISTICS, UNITS, type CheckType, type ExperimentName, type Published, type Series } from './types.js';
 
 function fail(where: string, message: string): never {
   throw new Error(`published.json: ${where}: ${message}`);
@@ -287,7 +287,44 @@ function validateFigures(figures: unknown[], experimentsOf: Map<string, Experime
   return figureIds;
 }
 
-function validateClaims(claims: unknown[], experimentsOf: Map<string, ExperimentName[]>, figureIds: Set<string>): void {
+/** Validates the sources (published figures beyond the articles); returns each source's experiments by id. */
+function validateSources(sources: unknown[], articleIds: ReadonlySet<string>): Map<string, ExperimentName[]> {
+  const experimentsOf = new Map<string, ExperimentName[]>();
+  sources.forEach((x, i) => {
+    const where = label(x, 'sources', i);
+    const o = obj(x, where);
+    const id = str(o, 'id', where)!;
+    if (!/^[a-z][a-z0-9-]*$/.test(id)) fail(where, 'id must be lower-case letters, digits and dashes, starting with a letter');
+    if (experimentsOf.has(id) || articleIds.has(id)) fail(where, `duplicate source id ${id}`);
+    str(o, 'title', where);
+    str(o, 'measuredOn', where);
+    if (o['address'] === null) {
+      if (str(o, 'addressNote', where, true) === undefined) fail(where, 'an address left null needs an addressNote saying why');
+    } else {
+      const a = str(o, 'address', where)!;
+      if (!/^https?:\/\/\S+$/.test(a)) fail(where, `address must be an http(s) address or null (got ${JSON.stringify(a)})`);
+      str(o, 'addressNote', where, true);
+    }
+    const year = num(o, 'year', where)!;
+    if (!Number.isInteger(year) || year < 1970 || year > 2100) fail(where, `year must be a year (got ${year})`);
+    oneOf(o, 'kind', SOURCE_KINDS, where);
+    const list = o['experiment'];
+    if (!Array.isArray(list) || list.length === 0 || list.some((e) => typeof e !== 'string' || !EXPERIMENT_NAME.test(e)))
+      fail(where, 'experiment must be a non-empty array of experiment names');
+    if (!Array.isArray(o['figures'])) fail(where, 'figures must be an array');
+    (o['figures'] as unknown[]).forEach((f, j) => {
+      const fw = `${where}.figures[${j}]`;
+      const fo = obj(f, fw);
+      for (const k of ['label', 'unit', 'statedAs']) str(fo, k, fw);
+      num(fo, 'value', fw);
+      if (fo['quote'] !== undefined) fail(fw, 'a source figure has no quote: its words are not shipped to check one against; give statedAs, a paraphrase');
+    });
+    experimentsOf.set(id, list as ExperimentName[]);
+  });
+  return experimentsOf;
+}
+
+function validateClaims(claims: unknown[], experimentsOf: Map<string, ExperimentName[]>, figureIds: Set<string>, sourceExperiments: Map<string, ExperimentName[]>): void {
   const claimIds = new Set<string>();
   claims.forEach((c, i) => {
     const where = label(c, 'claims', i);
@@ -295,13 +332,27 @@ function validateClaims(claims: unknown[], experimentsOf: Map<string, Experiment
     const id = str(o, 'id', where)!;
     if (claimIds.has(id)) fail(where, 'duplicate claim id');
     claimIds.add(id);
-    const a = knownArticle(o, where, experimentsOf);
+    if ((o['article'] === undefined) === (o['source'] === undefined)) fail(where, 'a claim names either an article or a source');
     const e = experimentName(o, where);
-    if (!experimentsOf.get(a)!.includes(e)) fail(where, `experiment ${e} is not an experiment of article ${a}`);
+    if (o['article'] !== undefined) {
+      const a = knownArticle(o, where, experimentsOf);
+      if (!experimentsOf.get(a)!.includes(e)) fail(where, `experiment ${e} is not an experiment of article ${a}`);
+      str(o, 'statementSource', where);
+    } else {
+      const s = str(o, 'source', where)!;
+      if (!sourceExperiments.has(s)) fail(where, `source ${s} is not in sources`);
+      if (!id.startsWith(`${s}.`)) fail(where, `id must start with "${s}."`);
+      if (!sourceExperiments.get(s)!.includes(e)) fail(where, `experiment ${e} is not an experiment of source ${s}`);
+      str(o, 'statedAs', where);
+      if (o['statementSource'] !== undefined) fail(where, 'a source claim gives statedAs (a paraphrase), not statementSource');
+      const basis = isObj(o['check']) ? o['check']['basis'] : undefined;
+      if (typeof basis !== 'string' || basis.trim() === '')
+        fail(where, "a source's claim says in check.basis why it is a shape or a magnitude and how its band follows from the source's figures");
+    }
     oneOf(o, 'kind', ['shape', 'magnitude'] as const, where);
     str(o, 'statement', where);
-    str(o, 'statementSource', where);
     str(o, 'note', where, true);
+    str(o, 'notJudgeable', where, true);
     for (const fid of strList(o, 'figureIds', where)!) if (!figureIds.has(fid)) fail(where, `figureIds names unknown figure ${fid}`);
     check(o['check'], `${where}.check`);
   });
@@ -311,9 +362,10 @@ function validateClaims(claims: unknown[], experimentsOf: Map<string, Experiment
 export function validatePublished(raw: unknown): Published {
   const root = obj(raw, 'root');
   if (root['schemaVersion'] !== 1) fail('root', `schemaVersion must be 1 (got ${JSON.stringify(root['schemaVersion'])})`);
-  for (const k of ['articles', 'figures', 'claims']) if (!Array.isArray(root[k])) fail('root', `${k} must be an array`);
+  for (const k of ['articles', 'sources', 'figures', 'claims']) if (!Array.isArray(root[k])) fail('root', `${k} must be an array`);
   const experimentsOf = validateArticles(root['articles'] as unknown[]);
+  const sourceExperiments = validateSources(root['sources'] as unknown[], new Set(experimentsOf.keys()));
   const figureIds = validateFigures(root['figures'] as unknown[], experimentsOf);
-  validateClaims(root['claims'] as unknown[], experimentsOf, figureIds);
+  validateClaims(root['claims'] as unknown[], experimentsOf, figureIds, sourceExperiments);
   return raw as Published;
 }

@@ -55,7 +55,7 @@ export function runConclusions(doc: RunDocument, published: Published, seed = 1)
   if (typeof doc.params.target === 'string')
     return { verdicts: [], comparisons: [], note: `this run measured ${doc.params.target} (--target), not the article's program: no claim is judged` };
   if (!article) return { verdicts: [], comparisons: [], note: `a ${doc.experiment} run is not one of the articles' experiments: no published claim applies to it` };
-  const j = judgeDocuments([doc], { seed, articles: [article] }, published);
+  const j = judgeDocuments([doc], { seed, articles: [article], sources: [] }, published);
   const verdicts: ClaimVerdict[] = j.verdicts
     .filter((v) => v.experiment === doc.experiment)
     .map((v) => {

@@ -11,7 +11,7 @@ import { figureLabel, intervalsLine, verdictLabel } from './verdicts.js';
 import { derivedFigure, gistOf, reasoningOf, sentence } from './verdict-lines.js';
 import { inWords } from './in-words.js';
 import { fmtFactor, fmtInUnit } from '../claims/format.js';
-import type { Article, Published } from '../reference/published.js';
+import type { Article, Published, Source } from '../reference/published.js';
 import { chartsFor } from './charts.js';
 import { publishedComparisons } from './judged.js';
 import { escapeHtml, figureHtml, page, verdictsHtml, type VerdictItem } from './html-parts.js';
@@ -50,12 +50,37 @@ function articlesOf(doc: ReproduceDocument, runs: readonly RunDocument[], publis
     });
 }
 
+/** A source beyond the articles, as a reproduction judged it: its verdicts, each naming it. */
+interface SourceView {
+  source: Source;
+  statuses: ReproduceDocument['experiments'];
+  verdicts: Verdict[];
+}
+
+function sourcesOf(doc: ReproduceDocument, published: Published): SourceView[] {
+  return published.sources
+    .filter((x) => doc.sources?.includes(x.id))
+    .map((x) => ({
+      source: x,
+      statuses: doc.experiments.filter((s) => x.experiment.includes(s.experiment)),
+      verdicts: doc.verdicts.filter((v) => v.source === x.id),
+    }));
+}
+
+/** "pull request, 2026, https://…" (or why the address is not given). */
+const sourceLine = (v: SourceView) =>
+  `${v.source.kind.replace(/-/g, ' ')}, ${v.source.year}; ${v.source.address ?? `address ${v.source.addressNote ?? 'not confirmed'}`}; measured on: ${v.source.measuredOn}. ${v.statuses.map((s) => `${s.experiment}: ${s.state}`).join('; ')}`;
+
 const count = (vs: readonly Verdict[], k: string) => vs.filter((v) => v.verdict === k).length;
 
-/** The summary table: one row per article, then all of them. */
-function summaryRows(views: readonly ArticleView[], all: readonly Verdict[]): string[][] {
+/** The summary table: one row per article, one per source after them, then all of them. */
+function summaryRows(views: readonly ArticleView[], all: readonly Verdict[], sources: readonly SourceView[] = []): string[][] {
   const row = (name: string, vs: readonly Verdict[]) => [name, String(vs.length), ...VERDICTS.map((k) => String(count(vs, k)))];
-  return [...views.map((v) => row(`${v.article.id} — ${v.article.titleEn}`, v.verdicts)), row('all articles', all)];
+  return [
+    ...views.map((v) => row(`${v.article.id} — ${v.article.titleEn}`, v.verdicts)),
+    ...sources.map((v) => row(`source ${v.source.id}`, v.verdicts)),
+    row(sources.length ? 'all articles and sources' : 'all articles', all),
+  ];
 }
 const SUMMARY_HEADER = ['article', 'claims', ...VERDICTS.map((k) => VERDICT_WORDS[k])];
 
@@ -140,18 +165,30 @@ async function articleHtml(v: ArticleView): Promise<string> {
   return parts.join('\n');
 }
 
+function sourceHtml(v: SourceView): string {
+  const parts = [`<section id="source-${esc(v.source.id)}"><h2>Source ${esc(v.source.id)} — ${esc(v.source.title)}</h2>`, `<p class="note">${esc(sourceLine(v))}</p>`];
+  const items = byVerdict(v.verdicts).map((x) => ({ ...itemOf(x, [], []), statement: `${x.statement} (${v.source.id})` }));
+  parts.push('<h3>Verdicts</h3>', items.length ? verdictsHtml(items) : '<p class="note">No claim of this source was judged.</p>', '</section>');
+  return parts.join('\n');
+}
+
 export async function reproductionHtml(doc: ReproduceDocument, runs: readonly RunDocument[], published: Published): Promise<string> {
   const views = articlesOf(doc, runs, published);
   const summary = [
     '<section id="summary"><h2>Summary</h2>',
-    tableHtml(SUMMARY_HEADER, summaryRows(views, doc.verdicts)),
+    tableHtml(SUMMARY_HEADER, summaryRows(views, doc.verdicts, sourcesOf(doc, published))),
     '<p class="note">A claim holds when the whole 95 % interval of the measured quantity lies inside its band, differs when the whole interval lies outside, and is inconclusive when the interval straddles an edge. Shape claims should hold on any Linux machine; magnitude claims depend on the machine.</p>',
     ...(intervalsLine(doc.verdicts, doc.withinRun === true) ? [`<p class="note">${esc(intervalsLine(doc.verdicts, doc.withinRun === true))}</p>`] : []),
     `<p class="note">${esc(GLOSSARY_NOTE)}</p>`,
     '</section>',
   ].join('\n');
-  const sections = [summary, ...(await Promise.all(views.map(articleHtml)))];
-  const nav: [string, string][] = [['summary', 'Summary'], ...views.map((v): [string, string] => [`article-${v.article.id}`, `Article ${v.article.id}`])];
+  const sources = sourcesOf(doc, published);
+  const sections = [summary, ...(await Promise.all(views.map(articleHtml))), ...sources.map(sourceHtml)];
+  const nav: [string, string][] = [
+    ['summary', 'Summary'],
+    ...views.map((v): [string, string] => [`article-${v.article.id}`, `Article ${v.article.id}`]),
+    ...sources.map((v): [string, string] => [`source-${v.source.id}`, `Source ${v.source.id}`]),
+  ];
   const footer = `Generated by forklab ${esc(doc.forklabVersion)}. The runs behind these verdicts are in the history (forklab history); their raw samples: forklab export RUN --csv.`;
   return page('forklab reproduction', esc(runLine(doc, runs)), nav, sections, footer);
 }
@@ -161,7 +198,8 @@ export async function reproductionHtml(doc: ReproduceDocument, runs: readonly Ru
 export function reproductionMarkdown(doc: ReproduceDocument, runs: readonly RunDocument[], published: Published): string {
   const views = articlesOf(doc, runs, published);
   const out = ['## forklab reproduction', '', mdText(runLine(doc, runs)), '', '### Summary', ''];
-  out.push(mdTable({ header: SUMMARY_HEADER, rows: summaryRows(views, doc.verdicts), leftAlign: [0] }), '', mdText(GLOSSARY_NOTE), '');
+  const sources = sourcesOf(doc, published);
+  out.push(mdTable({ header: SUMMARY_HEADER, rows: summaryRows(views, doc.verdicts, sources), leftAlign: [0] }), '', mdText(GLOSSARY_NOTE), '');
   const intervals = intervalsLine(doc.verdicts, doc.withinRun === true);
   if (intervals) out.push(mdText(intervals), '');
   for (const v of views) {
@@ -187,6 +225,26 @@ export function reproductionMarkdown(doc: ReproduceDocument, runs: readonly RunD
         ...(shared.length ? ['On every verdict of this article:', '', ...shared.map((n) => `- ${mdText(sentence(inWords(n)))}`), ''] : []),
       );
     } else out.push('No claim of this article was judged.', '');
+  }
+  // After the articles, the sources beyond them: every verdict names its source.
+  for (const v of sources) {
+    out.push(`### Source ${mdText(v.source.id)} — ${mdText(v.source.title)}`, '', mdText(sourceLine(v)), '');
+    const items = byVerdict(v.verdicts).map((x) => itemOf(x, [], []));
+    if (items.length)
+      out.push(
+        mdTable({
+          header: ['verdict', 'the claim', 'source', 'this machine against the source'],
+          rows: items.map((x) => [x.label ?? x.verdict, x.statement, v.source.id, x.gist ?? '']),
+          leftAlign: [0, 1, 2, 3],
+        }),
+        '',
+        ...items.map(
+          (x) =>
+            `- **${mdText(x.statement)}** (${mdText(v.source.id)}) ${mdText(x.label ?? x.verdict)} (\`${x.claimId}\`, ${x.kind}). ${[...x.reasoning, ...(x.notes ?? [])].map(mdText).join(' ')}`,
+        ),
+        '',
+      );
+    else out.push('No claim of this source was judged.', '');
   }
   return `${out.join('\n').trimEnd()}\n`;
 }

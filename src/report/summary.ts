@@ -4,7 +4,7 @@ import { articleIntro } from '../reference/describe.js';
 import { loadPublished } from '../reference/published.js';
 import type { Judged } from '../claims/judge.js';
 import type { ExperimentStatus } from '../claims/reproduction.js';
-import { renderArticle, renderTotals, saidOnce, type Paints } from './verdicts.js';
+import { renderArticle, renderSource, renderTotals, saidOnce, type Paints } from './verdicts.js';
 
 /** The summary as text: the totals and one line per article first, then one section per judged article, then a footer line. */
 export function renderSummary(judged: Judged, statuses: readonly ExperimentStatus[], c: Paints, footer: string, verbose = false): string {
@@ -25,6 +25,19 @@ export function renderSummary(judged: Judged, statuses: readonly ExperimentStatu
         once.said,
       );
     });
+  // After the articles, the sources beyond them: one section each, every verdict naming its source.
+  const sources = p.sources.filter((x) => judged.sources?.includes(x.id));
+  for (const x of sources)
+    sections.push(
+      renderSource(
+        x,
+        statuses.filter((s) => x.experiment.includes(s.experiment)),
+        judged.verdicts.filter((v) => v.source === x.id),
+        c,
+        verbose,
+        once.said,
+      ),
+    );
   const count = (vs: typeof judged.verdicts, k: string) => vs.filter((v) => v.verdict === k).length;
   const perArticle = p.articles
     .filter((a) => judged.articles.includes(a.id))
@@ -32,6 +45,12 @@ export function renderSummary(judged: Judged, statuses: readonly ExperimentStatu
       const vs = judged.verdicts.filter((v) => v.article === a.id);
       return `  ${a.id} ${a.titleEn}: ${count(vs, 'holds')} hold, ${count(vs, 'differs')} differ, ${count(vs, 'inconclusive')} inconclusive, ${count(vs, 'not-measurable')} not measurable`;
     });
+  for (const x of sources) {
+    const vs = judged.verdicts.filter((v) => v.source === x.id);
+    perArticle.push(
+      `  source ${x.id}: ${count(vs, 'holds')} hold, ${count(vs, 'differs')} differ, ${count(vs, 'inconclusive')} inconclusive, ${count(vs, 'not-measurable')} not measurable`,
+    );
+  }
   // Which articles these are (title, series, what they measured with), once, for a reader who has not read them.
   const intros = p.articles.filter((a) => judged.articles.includes(a.id)).map((a) => c.dim(`  ${articleIntro(a)}`));
   const glossary = c.dim('  Terms (PTE, PMD, THP, RSS, CoW, VMA, PSI): docs/glossary.md');

@@ -1,6 +1,6 @@
 // The terminal summary of `forklab reproduce`: per article, its headline figures beside this machine's and
 // every claim's verdict, then the totals.
-import type { Article } from '../reference/published.js';
+import type { Article, Source } from '../reference/published.js';
 import { renderTable } from '../text/table.js';
 import type { Verdict } from '../claims/evaluate.js';
 import type { ExperimentStatus } from '../claims/reproduction.js';
@@ -69,6 +69,36 @@ export function renderArticle(
     for (const f of head) if (f.measured === null) missing.set(f.detail, [...(missing.get(f.detail) ?? []), figureLabel(f)]);
     for (const [why, labels] of missing) out.push(c.dim(`  ${labels.length > 3 ? `${labels.length} figures` : labels.join(', ')}: ${why}`));
   }
+  out.push(...verdictLines(verdicts, c, verbose, saidOnce));
+  return out.join('\n');
+}
+
+/** A source beyond the articles: its title, kind, year and address, then every verdict on its claims, each naming it. */
+export function renderSource(
+  src: Source,
+  statuses: readonly ExperimentStatus[],
+  verdicts: readonly Verdict[],
+  c: Paints,
+  verbose = false,
+  saidOnce: SaidOnce = NOTHING_SAID,
+): string {
+  const out: string[] = [c.bold(`Source ${src.id} — ${src.title}`)];
+  const where = src.address ?? `address ${src.addressNote ?? 'not confirmed'}`;
+  out.push(c.dim(`${src.kind.replace(/-/g, ' ')}, ${src.year}; ${where}; ${statuses.map((s) => `${s.experiment}: ${s.state}`).join('; ')}`));
+  out.push(
+    ...verdictLines(
+      verdicts.map((v) => ({ ...v, statement: `${v.statement} (${src.id})` })),
+      c,
+      verbose,
+      saidOnce,
+    ),
+  );
+  return out.join('\n');
+}
+
+/** Every verdict with its reasoning, the notes its experiment's verdicts share said once above them. */
+function verdictLines(verdicts: readonly Verdict[], c: Paints, verbose: boolean, saidOnce: SaidOnce): string[] {
+  const out: string[] = [];
   const shared = sharedNotes(verdicts);
   for (const [experiment, notes] of shared) for (const n of notes) if (!saidOnce.texts.has(n)) out.push(c.dim(`  ${experiment}, every verdict: ${inWords(n)}`));
   out.push('');
@@ -84,7 +114,7 @@ export function renderArticle(
     const common = shared.get(v.experiment) ?? [];
     for (const n of v.notes) if (!common.includes(n) && !saidOnce.texts.has(n)) out.push(c.dim(`${indent}note: ${inWords(n)}`));
   }
-  return out.join('\n');
+  return out;
 }
 
 /** What the summary says once, above the articles, instead of under every verdict that carries it. */

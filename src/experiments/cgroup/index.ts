@@ -67,7 +67,8 @@ const parentOf = (raw: string | undefined): string | null => (raw === undefined 
 
 export const cgroupExperiment: Experiment<CgroupParams, CgroupSummary, CgroupFields> = {
   name: 'cgroup',
-  article: '000',
+  article: '',
+  source: 'bun-37466',
   summaryLine: 'a child started into another cgroup v2 group: clone3(CLONE_INTO_CGROUP) against a write to cgroup.procs, after a pause and back to back',
   cases: ['cgroup'],
   identity: CGROUP_IDENTITY,

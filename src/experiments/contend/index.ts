@@ -1,4 +1,4 @@
-// Experiment "contend" (issue 44; no article): N creators starting children at the same time, as processes forked
+// Experiment "contend" (no article): N creators starting children at the same time, as processes forked
 // from one parent or as threads of it, by fork+exec, vfork+exec or posix_spawn from a parent of a chosen RSS: the
 // throughput of all creators together and each call's latency, against N. One probe per configuration.
 import { availableParallelism } from 'node:os';
@@ -121,7 +121,7 @@ export const contendExperiment: Experiment<ContendParams, ContendSummary, Conten
       stallRss: '256',
       stallIterations: '20',
     },
-    note: 'no article (issue 44): N creators at once, as lmbench lat_proc -P, will-it-scale and stress-ng run them; 1 to 2 × CPUs',
+    note: 'no article: N creators at once, as lmbench lat_proc -P, will-it-scale and stress-ng run them; 1 to 2 × CPUs',
   },
   // The fidelity pair: the aggregate wall time per creation of two free-running creator processes, against
   // native/loop.c's own two forked loops of the same method (no start pipe, no per-call clock, no protocol).

@@ -79,7 +79,8 @@ const selfcheckNofile = () => hardNofile() ?? 1024;
 
 export const fdsExperiment: Experiment<FdsParams, FdsSummary, FdsFields> = {
   name: 'fds',
-  article: '000',
+  article: '',
+  source: 'bun-25839',
   summaryLine: 'fork+exec and posix_spawn against open descriptors and RLIMIT_NOFILE: close loops, /proc/self/fd, close_range, close-on-exec',
   cases: ['fds'],
   identity: FDS_IDENTITY,
