@@ -21,6 +21,7 @@
  * to the start of this one (0 for its first): how "back to back" the writes really were.
  * The group is removed in teardown (after every child was reaped), also after a failure. */
 #include "probe.h"
+#include "launch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -219,7 +220,7 @@ static int setup(void) {
     if (parse_methods() != 0) return -1;
     n_threads = fl_arg_long("threads", 0, 0, 4096);
     gap_us = fl_arg_long("gap-us", 0, 0, 10000000);
-    order = (uint64_t)fl_arg_long("order-seed", 1, 0, 0x7fffffffL) * 2654435761u + 0x9e3779b97f4a7c15ull;
+    order = fl_order_seed();
     const char *parent = fl_arg_str("parent", NULL);
     const char *target = fl_arg_str("target", NULL);
     if (!parent || !target) return fl_fail_msg("usage", "parent=DIR and target=PATH are required");
@@ -275,13 +276,6 @@ static int setup(void) {
     return 0;
 }
 
-static uint64_t next_order(void) {
-    order ^= order >> 12;
-    order ^= order << 25;
-    order ^= order >> 27;
-    return order * 2685821657736338717ull;
-}
-
 static int batch(long n, int warmup) {
     uint64_t *ns[N_METHODS] = {0}, *write_ns[N_METHODS] = {0}, *since_ns[N_METHODS] = {0};
     int rc = 0;
@@ -291,13 +285,7 @@ static int batch(long n, int warmup) {
             rc = fl_fail("malloc", errno);
     int seq[N_METHODS];
     for (long k = 0; k < n && rc == 0; k++) {
-        for (int i = 0; i < n_methods; i++) seq[i] = i;
-        for (int i = n_methods - 1; i > 0; i--) { /* Fisher-Yates */
-            int j = (int)(next_order() % (uint64_t)(i + 1));
-            int t = seq[i];
-            seq[i] = seq[j];
-            seq[j] = t;
-        }
+        fl_shuffle(&order, seq, n_methods);
         for (int q = 0; q < n_methods && rc == 0; q++) {
             if (gap_us > 0) sleep_us(gap_us);
             int i = seq[q];

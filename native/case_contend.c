@@ -81,20 +81,32 @@ static void *creator_thread(void *arg) {
     return NULL;
 }
 
-static int setup(void) {
-    method = (enum fl_method)fl_arg_choice("method", "fork-exec", methods); /* the same order as launch.h's first three */
-    mode = fl_arg_choice("mode", "process", modes);
-    creators = fl_arg_long("creators", 1, 1, 512);
-    long rss_mb = fl_arg_long("rss-mb", 0, 0, 1L << 22);
-    enum fl_thp thp = (enum fl_thp)fl_arg_choice("thp", "default", fl_thp_names);
+/* The parent both cases fork from: rss-mb=N (from least_mb; default default_mb) mapped with thp= and fill=, its
+ * smaps read, the launch target from target=. 0, or what fl_fail returned. */
+static long parent_rss_mb;
+static enum fl_thp parent_thp;
+static long long parent_rss_kb, parent_huge_kb;
+static int map_parent(long default_mb, long least_mb) {
+    parent_rss_mb = fl_arg_long("rss-mb", default_mb, least_mb, 1L << 22);
+    parent_thp = (enum fl_thp)fl_arg_choice("thp", "default", fl_thp_names);
     const char *target = fl_arg_str("target", NULL);
     if (!target) return fl_fail_msg("usage", "target=PATH is required");
     const char *call = NULL;
     enum fl_fill fill = (enum fl_fill)fl_arg_choice("fill", "populate-write", fl_fill_names), filled;
-    if (fl_region_map(&region, (size_t)rss_mb << 20, thp, fill, &filled, &call) != 0) return fl_fail(call, errno);
-    long long rss_kb, huge_kb;
-    if (fl_region_smaps(&region, &rss_kb, &huge_kb) != 0) return fl_fail("open(/proc/self/smaps)", errno);
-    if (fl_launch_init(target, NULL) != 0) return -1;
+    if (fl_region_map(&region, (size_t)parent_rss_mb << 20, parent_thp, fill, &filled, &call) != 0) return fl_fail(call, errno);
+    if (fl_region_smaps(&region, &parent_rss_kb, &parent_huge_kb) != 0) return fl_fail("open(/proc/self/smaps)", errno);
+    return fl_launch_init(target, NULL) != 0 ? -1 : 0;
+}
+
+static int setup(void) {
+    method = (enum fl_method)fl_arg_choice("method", "fork-exec", methods); /* the same order as launch.h's first three */
+    mode = fl_arg_choice("mode", "process", modes);
+    creators = fl_arg_long("creators", 1, 1, 512);
+    int rc = map_parent(0, 0);
+    if (rc != 0) return rc;
+    long rss_mb = parent_rss_mb;
+    enum fl_thp thp = parent_thp;
+    long long rss_kb = parent_rss_kb, huge_kb = parent_huge_kb;
     cpu_set_t set;
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof set, &set) != 0) return fl_fail("sched_getaffinity", errno);
@@ -272,16 +284,11 @@ static uint64_t longest_gap(uint64_t a, uint64_t b) {
 static int stall_setup(void) {
     method = (enum fl_method)fl_arg_choice("method", "fork-exec", methods);
     n_sibs = fl_arg_long("siblings", 2, 1, 64);
-    long rss_mb = fl_arg_long("rss-mb", 64, 1, 1L << 22);
-    enum fl_thp thp = (enum fl_thp)fl_arg_choice("thp", "default", fl_thp_names);
-    const char *target = fl_arg_str("target", NULL);
-    if (!target) return fl_fail_msg("usage", "target=PATH is required");
-    const char *call = NULL;
-    enum fl_fill fill = (enum fl_fill)fl_arg_choice("fill", "populate-write", fl_fill_names), filled;
-    if (fl_region_map(&region, (size_t)rss_mb << 20, thp, fill, &filled, &call) != 0) return fl_fail(call, errno);
-    long long rss_kb, huge_kb;
-    if (fl_region_smaps(&region, &rss_kb, &huge_kb) != 0) return fl_fail("open(/proc/self/smaps)", errno);
-    if (fl_launch_init(target, NULL) != 0) return -1;
+    int rc = map_parent(64, 1);
+    if (rc != 0) return rc;
+    long rss_mb = parent_rss_mb;
+    enum fl_thp thp = parent_thp;
+    long long rss_kb = parent_rss_kb, huge_kb = parent_huge_kb;
     sibs = calloc((size_t)n_sibs, sizeof *sibs);
     if (!sibs) return fl_fail("calloc", errno);
     for (; sibs_started < n_sibs; sibs_started++) {

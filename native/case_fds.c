@@ -21,6 +21,7 @@
  * Ways are timed round by round: in every round each way once, in a fresh shuffled order (order-seed).
  * Arguments: fds=N  nofile=N  ways=W[,W...]  order-seed=N  target=PATH */
 #include "probe.h"
+#include "launch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -228,7 +229,7 @@ static int setup(void) {
     if (parse_ways() != 0) return -1;
     open_fds = fl_arg_long("fds", 0, 0, 1L << 24);
     nofile = fl_arg_long("nofile", 1024, 16, 1L << 30);
-    order = (uint64_t)fl_arg_long("order-seed", 1, 0, 0x7fffffffL) * 2654435761u + 0x9e3779b97f4a7c15ull;
+    order = fl_order_seed();
     const char *target = fl_arg_str("target", NULL);
     if (!target) return fl_fail_msg("usage", "target=PATH is required");
     if (access(target, X_OK) != 0) return fl_fail("access(target)", errno);
@@ -306,13 +307,6 @@ static int setup(void) {
 
 /* ---- batches: n rounds, every way once per round in a shuffled order ---- */
 
-static uint64_t next_order(void) {
-    order ^= order >> 12;
-    order ^= order << 25;
-    order ^= order >> 27;
-    return order * 2685821657736338717ull;
-}
-
 static int batch(long n, int warmup) {
     if (n_ways == 0) return fl_fail_msg("batch", "no way left to time (info unavailable)");
     uint64_t *ns[N_WAYS] = {0};
@@ -321,12 +315,7 @@ static int batch(long n, int warmup) {
         if (!(ns[i] = malloc((size_t)n * sizeof **ns))) rc = fl_fail("malloc", errno);
     int seq[N_WAYS];
     for (long k = 0; k < n && rc == 0; k++) {
-        for (int i = 0; i < n_ways; i++) seq[i] = i;
-        for (int i = n_ways - 1; i > 0; i--) { /* Fisher-Yates */
-            int j = (int)(next_order() % (uint64_t)(i + 1)), t = seq[i];
-            seq[i] = seq[j];
-            seq[j] = t;
-        }
+        fl_shuffle(&order, seq, n_ways);
         for (int q = 0; q < n_ways && rc == 0; q++) rc = start_once(ways[seq[q]], &ns[seq[q]][k]);
     }
     if (rc == 0)

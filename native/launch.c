@@ -169,7 +169,7 @@ int fl_rounds_parse(fl_rounds *r, const char *default_method) {
     }
     if (r->n == 0) return fl_fail_msg("usage", "no method: methods");
     r->block = fl_arg_long("block", 1, 1, 100000);
-    r->order = (uint64_t)fl_arg_long("order-seed", 1, 0, 0x7fffffffL) * 2654435761u + 0x9e3779b97f4a7c15ull;
+    r->order = fl_order_seed();
     return 0;
 }
 
@@ -179,11 +179,20 @@ int fl_rounds_exec(const fl_rounds *r) {
     return 0;
 }
 
-static uint64_t next_order(fl_rounds *r) {
-    r->order ^= r->order >> 12;
-    r->order ^= r->order << 25;
-    r->order ^= r->order >> 27;
-    return r->order * 2685821657736338717ull;
+uint64_t fl_order_seed(void) {
+    return (uint64_t)fl_arg_long("order-seed", 1, 0, 0x7fffffffL) * 2654435761u + 0x9e3779b97f4a7c15ull;
+}
+
+void fl_shuffle(uint64_t *state, int *seq, int n) {
+    for (int i = 0; i < n; i++) seq[i] = i;
+    for (int i = n - 1; i > 0; i--) { /* Fisher-Yates, drawing from xorshift64* */
+        *state ^= *state >> 12;
+        *state ^= *state << 25;
+        *state ^= *state >> 27;
+        int j = (int)((*state * 2685821657736338717ull) % (uint64_t)(i + 1)), t = seq[i];
+        seq[i] = seq[j];
+        seq[j] = t;
+    }
 }
 
 int fl_rounds_batch(fl_rounds *r, long n, int warmup) {
@@ -195,13 +204,7 @@ int fl_rounds_batch(fl_rounds *r, long n, int warmup) {
         if (!(ns[i] = malloc((size_t)per * sizeof **ns))) rc = fl_fail("malloc", errno);
     int order[FL_MAX_METHODS];
     for (long k = 0; k < n && rc == 0; k++) {
-        for (int i = 0; i < r->n; i++) order[i] = i;
-        for (int i = r->n - 1; i > 0; i--) { /* Fisher-Yates */
-            int j = (int)(next_order(r) % (uint64_t)(i + 1));
-            int t = order[i];
-            order[i] = order[j];
-            order[j] = t;
-        }
+        fl_shuffle(&r->order, order, r->n);
         for (int q = 0; q < r->n && rc == 0; q++) {
             int m = order[q];
             for (long c = 0; c < r->block && rc == 0; c++) rc = fl_launch_once(r->methods[m], &ns[m][k * r->block + c]);

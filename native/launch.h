@@ -26,6 +26,11 @@ typedef struct {
     long block;     /* calls of each method per round */
     uint64_t order; /* the rounds' shuffle (xorshift64*), running on across batches */
 } fl_rounds;
+/* The rounds' shuffle, shared by every case that interleaves: the order-seed=N argument (default 1) as the state of
+ * a xorshift64* generator, and seq[0..n-1] set to 0..n-1 in a fresh Fisher-Yates order drawn from it. */
+uint64_t fl_order_seed(void);
+void fl_shuffle(uint64_t *state, int *seq, int n);
+
 /* From the case's arguments: method=M, or methods=M,M... (none twice), block=N (default 1), order-seed=N.
  * 0, or -1 with a usage error emitted. */
 int fl_rounds_parse(fl_rounds *r, const char *default_method);
