@@ -58,8 +58,8 @@ export function runConclusions(doc: RunDocument, published: Published, seed = 1)
   const j = judgeDocuments([doc], { seed, articles: [article], sources: [] }, published);
   const verdicts: ClaimVerdict[] = j.verdicts
     .filter((v) => v.experiment === doc.experiment)
-    .map((v) => {
-      const reasoning = reasoningOf(v);
+    .map((v, i) => {
+      const reasoning = reasoningOf(v, i === 0); // where the drift comes from: said with the first verdict only
       return {
         claimId: v.claimId,
         statement: v.statement,

@@ -91,7 +91,7 @@ function itemOf(v: Verdict, figures: readonly FigureComparison[], shared: readon
     label: verdictLabel(v),
     statement: v.statement,
     gist: gistOf(v, derivedFigure(figures, v.claimId)),
-    reasoning: reasoningOf(v),
+    reasoning: reasoningOf(v, false), // the summary's intervals line says where the drift comes from, once
     notes: v.notes.filter((n) => !shared.includes(n)).map((n) => sentence(inWords(n))),
     claimId: v.claimId,
     kind: v.kind,

@@ -92,7 +92,11 @@ export function gistOf(v: Pick<Verdict, 'plain' | 'detail' | 'measured' | 'inter
   return `${short}${tail}`;
 }
 
-/** The reasoning of a verdict in sentences: its numbers against the band, the drift its intervals include, what would settle it. */
-export function reasoningOf(v: Pick<Verdict, 'plain' | 'detail' | 'drift' | 'withinRun' | 'alone' | 'verdict' | 'settle'>): string[] {
-  return sentences([inWords(v.plain ?? v.detail), v.drift ? inWords(driftLine(v as Verdict)) : null, v.settle ? `to settle it: ${inWords(v.settle)}` : null]);
+/**
+ * The reasoning of a verdict in sentences: its numbers against the band, the drift its intervals include, what would
+ * settle it. `withSource`: whether the drift's origin (the stated prior, or the earlier runs it was learnt from) is
+ * said too; a report says it once, not per verdict.
+ */
+export function reasoningOf(v: Pick<Verdict, 'plain' | 'detail' | 'drift' | 'withinRun' | 'alone' | 'verdict' | 'settle'>, withSource = true): string[] {
+  return sentences([inWords(v.plain ?? v.detail), v.drift ? inWords(driftLine(v as Verdict, withSource)) : null, v.settle ? `to settle it: ${inWords(v.settle)}` : null]);
 }
