@@ -44,7 +44,7 @@ test('spawn report: one SVG per chart, hostile strings only escaped, no URL but 
   const doc = fixture('spawn');
   doc.machine = { ...doc.machine, hostname: HOSTILE, cpuModel: '"><img src=x onerror=alert(2)>' };
   doc.warnings = [...doc.warnings, { code: 'x<y', message: `see ${HOSTILE} and https://example.com/` }];
-  doc.params = { ...doc.params, label: '</style><script>alert(3)</script>' };
+  doc.label = '</style><script>alert(3)</script>'; // the run's label, shown in the run's record
   const { comparisons } = runConclusions(doc, loadPublished());
   const html = await renderHtml({
     doc,

@@ -39,11 +39,13 @@ const valueText = (v: unknown): string =>
 
 /**
  * The run's parameters as the flags that give them: `--rss` for rssMb, `--ci-target 2` for a ciTarget of 0.02 (a
- * percentage flag stores a fraction), `--target PROGRAM -- ARGS` for the user's program. A parameter no flag sets
- * (an experiment's internal setting) is shown in words.
+ * percentage flag stores a fraction), `--target PROGRAM -- ARGS` for the user's program. A parameter no flag sets is
+ * an experiment's internal setting (`block`, `repeatsStop`): left out here, kept in the document; a recording's
+ * settings (it has no flags of its own here) are said in words.
  */
 export function paramFlags(doc: RunDocument): [string, string][] {
-  const options = findSweep(doc.experiment)?.options ?? [];
+  const sweep = findSweep(doc.experiment);
+  const options = sweep?.options ?? [];
   const out: [string, string][] = [];
   for (const [key, value] of Object.entries(doc.params)) {
     // Not given (a filter left open, an empty list): nothing to show.
@@ -59,6 +61,9 @@ export function paramFlags(doc: RunDocument): [string, string][] {
       return name === key || (key.startsWith(name) && /^(Mb|Kb|Ms|Ns|Bytes)$/.test(key.slice(name.length)));
     });
     if (!opt) {
+      // A setting no flag gives: a sweep's own internals (how it lays out its probes, why its repeats stopped) stay in
+      // the document; a kind of run without flags of its own (a recording) says its settings in words.
+      if (sweep) continue;
       out.push([words(key), valueText(value)]);
       continue;
     }
