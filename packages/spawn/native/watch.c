@@ -37,7 +37,9 @@ struct fl_child {
     int js_alive;
     int lost;     /* reaped by someone else: never reported */
     int refed;
+    int due;      /* its pidfd was readable: queued for the check phase (fl_instance.due) */
     struct fl_child *prev, *next;
+    struct fl_child *due_next;
 };
 
 typedef struct {
@@ -48,6 +50,14 @@ typedef struct {
     uv_timer_t hold;  /* active while a lost child is referenced: keeps the loop alive, as libuv's handle */
     int hold_init;
     int lost_refs;
+    /* Exits are reaped and reported in the check phase of the loop turn whose poll saw the pidfd readable, after
+     * every other descriptor of that poll: libuv reports its own children's exits from its SIGCHLD pipe, which
+     * uv__io_poll handles after all the other events of a poll. So what a child's death makes readable in the
+     * same turn (its IPC channel's end, its pipes' EOF) is handled first, as with Node's handle, and not in the
+     * order epoll happens to list the descriptors (Node's 'disconnect' comes before 'exit' then). */
+    uv_check_t due_check;
+    int due_init;
+    fl_child *due_head, *due_tail;
 } fl_instance;
 
 static fl_instance *instance(napi_env env) {
@@ -68,7 +78,7 @@ static void on_poll_closed(uv_handle_t *h) {
     if (c->pidfd >= 0) close(c->pidfd);
     c->pidfd = -1;
     c->alive = 0;
-    if (!c->js_alive) free(c);
+    if (!c->js_alive && !c->due) free(c);
 }
 
 static void close_poll(fl_child *c, uv_close_cb cb) {
@@ -127,8 +137,8 @@ static void call_onexit(fl_child *c, int status, int term_signal) {
     napi_close_handle_scope(env, scope);
 }
 
-static void on_pidfd_readable(uv_poll_t *h, int status, int events) {
-    fl_child *c = h->data;
+static void reap_and_report(fl_child *c) {
+    uv_poll_t *h = &c->poll;
     siginfo_t si;
     memset(&si, 0, sizeof si);
     int r;
@@ -148,10 +158,47 @@ static void on_pidfd_readable(uv_poll_t *h, int status, int events) {
     call_onexit(c, exit_status, term_signal);
 }
 
+static void on_due_check(uv_check_t *h) {
+    fl_instance *inst = h->data;
+    uv_check_stop(h);
+    fl_child *c = inst->due_head;
+    inst->due_head = inst->due_tail = NULL;
+    while (c) {
+        fl_child *next = c->due_next;
+        c->due_next = NULL;
+        c->due = 0;
+        if (!inst->closing && c->open && !c->reaped) reap_and_report(c);
+        else if (!c->alive && !c->js_alive) free(c);
+        c = next;
+    }
+}
+
+static void on_pidfd_readable(uv_poll_t *h, int status, int events) {
+    (void)status;
+    (void)events;
+    fl_child *c = h->data;
+    fl_instance *inst = instance(c->env);
+    if (c->due || !inst || inst->closing) return;
+    if (!inst->due_init) {
+        if (uv_check_init(h->loop, &inst->due_check) != 0) {
+            reap_and_report(c); /* no check handle: at once, as before */
+            return;
+        }
+        inst->due_check.data = inst;
+        uv_unref((uv_handle_t *)&inst->due_check); /* it runs in this turn: it keeps nothing alive */
+        inst->due_init = 1;
+    }
+    c->due = 1;
+    if (inst->due_tail) inst->due_tail->due_next = c;
+    else inst->due_head = c;
+    inst->due_tail = c;
+    if (!uv_is_active((uv_handle_t *)&inst->due_check)) uv_check_start(&inst->due_check, on_due_check);
+}
+
 static void on_handle_finalized(napi_env env, void *data, void *hint) {
     fl_child *c = data;
     c->js_alive = 0;
-    if (!c->alive) free(c);
+    if (!c->alive && !c->due) free(c);
 }
 
 static void teardown_done(fl_instance *inst) {
@@ -172,6 +219,12 @@ static void on_env_teardown(napi_async_cleanup_hook_handle handle, void *arg) {
     fl_instance *inst = arg;
     inst->closing = 1;
     inst->pending = 1; /* this function's own share, released at its end */
+    for (fl_child *d = inst->due_head, *dn; d; d = dn) { /* each is still in the list below, open */
+        dn = d->due_next;
+        d->due_next = NULL;
+        d->due = 0;
+    }
+    inst->due_head = inst->due_tail = NULL;
     fl_child *c = inst->head, *next;
     inst->head = NULL;
     for (; c; c = next) {
@@ -194,6 +247,11 @@ static void on_env_teardown(napi_async_cleanup_hook_handle handle, void *arg) {
         inst->pending++;
         inst->hold.data = inst;
         uv_close((uv_handle_t *)&inst->hold, hold_closed);
+    }
+    if (inst->due_init) {
+        inst->pending++;
+        inst->due_check.data = inst;
+        uv_close((uv_handle_t *)&inst->due_check, hold_closed);
     }
     teardown_done(inst);
 }
