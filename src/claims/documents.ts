@@ -25,7 +25,9 @@ export const VerdictsSchema = Type.Unsafe<VerdictsDocument>(
       verdicts: Type.Array(
         Type.Object({
           claimId: Type.String(),
-          article: Type.String(),
+          // An article's claim names its article; a source's claim (published beyond the articles) names its source.
+          article: Type.Optional(Type.String()),
+          source: Type.Optional(Type.String()),
           experiment: Type.String(),
           statement: Type.String(),
           verdict: Verdict(),
@@ -33,7 +35,15 @@ export const VerdictsSchema = Type.Unsafe<VerdictsDocument>(
         }),
       ),
       figures: Type.Array(
-        Type.Object({ figureId: Type.String(), article: Type.String(), experiment: Type.String(), unit: Type.String(), detail: Type.String(), published: Type.Number() }),
+        Type.Object({
+          figureId: Type.String(),
+          article: Type.Optional(Type.String()),
+          source: Type.Optional(Type.String()),
+          experiment: Type.String(),
+          unit: Type.String(),
+          detail: Type.String(),
+          published: Type.Number(),
+        }),
       ),
       runs: Type.Array(Type.Object({ experiment: Type.String(), startedAt: Type.String(), complete: Type.Boolean() })),
     },
