@@ -11,6 +11,7 @@ import { count } from './counts.js';
 import { closeReal, openPipeEnds, pipeHandles, type ProcessHandle, readRequest, releaseReal, type SpawnRequest, setHandleFactory } from './internals.js';
 import { type NativeHandle, native, STDIO_PIPE } from './native.js';
 import { childrenAllowed, pipeOpenAllowed, REFUSED } from './permission.js';
+import { shared } from './state.js';
 
 /** Why this request needs Node's handle (null: forklab serves it). */
 export function realHandleReason(r: SpawnRequest): string | null {
@@ -29,21 +30,17 @@ export function realHandleReason(r: SpawnRequest): string | null {
 // failed is listed by getActiveResourcesInfo() too, until child_process closes it (Node's ProcessWrap is listed
 // from its creation to its close). Both functions are wrapped once, at forklab's first use. Per thread, shared by every
 // copy of the package; a running child's handle is kept (strongly), as Node keeps an active handle.
-const LIVE = Symbol.for('forklab.spawn.live');
-const shared = globalThis as unknown as Record<symbol, Set<ProcessHandle> | undefined>;
-shared[LIVE] ??= new Set();
-const live = shared[LIVE];
+const children = shared.children;
+const live = children.live;
 
 function trackLive(h: ProcessHandle, running: boolean): void {
   if (running) live.add(h);
   else live.delete(h);
 }
 
-const PATCHED = Symbol.for('forklab.spawn.resources-patched');
 function patchResources(): void {
-  const flags = globalThis as unknown as Record<symbol, boolean | undefined>;
-  if (flags[PATCHED]) return;
-  flags[PATCHED] = true;
+  if (children.resourcesPatched) return;
+  children.resourcesPatched = true;
   const below = process.getActiveResourcesInfo as ((...a: unknown[]) => unknown) | undefined;
   if (typeof below !== 'function') return;
   process.getActiveResourcesInfo = function getActiveResourcesInfo(this: unknown, ...a: unknown[]): string[] {

@@ -9,6 +9,7 @@ import { announce, type FunctionName } from './counts.js';
 import './handle.js';
 import { armed } from './internals.js';
 import { collect, type RunOptions, type RunResult, runOptionsError } from './run.js';
+import { shared } from './state.js';
 import { armedSync } from './sync.js';
 
 export { ChildProcess } from 'node:child_process';
@@ -33,10 +34,8 @@ const original = {
 const verdict = processVerdict();
 const aside = stepAsideReason(verdict);
 if (aside) announce(aside);
-const WARNED = Symbol.for('forklab.spawn.mechanism-warned');
-const flags = globalThis as unknown as Record<symbol, boolean | undefined>;
-if (verdict.warning && !flags[WARNED]) {
-  flags[WARNED] = true;
+if (verdict.warning && !shared.mechanism.warned) {
+  shared.mechanism.warned = true;
   process.emitWarning(verdict.warning, { code: 'FORKLAB_SPAWN_NODE_MECHANISM' });
 }
 

@@ -14,12 +14,13 @@
 //   wrapped the same way; it is not even looked up under the permission model (process.binding throws there)
 //   or when process.binding is not Node's own function (--pending-deprecation wraps it to warn, DEP0111);
 // Any of these that does not look as expected means "node:child_process serves the call", never an exception.
-// State is per thread, shared by every copy of the package loaded in it (ES module and CommonJS builds).
+// What was patched is per thread, shared by every copy of the package loaded in it (state.ts).
 import childProcess from 'node:child_process';
 import { closeSync } from 'node:fs';
 import { count, type FunctionName } from './counts.js';
 import { native, type NativeSyncRequest, STDIO_IGNORE, STDIO_PIPE, unavailableReason } from './native.js';
 import { childrenAllowed, permissionModel, REFUSED } from './permission.js';
+import { type Method, type PatchState, shared } from './state.js';
 
 export type HandleShape = 'options' | 'positional';
 
@@ -60,32 +61,12 @@ export interface SpawnRequest {
   why: string | null;
 }
 
-type Method = (this: unknown, ...a: unknown[]) => unknown;
 type ChildInternals = { _handle: (ProcessHandle & Record<symbol, unknown>) | null; spawnfile?: unknown };
 export type HandleFactory = (real: ProcessHandle, fn: FunctionName, command: unknown) => ProcessHandle;
 /** forklab's sync spawner: `below` is what binding.spawn was before forklab's wrapper */
 export type SyncImpl = (below: Method, self: unknown, options: unknown, fn: FunctionName, armed: boolean) => unknown;
 
-interface State {
-  /** FORKLAB_SPAWN=off when the package loaded: every call is child_process's own, nothing is patched. */
-  disabled: string | null;
-  /** why the ChildProcess constructor is not one forklab knows (null: it is) */
-  internalsWhy: string | null;
-  wrapper: Method | undefined;
-  /** calls that went through the wrapper */
-  seen: number;
-  armed: number;
-  armedSync: number;
-  registered: boolean;
-  current: FunctionName;
-  /** what releaseReal's close did: [threw, nothing closed, closed as it was, put back in the queue first] */
-  released: [number, number, number, number];
-  sync: { binding: { spawn: Method } | null; why: string | null; wrapper: Method | undefined; seen: number } | undefined;
-}
-
 const DETACHED_FLAG = 1; // processConstants.kProcessFlagDetached on Node 24 and 26
-const BRAND = Symbol.for('forklab.spawn.handle');
-const STATE = Symbol.for('forklab.spawn.state');
 const proto = childProcess.ChildProcess.prototype as unknown as { spawn: Method };
 
 function constructorWhy(): string | null {
@@ -99,20 +80,10 @@ function constructorWhy(): string | null {
   return `node internals: the ChildProcess constructor does not make a Process handle (Node ${process.version}); node:child_process serves every call`;
 }
 
-const g = globalThis as unknown as Record<symbol, State>;
-g[STATE] ??= {
-  disabled: process.env.FORKLAB_SPAWN === 'off' ? 'disabled: FORKLAB_SPAWN=off' : null,
-  internalsWhy: constructorWhy(),
-  wrapper: undefined,
-  seen: 0,
-  armed: 0,
-  armedSync: 0,
-  registered: false,
-  current: 'ChildProcess',
-  released: [0, 0, 0, 0],
-  sync: undefined,
-};
-export const state: State = g[STATE];
+/** what forklab patched and the call in progress, shared by every copy of the package in this thread */
+export const state = shared.patches;
+const children = shared.children;
+if (state.internalsWhy === undefined) state.internalsWhy = constructorWhy();
 
 function stdioWhy(s: StdioSpec): string | null {
   if (s.type === 'pipe' || s.type === 'overlapped') return typeof s.handle?.open === 'function' ? null : 'stdio pipe without a Pipe handle';
@@ -244,7 +215,7 @@ function swapHandle(child: ChildInternals, options: unknown): void {
   const fn = state.current;
   const command = (options as { file?: unknown } | null)?.file;
   const real = child._handle;
-  if (!real || real[BRAND] || !factory) return;
+  if (!real || children.handles.has(real) || !factory) return;
   if (state.internalsWhy) {
     count(fn, false, state.internalsWhy, command);
     return;
@@ -261,7 +232,7 @@ function swapHandle(child: ChildInternals, options: unknown): void {
   const h = factory(real, fn, command) as ProcessHandle & Record<symbol, unknown>;
   h.onexit = real.onexit;
   for (const s of Object.getOwnPropertySymbols(real)) h[s] = real[s];
-  h[BRAND] = true;
+  children.handles.add(h);
   child._handle = h;
 }
 
@@ -360,7 +331,7 @@ export function readSyncOptions(options: unknown): SyncRead | { why: string } {
   return { uid: o.uid, gid: o.gid, cwd, detached: Boolean(o.detached), build };
 }
 
-function lookUpSync(): NonNullable<State['sync']> {
+function lookUpSync(): NonNullable<PatchState['sync']> {
   if (state.sync) return state.sync;
   let binding: { spawn: Method } | null = null;
   let why: string | null = null;
@@ -380,7 +351,7 @@ function lookUpSync(): NonNullable<State['sync']> {
   return state.sync;
 }
 
-function wrapSyncOver(st: NonNullable<State['sync']>, impl: SyncImpl): void {
+function wrapSyncOver(st: NonNullable<PatchState['sync']>, impl: SyncImpl): void {
   const binding = st.binding as { spawn: Method };
   const below = binding.spawn;
   const wrapper = function spawn(this: unknown, options: unknown): unknown {
@@ -410,7 +381,7 @@ export function armedSync<T>(fn: FunctionName, command: unknown, impl: SyncImpl,
     count(fn, false, why, command);
     return call();
   }
-  const st = state.sync as NonNullable<State['sync']>;
+  const st = state.sync as NonNullable<PatchState['sync']>;
   const prev = state.current;
   if (state.armedSync === 0) state.current = fn;
   state.armedSync++;

@@ -17,13 +17,11 @@ import { registerSync } from './sync.js';
 export { FALLBACK_CHANNEL, type FallbackEvent } from './counts.js';
 export { registerStats, type RegisterStats } from './stats.js';
 
-const marker = Symbol.for('forklab.spawn.registered');
-const target = childProcess as unknown as Record<string | symbol, unknown>;
-if (!target[marker] && !state.disabled && !stepAsideReason()) {
-  target[marker] = true;
-  registerHandle();
+// (once per thread, whichever copy or entry runs first: state.ts)
+if (!state.registered && !state.disabled && !stepAsideReason()) {
+  registerHandle(); // (marks it registered)
   registerSync(); // (under the permission model it cannot: those calls are counted as child_process's)
   // the exports too, so that the counts name the function called
-  Object.assign(target, { spawn, exec, execFile, fork, spawnSync, execSync, execFileSync });
+  Object.assign(childProcess, { spawn, exec, execFile, fork, spawnSync, execSync, execFileSync });
   syncBuiltinESMExports();
 }
