@@ -45,6 +45,7 @@ function trackLive(h: ProcessHandle, running: boolean): void {
 const EMITTED_WITH_STDIO = new Set([-13 /* EACCES */, -11 /* EAGAIN */, -2 /* ENOENT */]);
 
 export class ForklabProcessHandle implements ProcessHandle {
+  [key: symbol]: unknown;
   pid?: number;
   onexit?: (exitCode: number, signalCode: string) => void;
   /** 'real' after a request forklab could not serve; 'forklab' after one it did */

@@ -35,14 +35,23 @@ export interface ProcessHandle {
   ref(): void;
   unref(): void;
   hasRef(): boolean;
+  /** Node's own symbols (owner_symbol, ...), copied from its Process handle to forklab's */
+  [key: symbol]: unknown;
 }
 
-type ChildInternals = { _handle: (ProcessHandle & Record<symbol, unknown>) | null; spawnfile?: unknown };
+type ChildInternals = { _handle: ProcessHandle | null };
 export type HandleFactory = (real: ProcessHandle, fn: FunctionName, command: unknown) => ProcessHandle;
 /** forklab's sync spawner: `below` is what binding.spawn was before forklab's wrapper */
 export type SyncImpl = (below: Method, self: unknown, options: unknown, fn: FunctionName, armed: boolean) => unknown;
 
-const proto = childProcess.ChildProcess.prototype as unknown as { spawn: Method };
+// Members of Node's objects that its types do not declare: read as unknown, checked before use
+const protoObject: object = childProcess.ChildProcess.prototype;
+const proto: { spawn?: unknown } = protoObject;
+const processObject: object = process;
+const undeclared: { binding?: unknown; _getActiveHandles?: unknown } = processObject;
+
+/** ChildProcess.prototype.spawn as it is now (Node's own method, or whatever wraps it) */
+const spawnMethod = (): Method => proto.spawn as Method;
 
 function constructorWhy(): string | null {
   let ctor = '';
@@ -128,9 +137,9 @@ function patchResources(): void {
     return list;
   };
   // process._getActiveHandles() lists a running child's ChildProcess (its handle's owner), as Node lists its own
-  const handles = (process as unknown as { _getActiveHandles?: (...a: unknown[]) => unknown })._getActiveHandles;
+  const handles = undeclared._getActiveHandles;
   if (typeof handles !== 'function') return;
-  (process as unknown as { _getActiveHandles: unknown })._getActiveHandles = function _getActiveHandles(this: unknown, ...a: unknown[]): unknown {
+  undeclared._getActiveHandles = function _getActiveHandles(this: unknown, ...a: unknown[]): unknown {
     const list = Reflect.apply(handles, this, a);
     if (!Array.isArray(list)) return list;
     for (const h of children.live) {
@@ -144,8 +153,7 @@ function patchResources(): void {
 
 /** The ChildProcess a handle belongs to (Node's owner_symbol, copied from its own Process handle). */
 function ownerOf(h: ProcessHandle): unknown {
-  const o = h as unknown as Record<symbol, unknown>;
-  for (const sym of Object.getOwnPropertySymbols(o)) if (sym.description === 'owner_symbol') return o[sym];
+  for (const sym of Object.getOwnPropertySymbols(h)) if (sym.description === 'owner_symbol') return h[sym];
   return undefined;
 }
 
@@ -167,7 +175,7 @@ function swapHandle(child: ChildInternals, options: unknown): void {
     count(fn, false, `unavailable: ${missing.split('\n')[0]}`, command);
     return;
   }
-  const h = factory(real, fn, command) as ProcessHandle & Record<symbol, unknown>;
+  const h = factory(real, fn, command);
   h.onexit = real.onexit;
   for (const s of Object.getOwnPropertySymbols(real)) h[s] = real[s];
   children.handles.add(h);
@@ -191,7 +199,7 @@ function wrapOver(below: Method): void {
 }
 
 function install(): void {
-  if (!state.wrapper) wrapOver(proto.spawn);
+  if (!state.wrapper) wrapOver(spawnMethod());
   patchResources();
 }
 
@@ -209,9 +217,9 @@ export function armed<T>(fn: FunctionName, command: unknown, call: () => T): T {
   try {
     const r = call();
     // Node's spawn ran (spawnfile is set) without passing through forklab's wrapper: someone put a method back
-    if (state.seen === seen && r instanceof childProcess.ChildProcess && (r as unknown as ChildInternals).spawnfile != null) {
+    if (state.seen === seen && r instanceof childProcess.ChildProcess && r.spawnfile != null) {
       count(fn, false, 'node internals: ChildProcess.prototype.spawn was replaced without forklab’s wrapper; wrapped again', command);
-      wrapOver(proto.spawn);
+      wrapOver(spawnMethod());
     }
     return r;
   } finally {
@@ -238,7 +246,7 @@ function lookUpSync(): NonNullable<PatchState['sync']> {
   if (state.sync) return state.sync;
   let binding: { spawn: Method } | null = null;
   let why: string | null = null;
-  const bind = (process as unknown as { binding?: (name: string) => unknown }).binding;
+  const bind = undeclared.binding;
   if (permissionModel()) why = 'node internals: process.binding is refused under Node’s permission model';
   else if (typeof bind !== 'function' || bind.name !== 'binding') why = 'node internals: process.binding is not Node’s own (under --pending-deprecation calling it warns: DEP0111)';
   else {
