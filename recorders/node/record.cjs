@@ -19,6 +19,9 @@
   const path = require('path');
   const cp = require('child_process');
   const OUT = path.join(__dirname, '..', 'out');
+  // @forklab/spawn's process handles: in the state its copies share (its src/state.ts: children.handles), and in
+  // versions before that state, a brand on each handle
+  const FORKLAB_STATE = Symbol.for('forklab.spawn');
   const FORKLAB_HANDLE = Symbol.for('forklab.spawn.handle');
   const FALLBACK_CHANNEL = 'forklab:spawn:fallback';
   const NAMES = ['spawn', 'exec', 'execFile', 'fork', 'spawnSync', 'execSync', 'execFileSync'];
@@ -142,6 +145,14 @@
     return typeof pid === 'number' ? { pid, handle: own(child, '_handle') } : { pid: null, handle: undefined };
   }
 
+  /** Whether a ChildProcess's _handle is @forklab/spawn's (read without running any getter of the program's). */
+  function isForklabHandle(handle) {
+    if (!handle || typeof handle !== 'object') return false;
+    const handles = own(own(own(globalThis, FORKLAB_STATE), 'children'), 'handles');
+    if (handles instanceof WeakSet && handles.has(handle)) return true;
+    return own(handle, FORKLAB_HANDLE) === true;
+  }
+
   /** At the first call (so that a process that starts no child pays nothing for them): the thread and the channel. */
   function firstCall() {
     threadId = 0;
@@ -186,7 +197,7 @@
     try {
       const child = threw ? { pid: own(error, 'pid') ?? null, handle: undefined } : childOf(result);
       const events = published.splice(firstPublished);
-      const handled = Boolean(child.handle && child.handle[FORKLAB_HANDLE] === true);
+      const handled = isForklabHandle(child.handle);
       const rec = {
         k: 'call',
         fn: name,

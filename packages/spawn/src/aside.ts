@@ -18,6 +18,7 @@
 // keep forklab (pidfd reaping) everywhere.
 import childProcess from 'node:child_process';
 import { native } from './native.js';
+import { shared } from './state.js';
 
 export const MECHANISM_VARIABLE = 'FORKLAB_SPAWN_NODE_MECHANISM';
 
@@ -77,9 +78,6 @@ function nodeForks(detached: boolean): boolean | null {
 
 const machineLook: MechanismLook = { nodeForks };
 
-const VERDICT = Symbol.for('forklab.spawn.mechanism');
-const cache = globalThis as unknown as Record<symbol, Map<string, MechanismVerdict> | undefined>;
-
 function decide(env: NodeJS.ProcessEnv, uv: unknown, look: MechanismLook): MechanismVerdict {
   const set = env[MECHANISM_VARIABLE];
   let warning: string | null = null;
@@ -105,12 +103,12 @@ function decide(env: NodeJS.ProcessEnv, uv: unknown, look: MechanismLook): Mecha
 export function nodeMechanism(env: NodeJS.ProcessEnv = process.env, uv: unknown = process.versions.uv, look: MechanismLook = machineLook): MechanismVerdict {
   if (look !== machineLook) return decide(env, uv, look);
   // on this machine, once per thread (the look at the mechanism is a spawn): shared by every copy of the package
-  cache[VERDICT] ??= new Map();
+  const verdicts = shared.mechanism.verdicts;
   const key = `${env[MECHANISM_VARIABLE] ?? ''}\0${String(uv)}`;
-  let verdict = cache[VERDICT].get(key);
+  let verdict = verdicts.get(key);
   if (!verdict) {
     verdict = decide(env, uv, look);
-    cache[VERDICT].set(key, verdict);
+    verdicts.set(key, verdict);
   }
   return { ...verdict, served: [...verdict.served] };
 }

@@ -1,8 +1,9 @@
 // What forklab served and what it left to node:child_process, per function, since the package loaded in this
 // thread; every call it left is published on the diagnostics channel (a reason about the whole process once),
 // and written to stderr when FORKLAB_SPAWN_LOG=1. Shared by every copy of the package loaded in the thread
-// (ES module and CommonJS builds) through a global symbol.
+// (ES module and CommonJS builds: state.ts).
 import { channel } from 'node:diagnostics_channel';
+import { shared } from './state.js';
 
 export const FALLBACK_CHANNEL = 'forklab:spawn:fallback';
 
@@ -23,15 +24,7 @@ export interface FallbackEvent {
   command: string | null;
 }
 
-interface Counts {
-  said: Set<string>;
-  stats: Map<FunctionName, FunctionStats>;
-}
-
-const COUNTS = Symbol.for('forklab.spawn.counts');
-const g = globalThis as unknown as Record<symbol, Counts | undefined>;
-g[COUNTS] ??= { said: new Set(), stats: new Map() };
-const counts: Counts = g[COUNTS];
+const counts = shared.counts;
 const fallbackChannel = channel(FALLBACK_CHANNEL);
 
 /** Reasons about the whole process rather than the call: said once. */

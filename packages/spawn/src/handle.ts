@@ -8,9 +8,11 @@ import { closeSync } from 'node:fs';
 import type { FunctionName } from './counts.js';
 import { nodeSpawnsItself } from './aside.js';
 import { count } from './counts.js';
-import { closeReal, openPipeEnds, pipeHandles, type ProcessHandle, readRequest, releaseReal, type SpawnRequest, setHandleFactory } from './internals.js';
+import { closeReal, openPipeEnds, type ProcessHandle, releaseReal, setHandleFactory } from './internals.js';
 import { type NativeHandle, native, STDIO_PIPE } from './native.js';
 import { childrenAllowed, pipeOpenAllowed, REFUSED } from './permission.js';
+import { pipeHandles, readRequest, type SpawnRequest } from './request.js';
+import { shared } from './state.js';
 
 /** Why this request needs Node's handle (null: forklab serves it). */
 export function realHandleReason(r: SpawnRequest): string | null {
@@ -24,59 +26,16 @@ export function realHandleReason(r: SpawnRequest): string | null {
   return nodeSpawnsItself(r) ?? r.why;
 }
 
-// forklab's running children, listed by process.getActiveResourcesInfo() as 'ProcessWrap' and by
-// process._getActiveHandles() as their ChildProcess while referenced, as Node lists its own; a handle whose spawn
-// failed is listed by getActiveResourcesInfo() too, until child_process closes it (Node's ProcessWrap is listed
-// from its creation to its close). Both functions are wrapped once, at forklab's first use. Per thread, shared by every
-// copy of the package; a running child's handle is kept (strongly), as Node keeps an active handle.
-const LIVE = Symbol.for('forklab.spawn.live');
-const shared = globalThis as unknown as Record<symbol, Set<ProcessHandle> | undefined>;
-shared[LIVE] ??= new Set();
-const live = shared[LIVE];
+// forklab's running children (per thread, shared by every copy of the package), listed by
+// process.getActiveResourcesInfo() and process._getActiveHandles() as Node lists its own (internals.ts patches them);
+// a handle whose spawn failed is listed by getActiveResourcesInfo() too, until child_process closes it (Node's
+// ProcessWrap is listed from its creation to its close). A running child's handle is kept (strongly), as Node keeps an
+// active handle.
+const live = shared.children.live;
 
 function trackLive(h: ProcessHandle, running: boolean): void {
   if (running) live.add(h);
   else live.delete(h);
-}
-
-const PATCHED = Symbol.for('forklab.spawn.resources-patched');
-function patchResources(): void {
-  const flags = globalThis as unknown as Record<symbol, boolean | undefined>;
-  if (flags[PATCHED]) return;
-  flags[PATCHED] = true;
-  const below = process.getActiveResourcesInfo as ((...a: unknown[]) => unknown) | undefined;
-  if (typeof below !== 'function') return;
-  process.getActiveResourcesInfo = function getActiveResourcesInfo(this: unknown, ...a: unknown[]): string[] {
-    const list = Reflect.apply(below, this, a) as string[];
-    let n = 0;
-    for (const h of live) if (h.hasRef()) n++;
-    if (n === 0 || !Array.isArray(list)) return list;
-    // Node's order: requests, handles, then timers and immediates
-    let at = list.length;
-    while (at > 0 && (list[at - 1] === 'Timeout' || list[at - 1] === 'Immediate')) at--;
-    list.splice(at, 0, ...Array<string>(n).fill('ProcessWrap'));
-    return list;
-  };
-  // process._getActiveHandles() lists a running child's ChildProcess (its handle's owner), as Node lists its own
-  const handles = (process as unknown as { _getActiveHandles?: (...a: unknown[]) => unknown })._getActiveHandles;
-  if (typeof handles !== 'function') return;
-  (process as unknown as { _getActiveHandles: unknown })._getActiveHandles = function _getActiveHandles(this: unknown, ...a: unknown[]): unknown {
-    const list = Reflect.apply(handles, this, a);
-    if (!Array.isArray(list)) return list;
-    for (const h of live) {
-      if (!h.hasRef()) continue;
-      const owner = ownerOf(h);
-      if (owner !== undefined && !list.includes(owner)) list.push(owner);
-    }
-    return list;
-  };
-}
-
-/** The ChildProcess a handle belongs to (Node's owner_symbol, copied from its own Process handle). */
-function ownerOf(h: ProcessHandle): unknown {
-  const o = h as unknown as Record<symbol, unknown>;
-  for (const sym of Object.getOwnPropertySymbols(o)) if (sym.description === 'owner_symbol') return o[sym];
-  return undefined;
 }
 
 /** Spawn errors child_process emits as 'error' and then still sets up stdio for (reading EOF from the pipes,
@@ -86,6 +45,7 @@ function ownerOf(h: ProcessHandle): unknown {
 const EMITTED_WITH_STDIO = new Set([-13 /* EACCES */, -11 /* EAGAIN */, -2 /* ENOENT */]);
 
 export class ForklabProcessHandle implements ProcessHandle {
+  [key: symbol]: unknown;
   pid?: number;
   onexit?: (exitCode: number, signalCode: string) => void;
   /** 'real' after a request forklab could not serve; 'forklab' after one it did */
@@ -193,4 +153,4 @@ export class ForklabProcessHandle implements ProcessHandle {
   }
 }
 
-setHandleFactory((real, fn, command) => new ForklabProcessHandle(real, fn, command), patchResources);
+setHandleFactory((real, fn, command) => new ForklabProcessHandle(real, fn, command));

@@ -9,6 +9,7 @@ import { announce, type FunctionName } from './counts.js';
 import './handle.js';
 import { armed } from './internals.js';
 import { collect, type RunOptions, type RunResult, runOptionsError } from './run.js';
+import { shared } from './state.js';
 import { armedSync } from './sync.js';
 
 export { ChildProcess } from 'node:child_process';
@@ -33,34 +34,32 @@ const original = {
 const verdict = processVerdict();
 const aside = stepAsideReason(verdict);
 if (aside) announce(aside);
-const WARNED = Symbol.for('forklab.spawn.mechanism-warned');
-const flags = globalThis as unknown as Record<symbol, boolean | undefined>;
-if (verdict.warning && !flags[WARNED]) {
-  flags[WARNED] = true;
+if (verdict.warning && !shared.mechanism.warned) {
+  shared.mechanism.warned = true;
   process.emitWarning(verdict.warning, { code: 'FORKLAB_SPAWN_NODE_MECHANISM' });
 }
 
-type AnyFn = (...a: unknown[]) => unknown;
+/** One of child_process's functions, as the package wraps it. */
+type AnyFunction = (this: unknown, ...a: never[]) => unknown;
 /** util.promisify.custom, which Node documents as this registered symbol: node:util is not loaded for it (on
  * Node 22 and later, loading node:util sets up process.stderr, a Pipe handle and a descriptor for a piped stderr). */
 const PROMISIFY_CUSTOM = Symbol.for('nodejs.util.promisify.custom');
 
-function served<F>(name: FunctionName, fn: F, sync: boolean): F {
+function served<F extends AnyFunction>(name: FunctionName, fn: F, sync: boolean): F {
   if (aside) return fn;
-  const f = fn as unknown as AnyFn & Record<symbol, AnyFn>;
-  const wrapped = {
+  const wrapped: AnyFunction = {
     [name](this: unknown, ...a: unknown[]): unknown {
-      const call = () => Reflect.apply(f, this, a);
+      const call = () => Reflect.apply(fn, this, a);
       return sync ? armedSync(name, a[0], call) : armed(name, a[0], call);
     },
-  }[name] as AnyFn & Record<symbol, unknown>;
-  const custom = f[PROMISIFY_CUSTOM];
+  }[name]!;
+  const custom = PROMISIFY_CUSTOM in fn ? fn[PROMISIFY_CUSTOM] : undefined;
   if (typeof custom === 'function') {
-    wrapped[PROMISIFY_CUSTOM] = function (this: unknown, ...a: unknown[]): unknown {
+    Reflect.set(wrapped, PROMISIFY_CUSTOM, function (this: unknown, ...a: unknown[]): unknown {
       return armed(name, a[0], () => Reflect.apply(custom, this, a));
-    };
+    });
   }
-  return wrapped as unknown as F;
+  return wrapped as F;
 }
 
 /** child_process.spawn(command[, args][, options]) */

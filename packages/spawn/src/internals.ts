@@ -1,27 +1,29 @@
-// Every place where forklab touches Node's internals, and nowhere else in the package:
+// Every place where forklab reaches into Node, and nowhere else in the package (request.ts reads the values these
+// hand over; handle.ts forwards to the Process handle it is given):
 // - the ChildProcess constructor makes `this._handle = new Process()` and sets its onexit (read from its source);
 // - ChildProcess.prototype.spawn is wrapped once, over whatever is there then (an APM agent's or a spy's wrapper,
 //   installed before or after, keeps working; one that puts Node's method back is wrapped again at the next
 //   forklab call), so that for a call forklab serves `this._handle` is forklab's before child_process's own
 //   method runs; the Process handle's symbols (owner_symbol) are copied to it;
-// - the Process handle's spawn(...) arguments: one options object (Node 20, 22) or positional (24, 26), read
-//   call by call, their stdio entries ({type: 'pipe' | 'ignore' | 'fd' | 'inherit' | 'wrap', ...}, a pipe's end
-//   opened on Node's Pipe handle with open(fd), which the addon calls) and the sync binding's options; anything
-//   else goes to Node;
+// - a pipe's parent end is opened on Node's Pipe handle with open(fd) (by the addon; here for an older addon);
 // - Node's own Process handle, left unused, is freed (releaseReal) and closed through the addon, which makes
 //   closing it safe on libuv >= 1.52;
 // - process.binding('spawn_sync').spawn, which spawnSync, execSync and execFileSync look up at call time, is
 //   wrapped the same way; it is not even looked up under the permission model (process.binding throws there)
 //   or when process.binding is not Node's own function (--pending-deprecation wraps it to warn, DEP0111);
+// - process.getActiveResourcesInfo() and process._getActiveHandles() are wrapped to list forklab's running
+//   children (a handle's ChildProcess found through Node's owner_symbol);
+// - under register, child_process's functions on node:child_process are replaced (syncBuiltinESMExports).
 // Any of these that does not look as expected means "node:child_process serves the call", never an exception.
-// State is per thread, shared by every copy of the package loaded in it (ES module and CommonJS builds).
+// What was patched is per thread, shared by every copy of the package loaded in it (state.ts).
 import childProcess from 'node:child_process';
 import { closeSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { count, type FunctionName } from './counts.js';
-import { native, type NativeSyncRequest, STDIO_IGNORE, STDIO_PIPE, unavailableReason } from './native.js';
+import { native, unavailableReason } from './native.js';
 import { childrenAllowed, permissionModel, REFUSED } from './permission.js';
-
-export type HandleShape = 'options' | 'positional';
+import type { HandleShape, SpawnRequest } from './request.js';
+import { type Method, type PatchState, shared } from './state.js';
 
 /** Node's Process handle, as far as child_process uses it. */
 export interface ProcessHandle {
@@ -33,60 +35,23 @@ export interface ProcessHandle {
   ref(): void;
   unref(): void;
   hasRef(): boolean;
+  /** Node's own symbols (owner_symbol, ...), copied from its Process handle to forklab's */
+  [key: symbol]: unknown;
 }
 
-interface StdioSpec {
-  type: string;
-  fd?: number;
-  handle?: { open?(fd: number): number; fd?: number };
-}
-
-/** A call decoded from the handle's spawn(...) arguments, in the addon's terms. */
-export interface SpawnRequest {
-  shape: HandleShape;
-  file: string;
-  /** converted as Node's handle converts them (handleStrings) */
-  args: string[];
-  cwd: string | null;
-  /** null: the child inherits the parent's environ (Node's handle without envPairs) */
-  envPairs: string[] | null;
-  /** per stdio entry: STDIO_PIPE, STDIO_IGNORE or a descriptor */
-  kinds: number[];
-  stdio: StdioSpec[];
-  detached: boolean;
-  uid: number | undefined;
-  gid: number | undefined;
-  /** why Node's handle must serve it as far as its arguments tell (an unknown stdio entry), or null */
-  why: string | null;
-}
-
-type Method = (this: unknown, ...a: unknown[]) => unknown;
-type ChildInternals = { _handle: (ProcessHandle & Record<symbol, unknown>) | null; spawnfile?: unknown };
+type ChildInternals = { _handle: ProcessHandle | null };
 export type HandleFactory = (real: ProcessHandle, fn: FunctionName, command: unknown) => ProcessHandle;
 /** forklab's sync spawner: `below` is what binding.spawn was before forklab's wrapper */
 export type SyncImpl = (below: Method, self: unknown, options: unknown, fn: FunctionName, armed: boolean) => unknown;
 
-interface State {
-  /** FORKLAB_SPAWN=off when the package loaded: every call is child_process's own, nothing is patched. */
-  disabled: string | null;
-  /** why the ChildProcess constructor is not one forklab knows (null: it is) */
-  internalsWhy: string | null;
-  wrapper: Method | undefined;
-  /** calls that went through the wrapper */
-  seen: number;
-  armed: number;
-  armedSync: number;
-  registered: boolean;
-  current: FunctionName;
-  /** what releaseReal's close did: [threw, nothing closed, closed as it was, put back in the queue first] */
-  released: [number, number, number, number];
-  sync: { binding: { spawn: Method } | null; why: string | null; wrapper: Method | undefined; seen: number } | undefined;
-}
+// Members of Node's objects that its types do not declare: read as unknown, checked before use
+const protoObject: object = childProcess.ChildProcess.prototype;
+const proto: { spawn?: unknown } = protoObject;
+const processObject: object = process;
+const undeclared: { binding?: unknown; _getActiveHandles?: unknown } = processObject;
 
-const DETACHED_FLAG = 1; // processConstants.kProcessFlagDetached on Node 24 and 26
-const BRAND = Symbol.for('forklab.spawn.handle');
-const STATE = Symbol.for('forklab.spawn.state');
-const proto = childProcess.ChildProcess.prototype as unknown as { spawn: Method };
+/** ChildProcess.prototype.spawn as it is now (Node's own method, or whatever wraps it) */
+const spawnMethod = (): Method => proto.spawn as Method;
 
 function constructorWhy(): string | null {
   let ctor = '';
@@ -99,71 +64,10 @@ function constructorWhy(): string | null {
   return `node internals: the ChildProcess constructor does not make a Process handle (Node ${process.version}); node:child_process serves every call`;
 }
 
-const g = globalThis as unknown as Record<symbol, State>;
-g[STATE] ??= {
-  disabled: process.env.FORKLAB_SPAWN === 'off' ? 'disabled: FORKLAB_SPAWN=off' : null,
-  internalsWhy: constructorWhy(),
-  wrapper: undefined,
-  seen: 0,
-  armed: 0,
-  armedSync: 0,
-  registered: false,
-  current: 'ChildProcess',
-  released: [0, 0, 0, 0],
-  sync: undefined,
-};
-export const state: State = g[STATE];
-
-function stdioWhy(s: StdioSpec): string | null {
-  if (s.type === 'pipe' || s.type === 'overlapped') return typeof s.handle?.open === 'function' ? null : 'stdio pipe without a Pipe handle';
-  if (s.type === 'wrap') return Number.isInteger(s.handle?.fd) && (s.handle?.fd as number) >= 0 ? null : 'stdio stream without a descriptor';
-  if (s.type === 'fd' || s.type === 'inherit') return Number.isInteger(s.fd) ? null : `stdio ${s.type} without a descriptor`;
-  return s.type === 'ignore' ? null : `stdio type ${s.type}`;
-}
-
-const kindOf = (s: StdioSpec): number =>
-  s.type === 'pipe' || s.type === 'overlapped' ? STDIO_PIPE : s.type === 'ignore' ? STDIO_IGNORE : s.type === 'wrap' ? (s.handle?.fd as number) : (s.fd as number);
-
-/** The call in either shape, or null when it is not one forklab knows. Converting its arguments throws what
- * Node's handle would throw (handleStrings). */
-export function readRequest(a: unknown[]): SpawnRequest | null {
-  let v: unknown[];
-  let detached: boolean;
-  let shape: HandleShape;
-  if (a.length === 1 && typeof a[0] === 'object' && a[0] !== null) {
-    const o = a[0] as Record<string, unknown>;
-    shape = 'options';
-    v = [o.file, o.args, o.cwd, o.envPairs, o.stdio, undefined, o.uid, o.gid];
-    detached = Boolean(o.detached);
-  } else if (a.length >= 6 && typeof a[5] === 'number') {
-    // (windowsHide and windowsVerbatimArguments, flags 2 and 4, mean nothing on Linux: libuv ignores them)
-    shape = 'positional';
-    v = a;
-    detached = ((a[5] as number) & DETACHED_FLAG) !== 0;
-  } else return null;
-  const [file, args, cwd, envPairs, stdio, , uid, gid] = v;
-  if (typeof file !== 'string' || !Array.isArray(stdio)) return null;
-  if ((args !== undefined && !Array.isArray(args)) || (envPairs != null && !Array.isArray(envPairs))) return null;
-  const specs = stdio as StdioSpec[];
-  return {
-    shape,
-    file,
-    args: handleStrings((args as unknown[] | undefined) ?? []),
-    cwd: typeof cwd === 'string' && cwd !== '' ? cwd : null, // as Node's handle: an empty cwd means none
-    envPairs: envPairs == null ? null : handleStrings(envPairs as unknown[]),
-    kinds: specs.map(kindOf),
-    stdio: specs,
-    detached,
-    uid: uid == null ? undefined : (uid as number),
-    gid: gid == null ? undefined : (gid as number),
-    why: specs.map(stdioWhy).find((w) => w !== null) ?? null,
-  };
-}
-
-/** Per stdio entry, the Pipe handle that takes a pipe's parent end (the addon calls its open(fd)), else null. */
-export function pipeHandles(r: SpawnRequest): (object | null)[] {
-  return r.stdio.map((s, i) => (r.kinds[i] === STDIO_PIPE && s.handle ? s.handle : null));
-}
+/** what forklab patched and the call in progress, shared by every copy of the package in this thread */
+export const state = shared.patches;
+const children = shared.children;
+if (state.internalsWhy === undefined) state.internalsWhy = constructorWhy();
 
 /** Opens each pipe's parent end on child_process's Pipe handle (closed when that fails). */
 export function openPipeEnds(r: SpawnRequest, fds: number[]): void {
@@ -171,31 +75,6 @@ export function openPipeEnds(r: SpawnRequest, fds: number[]): void {
     const fd = fds[i] ?? -1;
     if (fd >= 0 && (s.handle?.open?.(fd) ?? -1) !== 0) closeSync(fd);
   });
-}
-
-const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
-
-/**
- * The arguments (or envPairs entries) as Node's Process handle converts them: String(x) for what converts (42 is
- * "42"); for what does not (a Symbol, an object whose toString throws) Node 22 and later pass an empty string
- * (their handle's conversion fails silently), and Node 20 converts them all and then throws the last failure's
- * error, as checked side by side.
- */
-export function handleStrings(list: readonly unknown[]): string[] {
-  let i = 0; // the usual case, every entry a string (envPairs has a hundred or more): the list itself, no copy
-  while (i < list.length && typeof list[i] === 'string') i++;
-  if (i === list.length) return list as string[];
-  let failure: { error: unknown } | null = null;
-  const out = list.map((x) => {
-    try {
-      return `${x}`;
-    } catch (error) {
-      failure = { error };
-      return '';
-    }
-  });
-  if (failure && NODE_MAJOR < 22) throw (failure as { error: unknown }).error;
-  return out;
 }
 
 /**
@@ -233,18 +112,56 @@ export function closeReal(real: ProcessHandle, callback?: () => void): void {
 }
 
 let factory: HandleFactory | undefined;
-let onInstall: (() => void) | undefined;
-/** The forklab handle (handle.ts), and what it needs done when forklab is first used; set once. */
-export function setHandleFactory(f: HandleFactory, installed: () => void): void {
+/** The forklab handle (handle.ts); set once. */
+export function setHandleFactory(f: HandleFactory): void {
   factory ??= f;
-  onInstall ??= installed;
+}
+
+// forklab's running children (shared.children.live, kept by handle.ts) listed by process.getActiveResourcesInfo() as
+// 'ProcessWrap' and by process._getActiveHandles() as their ChildProcess while referenced, as Node lists its own: both
+// functions are wrapped once, at forklab's first use.
+function patchResources(): void {
+  if (children.resourcesPatched) return;
+  children.resourcesPatched = true;
+  const below = process.getActiveResourcesInfo as ((...a: unknown[]) => unknown) | undefined;
+  if (typeof below !== 'function') return;
+  process.getActiveResourcesInfo = function getActiveResourcesInfo(this: unknown, ...a: unknown[]): string[] {
+    const list = Reflect.apply(below, this, a) as string[];
+    let n = 0;
+    for (const h of children.live) if (h.hasRef()) n++;
+    if (n === 0 || !Array.isArray(list)) return list;
+    // Node's order: requests, handles, then timers and immediates
+    let at = list.length;
+    while (at > 0 && (list[at - 1] === 'Timeout' || list[at - 1] === 'Immediate')) at--;
+    list.splice(at, 0, ...Array<string>(n).fill('ProcessWrap'));
+    return list;
+  };
+  // process._getActiveHandles() lists a running child's ChildProcess (its handle's owner), as Node lists its own
+  const handles = undeclared._getActiveHandles;
+  if (typeof handles !== 'function') return;
+  undeclared._getActiveHandles = function _getActiveHandles(this: unknown, ...a: unknown[]): unknown {
+    const list = Reflect.apply(handles, this, a);
+    if (!Array.isArray(list)) return list;
+    for (const h of children.live) {
+      if (!h.hasRef()) continue;
+      const owner = ownerOf(h);
+      if (owner !== undefined && !list.includes(owner)) list.push(owner);
+    }
+    return list;
+  };
+}
+
+/** The ChildProcess a handle belongs to (Node's owner_symbol, copied from its own Process handle). */
+function ownerOf(h: ProcessHandle): unknown {
+  for (const sym of Object.getOwnPropertySymbols(h)) if (sym.description === 'owner_symbol') return h[sym];
+  return undefined;
 }
 
 function swapHandle(child: ChildInternals, options: unknown): void {
   const fn = state.current;
   const command = (options as { file?: unknown } | null)?.file;
   const real = child._handle;
-  if (!real || real[BRAND] || !factory) return;
+  if (!real || children.handles.has(real) || !factory) return;
   if (state.internalsWhy) {
     count(fn, false, state.internalsWhy, command);
     return;
@@ -258,10 +175,10 @@ function swapHandle(child: ChildInternals, options: unknown): void {
     count(fn, false, `unavailable: ${missing.split('\n')[0]}`, command);
     return;
   }
-  const h = factory(real, fn, command) as ProcessHandle & Record<symbol, unknown>;
+  const h = factory(real, fn, command);
   h.onexit = real.onexit;
   for (const s of Object.getOwnPropertySymbols(real)) h[s] = real[s];
-  h[BRAND] = true;
+  children.handles.add(h);
   child._handle = h;
 }
 
@@ -282,8 +199,8 @@ function wrapOver(below: Method): void {
 }
 
 function install(): void {
-  if (!state.wrapper) wrapOver(proto.spawn);
-  onInstall?.();
+  if (!state.wrapper) wrapOver(spawnMethod());
+  patchResources();
 }
 
 /** Runs call (a child_process function) with forklab serving the children it starts. */
@@ -300,9 +217,9 @@ export function armed<T>(fn: FunctionName, command: unknown, call: () => T): T {
   try {
     const r = call();
     // Node's spawn ran (spawnfile is set) without passing through forklab's wrapper: someone put a method back
-    if (state.seen === seen && r instanceof childProcess.ChildProcess && (r as unknown as ChildInternals).spawnfile != null) {
+    if (state.seen === seen && r instanceof childProcess.ChildProcess && r.spawnfile != null) {
       count(fn, false, 'node internals: ChildProcess.prototype.spawn was replaced without forklab’s wrapper; wrapped again', command);
-      wrapOver(proto.spawn);
+      wrapOver(spawnMethod());
     }
     return r;
   } finally {
@@ -317,54 +234,19 @@ export function registerHandle(): void {
   install();
 }
 
-interface SyncStdio {
-  type: string;
-  fd?: number;
-  writable?: boolean;
-  input?: ArrayBufferView;
+/** register: child_process's functions on node:child_process replaced by the package's (register.ts says why): on
+ * require's object and the default import at once, and through module.syncBuiltinESMExports() on the named exports
+ * (live bindings) of every module that imports them. */
+export function replaceExports(functions: Partial<Record<FunctionName, unknown>>): void {
+  Object.assign(childProcess, functions);
+  syncBuiltinESMExports();
 }
 
-export interface SyncRead {
-  uid: unknown;
-  gid: unknown;
-  cwd: string | null;
-  detached: boolean;
-  /** the request in the addon's terms; converting the arguments throws what Node's binding throws */
-  build(): NativeSyncRequest;
-}
-
-/** The sync binding's options (what spawnSync builds) in the addon's terms, or why Node's binding must serve them. */
-export function readSyncOptions(options: unknown): SyncRead | { why: string } {
-  const o = options as Record<string, unknown> | null;
-  if (!o || typeof o.file !== 'string' || !Array.isArray(o.stdio)) return { why: 'unrecognised spawn_sync options' };
-  const stdio = o.stdio as SyncStdio[];
-  for (const s of stdio) {
-    if (s.type !== 'pipe' && s.type !== 'ignore' && !((s.type === 'inherit' || s.type === 'fd') && Number.isInteger(s.fd))) return { why: `stdio type ${s.type}` };
-  }
-  const cwd = (o.cwd as string | undefined) ?? null;
-  const build = (): NativeSyncRequest => ({
-    file: o.file as string,
-    // as Node's sync spawner: entries that are not strings are converted (42 is "42"); without envPairs, environ
-    args: ((o.args as unknown[] | undefined) ?? []).map((x) => `${x}`),
-    envPairs: o.envPairs == null ? null : (o.envPairs as unknown[]).map((x) => `${x}`),
-    cwd, // (an empty one fails with ENOENT, as Node's sync spawner: chdir(""))
-    stdio: stdio.map((s) => (s.type === 'pipe' ? STDIO_PIPE : s.type === 'ignore' ? STDIO_IGNORE : (s.fd as number))),
-    input: stdio.map((s) => (s.type === 'pipe' && s.input ? new Uint8Array(s.input.buffer, s.input.byteOffset, s.input.byteLength) : null)),
-    readable: stdio.map((s) => s.type === 'pipe' && Boolean(s.writable)),
-    detached: Boolean(o.detached),
-    timeoutMs: (o.timeout as number | undefined) ?? 0,
-    // as Node's sync spawner: a maxBuffer of 0 is no limit
-    maxBuffer: typeof o.maxBuffer === 'number' && o.maxBuffer > 0 ? o.maxBuffer : Number.POSITIVE_INFINITY,
-    killSignal: (o.killSignal as number | undefined) ?? 15,
-  });
-  return { uid: o.uid, gid: o.gid, cwd, detached: Boolean(o.detached), build };
-}
-
-function lookUpSync(): NonNullable<State['sync']> {
+function lookUpSync(): NonNullable<PatchState['sync']> {
   if (state.sync) return state.sync;
   let binding: { spawn: Method } | null = null;
   let why: string | null = null;
-  const bind = (process as unknown as { binding?: (name: string) => unknown }).binding;
+  const bind = undeclared.binding;
   if (permissionModel()) why = 'node internals: process.binding is refused under Node’s permission model';
   else if (typeof bind !== 'function' || bind.name !== 'binding') why = 'node internals: process.binding is not Node’s own (under --pending-deprecation calling it warns: DEP0111)';
   else {
@@ -380,7 +262,7 @@ function lookUpSync(): NonNullable<State['sync']> {
   return state.sync;
 }
 
-function wrapSyncOver(st: NonNullable<State['sync']>, impl: SyncImpl): void {
+function wrapSyncOver(st: NonNullable<PatchState['sync']>, impl: SyncImpl): void {
   const binding = st.binding as { spawn: Method };
   const below = binding.spawn;
   const wrapper = function spawn(this: unknown, options: unknown): unknown {
@@ -410,7 +292,7 @@ export function armedSync<T>(fn: FunctionName, command: unknown, impl: SyncImpl,
     count(fn, false, why, command);
     return call();
   }
-  const st = state.sync as NonNullable<State['sync']>;
+  const st = state.sync as NonNullable<PatchState['sync']>;
   const prev = state.current;
   if (state.armedSync === 0) state.current = fn;
   state.armedSync++;

@@ -1,11 +1,12 @@
 // The sync family: spawnSync, execSync and execFileSync all end in the spawn_sync binding's spawn(options)
-// (internals.ts wraps it and reads its options). forklab's replacement takes the same options (validated by
+// (internals.ts wraps it, request.ts reads its options). forklab's replacement takes the same options (validated by
 // Node) and returns the same result object, from the addon's posix_spawn + poll loop (native/spawn_sync.c).
 import { nodeSpawnsItself } from './aside.js';
 import { count, type FunctionName } from './counts.js';
-import { armedSync as arm, installSync, readSyncOptions, type SyncImpl } from './internals.js';
+import { armedSync as arm, installSync, type SyncImpl } from './internals.js';
 import { native, unavailableReason } from './native.js';
 import { childrenAllowed } from './permission.js';
+import { readSyncOptions } from './request.js';
 
 const forklabSync: SyncImpl = (below, self, options, fn, armed) => {
   if (!armed) return Reflect.apply(below, self, [options]); // not a forklab call

@@ -101,6 +101,27 @@ console.log(JSON.stringify({ codes, served: s.served, fallbacks: s.fallbacks, re
   assert.match(out.reasons[0] as string, /ChildProcess\.prototype\.spawn was replaced/);
 });
 
+test('under register, Node’s own ChildProcess.prototype.spawn put back: the next child_process call is counted as child_process’s, then forklab wraps again', () => {
+  // (what register's replacement of child_process's exports is also for: nothing else of forklab's is on that path)
+  const keep = script('keep-node-spawn.cjs', "globalThis.nodeSpawn = require('node:child_process').ChildProcess.prototype.spawn;");
+  const file = script(
+    'restore-registered.mjs',
+    `import cp from 'node:child_process';
+import { registerStats } from '@forklab/spawn/register';
+${DONE}
+const codes = [(await done(cp.spawn('sh', ['-c', 'exit 1'])))[0]];
+cp.ChildProcess.prototype.spawn = globalThis.nodeSpawn; // forklab's wrapper is gone with it
+codes.push((await done(cp.spawn('sh', ['-c', 'exit 2'])))[0], (await done(cp.spawn('sh', ['-c', 'exit 3'])))[0]);
+const s = registerStats().byFunction.spawn;
+console.log(JSON.stringify({ codes, served: s.served, fallbacks: s.fallbacks, reasons: Object.keys(s.byReason) }));`,
+  );
+  const r = nodeIn(['-r', keep, '--import', inst.register, file]);
+  const out = lastJson<{ codes: number[]; served: number; fallbacks: number; reasons: string[] }>(r);
+  assert.deepEqual(out.codes, [1, 2, 3]);
+  assert.deepEqual([out.served, out.fallbacks], [2, 1], r.stderr);
+  assert.match(out.reasons[0] as string, /ChildProcess\.prototype\.spawn was replaced/);
+});
+
 test('FORKLAB_SPAWN=off: register and every function patch nothing (the prototype, the sync binding, getActiveResourcesInfo)', () => {
   const file = script(
     'off.mjs',

@@ -5,16 +5,18 @@
 // in a fresh Node process whose NODE_OPTIONS no longer load register, and passes or fails with it: the reference
 // is child_process's own again. Outside register it is node:test's `test`, unchanged.
 import { spawnSync } from 'node:child_process';
-import childProcess from 'node:child_process';
 import { test as nodeTest, type TestContext } from 'node:test';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { SharedState } from '../../src/state.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 
-/** Whether @forklab/spawn's register has been installed in this process (by any copy of the package). */
+/** Whether @forklab/spawn's register has been installed in this thread (by any copy of the package: the state they
+ * share, src/state.ts). */
 export function registerLoaded(): boolean {
-  return (childProcess as unknown as Record<symbol, unknown>)[Symbol.for('forklab.spawn.registered')] === true;
+  const state: Partial<SharedState> | undefined = Reflect.get(globalThis, Symbol.for('forklab.spawn'));
+  return state?.patches?.registered === true;
 }
 
 /** An option of NODE_OPTIONS that loads a module (--import, --require, -r), with its value. */
