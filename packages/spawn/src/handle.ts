@@ -43,6 +43,7 @@ function trackLive(h: ProcessHandle, running: boolean): void {
  * the pipes on their handles itself (native/addon.c); this is for an addon built before it did so, which hands
  * their descriptors back to be opened here. */
 const EMITTED_WITH_STDIO = new Set([-13 /* EACCES */, -11 /* EAGAIN */, -2 /* ENOENT */]);
+const NO_FDS: number[] = []; // (never written)
 
 export class ForklabProcessHandle implements ProcessHandle {
   [key: symbol]: unknown;
@@ -90,7 +91,12 @@ export class ForklabProcessHandle implements ProcessHandle {
       trackLive(this, false);
       if (!this.closed) this.onexit?.(status, signalName);
     };
-    const [err, pid, child, ...fds] = native().spawn(r.file, r.args, r.envPairs, r.cwd, r.kinds, r.detached, onexit, pipeHandles(r));
+    // (read by index: a destructuring with a rest element runs the array iterator and copies the rest every call)
+    const res = native().spawn(r.file, r.args, r.envPairs, r.cwd, r.kinds, r.detached, onexit, pipeHandles(r));
+    const err = res[0];
+    const pid = res[1];
+    const child = res[2];
+    const fds = res.length > 3 ? (res.slice(3) as number[]) : NO_FDS; // (an addon from before it opened the pipes)
     if (fds.length > 0 && (err === 0 || EMITTED_WITH_STDIO.has(err))) openPipeEnds(r, fds);
     else for (const fd of fds) if (fd >= 0) closeSync(fd);
     if (err !== 0) {
