@@ -27,9 +27,14 @@ for t in gcc cc make python3; do
 done
 
 started=$(date +%s)
-npm pack --silent --pack-destination "$work" >/dev/null
+# npm pack runs the package's prepare script (npm run build: three tsc runs) unless told not to: a build that holds
+# the current sources (npm ci made it; node scripts/built.mjs checks that every source is older than its output) is
+# packed as it is, and a stale one is built by prepare as before.
+pack_flags=()
+node scripts/built.mjs && pack_flags=(--ignore-scripts)
+npm pack --silent "${pack_flags[@]}" --pack-destination "$work" >/dev/null
 tgz=$(ls "$work"/forklab-*.tgz)
-echo "ci: packed $(basename "$tgz") ($(du -k "$tgz" | cut -f1) KiB) in $(($(date +%s) - started)) s"
+echo "ci: packed $(basename "$tgz") ($(du -k "$tgz" | cut -f1) KiB) in $(($(date +%s) - started)) s${pack_flags[*]:+ (the current build, as it is: prepare not run)}"
 
 nodes=("$(command -v node)")
 if [ -n "$runtimes" ]; then

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, closeSync, copyFileSync, existsSync, lstatSync, openSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI_ENTRY, TSX, runCli, sandbox } from './helpers/cli.js';
+import { CLI_COMMAND, runCli, sandbox } from './helpers/cli.js';
 
 const QUICK = ['spawn', '--methods', 'fork-exit', '--rss', '0', '--thp', 'off', '--repeats', '1', '--iterations', '8', '--ci-target', '0'];
 const noStack = (s: string) => assert.doesNotMatch(s, /\n\s+at |SqliteError|Unhandled 'error'/, s);
@@ -96,7 +96,7 @@ test('a full disk on stdout is one clear line (exit 1); a closed pipe ends quiet
   }
   for (const args of [['export', '1'], ['history']]) {
     // The reader is gone before forklab writes a byte: what `forklab export 3 | head -c 100` does to a long document.
-    const child = spawn(process.execPath, ['--import', TSX, CLI_ENTRY, ...args], {
+    const child = spawn(CLI_COMMAND[0], [...CLI_COMMAND.slice(1), ...args], {
       env: box.env,
       cwd: box.dir,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Store } from '../src/store/db.js';
 import { whyNoDirectory } from '../src/store/migrations.js';
 import { parseRunDocument } from '../src/document/validate.js';
-import { CLI_ENTRY, TSX, sandbox, shortSpawnArgs } from './helpers/cli.js';
+import { CLI_COMMAND, sandbox, shortSpawnArgs } from './helpers/cli.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/report/', import.meta.url));
 const box = sandbox();
@@ -28,7 +28,7 @@ const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Runs forklab ARGS with `ro` mounted read-only (only for this child); null when this system does not allow it. */
 function readOnlyCli(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const cli = [process.execPath, '--import', TSX, CLI_ENTRY, ...args].map(q).join(' ');
+  const cli = [...CLI_COMMAND, ...args].map(q).join(' ');
   const r = spawnSync('unshare', ['-rm', 'sh', '-c', `mount --bind ${q(ro)} ${q(ro)} && mount -o remount,bind,ro ${q(ro)} || exit 99; exec ${cli}`], {
     encoding: 'utf8',
     env: { ...box.env, ...env },

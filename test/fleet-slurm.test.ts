@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readCollect } from '../src/fleet/collect.js';
-import { CLI_ENTRY, TSX, runCli, sandbox } from './helpers/cli.js';
+import { CLI_COMMAND, runCli, sandbox } from './helpers/cli.js';
 import { startSlurm } from './helpers/slurm.js';
 
 test('fleet slurm: the script, and bad flags refused before anything is written', () => {
@@ -42,7 +42,7 @@ test('fleet slurm: a real Slurm runs the array task, fleet collect --dir reads i
   try {
     const box = sandbox();
     const out = join(box.dir, 'results');
-    const forklab = `${process.execPath} --import ${TSX} ${CLI_ENTRY}`;
+    const forklab = CLI_COMMAND.join(' ');
     const script = join(box.dir, 'forklab.sbatch');
     const made = runCli(box, ['fleet', 'slurm', '--nodes', '1', '--partition', 'lab', '--out', out, '--only', '003', '--time', '10', '--forklab', forklab, '--script', script]);
     assert.equal(made.code, 0, made.stderr);

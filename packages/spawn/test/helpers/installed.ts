@@ -1,11 +1,14 @@
 // An installed copy of the package for tests that start plain Node processes (no tsx: worker threads, the
 // permission model, preloads): node_modules/@forklab/spawn with package.json, binding.gyp, the addon built from
 // native/ in build/Release (no prebuild, so the addon is the current one without FORKLAB_SPAWN_ADDON) and dist/
-// compiled from the current sources, as ES modules and CommonJS. Made once per test file and removed at its exit,
-// or given by the process that runs the test files (FORKLAB_TEST_INSTALLED: runtimes.test.ts makes one for all).
+// of the current sources, as ES modules and CommonJS: the package's own dist/ copied when it is built from them
+// (scripts/built.mjs: every source older than its outputs; npm ci and npm test build it), else compiled here (tsc
+// twice, some 10 s of CPU). Made once per test file and removed at its exit, or given by the process that runs the
+// test files (FORKLAB_TEST_INSTALLED: runtimes.test.ts makes one for all).
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { BUILDS, staleBuild } from '../../../../scripts/built.mjs';
 import { tempDir } from '../../../../test/helpers/tmp.js';
 import { addonPath, pkgDir } from './addon.js';
 
@@ -40,13 +43,16 @@ export function makeInstalled(): Installed {
   mkdirSync(join(dir, 'build', 'Release'), { recursive: true });
   for (const f of ['package.json', 'binding.gyp']) cpSync(join(pkgDir, f), join(dir, f));
   cpSync(addonPath, join(dir, 'build', 'Release', 'forklab_spawn.node'));
-  const tsc = join(dirname(dirname(pkgDir)), 'node_modules', 'typescript', 'bin', 'tsc');
-  for (const [config, out] of [
-    ['tsconfig.json', join(dir, 'dist')],
-    ['tsconfig.cjs.json', join(dir, 'dist', 'cjs')],
-  ] as const) {
-    const r = spawnSync(process.execPath, [tsc, '-p', join(pkgDir, config), '--outDir', out], { encoding: 'utf8', timeout: 120_000 });
-    if (r.status !== 0) throw new Error(`tsc -p ${config} failed:\n${r.stdout}${r.stderr}`);
+  if (staleBuild(BUILDS.spawn) === null) cpSync(join(pkgDir, 'dist'), join(dir, 'dist'), { recursive: true });
+  else {
+    const tsc = join(dirname(dirname(pkgDir)), 'node_modules', 'typescript', 'bin', 'tsc');
+    for (const [config, out] of [
+      ['tsconfig.json', join(dir, 'dist')],
+      ['tsconfig.cjs.json', join(dir, 'dist', 'cjs')],
+    ] as const) {
+      const r = spawnSync(process.execPath, [tsc, '-p', join(pkgDir, config), '--outDir', out], { encoding: 'utf8', timeout: 120_000 });
+      if (r.status !== 0) throw new Error(`tsc -p ${config} failed:\n${r.stdout}${r.stderr}`);
+    }
   }
   writeFileSync(join(dir, 'dist', 'cjs', 'package.json'), '{ "type": "commonjs" }\n');
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
