@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderTable } from '../src/text/table.js';
 import { fitText, visibleWidth, wrapLine } from '../src/text/fit.js';
+import { statusLine } from '../src/cli/progress.js';
 import { articleIntro } from '../src/reference/describe.js';
 import { loadPublished } from '../src/reference/published.js';
 import { judgeDocuments } from '../src/claims/judge.js';
@@ -111,6 +112,20 @@ test("reproduce's summary fits 100 columns, CJK titles and authors included", ()
   const text = fitText(renderSummary(judged, statuses, PLAIN, 'footer'), 100);
   assert.match(text, /的开销/);
   assert.deepEqual(tooWide(text), []);
+});
+
+test('a progress line on a log fits 100 columns: a long step label is cut before its repeat number', () => {
+  // the longest step of reproduce --quick: cgroup's, in reproduce's ninth step
+  const cgroup = 'threads=8 pause=50 ms (fork-exec, clone3-into, parent-write, child-write) #1';
+  const line = statusLine('[9/9] cgroup', cgroup, 0, 8, 4000, 100);
+  assert.ok(columns(line) <= 100, line);
+  assert.match(line, /^forklab \[9\/9\] cgroup: \[1\/8\] threads=8 pause=50 ms/);
+  const long = statusLine('[settle, look 2] spawn', `${'rss=1024 MB thp=off (fork-exec, vfork-exec, posix-spawn) '.repeat(3)}#12`, 99, 144, 65_000, 100);
+  assert.ok(columns(long) <= 100, long);
+  assert.match(long, /… #12 \(1m05s\)$/);
+  const short = statusLine('cow', 'size=80 MB thp=off #1', 0, 4, 0, 100);
+  assert.equal(short, 'forklab cow: [1/4] size=80 MB thp=off #1 (0s)', 'a line that fits is whole');
+  assert.equal(statusLine('[9/9] cgroup', cgroup, 0, 8, 4000, Number.POSITIVE_INFINITY), `forklab [9/9] cgroup: [1/8] ${cgroup} (4s)`, '--wide: whole');
 });
 
 /** A history holding the report fixtures (runs of every experiment, two spawn runs), and what imports said. */
