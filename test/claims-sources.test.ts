@@ -63,6 +63,24 @@ describe('sources: the entries', () => {
     );
   });
 
+  test('a cost per entry over a count of the entries (VMAs, descriptors) has their unit and no entries per MB; one per page-table entry needs them', () => {
+    const perEntry = p.claims.filter((c) => c.check.type === 'per-entry');
+    for (const c of perEntry) {
+      const check = c.check as unknown as Cfg;
+      if (check['over'] === 'rssMb') assert.equal(check['unit'], 'ns/entry', c.id);
+      else assert.equal(check['entriesPerMb'], undefined, `${c.id}: the slope over ${String(check['over'])} is the cost itself`);
+    }
+    const fcntl = (r: { claims: Cfg[] }) => r.claims.find((c) => c['id'] === 'bun-25839.fcntl-cost-per-limit')!['check'] as Cfg;
+    assert.throws(
+      bad((r) => void (fcntl(r)['entriesPerMb'] = 1)),
+      /entriesPerMb is for ns\/entry/,
+    );
+    assert.throws(
+      bad((r) => void (fcntl(r)['unit'] = 'ns/entry')),
+      /entriesPerMb must be/,
+    );
+  });
+
   test('the validator refuses a source without an address and without saying why, or without a year', () => {
     const zuv = (r: { sources: Cfg[] }) => r.sources.find((s) => s['id'] === 'zuvloop-41')!;
     assert.throws(
@@ -129,6 +147,21 @@ describe('sources: their claims judged on fixture runs', () => {
     const flat = structuredClone(shaped);
     for (const c of flat.configurations as Cfg[]) c['samplesNs'] = (c['samplesNs'] as number[]).map((_, i) => 300_000 * jitterAt(c, i));
     assert.equal(verdictOf('bun-25839.fcntl-loop-grows-with-limit', docs({ fds: flat })).verdict, 'differs');
+  });
+
+  test('a cost per VMA or per descriptor is said in its unit, never as entries per MB', () => {
+    const units: Record<string, string> = {
+      'bun-25839.fcntl-cost-per-limit': 'ns/descriptor',
+      'maple-mt-dup.patch-speeds-fork': 'ns/VMA',
+      'per-vma-lock-fork.lock-costs-5-percent': 'ns/VMA',
+    };
+    for (const [id, unit] of Object.entries(units)) {
+      const v = verdictOf(id, docs());
+      assert.equal(typeof v.measured, 'number', id);
+      assert.ok(v.plain?.includes(` ${unit}`), `${id}: ${v.plain}`);
+      assert.doesNotMatch(`${v.detail} ${v.plain}`, /entries per MB|ns\/entry/, id);
+    }
+    assert.match(verdictOf('000.pte-cost-14ns', docs()).detail, /÷ 256 entries per MB = .* ns\/entry/, 'per page-table entry: as before');
   });
 
   test("Bun's cgroup claim: a cgroup.procs write at least ten times clone3's after the pause", () => {

@@ -10,15 +10,26 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderTable } from '../src/text/table.js';
 import { fitText, visibleWidth, wrapLine } from '../src/text/fit.js';
+import { statusLine } from '../src/cli/progress.js';
+import { articleIntro } from '../src/reference/describe.js';
+import { loadPublished } from '../src/reference/published.js';
+import { judgeDocuments } from '../src/claims/judge.js';
+import { renderSummary } from '../src/report/summary.js';
+import { PLAIN } from '../src/report/verdicts.js';
+import { docs } from './helpers/claims-data.js';
 import { runCli, sandbox, shortSpawnArgs } from './helpers/cli.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/report/', import.meta.url));
 const ESC = String.fromCharCode(27);
 const strip = (s: string) => s.replace(new RegExp(`${ESC}\\[[0-9;]*m`, 'g'), '');
+/** Ideographs, kana, Hangul syllables and fullwidth forms take two columns of a terminal (Unicode's East Asian Wide and Fullwidth). */
+const WIDE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff60\uffe0-\uffe6]/u;
+/** Columns of a line, counted here on their own (not with the code under test): wide characters two, combining marks none. */
+const columns = (l: string) => [...l].reduce((n, ch) => n + (/\p{M}/u.test(ch) ? 0 : WIDE.test(ch) ? 2 : 1), 0);
 const tooWide = (text: string, max = 100) =>
   strip(text)
     .split('\n')
-    .filter((l) => [...l].length > max);
+    .filter((l) => columns(l) > max);
 /** Field names of the run documents that must not reach a reader (they have words and flags). */
 const INTERNAL = /\brssMb\b|\bciTarget\b|\bbudgetMs\b|\bheapMb\b|\bhugePagesKb\b|\b(mean|median)\([a-z]+=/;
 
@@ -62,6 +73,59 @@ test('a table wider than the output wraps its widest cells, then folds; narrow t
   assert.deepEqual(tooWide(many, 60), []);
   assert.match(many, /^value0\n {2}column 1: value1\n/, 'folded: the first cell, then header: value');
   assert.equal(renderTable(['a', 'b'], [['1', '2']], { maxWidth: 100 }), 'a  b\n─  ─\n1  2');
+});
+
+test('widths are terminal columns: a CJK character takes two, a combining mark none; wrapping and padding follow', () => {
+  assert.equal(visibleWidth('fork 的开销与争议'), 17);
+  assert.equal(visibleWidth('ｆｏｒｋ'), 8, 'fullwidth forms');
+  assert.equal(visibleWidth('Tạo'), 3);
+  assert.equal(visibleWidth('Ta\u0323o'), 3, 'a combining mark takes no column');
+  assert.equal(visibleWidth(`${ESC}[1m吴杭沉${ESC}[22m`), 6);
+  // the line that names article 003 (its Chinese title and author), as reproduce's summary prints it
+  const a003 = loadPublished().articles.find((a) => a.id === '003')!;
+  const intro = `  ${articleIntro(a003)}`;
+  assert.ok(/\p{Script=Han}/u.test(intro) && columns(intro) > 100, 'the case: a line with CJK characters, wider than 100 columns');
+  assert.deepEqual(tooWide(fitText(intro, 100)), []);
+  const cjk = wrapLine(`${'开销 '.repeat(30)}end`, 40);
+  assert.ok(cjk.length > 1);
+  assert.deepEqual(tooWide(cjk.join('\n'), 40), []);
+  assert.ok(
+    cjk.slice(0, -1).every((l) => columns(l) >= 36),
+    `lines are filled by columns, not cut short: ${cjk.join(' | ')}`,
+  );
+  assert.deepEqual(tooWide(fitText('的'.repeat(150), 100)), [], 'a word of wide characters longer than a line is cut by columns');
+  // a table pads its cells by columns: a row with a CJK cell ends in the same column as the others
+  const t = renderTable(
+    ['title', 'lang'],
+    [
+      ['fork 的开销与争议', 'zh'],
+      ['Ba cách khởi động', 'vi'],
+    ],
+  ).split('\n');
+  for (const l of t) assert.equal(columns(l), columns(t[0]!), t.join('\n'));
+});
+
+test("reproduce's summary fits 100 columns, CJK titles and authors included", () => {
+  const judged = judgeDocuments(docs(), { seed: 1 });
+  assert.ok(judged.articles.includes('003'));
+  const statuses = [...new Set(judged.verdicts.map((v) => v.experiment))].map((experiment) => ({ experiment, state: 'ran in 1.0 s' }));
+  const text = fitText(renderSummary(judged, statuses, PLAIN, 'footer'), 100);
+  assert.match(text, /的开销/);
+  assert.deepEqual(tooWide(text), []);
+});
+
+test('a progress line on a log fits 100 columns: a long step label is cut before its repeat number', () => {
+  // the longest step of reproduce --quick: cgroup's, in reproduce's ninth step
+  const cgroup = 'threads=8 pause=50 ms (fork-exec, clone3-into, parent-write, child-write) #1';
+  const line = statusLine('[9/9] cgroup', cgroup, 0, 8, 4000, 100);
+  assert.ok(columns(line) <= 100, line);
+  assert.match(line, /^forklab \[9\/9\] cgroup: \[1\/8\] threads=8 pause=50 ms/);
+  const long = statusLine('[settle, look 2] spawn', `${'rss=1024 MB thp=off (fork-exec, vfork-exec, posix-spawn) '.repeat(3)}#12`, 99, 144, 65_000, 100);
+  assert.ok(columns(long) <= 100, long);
+  assert.match(long, /… #12 \(1m05s\)$/);
+  const short = statusLine('cow', 'size=80 MB thp=off #1', 0, 4, 0, 100);
+  assert.equal(short, 'forklab cow: [1/4] size=80 MB thp=off #1 (0s)', 'a line that fits is whole');
+  assert.equal(statusLine('[9/9] cgroup', cgroup, 0, 8, 4000, Number.POSITIVE_INFINITY), `forklab [9/9] cgroup: [1/8] ${cgroup} (4s)`, '--wide: whole');
 });
 
 /** A history holding the report fixtures (runs of every experiment, two spawn runs), and what imports said. */

@@ -84,13 +84,17 @@ test('a full disk on stdout is one clear line (exit 1); a closed pipe ends quiet
   assert.equal(runCli(box, [...QUICK]).code, 0);
   const full = openSync('/dev/full', 'w');
   try {
-    for (const args of [['history'], ['export', '1'], ['show', '1']]) {
+    for (const args of [['history'], ['export', '1'], ['show', '1'], ['report', '1']]) {
       const r = runCli(box, args, { spawnOptions: { stdio: ['ignore', full, 'pipe'] } });
       assert.equal(r.code, 1, `${args[0]}: ${r.stderr}`);
-      // (export writes its default format, JSON, through the output door, which names that format's flag)
-      assert.match(r.stderr, new RegExp(`^forklab ${args[0]}: (--json: )?could not write to standard output: no space left on the device \\(ENOSPC\\)`));
+      // export writes its default document (JSON) with no flag given: the message names no flag
+      assert.match(r.stderr, new RegExp(`^forklab ${args[0]}: could not write to standard output: no space left on the device \\(ENOSPC\\)`));
       noStack(r.stderr);
     }
+    // A flag the user gave is named.
+    const given = runCli(box, ['export', '1', '--json', '-'], { spawnOptions: { stdio: ['ignore', full, 'pipe'] } });
+    assert.equal(given.code, 1, given.stderr);
+    assert.match(given.stderr, /^forklab export: --json: could not write to standard output: no space left on the device \(ENOSPC\)/);
   } finally {
     closeSync(full);
   }

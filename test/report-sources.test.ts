@@ -68,3 +68,28 @@ test('a reproduction of articles only (reproduce --only 000) shows no source', (
     /### Source/,
   );
 });
+
+test("a source's verdicts name the source as whose value they compare with, an article's the article; both in the terminal and the reports", async () => {
+  const ofSources = judged.verdicts.filter((v) => v.source !== undefined);
+  const ofArticles = judged.verdicts.filter((v) => v.article !== undefined);
+  // the cases: verdicts of each kind that give a published value in words
+  const sourceWords = ofSources.filter((v) => /\bthe source: /.test(v.plain ?? ''));
+  assert.ok(sourceWords.length >= 3, `source verdicts giving the source's value: ${sourceWords.map((v) => v.claimId).join(', ')}`);
+  assert.ok(ofArticles.some((v) => /\bthe article: /.test(v.plain ?? '')));
+  for (const v of ofSources) {
+    assert.doesNotMatch(v.plain ?? '', /\bthe article\b/, v.claimId);
+    assert.doesNotMatch(v.plain ?? '', /this machine: this machine/, v.claimId);
+  }
+  for (const v of ofArticles) assert.doesNotMatch(v.plain ?? '', /\bthe source\b/, v.claimId);
+  const text = renderSummary(judged, statuses, PLAIN, 'footer');
+  const sourcesPart = text.slice(text.indexOf(`Source ${p.sources[0]!.id} — `));
+  assert.doesNotMatch(sourcesPart, /\bthe article\b/);
+  const md = reproductionMarkdown(doc, [], p);
+  const mdSources = md.slice(md.indexOf('### Source '));
+  assert.doesNotMatch(mdSources, /\bthe article\b|· article /);
+  assert.match(mdSources, /· source \d/, "the one-line gist gives the source's value");
+  const page = await reproductionHtml(doc, [], p);
+  const htmlSources = page.slice(page.indexOf('<section id="source-'));
+  assert.doesNotMatch(htmlSources, /\bthe article\b|· article /);
+  assert.match(htmlSources, /this machine against the source/);
+});

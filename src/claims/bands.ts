@@ -6,6 +6,9 @@ import { fmtInUnit } from './format.js';
 
 export type Outcome = 'holds' | 'differs' | 'inconclusive';
 
+/** Who published the value a claim is judged against, as a verdict's words name it. */
+export type PublishedBy = 'the article' | 'the source';
+
 export interface Range {
   low: number;
   high: number;
@@ -46,14 +49,17 @@ export function band(e: Expectation): [number, number] {
   }
 }
 
-/** The band in words: with its formula (for --verbose and the stored detail), or plainly (the article's value and the range that agrees). */
-export function describeBand(e: Expectation, unit: string, plain = false): string {
+/**
+ * The band in words: with its formula (for --verbose and the stored detail), or plainly (the published value and
+ * the range that agrees), the value said as `by`'s: "the article" for an article's claim, "the source" for a source's.
+ */
+export function describeBand(e: Expectation, unit: string, plain = false, by: PublishedBy = 'the article'): string {
   const u = (x: number) => fmtInUnit(x, unit);
-  const pub = e.published !== undefined && e.expect !== 'approx' ? ` (${plain ? 'the article: ' : 'published '}${u(e.published)})` : '';
+  const pub = e.published !== undefined && e.expect !== 'approx' ? ` (${plain ? `${by}: ` : 'published '}${u(e.published)})` : '';
   switch (e.expect) {
     case 'approx': {
       const [lo, hi] = band(e);
-      if (plain) return `the article: ${u(e.published)}, agreeing from ${u(lo)} to ${u(hi)}`;
+      if (plain) return `${by}: ${u(e.published)}, agreeing from ${u(lo)} to ${u(hi)}`;
       const how = e.tolerance.of === 'excess' ? `1 + (${u(e.published)} − 1) ×/÷ ${e.tolerance.factor}` : `${u(e.published)} ×/÷ ${e.tolerance.factor}`;
       return `published ${u(e.published)}, band ${how} = ${u(lo)}–${u(hi)}`;
     }

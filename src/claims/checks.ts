@@ -282,7 +282,7 @@ export function judgeBoolean(c: BooleanCheck, ctx: JudgeContext): Judgement {
     published: c.expected ? 1 : 0,
     factor: null,
     detail: `${c.field} was ${c.expected} in ${matching} of ${counted.length} ${c.variant ? `repeats of ${c.variant}` : `probes of ${what}`} that count (expected in all)`,
-    plain: `this machine: as the article says in ${matching} of ${counted.length} ${c.variant ? `repeats of ${plainPair('variant', c.variant)}` : `probes${c.series && Object.keys(c.series).length ? ` of ${plainSeries(c.series)}` : ''}`} that count (the claim needs every one)`,
+    plain: `this machine: as ${ctx.by ?? 'the article'} says in ${matching} of ${counted.length} ${c.variant ? `repeats of ${plainPair('variant', c.variant)}` : `probes${c.series && Object.keys(c.series).length ? ` of ${plainSeries(c.series)}` : ''}`} that count (the claim needs every one)`,
     notes: why.map((w) => `left out of ${what}: ${w}`),
     minRepeats: counted.length,
   };

@@ -119,7 +119,8 @@ export function evaluateClaim(docs: readonly RunDocument[], claim: Claim, opts: 
   try {
     data = dataFor(docs, claim.experiment, opts.absent?.[claim.experiment]);
     const log = new QuantityLog(claim.id, opts.measured);
-    const ctx: JudgeContext = { data, kind: claim.kind, seed: opts.seed ?? 1, confidence: opts.confidence ?? 0.95, log };
+    const by = claim.article !== undefined ? 'the article' : 'the source';
+    const ctx: JudgeContext = { data, kind: claim.kind, seed: opts.seed ?? 1, confidence: opts.confidence ?? 0.95, log, by };
     // Today's intervals first; then, unless asked for them alone, the same quantities widened by the drift.
     const within = judge(claim.check, ctx);
     const widen = opts.drift !== undefined && opts.drift.withinRun !== true;
@@ -169,7 +170,7 @@ export function evaluateClaim(docs: readonly RunDocument[], claim: Claim, opts: 
 function besideOnly(v: Verdict, why: string): Verdict {
   const { settle: _s, withinRun: _w, alone: _a, ...kept } = v;
   const detail = `not judgeable here: ${why}; this machine's figure beside it: ${v.detail}`;
-  return { ...kept, verdict: 'not-measurable', factor: null, detail, plain: `not judgeable here: ${why}; this machine: ${v.plain ?? v.detail}` };
+  return { ...kept, verdict: 'not-measurable', factor: null, detail, plain: `not judgeable here: ${why}; this machine: ${(v.plain ?? v.detail).replace(/^this machine:\s*/, '')}` };
 }
 
 /** One verdict per claim, in the claims' order. */

@@ -3,7 +3,7 @@
 // edge; a single reading with no interval is judged on its value and says so).
 import type { Check, CheckStatistic, Expectation, Series, SeriesValue } from '../reference/published.js';
 import { checkCells } from './evidence.js';
-import { against, band, describeBand, placement, type Outcome, type Range } from './bands.js';
+import { against, band, describeBand, placement, type Outcome, type PublishedBy, type Range } from './bands.js';
 import { fmtInUnit } from './format.js';
 import { measureQuantity, type Measured, type Quantity } from './quantity.js';
 import { driftClass, quantityKey, widenByDrift, type DriftOptions, type QuantityLog } from './drift.js';
@@ -39,6 +39,8 @@ export interface JudgeContext {
   log?: QuantityLog;
   /** How the machine's drift between runs widens every interval; absent or withinRun: not at all. */
   drift?: DriftOptions;
+  /** Whose value the claim is judged against, in the verdict's words (default: the article). */
+  by?: PublishedBy;
 }
 
 export const statOf = (c: Check): CheckStatistic => c.statistic ?? 'median';
@@ -134,7 +136,7 @@ export function judgeExpectation(q: Quantity, scale: number, e: Expectation, uni
     factor: published !== null && published > 0 ? m.point / published : null,
     ...finite(m.interval),
     detail: `${label} = ${withInterval(m.point, m.interval, fmt)}; ${describeBand(e, unit)}: ${placement(iv, b, fmt)}`,
-    plain: `this machine: ${withInterval(m.point, m.interval, fmt)}; ${describeBand(e, unit, true)}: ${placement(iv, b, fmt)}`,
+    plain: `this machine: ${withInterval(m.point, m.interval, fmt)}; ${describeBand(e, unit, true, ctx.by)}: ${placement(iv, b, fmt)}`,
     minRepeats: m.minRepeats,
   };
 }

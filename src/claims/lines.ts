@@ -148,12 +148,15 @@ export function judgeSlopeRatio(c: SlopeRatioCheck, ctx: JudgeContext): Judgemen
 export function judgePerEntry(c: PerEntryCheck, ctx: JudgeContext): Judgement {
   const stat = statOf(c);
   const p = points(ctx.data, c.series, c.over, undefined, 2);
-  const open = notRising([{ sel: c.series, p }], c.over, stat, `${ctx.data.experiment}: a cost per entry`, 'cost per entry', c as Expectation, ctx);
+  const entry = c.unit.slice('ns/'.length); // entry, VMA, descriptor
+  const open = notRising([{ sel: c.series, p }], c.over, stat, `${ctx.data.experiment}: a cost per ${entry}`, `cost per ${entry}`, c as Expectation, ctx);
   if (open) return open;
+  // per page-table entry: the slope per MB ÷ the entries per MB; per VMA or descriptor: the slope over their count itself
+  const perMb = c.entriesPerMb;
   const q = lineQuantity(p, stat, (ys) => {
     const slope = slopeOf(p.xs, ys);
-    return slope > 0 ? slope / c.entriesPerMb : NaN;
+    return slope > 0 ? slope / (perMb ?? 1) : NaN;
   });
-  const label = `slope over ${c.over} of ${stat}(${describeSeries(c.series)}) ÷ ${c.entriesPerMb} entries per MB`;
+  const label = `slope over ${c.over} of ${stat}(${describeSeries(c.series)})${perMb !== undefined ? ` ÷ ${perMb} entries per MB` : ''}`;
   return judgeExpectation(q, 1, c as Expectation, c.unit, label, ctx, 0);
 }

@@ -61,7 +61,7 @@ export function describeCheck(c: Check): string {
     case 'slope-ratio':
       return `slope over ${c.over} of ${stat}(${sel(c.numerator)}) ÷ of ${stat}(${sel(c.denominator)}) ${expectation(c)}`;
     case 'per-entry':
-      return `slope over ${c.over} of ${stat}(${sel(c.series)}) ÷ ${c.entriesPerMb} entries per MB ${expectation(c)} ns/entry`;
+      return `slope over ${c.over} of ${stat}(${sel(c.series)})${c.entriesPerMb !== undefined ? ` ÷ ${c.entriesPerMb} entries per MB` : ''} ${expectation(c)} ${c.unit}`;
     case 'ratio':
       return `${operand(c.numerator, stat)} ÷ ${operand(c.denominator, stat)} ${expectation(c)}`;
     case 'value':

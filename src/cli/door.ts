@@ -9,7 +9,10 @@ import { BROKEN_PIPE_STATUS, OutputError, planOutput, writeOutput, writeStdout, 
 /** One document to write: in which format, asked by which flag, and where. */
 export interface Output {
   format: FileFormat;
+  /** The format's flag (what a hint tells the user to give to write it again). */
   flag: FormatFlag;
+  /** Whether the user gave the flag; false for the command's default document (export's JSON, report's Markdown), whose messages name no flag. */
+  given: boolean;
   target: OutputTarget;
 }
 
@@ -46,9 +49,9 @@ export function planOutputs(given: GivenFlags, fallback?: FileFormat): OutputPla
     const target = planOutput(flag, path);
     const same = target.kind === 'fd' ? outputs.find((o) => o.target.kind === 'fd' && o.target.fd === target.fd) : undefined;
     if (same) throw new UsageError(flag, `${same.flag} already writes to ${target.display}; give one of them a file`);
-    outputs.push({ format, flag, target });
+    outputs.push({ format, flag, given: true, target });
   }
-  if (outputs.length === 0 && fallback) outputs.push({ format: fallback, flag: FORMATS[fallback].flag!, target: planOutput(FORMATS[fallback].flag!, '-') });
+  if (outputs.length === 0 && fallback) outputs.push({ format: fallback, flag: FORMATS[fallback].flag!, given: false, target: planOutput(FORMATS[fallback].flag!, '-') });
   return { outputs, ownsStdout: outputs.some((o) => isStdout(o.target)) };
 }
 
@@ -72,7 +75,8 @@ export function writeText(command: string, out: Output, text: string, o: WriteOp
   } catch (e) {
     if (!(e instanceof OutputError)) throw e;
     if (e.errno === 'EPIPE') process.exit(BROKEN_PIPE_STATUS); // the reader is gone: end quietly, as a pipe's writer does
-    throw new OutputError(e.display, e.errno, `${out.flag}: ${e.message}`, o.hint?.(out.flag, e.display));
+    // Only a flag the user gave is named: the default document's failure is the command's own.
+    throw new OutputError(e.display, e.errno, out.given ? `${out.flag}: ${e.message}` : e.message, o.hint?.(out.flag, e.display));
   }
   if (out.target.kind !== 'fd') process.stderr.write(`forklab ${command}: wrote ${out.target.display}\n`);
 }

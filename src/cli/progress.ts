@@ -1,11 +1,29 @@
 // Progress on stderr. On a terminal: one line redrawn in place (experiment, bar, step, elapsed and remaining
 // time) that fits the terminal's width, also after a resize. Elsewhere (a pipe, a log file, CI): one short
-// status line per step, so that a long run is never silent.
+// status line per step, so that a long run is never silent; it fits the output's width too (100 columns unless
+// --wide), the step's label cut before its repeat number when it would not.
 import type { Progress } from '../experiments/types.js';
+import { cut, outputColumns, visibleWidth } from '../text/fit.js';
 
 export function fmtDuration(ms: number): string {
   const s = Math.round(ms / 1000);
   return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+}
+
+/** A step's label in at most `room` columns: cut with "…" before its repeat number ("#2"), which is kept. */
+export function fitLabel(label: string, room: number): string {
+  if (visibleWidth(label) <= room) return label;
+  const repeat = / #\d+$/.exec(label)?.[0] ?? '';
+  const head = label.slice(0, label.length - repeat.length);
+  const keep = room - 1 - repeat.length;
+  return keep < 1 ? `${cut(label, Math.max(1, room - 1))[0]}…` : `${cut(head, keep)[0].trimEnd()}…${repeat}`;
+}
+
+/** The status line of a step where standard error is not a terminal, at most `cols` columns (Infinity: whole). */
+export function statusLine(experiment: string, label: string, index: number, total: number, elapsedMs: number, cols = outputColumns()): string {
+  const head = `forklab ${experiment}: [${index + 1}/${total}] `;
+  const tail = ` (${fmtDuration(elapsedMs)})`;
+  return `${head}${fitLabel(label, cols - visibleWidth(head) - tail.length)}${tail}`;
 }
 
 /** The progress line for a terminal `cols` wide: the bar shrinks first, then the step label is cut. */
@@ -14,14 +32,15 @@ export function progressLine(p: { experiment: string; index: number; total: numb
   const remaining = done > 0 ? (p.elapsedMs / done) * (1 - done) : NaN;
   const tail = `${p.index + 1}/${p.total}  ${fmtDuration(p.elapsedMs)}${Number.isFinite(remaining) ? `, ~${fmtDuration(remaining)} left` : ''}`;
   const room = Math.max(0, p.cols - 1);
-  const fixed = p.experiment.length + 1 + tail.length;
-  const barWidth = Math.max(0, Math.min(20, room - fixed - 2 - Math.min(p.label.length, 24)));
+  const fixed = visibleWidth(p.experiment) + 1 + tail.length;
+  const labelWidth = visibleWidth(p.label);
+  const barWidth = Math.max(0, Math.min(20, room - fixed - 2 - Math.min(labelWidth, 24)));
   const filled = Math.round(done * barWidth);
   const bar = barWidth >= 5 ? `${'█'.repeat(filled)}${'░'.repeat(barWidth - filled)} ` : '';
   const labelRoom = room - fixed - bar.length - 1;
-  const label = labelRoom < 8 ? '' : p.label.length <= labelRoom ? ` ${p.label}` : ` ${p.label.slice(0, labelRoom - 2)}…`;
+  const label = labelRoom < 8 ? '' : labelWidth <= labelRoom ? ` ${p.label}` : ` ${cut(p.label, labelRoom - 2)[0]}…`;
   const line = `${p.experiment} ${bar}${tail.replace('  ', `${label}  `)}`;
-  return line.length > room ? line.slice(0, room) : line;
+  return visibleWidth(line) <= room ? line : room > 0 ? cut(line, room)[0] : '';
 }
 
 export function createProgress(experiment: string, stream: NodeJS.WriteStream = process.stderr): Progress & { end(): void } {
@@ -42,7 +61,7 @@ export function createProgress(experiment: string, stream: NodeJS.WriteStream = 
     step(label, index, total) {
       last = { index, total, label };
       if (!tty) {
-        stream.write(`forklab ${experiment}: [${index + 1}/${total}] ${label} (${fmtDuration(performance.now() - start)})\n`);
+        stream.write(`${statusLine(experiment, label, index, total, performance.now() - start)}\n`);
         return;
       }
       // Shown only once a run has gone on for a moment: short runs stay quiet.

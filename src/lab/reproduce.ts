@@ -199,7 +199,8 @@ async function measure(plan: ReproductionPlan, ctx: ReproductionContext): Promis
     try {
       for (const [i, s] of runnable.entries()) {
         if (signal.aborted) break;
-        const label = `[${i + 1}/${runnable.length}] ${s.name} (${s.source ? `source ${s.source}` : `article ${s.article}`})`;
+        const step = `[${i + 1}/${runnable.length}] ${s.name}`;
+        const label = `${step} (${s.source ? `source ${s.source}` : `article ${s.article}`})`;
         ctx.note(`${label} …`);
         for (const w of s.preWarnings) ctx.warn(s.name, w);
         const t0 = performance.now();
@@ -210,7 +211,7 @@ async function measure(plan: ReproductionPlan, ctx: ReproductionContext): Promis
             signal,
             preWarnings: s.preWarnings,
             progress: ctx.progress,
-            progressLabel: label,
+            progressLabel: step, // its article or source is in the line above: every step's line stays short
             store: history,
             label: plan.label,
           });

@@ -104,7 +104,8 @@ export async function settle(i: SettleInput): Promise<SettleOutcome> {
         for (const c of claims) why.set(c.id, `the budget is spent (another look at ${name} takes about ${secs(estimateMs)})`);
         continue;
       }
-      const label = `[settle, look ${k}] ${name} (fresh probes for ${claims.length} open claim${claims.length === 1 ? '' : 's'})`;
+      const shown = `[settle, look ${k}] ${name}`;
+      const label = `${shown} (fresh probes for ${claims.length} open claim${claims.length === 1 ? '' : 's'})`;
       i.note(`${label} …`);
       try {
         // A look belongs to the run it settles: the same session, whose drift between runs it shares.
@@ -117,7 +118,7 @@ export async function settle(i: SettleInput): Promise<SettleOutcome> {
             seed: i.seed + k,
             signal: i.signal,
             progress: i.progress,
-            progressLabel: label,
+            progressLabel: shown, // the open claims are in the line above: every step's line stays short
             store: i.store,
             label: i.label,
           },

@@ -162,14 +162,23 @@ export type SlopeRatioCheck = CheckBase &
     denominator: Series;
   };
 
-/** Fitted slope over a region's size in MB (`over`: time per MB) divided by the page-table entries per MB (256 PTEs, or 0.5 PMDs). */
+/** The unit of a cost per entry: per page-table entry, per VMA, per descriptor. */
+export const PER_ENTRY_UNITS = ['ns/entry', 'ns/VMA', 'ns/descriptor'] as const;
+export type PerEntryUnit = (typeof PER_ENTRY_UNITS)[number];
+
+/**
+ * A cost per entry from a fitted slope. Over a region's size in MB (`over`: time per MB), the slope divided by the
+ * page-table entries per MB (`entriesPerMb`: 256 PTEs, or 0.5 PMDs), in ns/entry. Over a count of the entries
+ * themselves (VMAs, descriptor numbers of the limit), the slope is the cost per entry: no `entriesPerMb`, and the
+ * unit names the entry (ns/VMA, ns/descriptor).
+ */
 export type PerEntryCheck = CheckBase &
   Expectation & {
     type: 'per-entry';
     series: Series;
     over: string;
-    entriesPerMb: number;
-    unit: 'ns/entry';
+    entriesPerMb?: number;
+    unit: PerEntryUnit;
   };
 
 export type RatioCheck = CheckBase &

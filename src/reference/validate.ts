@@ -1,5 +1,17 @@
 // Validation of data/published.json: every entry is checked and a bad one is named in the error.
-import { CHECK_STATISTICS, CHECK_TYPES, LANGUAGES, SOURCE_KINDS, STATISTICS, UNITS, type CheckType, type ExperimentName, type Published, type Series } from './types.js';
+import {
+  CHECK_STATISTICS,
+  CHECK_TYPES,
+  LANGUAGES,
+  PER_ENTRY_UNITS,
+  SOURCE_KINDS,
+  STATISTICS,
+  UNITS,
+  type CheckType,
+  type ExperimentName,
+  type Published,
+  type Series,
+} from './types.js';
 
 function fail(where: string, message: string): never {
   throw new Error(`published.json: ${where}: ${message}`);
@@ -143,8 +155,11 @@ const CHECKS: Record<CheckType, (c: Obj, where: string) => void> = {
   'per-entry'(c, where) {
     series(c['series'], `${where}.series`);
     str(c, 'over', where);
-    positive(c, 'entriesPerMb', where);
-    oneOf(c, 'unit', ['ns/entry'] as const, where);
+    // per page-table entry: from a slope per MB, with the entries per MB; per VMA or descriptor: the slope itself
+    const unit = oneOf(c, 'unit', PER_ENTRY_UNITS, where);
+    if (unit === 'ns/entry') positive(c, 'entriesPerMb', where);
+    else if (c['entriesPerMb'] !== undefined)
+      fail(where, `entriesPerMb is for ns/entry (page-table entries per MB); a cost in ${unit} is the slope over ${String(c['over'])} itself`);
     expectation(c, where);
   },
   ratio(c, where) {

@@ -1,20 +1,21 @@
 // A bar-chart block (src/experiments/view.ts) drawn two ways: in characters for a terminal and Markdown, and as an
 // inline SVG for the HTML report (no script; every label escaped). Bars are drawn to scale from 0, in the order given.
 import type { BarChart } from '../experiments/view.js';
+import { endColumns, padColumns, visibleWidth } from '../text/fit.js';
 
-const LABEL_CHARS = 48;
-const cut = (s: string, n: number) => (s.length <= n ? s : `…${s.slice(s.length - n + 1)}`);
+/** The widest a label may be, in terminal columns (a longer one keeps its end). */
+const LABEL_COLUMNS = 48;
 
 /** One line per bar: its label, a bar of █ (▏ for a value above 0 too small to draw), its value. */
 export function textBars(c: BarChart): string {
   const max = Math.max(0, ...c.bars.map((b) => b.value));
-  const labels = c.bars.map((b) => cut(b.label, LABEL_CHARS));
-  const pad = Math.max(0, ...labels.map((l) => l.length));
+  const labels = c.bars.map((b) => endColumns(b.label, LABEL_COLUMNS));
+  const pad = Math.max(0, ...labels.map(visibleWidth));
   return c.bars
     .map((b, i) => {
       const n = max > 0 ? Math.round((b.value / max) * c.width) : 0;
       const bar = n > 0 ? '█'.repeat(n) : b.value > 0 ? '▏' : '';
-      return `${labels[i]!.padEnd(pad)}  ${bar}${bar ? ' ' : ''}${b.text}`;
+      return `${padColumns(labels[i]!, pad)}  ${bar}${bar ? ' ' : ''}${b.text}`;
     })
     .join('\n');
 }
@@ -34,7 +35,7 @@ export function svgBars(c: BarChart): string {
     const y = 8 + i * row;
     const w = max > 0 ? Math.max(b.value > 0 ? 1 : 0, (b.value / max) * barW) : 0;
     return (
-      `<text x="${labelW - 8}" y="${y + 14}" text-anchor="end">${esc(cut(b.label, 60))}</text>` +
+      `<text x="${labelW - 8}" y="${y + 14}" text-anchor="end">${esc(endColumns(b.label, 60))}</text>` +
       `<rect x="${labelW}" y="${y + 3}" width="${w.toFixed(1)}" height="${row - 8}" fill="#4c78a8"><title>${esc(`${b.label}: ${b.text}`)}</title></rect>` +
       `<text x="${(labelW + w + 6).toFixed(1)}" y="${y + 14}">${esc(b.text)}</text>`
     );

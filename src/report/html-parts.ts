@@ -142,7 +142,7 @@ export interface VerdictItem {
   /** The badge's words ("differs ×22"; default: the verdict's). */
   label?: string;
   statement: string;
-  /** This machine against the article, in one short phrase. */
+  /** This machine against the article (or the source), in one short phrase. */
   gist?: string;
   /** Sentences: why the verdict is what it is. */
   reasoning: readonly string[];
@@ -157,9 +157,9 @@ export interface VerdictItem {
  * Verdicts one line each — the verdict, the claim, this machine against the article — in columns a reader scans
  * down; the reasoning of each is folded (a <details> element) and opens with a click.
  */
-export function verdictsHtml(items: readonly VerdictItem[]): string {
+export function verdictsHtml(items: readonly VerdictItem[], against: 'the article' | 'the source' = 'the article'): string {
   if (items.length === 0) return '';
-  const head = '<div class="vrow vhead" aria-hidden="true"><span></span><span>verdict</span><span>the claim</span><span>this machine against the article</span></div>';
+  const head = `<div class="vrow vhead" aria-hidden="true"><span></span><span>verdict</span><span>the claim</span><span>this machine against ${against}</span></div>`;
   const rows = items.map((v) => {
     const summary =
       `<summary class="vrow"><span>${badge(v.verdict, v.label)}</span><span class="claim">${esc(v.statement)}</span>` +

@@ -168,7 +168,7 @@ async function articleHtml(v: ArticleView): Promise<string> {
 function sourceHtml(v: SourceView): string {
   const parts = [`<section id="source-${esc(v.source.id)}"><h2>Source ${esc(v.source.id)} — ${esc(v.source.title)}</h2>`, `<p class="note">${esc(sourceLine(v))}</p>`];
   const items = byVerdict(v.verdicts).map((x) => ({ ...itemOf(x, [], []), statement: `${x.statement} (${v.source.id})` }));
-  parts.push('<h3>Verdicts</h3>', items.length ? verdictsHtml(items) : '<p class="note">No claim of this source was judged.</p>', '</section>');
+  parts.push('<h3>Verdicts</h3>', items.length ? verdictsHtml(items, 'the source') : '<p class="note">No claim of this source was judged.</p>', '</section>');
   return parts.join('\n');
 }
 

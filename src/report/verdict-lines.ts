@@ -75,7 +75,7 @@ function intervalText(low: number, high: number, unit: string): string {
  * this machine's with its 95 % interval ("38.7× [9.10–unbounded] · article 16×"); otherwise the first clause of the
  * verdict's own words, shortened.
  */
-export function gistOf(v: Pick<Verdict, 'plain' | 'detail' | 'measured' | 'interval'>, figure?: FigureComparison): string {
+export function gistOf(v: Pick<Verdict, 'plain' | 'detail' | 'measured' | 'interval' | 'source'>, figure?: FigureComparison): string {
   const text = inWords(v.plain ?? v.detail).replace(/^this machine:\s*/i, '');
   if (figure && figure.measured !== null) {
     const scale = v.measured !== null && v.measured !== 0 ? figure.measured / v.measured : 1;
@@ -86,9 +86,11 @@ export function gistOf(v: Pick<Verdict, 'plain' | 'detail' | 'measured' | 'inter
   // Several values compared as one ("fork-exec: 12.1 ms; vfork-exec: 5.38 ms; the largest is 2.24× … the smallest"): the comparison.
   const spread = /the largest is ([^;]*?) the smallest/.exec(text);
   const { clause, more } = spread ? { clause: `largest ÷ smallest ${spread[1]}`, more: false } : firstClause(text);
-  const article = /\bthe article:?\s+(-?[\d.,]+\s?[^\s,;)]*)/.exec(text);
+  // the published value, named by whose it is (a verdict stored before sources were named said "the article" for both)
+  const by = v.source !== undefined ? 'source' : 'article';
+  const published = /\bthe (?:article|source):?\s+(-?[\d.,]+\s?[^\s,;)]*)/.exec(text);
   const short = shorten(withoutAsides(clause), 100);
-  const tail = article && !short.includes('article') ? ` · article ${article[1]}` : more && !short.endsWith('…') ? ' …' : '';
+  const tail = published && !short.includes(by) ? ` · ${by} ${published[1]}` : more && !short.endsWith('…') ? ' …' : '';
   return `${short}${tail}`;
 }
 

@@ -166,7 +166,8 @@ export const cgroupExperiment: Experiment<CgroupParams, CgroupSummary, CgroupFie
         configs,
         repeats: p.repeats,
         ctx,
-        label: (c) => `threads=${c.threads} pause=${c.gapMs} ms (${p.methods.join(', ')})`,
+        // every probe times every method: their number, not their list, on each step's line (as fds says its ways)
+        label: (c) => `threads=${c.threads} pause=${c.gapMs} ms (${p.methods.length === 1 ? p.methods[0] : `${p.methods.length} methods`})`,
         job: (c, repeat) => ({
           caseName: 'cgroup',
           args: {

@@ -1,0 +1,55 @@
+// How many terminal columns a character takes: two for East Asian Wide and Fullwidth characters (CJK ideographs,
+// kana, Hangul syllables, fullwidth forms, emoji shown as pictures), none for combining marks and zero-width
+// format characters, one for everything else (Ambiguous ones included, as terminals outside CJK locales show
+// them). The ranges are those of Unicode 14's EastAsianWidth.txt (Unicode Standard Annex #11) with the value W or
+// F, assigned characters only, neighbouring ranges merged across unassigned code points, plus the blocks the
+// standard reserves as wide (CJK ideographs, planes 2 and 3). A text primitive every layer may use.
+
+/** Start and end (inclusive) of each wide range, in order. */
+// biome-ignore format: one range per pair
+const WIDE = [
+  0x1100, 0x115f, 0x231a, 0x231b, 0x2329, 0x232a, 0x23e9, 0x23ec, 0x23f0, 0x23f0, 0x23f3, 0x23f3, 0x25fd, 0x25fe,
+  0x2614, 0x2615, 0x2648, 0x2653, 0x267f, 0x267f, 0x2693, 0x2693, 0x26a1, 0x26a1, 0x26aa, 0x26ab, 0x26bd, 0x26be,
+  0x26c4, 0x26c5, 0x26ce, 0x26ce, 0x26d4, 0x26d4, 0x26ea, 0x26ea, 0x26f2, 0x26f3, 0x26f5, 0x26f5, 0x26fa, 0x26fa,
+  0x26fd, 0x26fd, 0x2705, 0x2705, 0x270a, 0x270b, 0x2728, 0x2728, 0x274c, 0x274c, 0x274e, 0x274e, 0x2753, 0x2755,
+  0x2757, 0x2757, 0x2795, 0x2797, 0x27b0, 0x27b0, 0x27bf, 0x27bf, 0x2b1b, 0x2b1c, 0x2b50, 0x2b50, 0x2b55, 0x2b55,
+  0x2e80, 0x303e, 0x3041, 0x3247, 0x3250, 0x4dbf, 0x4e00, 0xa4c6, 0xa960, 0xa97c, 0xac00, 0xd7a3, 0xf900, 0xfaff,
+  0xfe10, 0xfe19, 0xfe30, 0xfe6b, 0xff01, 0xff60, 0xffe0, 0xffe6, 0x16fe0, 0x18d08, 0x1aff0, 0x1b2fb, 0x1f004, 0x1f004,
+  0x1f0cf, 0x1f0cf, 0x1f18e, 0x1f18e, 0x1f191, 0x1f19a, 0x1f200, 0x1f320, 0x1f32d, 0x1f335, 0x1f337, 0x1f37c,
+  0x1f37e, 0x1f393, 0x1f3a0, 0x1f3ca, 0x1f3cf, 0x1f3d3, 0x1f3e0, 0x1f3f0, 0x1f3f4, 0x1f3f4, 0x1f3f8, 0x1f43e,
+  0x1f440, 0x1f440, 0x1f442, 0x1f4fc, 0x1f4ff, 0x1f53d, 0x1f54b, 0x1f54e, 0x1f550, 0x1f567, 0x1f57a, 0x1f57a,
+  0x1f595, 0x1f596, 0x1f5a4, 0x1f5a4, 0x1f5fb, 0x1f64f, 0x1f680, 0x1f6c5, 0x1f6cc, 0x1f6cc, 0x1f6d0, 0x1f6d2,
+  0x1f6d5, 0x1f6df, 0x1f6eb, 0x1f6ec, 0x1f6f4, 0x1f6fc, 0x1f7e0, 0x1f7f0, 0x1f90c, 0x1f93a, 0x1f93c, 0x1f945,
+  0x1f947, 0x1f9ff, 0x1fa70, 0x1faf6, 0x20000, 0x3fffd,
+] as const;
+
+/** Combining marks (zero columns: drawn over the character before them), zero-width format characters, and the medial and final Hangul jamo. */
+const ZERO = /[\p{Mn}\p{Me}\u200B-\u200F\u2028-\u202E\u2060-\u2064\uFEFF\u1160-\u11FF]/u;
+
+function isWide(cp: number): boolean {
+  let lo = 0;
+  let hi = WIDE.length / 2 - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (cp < WIDE[2 * mid]!) hi = mid - 1;
+    else if (cp > WIDE[2 * mid + 1]!) lo = mid + 1;
+    else return true;
+  }
+  return false;
+}
+
+/** Columns one character (a code point, as a string) takes: 0, 1 or 2. */
+export function charColumns(ch: string): number {
+  const cp = ch.codePointAt(0)!;
+  if (cp < 0x300) return 1;
+  if (ZERO.test(ch)) return 0;
+  return cp >= 0x1100 && isWide(cp) ? 2 : 1;
+}
+
+/** Columns a string without control sequences takes. Printable ASCII alone is counted by its length. */
+export function columnsOf(s: string): number {
+  if (/^[\x20-\x7e]*$/.test(s)) return s.length;
+  let n = 0;
+  for (const ch of s) n += charColumns(ch);
+  return n;
+}
