@@ -92,7 +92,25 @@ export const contendExperiment: Experiment<ContendParams, ContendSummary, Conten
   valueOrder: { method: CONTEND_METHODS, creator: CONTEND_MODES },
   unit: MICROSECONDS_PER_CALL,
   figures: 'timings',
-  chart: null,
+  // Each call's latency, not creations per second: the chart draws medians of timed series with their 95 % intervals,
+  // and the latency is one (the throughput is a ratio of sums, in the table). One chart per experiment: the stall is
+  // in the view's table only.
+  chart: {
+    kind: 'points',
+    id: 'contend-latency',
+    title: 'Each call’s latency against the creators at once',
+    caption:
+      'Median µs per launch+wait (log scales) with its 95 % interval against the number of creators running at once, one colour per method, one panel per kind of creator (processes forked from the parent, or threads of it); a line per parent RSS, dashed apart where the run has several.',
+    x: { field: 'creators', title: 'creators at once (log scale)', scale: 'log' },
+    y: { title: 'median µs per launch+wait', scale: 'log' },
+    colour: { field: 'method', title: 'method', ordered: true },
+    facet: { field: 'creator', title: 'creators are' },
+    series: ['latency'],
+    line: true,
+    dash: { field: 'rssMb', title: 'parent RSS (MB)' },
+    width: 280,
+    height: 220,
+  },
   fieldLabels: { rssMb: { suffix: 'MB' }, creators: { suffix: 'creators' } },
   presets: {
     full: {
