@@ -84,7 +84,8 @@ function contendPlan(warmup: number, iterations: number): SamplingPlan {
 
 export const contendExperiment: Experiment<ContendParams, ContendSummary, ContendFields> = {
   name: 'contend',
-  article: '000',
+  article: '',
+  source: 'per-vma-lock-fork',
   summaryLine: 'N concurrent creators (processes or threads of one parent): fork+exec, vfork+exec, posix_spawn throughput and latency against N',
   cases: ['contend', 'contend-stall'],
   identity: CONTEND_IDENTITY,
@@ -125,8 +126,8 @@ export const contendExperiment: Experiment<ContendParams, ContendSummary, Conten
       stallRss: '64,512,1024',
       stallIterations: '50',
     },
-    // Quick: fork+exec and posix_spawn, one creator and the most, at 64 MB: eight short probes; then two siblings'
-    // stall beside each method at 256 MB: two more (a few seconds on a quiet machine).
+    // Quick: fork+exec and posix_spawn, one creator and the most, at 64 MB: eight short probes; then one sibling's
+    // stall beside each method at 256 MB (the per-VMA lock commit's claim: one sibling, a CPU of its own on two): two more.
     quick: {
       methods: 'fork-exec,posix-spawn',
       creatorKinds: 'process,thread',
@@ -135,11 +136,11 @@ export const contendExperiment: Experiment<ContendParams, ContendSummary, Conten
       iterations: '30',
       warmup: '3',
       repeats: '1',
-      siblings: '2',
+      siblings: '1',
       stallRss: '256',
       stallIterations: '20',
     },
-    note: 'no article: N creators at once, as lmbench lat_proc -P, will-it-scale and stress-ng run them; 1 to 2 × CPUs',
+    note: 'no article: N creators at once, as lmbench lat_proc -P, will-it-scale and stress-ng run them, 1 to 2 × CPUs; the siblings’ stall for the per-VMA lock commit fb49c455323f (2023), one sibling at the largest RSS',
   },
   // The fidelity pair: the aggregate wall time per creation of two free-running creator processes, against
   // native/loop.c's own two forked loops of the same method (no start pipe, no per-call clock, no protocol).
