@@ -176,6 +176,31 @@ describe('sources: their claims judged on fixture runs', () => {
     assert.equal(verdictOf('bun-37466.procs-write-vs-clone3', docs({ cgroup: d })).verdict, 'differs');
   });
 
+  test("the per-VMA lock commit's claim: a sibling thread stalls during fork+exec at least twice its baseline, judged at the largest parent", () => {
+    const shaped = structuredClone(FIXTURES['contend']!);
+    const top = Math.max(...(shaped.configurations as Cfg[]).filter((c) => c['series'] === 'stall').map((c) => c['rssMb'] as number));
+    const stallUs = (c: Cfg) => (c['series'] === 'stall' && c['method'] === 'fork-exec' && c['rssMb'] === top ? 3000 : 40);
+    const shape = (us: (c: Cfg) => number) => {
+      const d = structuredClone(shaped);
+      for (const c of d.configurations as Cfg[])
+        if (c['series'] === 'stall' || c['series'] === 'baseline') c['samplesNs'] = Array.from({ length: 10 }, (_, i) => us(c) * 1000 * jitterAt(c, i));
+      return docs({ contend: d });
+    };
+    const verdict = (us: (c: Cfg) => number) => verdictOf('per-vma-lock-fork.siblings-stall-during-fork', shape(us)).verdict;
+    assert.equal(verdict(stallUs), 'holds');
+    // No stall beyond what scheduling leaves: the stall no longer than its baseline.
+    assert.equal(
+      verdict(() => 40),
+      'differs',
+    );
+    // A stall only at a smaller parent is not what the claim is judged on (the fixture has two parent sizes).
+    assert.ok((shaped.configurations as Cfg[]).some((c) => c['series'] === 'stall' && c['rssMb'] !== top));
+    assert.equal(
+      verdict((c) => (c['series'] === 'stall' && c['rssMb'] !== top ? 3000 : 40)),
+      'differs',
+    );
+  });
+
   test('a claim comparing two kernels or builds is never a verdict: this machine’s figure beside it, saying why', () => {
     const two = p.claims.filter((c) => c.notJudgeable !== undefined);
     assert.deepEqual(two.map((c) => c.source).sort(), ['electron-53117', 'maple-mt-dup', 'node-48523', 'per-vma-lock-fork']);

@@ -27,6 +27,7 @@ import { VARIANTS } from '../src/experiments/deadlock/configuration.js';
 import { WAYS as FDS_WAYS } from '../src/experiments/fds/configuration.js';
 import { CGROUP_METHODS } from '../src/experiments/cgroup/configuration.js';
 import { ALL_VARIANTS } from '../src/experiments/runtimes/registry.js';
+import { CONTEND_METHODS, CONTEND_MODES, CONTEND_SERIES, STALL_SERIES } from '../src/experiments/contend/configuration.js';
 
 const p = loadPublished();
 
@@ -176,6 +177,10 @@ describe('published figures and claims', () => {
       fds: { keys: { way: FDS_WAYS, fds: num, nofile: num }, metrics: [] },
       cgroup: { keys: { method: CGROUP_METHODS, threads: num, gapMs: num }, metrics: [] },
       runtimes: { keys: { variant: ALL_VARIANTS.map((v) => v.id), heapMb: num }, metrics: [] },
+      contend: {
+        keys: { series: [...CONTEND_SERIES, ...STALL_SERIES], method: CONTEND_METHODS, creator: CONTEND_MODES, creators: num, siblings: num, rssMb: num },
+        metrics: [],
+      },
     };
     assert.equal(EXEC_SERIES.length, 3);
     const checkSeries = (what: string, experiment: string, sel: Series | undefined) => {

@@ -36,6 +36,22 @@ test('with nothing on PATH, only this Node is found; every other runtime is abse
   }
 });
 
+test('families: only those are looked for (--runtimes node), none other listed; --node current is the running line', { timeout: 60_000 }, async () => {
+  const d = emptyDirs();
+  try {
+    const entries = await discoverRuntimes({ env: d.env, jvmDir: join(d.dir, 'jvm'), cacheDir: join(d.dir, 'cache'), cwd: d.dir, families: ['node'] });
+    assert.deepEqual([...new Set(entries.map((e) => e.family))], ['node']);
+    assert.ok(entries.some((e) => e.state === 'found' && e.version === process.versions.node));
+  } finally {
+    d.cleanup();
+  }
+  assert.deepEqual(parseRuntimes({ node: 'current' }).nodeLines, [Number(process.versions.node.split('.')[0])]);
+  assert.deepEqual(
+    parseRuntimes({ node: '18,current' }).nodeLines,
+    [...new Set([18, Number(process.versions.node.split('.')[0])])].sort((a, b) => a - b),
+  );
+});
+
 test('--runtime NAME=PATH adds a runtime; one that does not run is listed as broken, not thrown', { timeout: 60_000 }, async () => {
   const d = emptyDirs();
   try {

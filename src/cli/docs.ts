@@ -7,7 +7,7 @@ import { band } from '../claims/bands.js';
 import { THP_OFF_MAX, THP_ON_MIN } from '../claims/conditions.js';
 import { CONTEXT_KEYS } from '../claims/data.js';
 import { MIN_SAMPLES } from '../claims/evidence.js';
-import { EXPERIMENTS } from '../experiments/index.js';
+import { EXPERIMENTS, reproducePresetFor } from '../experiments/index.js';
 import { loadPublished, type Check, type Expectation, type Operand, type Published, type Series } from '../reference/published.js';
 import { clusterWidening } from '../stats/clusters.js';
 import { MAX_DRAWS, MIN_FINITE_SHARE, MIN_RESAMPLES, RESAMPLES } from '../stats/resample.js';
@@ -208,12 +208,17 @@ function commandsSection(): string {
 }
 
 function presetsTable(): string {
-  const fmt = (o: Record<string, string>) =>
-    Object.entries(o)
+  // What reproduce runs: an experiment's presets, or the settings it gives reproduce instead (or why it is not run).
+  const fmt = (name: string, quick: boolean) => {
+    const o = reproducePresetFor(name, quick);
+    if (o === null) return '';
+    if ('notRun' in o) return cell(o.notRun);
+    return Object.entries(o)
       .map(([k, v]) => `${k}=${v}`)
       .join(' ');
+  };
   const rows = EXPERIMENTS.filter((e) => e.presets).map(
-    (e) => `| \`${e.name}\` | ${e.article || `source ${e.source}`} | ${fmt(e.presets.full)} | ${fmt(e.presets.quick)} | ${cell(e.presets.note)} |`,
+    (e) => `| \`${e.name}\` | ${e.article || `source ${e.source}`} | ${fmt(e.name, false)} | ${fmt(e.name, true)} | ${cell(e.presets.note)} |`,
   );
   return ["| experiment | article | full (the articles' settings) | quick | why |", '|---|---|---|---|---|', ...rows].join('\n');
 }

@@ -41,8 +41,12 @@ export interface PointsChartSpec {
   fit?: boolean;
   /** Points of one colour joined by a line. */
   line?: boolean;
+  /** With `line`: one line per value of this field within a colour, told apart by its dash (where the run has several values). */
+  dash?: { field: string; title: string };
   /** Only configurations whose x is above 0 (a log axis has no 0). */
   positiveX?: boolean;
+  /** Only these series (absent: every series): an experiment whose series are not all along x (contend's stall beside its creators). */
+  series?: readonly string[];
   width: number;
   height: number;
   published?: PublishedMarksSpec;

@@ -92,8 +92,20 @@ export function findSweep(name: string): AnyExperiment | undefined {
   return EXPERIMENTS.find((e) => e.name === name);
 }
 
-/** The option values `forklab reproduce` runs an experiment with (a copy); null for an unknown experiment. */
+/** The option values of an experiment's preset (a copy), as `forklab NAME --quick` takes them; null for an unknown experiment. */
 export function presetFor(experiment: string, quick: boolean): RawOptions | null {
   const e = findSweep(experiment);
   return e ? { ...(quick ? e.presets.quick : e.presets.full) } : null;
+}
+
+/**
+ * The option values `forklab reproduce` runs an experiment with (a copy): its preset, or what it declares for
+ * reproduce instead; `{ notRun }` where reproduce leaves it out at that preset, saying why; null for an unknown one.
+ */
+export function reproducePresetFor(experiment: string, quick: boolean): RawOptions | { notRun: string } | null {
+  const e = findSweep(experiment);
+  if (!e) return null;
+  const own = e.presets.reproduce?.[quick ? 'quick' : 'full'];
+  if (typeof own === 'string') return { notRun: own };
+  return { ...(own ?? (quick ? e.presets.quick : e.presets.full)) };
 }

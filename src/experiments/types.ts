@@ -175,6 +175,11 @@ export interface Presets {
   quick: RawOptions;
   /** Why the settings are what they are (docs/reproduce.md). */
   note: string;
+  /**
+   * What `forklab reproduce` runs instead, where that is not the presets above (runtimes: its presets are its
+   * command's, every runtime found): per preset, the settings, or the sentence saying why reproduce leaves it out.
+   */
+  reproduce?: { full: RawOptions | string; quick: RawOptions | string };
 }
 
 /** What the registry and the command line name it by. */

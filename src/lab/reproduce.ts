@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import type { Experiment, Warning } from '../experiments/types.js';
 import { UsageError } from '../errors.js';
-import { findSweep, presetFor } from '../experiments/index.js';
+import { findSweep, reproducePresetFor } from '../experiments/index.js';
 import type { RunDocument } from '../document/run.js';
 import { articleExperiments, type Article, type Published, type Source } from '../reference/published.js';
 import { formatWitness } from '../env/witness.js';
@@ -39,7 +39,7 @@ export type StepState =
   | { kind: 'planned' }
   /** This forklab has no such experiment, or no preset for it. */
   | { kind: 'unavailable' }
-  /** An experiment only a source names that reproduce does not run (why: said in full). */
+  /** An experiment that reproduce does not run at this preset (why: said in full, as the experiment words it). */
   | { kind: 'notReproduced'; why: string }
   /** Its preset does not fit this machine (the preflight's or the parser's problem). */
   | { kind: 'skipped'; why: string }
@@ -77,14 +77,6 @@ export function parseOnlySources(raw: string | undefined, p: Published): Source[
   return p.sources.filter((x) => ids.includes(x.id));
 }
 
-/**
- * Experiments a source names that a reproduction does not run, and why: their claims are judged by `forklab judge`
- * on a run of them (docs/reproduce.md).
- */
-const NOT_REPRODUCED: Readonly<Record<string, string>> = {
-  runtimes: 'not run by reproduce (its quick run alone takes about 40 s); forklab judge on a runtimes run judges these claims',
-};
-
 /** One experiment of a reproduction: its parameters at the preset, or why it will not run; then what became of it. */
 export interface Step {
   name: string;
@@ -109,9 +101,10 @@ export function planSteps(articles: readonly Article[], quick: boolean, sources:
     if (steps.some((s) => s.name === name)) continue;
     const exp = findSweep(name) ?? null;
     const step: Step = { name, article, ...(source ? { source } : {}), exp, params: null, preWarnings: [], state: { kind: 'planned' } };
-    const raw = presetFor(name, quick);
-    if (source && NOT_REPRODUCED[name]) {
-      step.state = { kind: 'notReproduced', why: NOT_REPRODUCED[name]! };
+    // An experiment may run with settings of its own in a reproduction, or not at one preset (it says why).
+    const raw = reproducePresetFor(name, quick);
+    if (raw !== null && 'notRun' in raw) {
+      step.state = { kind: 'notReproduced', why: raw.notRun };
     } else if (!exp || !raw) {
       step.state = { kind: 'unavailable' };
     } else {

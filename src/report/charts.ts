@@ -78,7 +78,8 @@ function fittedLines(values: readonly TimeValue[], x: string, keys: readonly str
 function pointsChart(experiment: string, s: PointsChartSpec, groups: Group[], published: readonly PublishedMark[]): ChartDef | null {
   const unit = timeUnit(experiment);
   const tagged = s.fit === true || s.published !== undefined;
-  const values = timeValues(experiment, groups, unit.perNs)
+  const drawn = s.series ? groups.filter((g) => s.series!.includes(g.series)) : groups;
+  const values = timeValues(experiment, drawn, unit.perNs)
     .filter((v) => !s.positiveX || Number(v[s.x.field]) > 0)
     .map((v): TimeValue => (tagged ? { ...v, source: OWN, kind: 'median' } : v));
   const marks = marksFor(s.published, published, values, ['series', ...(s.facet ? [s.facet.field] : [])]);
@@ -100,9 +101,11 @@ function pointsChart(experiment: string, s: PointsChartSpec, groups: Group[], pu
     : { field: colourField, type: 'nominal', title: s.colour.title };
   const shape = sourceShape(marks);
   const own = tagged ? { transform: [{ filter: "datum.kind === 'median'" }] } : {};
+  const dashed = s.dash && new Set(values.map((v) => v[s.dash!.field])).size > 1 ? s.dash : undefined;
+  const dash = dashed ? { strokeDash: { field: dashed.field, type: 'ordinal', title: dashed.title } } : {};
   const fits = s.fit ? fittedLines(values, s.x.field, [colourField, ...(s.facet ? [s.facet.field] : [])]).map((f) => ({ ...f, kind: 'fit' })) : [];
   const layer = [
-    ...pointsWithCi(x, y, color, s.line === true, s.offset ? { xOffset: { field: colourField, type: 'nominal' } } : {}, shape).map((l) => ({ ...own, ...l })),
+    ...pointsWithCi(x, y, color, s.line === true, s.offset ? { xOffset: { field: colourField, type: 'nominal' } } : {}, { ...shape, ...dash }).map((l) => ({ ...own, ...l })),
     ...(fits.length
       ? [
           {

@@ -54,7 +54,14 @@ export function runConclusions(doc: RunDocument, published: Published, seed = 1)
   const article = articleOf(doc.experiment);
   if (typeof doc.params.target === 'string')
     return { verdicts: [], comparisons: [], note: `this run measured ${doc.params.target} (--target), not the article's program: no claim is judged` };
-  if (!article) return { verdicts: [], comparisons: [], note: `a ${doc.experiment} run is not one of the articles' experiments: no published claim applies to it` };
+  if (!article) {
+    // An experiment of no article answers a source beyond the articles, whose claims judge and reproduce judge.
+    const source = findExperiment(doc.experiment)?.source;
+    const note = source
+      ? `a ${doc.experiment} run answers source ${source}, not an article: its claims are judged by forklab judge on the run`
+      : `a ${doc.experiment} run is not one of the articles' experiments: no published claim applies to it`;
+    return { verdicts: [], comparisons: [], note };
+  }
   const j = judgeDocuments([doc], { seed, articles: [article], sources: [] }, published);
   const verdicts: ClaimVerdict[] = j.verdicts
     .filter((v) => v.experiment === doc.experiment)

@@ -41,6 +41,8 @@ export interface DiscoverOptions {
   cacheDir?: string | null;
   /** Where node_modules/.bin is looked for (default: the working directory). */
   cwd?: string;
+  /** Only these families are looked for (--runtimes naming only them); default: every family. */
+  families?: readonly Family[];
   signal?: AbortSignal;
 }
 
@@ -142,7 +144,7 @@ function candidatesOf(spec: FamilySpec<Family>, o: DiscoverOptions, env: NodeJS.
 
 async function discoverAll(o: DiscoverOptions, env: NodeJS.ProcessEnv): Promise<RuntimeEntry[]> {
   const groups = await Promise.all(
-    FAMILIES.map(async (spec): Promise<RuntimeEntry[]> => {
+    FAMILIES.filter((spec) => !o.families || o.families.includes(spec.family)).map(async (spec): Promise<RuntimeEntry[]> => {
       const cands = candidatesOf(spec, o, env);
       if (spec.variants.length === 0) {
         const first = cands[0];

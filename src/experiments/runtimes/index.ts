@@ -12,7 +12,7 @@ import { discoverRuntimes, which, type FoundRuntime, type RuntimeEntry } from '.
 import { fetchRuntime, parseFetchSpecs } from './fetch.js';
 import { forklabCacheDir, runtimeCacheDir } from './locations.js';
 import { buildDriver } from './build.js';
-import { ALL_VARIANTS, DRIVER_FILES, FAMILIES, familySpec, type Variant } from './registry.js';
+import { ALL_VARIANTS, DRIVER_FILES, FAMILIES, familyOfName, familySpec, type Family, type Variant } from './registry.js';
 import { traceMechanism } from './mechanism.js';
 import { node } from './families/node.js';
 import { mechanismFields, mechanismsFromMeasurements } from './stored.js';
@@ -183,7 +183,10 @@ export const runtimesExperiment: Experiment<RuntimesParams, RuntimesSummary, Run
       if (r.state === 'failed') fetchWarnings.push({ code: 'fetch-failed', message: `--fetch ${spec.label}: ${r.why}` });
     }
     ctx.progress.note('looking for runtimes');
-    const entries = await discoverRuntimes({ extra: p.extra, signal: ctx.signal, cacheDir });
+    // --runtimes that names families or runtimes of some families only: the others are not looked for.
+    const named = p.only?.map((x) => familyOfName(x));
+    const families = named && !named.includes(null) ? (named as Family[]) : undefined;
+    const entries = await discoverRuntimes({ extra: p.extra, signal: ctx.signal, cacheDir, ...(families ? { families } : {}) });
     const planned = plan(entries, p);
     const { absent } = planned;
     const warnings = [...fetchWarnings, ...planned.warnings];

@@ -2,6 +2,7 @@
 import { isExecutable } from './locations.js';
 import { FETCH_FORMS, parseFetchSpecs } from './fetch.js';
 import { ALL_VARIANTS, FAMILIES, FAMILY_NAMES, familyOfName, type Family } from './registry.js';
+import { node } from './families/node.js';
 import { parseInteger, parseIntegerList, str } from '../shared/parse.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import type { OptionSpec, Presets } from '../types.js';
@@ -39,11 +40,30 @@ const DEFAULTS = { heapMb: '0,256,1024', iterations: '200', warmup: '3', repeats
 /** --quick: two heap sizes, one heap kind per runtime, one process each, a shorter budget. */
 const QUICK = { heapMb: '0,256', iterations: '100', warmup: '2', repeats: '1', ciTarget: '5', budgetMs: '150' };
 
-/** Not an article's experiment (`reproduce` does not run it): its presets are the command's default and --quick. */
+/**
+ * What `forklab reproduce` runs for Node PR #48523's claim that spawn costs more from a larger heap: the Node running
+ * forklab, child_process.spawn alone, a heap of Buffers (memory V8's MADV_DONTFORK does not cover), at no heap and
+ * at the command's largest; only those runtimes' families are looked for.
+ */
+const FOR_NODE_CLAIM = {
+  runtimes: node.family,
+  node: 'current',
+  variants: node.variants.find((v) => v.caseName === 'spawn')!.id,
+  heapKinds: node.heapKinds[0]!,
+};
+
+/** Its presets are the command's default and --quick (every runtime found); reproduce runs the narrow run above. */
 export const RUNTIMES_PRESETS: Presets = {
   full: { ...DEFAULTS },
   quick: { ...QUICK },
-  note: "no article: every runtime found, each of its ways of starting a child, article 000's claim per variant",
+  note: "no article: every runtime found, each of its ways of starting a child, article 000's claim per variant; reproduce (not --quick) runs only the Node running forklab, its child_process.spawn from a heap of Buffers at 0 and 1024 MB, for Node PR #48523's claim",
+  reproduce: {
+    full: { ...FOR_NODE_CLAIM, heapMb: '0,1024', iterations: DEFAULTS.iterations, warmup: DEFAULTS.warmup, repeats: '2', ciTarget: DEFAULTS.ciTarget, budgetMs: DEFAULTS.budgetMs },
+    // Measured on 2026-12-07 on a busy machine (load 20 to 30 on 2 CPUs): 20 s of wall time and 3 to 4 s of CPU beyond
+    // forklab's own start, for 0 and 256 MB with one driver each; a quick reproduction gives it at most 3 s.
+    quick:
+      'not run by reproduce --quick: its narrowest run (one Node’s spawn at 0 and 256 MB) took 3 to 4 s of CPU, measured on a busy machine, at or over the 3 s a quick reproduction gives it; reproduce without --quick runs it, and forklab judge on a runtimes run judges these claims',
+  },
 };
 
 /** Their defaults are --quick's or not, so --help states the full run's in the text. */
@@ -59,7 +79,11 @@ export const RUNTIMES_OPTIONS: OptionSpec[] = [
     flags: '--runtime <NAME=PATH,...>',
     description: `add a runtime, or replace the one of that name: NAME begins with ${FAMILY_NAMES} (e.g. node24=/opt/node24/bin/node)`,
   },
-  { flags: '--node <lines>', param: 'nodeLines', description: 'run these Node release lines (majors), comma-separated, e.g. 20,22,24,26 (default: every line found)' },
+  {
+    flags: '--node <lines>',
+    param: 'nodeLines',
+    description: 'run these Node release lines (majors), comma-separated, e.g. 20,22,24,26, or current: the line of the Node running forklab (default: every line found)',
+  },
   {
     flags: '--fetch <list>',
     description: `first install these from the npm registry (npm pack) into forklab's cache, $XDG_CACHE_HOME/forklab/runtimes: ${FETCH_FORMS} (printed as it happens)`,
@@ -78,10 +102,13 @@ export const RUNTIMES_OPTIONS: OptionSpec[] = [
   { flags: '--no-strace', description: 'do not trace one spawn per variant to observe its system call' },
 ];
 
+/** The release line of the Node running forklab: what `--node current` names. */
+const CURRENT_LINE = process.versions.node.split('.')[0]!;
+
 function parseNodeLines(raw: string | boolean | undefined): number[] | null {
   if (typeof raw !== 'string') return null;
-  const lines = parseIntegerList('--node', raw.replace(/\bnode@?/g, ''), 0, 1000);
-  if (lines.length === 0) throw new UsageError('--node', 'expected release lines such as 20,22,24,26');
+  const lines = parseIntegerList('--node', raw.replace(/\bnode@?/g, '').replace(/\bcurrent\b/g, CURRENT_LINE), 0, 1000);
+  if (lines.length === 0) throw new UsageError('--node', 'expected release lines such as 20,22,24,26, or current');
   return [...new Set(lines)].sort((a, b) => a - b);
 }
 

@@ -1,0 +1,59 @@
+// What `forklab reproduce` plans for the sources beyond the articles, before anything runs: the experiments they
+// name at the preset, each parsed and preflighted (planSteps). runtimes runs narrower than its own command for Node
+// PR #48523's claim (reproduce settings of its own); contend runs for the per-VMA lock commit's claim.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { planSteps, stepWords } from '../src/lab/reproduce.js';
+import { loadPublished } from '../src/reference/published.js';
+import { presetFor, reproducePresetFor } from '../src/experiments/index.js';
+import type { RuntimesParams } from '../src/experiments/runtimes/index.js';
+
+const p = loadPublished();
+const sourcesOf = (...ids: string[]) => p.sources.filter((s) => ids.includes(s.id));
+const CURRENT_LINE = Number(process.versions.node.split('.')[0]);
+
+test("reproduce runs one Node's child_process.spawn for Node PR #48523, at no heap and the largest its claim needs", () => {
+  const [step] = planSteps([], false, sourcesOf('node-48523'));
+  assert.equal(step?.name, 'runtimes');
+  assert.equal(step.source, 'node-48523');
+  assert.equal(step.state.kind, 'planned', stepWords(step.state));
+  const params = step.params as RuntimesParams;
+  // The Node running forklab, its spawn alone, one heap kind: not every runtime found, as `forklab runtimes` runs.
+  assert.deepEqual(params.only, ['node']);
+  assert.deepEqual(params.nodeLines, [CURRENT_LINE]);
+  assert.deepEqual(params.variants, ['node/spawn']);
+  assert.equal(params.heapKinds?.length, 1);
+  assert.equal(params.heapMb[0], 0);
+  assert.ok(params.heapMb.length >= 2 && params.heapMb.at(-1)! >= 256, `heaps ${params.heapMb.join(',')}`);
+  // The command's own presets are untouched: every runtime found.
+  assert.equal(presetFor('runtimes', false)!.runtimes, undefined);
+  assert.equal(presetFor('runtimes', true)!.runtimes, undefined);
+});
+
+test('reproduce --quick: runtimes runs as the full reproduce does but shorter, or says why it does not', () => {
+  const [step] = planSteps([], true, sourcesOf('node-48523'));
+  assert.equal(step?.name, 'runtimes');
+  const own = reproducePresetFor('runtimes', true);
+  assert.ok(own !== null);
+  if ('notRun' in own) {
+    assert.equal(step.state.kind, 'notReproduced');
+    assert.match(stepWords(step.state), /^not run by reproduce --quick\b.*forklab judge/);
+  } else {
+    assert.equal(step.state.kind, 'planned', stepWords(step.state));
+    assert.deepEqual((step.params as RuntimesParams).variants, ['node/spawn']);
+  }
+});
+
+test('the per-VMA lock commit puts contend in reproduce beside vma, at its own presets', () => {
+  for (const quick of [false, true]) {
+    const steps = planSteps([], quick, sourcesOf('per-vma-lock-fork'));
+    assert.deepEqual(
+      steps.map((s) => [s.name, s.source, s.state.kind]),
+      [
+        ['vma', 'per-vma-lock-fork', 'planned'],
+        ['contend', 'per-vma-lock-fork', 'planned'],
+      ],
+    );
+    assert.deepEqual(reproducePresetFor('contend', quick), presetFor('contend', quick));
+  }
+});
