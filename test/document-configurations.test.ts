@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { configurationsOf, type RunDocument } from '../src/document/run.js';
 import { parseRunDocument } from '../src/document/validate.js';
-import { EXPERIMENTS } from '../src/experiments/index.js';
+import { EXPERIMENTS, FIELDS, type KnownExperiment } from '../src/experiments/index.js';
 import { METHODS, THP_MODES } from '../src/experiments/spawn/summary.js';
 import { COW_THP_MODES } from '../src/experiments/cow/index.js';
 import { VMA_METHODS } from '../src/experiments/vma/configuration.js';
@@ -18,6 +18,8 @@ const stored = (name: string): RunDocument => parseRunDocument(readFileSync(new 
 const claimsRun = (name: string) => JSON.parse(readFileSync(new URL(`./claims-fixtures/${name}.json`, import.meta.url), 'utf8')) as RunDocument;
 const docs = () => [...EXPERIMENTS.map((e) => claimsRun(e.name)), ...['spawn', 'spawn-b', 'cow', 'vma', 'deadlock', 'pagetables', 'exec', 'create'].map(stored)];
 
+const isKnown = (name: string): name is KnownExperiment => name in FIELDS;
+
 const isIn = <T>(xs: readonly T[], v: unknown, what: string) => assert.ok(xs.includes(v as T), `${what}: ${JSON.stringify(v)}`);
 const numberOrAbsent = (v: unknown, what: string) => assert.ok(v === undefined || typeof v === 'number', `${what}: ${JSON.stringify(v)}`);
 
@@ -26,6 +28,16 @@ test('configurationsOf: a known experiment its own, typed; another experiment nu
   assert.equal(configurationsOf(doc, 'cow'), null);
   const cs = configurationsOf(doc, 'spawn');
   assert.ok(cs && cs.length === doc.configurations.length);
+});
+
+test('every configuration of the fixtures has the fields its experiment declares in its spec', () => {
+  let checked = 0;
+  for (const doc of docs()) {
+    const name = doc.experiment;
+    if (!isKnown(name)) assert.fail(`${name} has no fields spec`);
+    checked += configurationsOf(doc, name)?.length ?? 0;
+  }
+  assert.ok(checked > 100, `only ${checked} configurations checked`);
 });
 
 test('stored runs hold the fields their experiments declare, with the types declared', () => {

@@ -6,8 +6,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CREATE_FIELDS, createExperiment } from '../src/experiments/create/index.js';
-import { measurementsPerSeries, seriesWarnings } from '../src/experiments/shared/series.js';
+import { CREATE_SERIES_IDENTITY, createExperiment } from '../src/experiments/create/index.js';
+import { seriesWarnings } from '../src/experiments/shared/series.js';
+import { measurementsPerSeries } from '../src/experiments/shared/measure.js';
+import { CREATE_FIELDS } from '../src/experiments/create/configuration.js';
 import type { ProbeResult } from '../src/runner/probe.js';
 import { childrenOf } from './helpers/procs.js';
 import { runCli, sandbox } from './helpers/cli.js';
@@ -31,7 +33,7 @@ test('samples that cannot fit in memory are refused before any work', () => {
   assert.throws(() => createExperiment.preflight(p), usageErrorFor('--iterations', /MB/));
 });
 
-const PER_SERIES = { thread: { identity: CREATE_FIELDS.thread, observed: {} }, fork: { identity: CREATE_FIELDS.fork, observed: {} } };
+const PER_SERIES = { thread: { identity: CREATE_SERIES_IDENTITY.thread, observed: {} }, fork: { identity: CREATE_SERIES_IDENTITY.fork, observed: {} } };
 
 test('measurementsPerSeries: own fields per series; a failed probe gives a failed measurement for each', () => {
   const base: ProbeResult = {
@@ -46,7 +48,7 @@ test('measurementsPerSeries: own fields per series; a failed probe gives a faile
     durationMs: 1,
     stderr: '',
   };
-  const ok = measurementsPerSeries(base, PER_SERIES, 1, 1);
+  const ok = measurementsPerSeries(CREATE_FIELDS, base, PER_SERIES, 1, 1);
   assert.deepEqual(
     ok.map((m) => [m.series, m.identity.method, m.state, m.stats?.medianNs]),
     [
@@ -55,6 +57,7 @@ test('measurementsPerSeries: own fields per series; a failed probe gives a faile
     ],
   );
   const failed = measurementsPerSeries(
+    CREATE_FIELDS,
     { ...base, series: [], state: 'failed', reason: { kind: 'probe-error', call: 'pthread_create', errno: 11, message: 'Resource temporarily unavailable' } },
     PER_SERIES,
     2,

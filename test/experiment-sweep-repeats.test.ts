@@ -4,10 +4,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { sweep, widestCiFraction } from '../src/experiments/shared/sweep.js';
+import { Type } from '@sinclair/typebox';
 import { measurementsFrom } from '../src/experiments/shared/measure.js';
+import { defineFields } from '../src/experiments/fields.js';
 import { fixedPlan } from '../src/runner/plans.js';
 import { parseRepeatOptions, describeRepeatsStop } from '../src/experiments/shared/repeats.js';
 import type { RunContext } from '../src/experiments/types.js';
+
+/** The fake experiment's fields: a configuration's name, nothing observed. */
+const FAKE_FIELDS = defineFields('fake', Type.Object({ name: Type.String() }), Type.Object({}));
 
 const FAKE = fileURLToPath(new URL('./fixtures/fake-probe.mjs', import.meta.url));
 const ctx = (): RunContext => ({ native: { probe: FAKE } as never, signal: new AbortController().signal, progress: { step() {}, note() {} }, pinCpu: null, seed: 1 });
@@ -21,7 +26,7 @@ function run(mode: string, repeats: number, adaptive?: { minRepeats: number; max
     ctx: ctx(),
     label: (c) => c.name,
     job: () => ({ caseName: 'fake', args: { mode }, plan: fixedPlan(0, 40), timeoutMs: 20_000 }),
-    measure: (c, r, repeat) => measurementsFrom(r, { name: c.name }, {}, repeat, ['x'], 1).filter((m) => m.series === 'x'),
+    measure: (c, r, repeat) => measurementsFrom(FAKE_FIELDS, r, { name: c.name }, {}, repeat, ['x'], 1).filter((m) => m.series === 'x'),
   });
 }
 

@@ -19,7 +19,7 @@ import {
 } from '../src/reference/published.js';
 import { METHODS as SPAWN_METHODS, THP_MODES } from '../src/experiments/spawn/summary.js';
 import { COW_SERIES, COW_THP_MODES } from '../src/experiments/cow/index.js';
-import { CREATE_FIELDS } from '../src/experiments/create/index.js';
+import { CREATE_SERIES_IDENTITY } from '../src/experiments/create/index.js';
 import { EXEC_SERIES } from '../src/experiments/exec/index.js';
 import { LAYOUTS, PHASES } from '../src/experiments/pagetables/configuration.js';
 import { VMA_METHODS } from '../src/experiments/vma/configuration.js';
@@ -169,7 +169,7 @@ describe('published figures and claims', () => {
     const vocab: Record<string, { keys: Record<string, readonly (string | boolean)[] | typeof num>; metrics: string[] }> = {
       spawn: { keys: { method: SPAWN_METHODS, rssMb: num, thp: THP_MODES, thpSystem: ['always', 'madvise', 'never'] }, metrics: ['hugePagesKb', 'regionRssKb'] },
       cow: { keys: { series: COW_SERIES, thp: COW_THP_MODES, sizeMb: num }, metrics: ['minflt'] },
-      create: { keys: { method: Object.values(CREATE_FIELDS).map((f) => f['method'] as string) }, metrics: [] },
+      create: { keys: { method: Object.values(CREATE_SERIES_IDENTITY).map((f) => f['method'] as string) }, metrics: [] },
       exec: { keys: { method: ['fork-exit', 'fork-exec', 'getppid', 'ld-debug'], target: ['dynamic', 'static'] }, metrics: ['fileBytes'] },
       pagetables: { keys: { layout: LAYOUTS, phase: PHASES }, metrics: ['pageTablesKb', 'parentVmPteKb', 'childVmPteKb'] },
       vma: { keys: { method: VMA_METHODS, vmas: num }, metrics: ['slabGrowthKb', 'slabBeforeKb', 'slabBuiltKb', 'slabChildKb', 'slabAfterKb', 'slabAfterExecKb'] },

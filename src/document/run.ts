@@ -1,8 +1,10 @@
 // The versioned JSON document of a run (`--json FILE`, `forklab export`, the history database): its type,
 // how a run becomes one, and how its configurations are read back. Declared in run-schema.ts; schemas/run.v1.schema.json, docs/json-schema.md. The store
 // and the reports both read it from here.
-import type { Configuration, ConfigurationOf, ExperimentRun, Measurement, Scalar } from '../experiments/types.js';
-import { findExperiment, type ExperimentFields, type KnownExperiment } from '../experiments/index.js';
+import type { Configuration, ExperimentRun, Measurement, Scalar } from '../experiments/types.js';
+import { FIELDS, findExperiment, type KnownExperiment } from '../experiments/index.js';
+import { fieldsProblem, type ConfigurationOfSpec, type FieldsSpec } from '../experiments/fields.js';
+import { DocumentError, check } from './schema.js';
 import type { LoadSample, MachineRecord } from '../env/machine.js';
 import { DOCUMENT_SCHEMA, DOCUMENT_VERSION, type RunDocument } from './run-schema.js';
 import { witnessOfLoad, type NoiseWitness } from '../env/witness.js';
@@ -59,13 +61,30 @@ export function documentWitness(doc: RunDocument): NoiseWitness | null {
 }
 
 /**
- * The configurations of a document of a known experiment, typed by the fields it declares (its configuration.ts);
- * null when the document is of another experiment. The reader checked every field is a scalar; the experiment's
- * own measure wrote them with these types.
+ * The configurations of a document of a known experiment, each checked against its fields spec (its
+ * configuration.ts) and typed by it; null when the document is of another experiment. A configuration without the
+ * fields declared is a DocumentError naming the first problem ("configurations[3].thp is not one of …").
  */
-export function configurationsOf<E extends KnownExperiment>(doc: RunDocument, experiment: E): ConfigurationOf<ExperimentFields[E]>[] | null {
-  return doc.experiment === experiment ? (doc.configurations as ConfigurationOf<ExperimentFields[E]>[]) : null;
+export function configurationsOf<E extends KnownExperiment>(doc: RunDocument, experiment: E): ConfigurationOfSpec<(typeof FIELDS)[E]>[] | null {
+  if (doc.experiment !== experiment) return null;
+  return doc.configurations.map((c, i) => checkedConfiguration(FIELDS[experiment], experiment, c, `configurations[${i}]`));
 }
+
+/** A configuration object with the fields a spec declares (or one of a list of specs: those of one of its kinds). */
+export function checkedConfiguration<S extends FieldsSpec | readonly FieldsSpec[]>(spec: S, experiment: string, c: Configuration, path: string): ConfigurationOfSpec<S> {
+  const { identity, observed } = splitConfiguration(experiment, c);
+  const specs: readonly FieldsSpec[] = isList(spec) ? spec : [spec];
+  const declared = (x: Configuration): x is ConfigurationOfSpec<S> =>
+    specs.some((s) => fieldsProblem(s.identity, identity) === null && fieldsProblem(s.observed, observed) === null);
+  if (declared(c)) return c;
+  // The first problem of the kind whose identity it has (else of the first kind), in the house's words.
+  const kind = specs.find((s) => fieldsProblem(s.identity, identity) === null) ?? specs[0]!;
+  check(kind.identity, identity, path);
+  check(kind.observed, observed, path);
+  throw new DocumentError(`${path} does not have the fields ${experiment} declares`);
+}
+
+const isList = <T>(x: T | readonly T[]): x is readonly T[] => Array.isArray(x);
 
 /** The keys of a configuration object that are not its fields (see measurementToJson). */
 export const CONFIGURATION_KEYS = ['series', 'repeat', 'state', 'failure', 'info', 'samplesNs', 'columns', 'stats'] as const;

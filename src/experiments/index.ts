@@ -14,18 +14,19 @@ import { fdsExperiment } from './fds/index.js';
 import { cgroupExperiment } from './cgroup/index.js';
 import { traceRecording } from './trace/index.js';
 import { contendExperiment } from './contend/index.js';
-import type { SpawnFields } from './spawn/configuration.js';
-import type { CowFields } from './cow/configuration.js';
-import type { CreateFields } from './create/configuration.js';
-import type { ExecFields } from './exec/configuration.js';
-import type { PagetablesFields } from './pagetables/configuration.js';
-import type { VmaFields } from './vma/configuration.js';
-import type { DeadlockFields } from './deadlock/configuration.js';
-import type { RuntimesFields } from './runtimes/configuration.js';
-import type { FdsFields } from './fds/configuration.js';
-import type { CgroupFields } from './cgroup/configuration.js';
-import type { TraceFields } from './trace/configuration.js';
-import type { ContendFields } from './contend/configuration.js';
+import { SPAWN_FIELDS } from './spawn/configuration.js';
+import { COW_FIELDS } from './cow/configuration.js';
+import { CREATE_FIELDS } from './create/configuration.js';
+import { EXEC_FIELDS } from './exec/configuration.js';
+import { PAGETABLES_FIELDS } from './pagetables/configuration.js';
+import { VMA_FIELDS } from './vma/configuration.js';
+import { DEADLOCK_FIELDS } from './deadlock/configuration.js';
+import { RUNTIMES_FIELDS } from './runtimes/configuration.js';
+import { FDS_FIELDS } from './fds/configuration.js';
+import { CGROUP_FIELDS } from './cgroup/configuration.js';
+import { TRACE_FIELDS } from './trace/configuration.js';
+import { CONTEND_FIELDS } from './contend/configuration.js';
+import type { FieldsOf, FieldsSpec } from './fields.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds experiments of every parameter, summary and fields type
 export type AnyExperiment = Experiment<any, any, any>;
@@ -50,26 +51,33 @@ export const EXPERIMENTS: readonly AnyExperiment[] = [
 ];
 
 /**
- * Each experiment's fields (its NAME/configuration.ts) by its name: the type of a document's configurations of
- * it (src/document/run.ts, configurationsOf). Every experiment of EXPERIMENTS and RECORDED has its entry.
+ * Each experiment's fields spec (its NAME/configuration.ts; a list where its measurements are of several kinds) by
+ * its name: what a document's configurations of it are checked against and typed by (src/document/, configurationsOf).
+ * Every experiment of EXPERIMENTS and RECORDED has its entry.
  */
-export interface ExperimentFields {
-  spawn: SpawnFields;
-  cow: CowFields;
-  create: CreateFields;
-  exec: ExecFields;
-  pagetables: PagetablesFields;
-  vma: VmaFields;
-  deadlock: DeadlockFields;
-  runtimes: RuntimesFields;
-  fds: FdsFields;
-  cgroup: CgroupFields;
-  trace: TraceFields;
-  contend: ContendFields;
-}
+export const FIELDS = {
+  spawn: SPAWN_FIELDS,
+  cow: COW_FIELDS,
+  create: CREATE_FIELDS,
+  exec: EXEC_FIELDS,
+  pagetables: PAGETABLES_FIELDS,
+  vma: VMA_FIELDS,
+  deadlock: DEADLOCK_FIELDS,
+  runtimes: RUNTIMES_FIELDS,
+  fds: FDS_FIELDS,
+  cgroup: CGROUP_FIELDS,
+  trace: TRACE_FIELDS,
+  contend: CONTEND_FIELDS,
+} as const satisfies Readonly<Record<string, FieldsSpec | readonly FieldsSpec[]>>;
+
+/** The spec of a known experiment's fields, as one spec or the list of its kinds. */
+type SpecOf<E extends KnownExperiment> = (typeof FIELDS)[E] extends readonly (infer S)[] ? S : (typeof FIELDS)[E];
+
+/** Each experiment's fields, the types its spec gives them, by its name. */
+export type ExperimentFields = { [E in KnownExperiment]: FieldsOf<SpecOf<E>> };
 
 /** The name of an experiment whose fields are known by type. */
-export type KnownExperiment = keyof ExperimentFields;
+export type KnownExperiment = keyof typeof FIELDS;
 
 export const EXPERIMENT_NAMES: readonly string[] = EXPERIMENTS.map((e) => e.name);
 

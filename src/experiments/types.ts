@@ -67,9 +67,9 @@ export interface ConfigurationFields {
 export type FieldValues = Record<string, Scalar | undefined>;
 
 /**
- * An experiment's fields, as its configuration.ts declares them once: what identifies a configuration (the keys
- * of its `identity`) and what was observed about it, each with its type. Its probe calls write them, its summary
- * reads them, a document holds them side by side (ConfigurationOf).
+ * An experiment's fields, the types of the spec its configuration.ts declares once (src/experiments/fields.ts):
+ * what identifies a configuration (the keys of its `identity`) and what was observed about it. Its probe calls write
+ * them, its summary reads them, a document holds them side by side (ConfigurationOfSpec).
  */
 export interface Fields<I extends FieldValues = FieldValues, O extends FieldValues = FieldValues> {
   identity: I;
@@ -78,9 +78,6 @@ export interface Fields<I extends FieldValues = FieldValues, O extends FieldValu
 
 /** A measurement of an experiment whose fields are known: its identity and observed fields typed as it declares them. */
 export type MeasurementOf<F extends Fields> = Omit<Measurement, 'identity' | 'observed'> & { identity: F['identity']; observed: F['observed'] };
-
-/** A configuration of a document of an experiment whose fields are known (both kinds of field at the top level). */
-export type ConfigurationOf<F extends Fields> = Configuration<F['identity'] & F['observed']>;
 
 /** The keys of a type, of every member where it is a union (series of one experiment may carry different fields). */
 type KeysOf<T> = T extends unknown ? keyof T : never;

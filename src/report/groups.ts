@@ -1,6 +1,7 @@
-// A run document's configurations grouped over their repeats (by the identity the experiment declares), with
+// A run document's configurations grouped over their repeats (src/document/groups.ts), their samples pooled, with
 // the vocabulary the reports take from the registry: article, value order, unit, labels.
 import { fieldsOf, identityKeys, type RunDocument } from '../document/run.js';
+import { groupConfigurations, type ConfigurationGroup } from '../document/groups.js';
 import { keyValueWords } from '../text/words.js';
 import { findExperiment } from '../experiments/index.js';
 import { MICROSECONDS_PER_CALL, type Configuration, type TimeUnit } from '../experiments/types.js';
@@ -65,35 +66,32 @@ function pooledStats(ok: Configuration[]): GroupStats | null {
 }
 
 /**
- * Configurations grouped by series and the given identifying fields (those present), in first-seen order.
- * keys = null: one group per configuration object (unknown experiments: nothing is assumed about their fields).
+ * A group of configurations (src/document/groups.ts) with its samples pooled over its ok repeats. keys: the
+ * identifying fields it shows (those present); null: every field of its first configuration.
  */
-export function groupConfigurations(doc: RunDocument, keys: readonly string[] | null): Group[] {
-  const groups = new Map<string, Configuration[]>();
-  doc.configurations.forEach((c, i) => {
-    const f = fieldsOf(c);
-    const id = keys === null ? String(i) : JSON.stringify([c.series, ...keys.map((k) => f[k] ?? null)]);
-    groups.set(id, [...(groups.get(id) ?? []), c]);
-  });
-  return [...groups.values()].map((cs) => {
-    const ok = cs.filter(isOk);
-    const first = cs[0]!;
-    const all = fieldsOf(first);
-    const fields = keys === null ? all : Object.fromEntries(keys.filter((k) => k in all).map((k) => [k, all[k]!]));
-    return {
-      series: first.series,
-      fields,
-      repeats: ok.map((c) => c.repeat),
-      failedRepeats: cs.length - ok.length,
-      failures: cs.filter((c) => !isOk(c)).map((c) => c.failure ?? 'no statistics'),
-      stats: pooledStats(ok),
-    };
-  });
+function groupOf(g: ConfigurationGroup, keys: readonly string[] | null): Group {
+  const cs = g.configurations;
+  const ok = cs.filter(isOk);
+  const fields = keys === null ? fieldsOf(cs[0]!) : Object.fromEntries(keys.filter((k) => k in g.identity).map((k) => [k, g.identity[k]!]));
+  return {
+    series: g.series,
+    fields,
+    repeats: ok.map((c) => c.repeat),
+    failedRepeats: cs.length - ok.length,
+    failures: cs.filter((c) => !isOk(c)).map((c) => c.failure ?? 'no statistics'),
+    stats: pooledStats(ok),
+  };
+}
+
+/** One group per configuration object, in document order, with every field (what a report shows of a run it cannot summarise). */
+export function eachConfiguration(doc: RunDocument): Group[] {
+  return groupConfigurations(doc, 'configuration').map((g) => groupOf(g, null));
 }
 
 /** Groups of a document by the identity its experiment declares (one per configuration when unknown). */
 export function groupsOf(doc: RunDocument): Group[] {
-  return groupConfigurations(doc, identityKeys(doc.experiment));
+  const keys = identityKeys(doc.experiment);
+  return keys === null ? eachConfiguration(doc) : groupConfigurations(doc).map((g) => groupOf(g, keys));
 }
 
 /** One bar group of a readings chart: its panel, its place on x, and the median of each reading over the repeats. */

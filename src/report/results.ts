@@ -3,7 +3,7 @@
 import { findExperiment } from '../experiments/index.js';
 import { heading, note, table, type Block } from '../experiments/view.js';
 import { fieldsOf, runOfDocument, type RunDocument } from '../document/run.js';
-import { groupConfigurations, timeUnit, type GroupStats } from './groups.js';
+import { eachConfiguration, timeUnit, type GroupStats } from './groups.js';
 import { fmtNs, fmtUs } from '../text/format.js';
 
 const fmtIn = (ns: number, perNs: number) => (perNs === 1 ? fmtNs(ns) : fmtUs(ns));
@@ -19,7 +19,7 @@ const cell = (v: unknown): string => (v === null || v === undefined ? '—' : ty
 /** One row per configuration object: its series, every scalar field, repeat, state, median and interval. */
 function configurationBlocks(doc: RunDocument): Block[] {
   const keys = [...new Set(doc.configurations.flatMap((c) => Object.keys(fieldsOf(c))))];
-  const groups = groupConfigurations(doc, null); // one per configuration object, in document order
+  const groups = eachConfiguration(doc);
   const unit = timeUnit(doc.experiment);
   const rows = doc.configurations.map((c, i) => {
     const g = groups[i]!;

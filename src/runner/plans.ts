@@ -26,7 +26,9 @@ export interface AdaptiveOptions {
 }
 
 /** Why an adaptive plan stopped, for the record. */
-export type StopReason = 'ci-reached' | 'max-iterations' | 'budget';
+/** Why adaptive sampling stopped. */
+export const STOP_REASONS = ['ci-reached', 'max-iterations', 'budget'] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
 
 export function ciHalfWidthFraction(samplesNs: readonly number[], confidence = 0.95): number {
   const sorted = [...samplesNs].sort((a, b) => a - b);

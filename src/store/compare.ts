@@ -1,11 +1,12 @@
 // Comparing two runs figure by figure (pure: documents in, a Comparison out). This file matches
-// configurations by what was chosen (series and the identity its experiment declares) and keeps each one's repeats apart; the
+// configurations by what was chosen (series and the identity its experiment declares: src/document/groups.ts) and keeps each one's repeats apart; the
 // statistics (pooled medians, intervals, the test and VERDICT_RULE: a difference is marked only when it is both
 // statistically clear and large enough to matter, docs/history.md) are src/stats/compare.ts's.
 import { compareSeries, VERDICT_RULE, type ComparisonVerdict } from '../stats/compare.js';
 import { keyValueWords } from '../text/words.js';
 import { poolRepeats } from '../stats/pool.js';
-import { splitConfiguration, type RunDocument } from '../document/run.js';
+import type { RunDocument } from '../document/run.js';
+import { groupConfigurations } from '../document/groups.js';
 import type { Scalar } from '../experiments/types.js';
 
 export type Verdict = ComparisonVerdict;
@@ -87,25 +88,22 @@ function labelOf(series: string, identity: Record<string, Scalar>): string {
   return parts.length ? `${series} (${parts.join(', ')})` : series;
 }
 
-/** A document's configurations grouped by identity (as compare and show match them), repeats pooled; sorted by label, numbers by value. */
+/** A document's configurations grouped by identity (as compare and show match them, src/document/groups.ts), repeats pooled; sorted by label, numbers by value. */
 export function identityGroups(doc: RunDocument): ConfigGroup[] {
-  const groups = new Map<string, ConfigGroup>();
-  for (const c of doc.configurations) {
-    const series = c.series;
-    const { identity } = splitConfiguration(doc.experiment, c);
-    const key = JSON.stringify([series, Object.entries(identity).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))]);
-    let g = groups.get(key);
-    if (!g) {
-      g = { key, label: labelOf(series, identity), series, identity, samplesNs: [], repeatsNs: [], okRepeats: 0, failedRepeats: 0 };
-      groups.set(key, g);
-    }
-    if (c.state === 'ok') {
-      g.okRepeats++;
-      for (const x of c.samplesNs) g.samplesNs.push(x);
-      if (c.samplesNs.length > 0) g.repeatsNs.push([...c.samplesNs]);
-    } else g.failedRepeats++;
-  }
-  return [...groups.values()].sort((x, y) => x.label.localeCompare(y.label, 'en', { numeric: true }));
+  const groups = groupConfigurations(doc).map(({ key, series, identity, configurations }): ConfigGroup => {
+    const ok = configurations.filter((c) => c.state === 'ok');
+    return {
+      key,
+      label: labelOf(series, identity),
+      series,
+      identity,
+      samplesNs: ok.flatMap((c) => c.samplesNs),
+      repeatsNs: ok.filter((c) => c.samplesNs.length > 0).map((c) => [...c.samplesNs]),
+      okRepeats: ok.length,
+      failedRepeats: configurations.length - ok.length,
+    };
+  });
+  return groups.sort((x, y) => x.label.localeCompare(y.label, 'en', { numeric: true }));
 }
 
 /** The pooled median of a group with its hierarchical bootstrap interval (for `forklab show`). */

@@ -17,7 +17,7 @@ import { checkSamplesFit } from '../shared/series.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../types.js';
 import { UsageError } from '../../errors.js';
 import type { SelfcheckPair } from '../selfcheck.js';
-import { CGROUP_IDENTITY, CGROUP_METHODS, type CgroupFields, type CgroupMethod } from './configuration.js';
+import { CGROUP_FIELDS, CGROUP_IDENTITY, CGROUP_METHODS, type CgroupFields, type CgroupMethod } from './configuration.js';
 import { DELEGATION_REMEDY, isV2Group, makeRunGroup, parentGroup, removeRunGroup, sweepStale, type CgroupAccess } from './hierarchy.js';
 import { cgroupView, summarizeCgroup, type CgroupParams, type CgroupSummary } from './summary.js';
 
@@ -191,7 +191,15 @@ export const cgroupExperiment: Experiment<CgroupParams, CgroupSummary, CgroupFie
             remedy: refused?.remedy ?? null,
           };
           return p.methods.flatMap((method: CgroupMethod) =>
-            measurementsFrom({ ...r, series: r.series.filter((x) => x.series === method) }, { method, threads: c.threads, gapMs: c.gapMs }, observed, repeat, [method], ctx.seed),
+            measurementsFrom(
+              CGROUP_FIELDS,
+              { ...r, series: r.series.filter((x) => x.series === method) },
+              { method, threads: c.threads, gapMs: c.gapMs },
+              observed,
+              repeat,
+              [method],
+              ctx.seed,
+            ),
           );
         },
       });

@@ -7,7 +7,8 @@ import { cellFigure, type CellFigure } from '../shared/measure.js';
 import { cellRatio, fmtTime, poolOfCells, ratioSentence, runCells, type RunCell } from '../shared/conclude.js';
 import { blank, conclusion, heading, note, table, text, type Block } from '../view.js';
 import type { ExperimentRun, Measurement } from '../types.js';
-import { CGROUP_METHODS, WRITE_METHODS, cgroupMeasurements, type CgroupMethod } from './configuration.js';
+import { measurementsOf } from '../fields.js';
+import { CGROUP_FIELDS, CGROUP_METHODS, WRITE_METHODS, type CgroupMeasurement, type CgroupMethod } from './configuration.js';
 import type { CgroupAccess } from './hierarchy.js';
 
 export interface CgroupParams {
@@ -56,7 +57,7 @@ export const METHOD_WORDS: Readonly<Record<CgroupMethod, string>> = {
 };
 
 /** What the probes' refusals say (observed `refusal`), the first one; null when no probe was refused. */
-const refusalOf = (ms: ReturnType<typeof cgroupMeasurements>): { reason: string; remedy: string } | null => {
+const refusalOf = (ms: readonly CgroupMeasurement[]): { reason: string; remedy: string } | null => {
   for (const m of ms) {
     const r = m.observed.refusal;
     const remedy = m.observed.remedy;
@@ -66,7 +67,7 @@ const refusalOf = (ms: ReturnType<typeof cgroupMeasurements>): { reason: string;
 };
 
 export function summarizeCgroup(measurements: readonly Measurement[], params: Pick<CgroupParams, 'access'>, seed: number): CgroupSummary {
-  const ms = cgroupMeasurements(measurements);
+  const ms = measurementsOf(CGROUP_FIELDS, measurements);
   const access = params.access;
   if (access && access.state === 'unavailable') return { outcome: { state: 'unavailable', reason: access.reason, remedy: access.remedy }, cells: [] };
   const cells: CgroupCell[] = [];

@@ -15,7 +15,17 @@ import { fixedPlan } from '../../runner/plans.js';
 import { MICROSECONDS_PER_CALL, type CommandOptions, type Experiment } from '../types.js';
 import { UsageError } from '../../errors.js';
 import type { SelfcheckPair } from '../selfcheck.js';
-import { CONTEND_IDENTITY, CONTEND_METHODS, CONTEND_MODES, CONTEND_SERIES, STALL_SERIES, type ContendFields, type ContendMethod, type ContendMode } from './configuration.js';
+import {
+  CONTEND_FIELDS,
+  CONTEND_IDENTITY,
+  CONTEND_METHODS,
+  CONTEND_MODES,
+  CONTEND_SERIES,
+  STALL_SERIES,
+  type ContendFields,
+  type ContendMethod,
+  type ContendMode,
+} from './configuration.js';
 import { contendView, summarizeContend, type ContendParams, type ContendSummary } from './summary.js';
 
 const MIB = 1024 * 1024;
@@ -252,8 +262,16 @@ export const contendExperiment: Experiment<ContendParams, ContendSummary, Conten
       measure: (c, result, repeat) => {
         const cpusUsable = typeof result.info.cpusAllowed === 'number' ? result.info.cpusAllowed : null;
         return c.kind === 'creators'
-          ? measurementsFrom(result, { method: c.method, creator: c.creator, creators: c.creators, rssMb: c.rssMb }, { cpusUsable }, repeat, CONTEND_SERIES, ctx.seed)
-          : measurementsFrom(result, { method: c.method, siblings: c.siblings, rssMb: c.rssMb }, { cpusUsable }, repeat, STALL_SERIES, ctx.seed);
+          ? measurementsFrom(
+              CONTEND_FIELDS,
+              result,
+              { method: c.method, creator: c.creator, creators: c.creators, rssMb: c.rssMb },
+              { cpusUsable },
+              repeat,
+              CONTEND_SERIES,
+              ctx.seed,
+            )
+          : measurementsFrom(CONTEND_FIELDS, result, { method: c.method, siblings: c.siblings, rssMb: c.rssMb }, { cpusUsable }, repeat, STALL_SERIES, ctx.seed);
       },
     });
     const summary = summarizeContend(measurements, ctx.seed);

@@ -5,7 +5,8 @@ import { fmtTime, fmtTimes } from '../shared/conclude.js';
 import { fmtUs } from '../../text/format.js';
 import { blank, conclusion, heading, note, table, type Block } from '../view.js';
 import type { ExperimentRun, Measurement } from '../types.js';
-import { CONTEND_METHODS, CONTEND_MODES, contendMeasurements, type ContendMethod, type ContendMode } from './configuration.js';
+import { measurementsOf } from '../fields.js';
+import { CONTEND_FIELDS, CONTEND_METHODS, CONTEND_MODES, type ContendMethod, type ContendMode } from './configuration.js';
 
 export interface ContendParams {
   methods: ContendMethod[];
@@ -93,7 +94,10 @@ type ContendCreatorsIdentity = { method: ContendMethod; creator: ContendMode; cr
 const keyOf = (c: { method: string; creator: string; creators: number; rssMb: number }) => `${c.method}|${c.creator}|${c.creators}|${c.rssMb}`;
 
 export function summarizeContend(ms: readonly Measurement[], seed: number): ContendSummary {
-  const typed = contendMeasurements(ms.filter((m) => m.series === 'aggregate' || m.series === 'latency'));
+  const typed = measurementsOf(
+    CONTEND_FIELDS,
+    ms.filter((m) => m.series === 'aggregate' || m.series === 'latency'),
+  );
   const keys = new Map<string, ContendCreatorsIdentity>();
   for (const m of typed) keys.set(keyOf(m.identity as ContendCreatorsIdentity), m.identity as ContendCreatorsIdentity);
   const cells: ContendCell[] = [];

@@ -16,7 +16,7 @@ import { ratioSentence } from '../shared/conclude.js';
 import { THP_CONDITION, thpNeverWarnings } from '../shared/thp.js';
 import { NANOSECONDS_PER_PAGE, type Experiment, type Measurement, type Warning } from '../types.js';
 import { budgetSources, HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
-import { COW_IDENTITY, type CowFields } from './configuration.js';
+import { COW_FIELDS, COW_IDENTITY, type CowFields } from './configuration.js';
 import { COW_SERIES, splitForkSeries, summarizeCow, type CowCell, type CowPass, type CowSeries, type CowSummary } from './summary.js';
 import { COW_THP_MODES, type CowThp } from './configuration.js';
 
@@ -217,7 +217,7 @@ export const cowExperiment: Experiment<CowParams, CowSummary, CowFields> = {
           ),
         };
         const hugePagesKb = typeof result.info.hugePagesKb === 'number' ? result.info.hugePagesKb : null;
-        return measurementsFrom(split, { sizeMb: p.sizeMb, thp, pages }, { hugePagesKb }, repeat, COW_SERIES, ctx.seed);
+        return measurementsFrom(COW_FIELDS, split, { sizeMb: p.sizeMb, thp, pages }, { hugePagesKb }, repeat, COW_SERIES, ctx.seed);
       },
     });
     const summary = summarizeCow(measurements, ctx.seed);

@@ -6,7 +6,8 @@ import { ratioOfMedians } from '../../stats/pool.js';
 import { median } from '../../stats/descriptive.js';
 import { cellFigure, repeatsOf, type CellFigure } from '../shared/measure.js';
 import type { Measurement } from '../types.js';
-import { COW_THP_MODES, type CowThp, cowMeasurements } from './configuration.js';
+import { measurementsOf } from '../fields.js';
+import { COW_FIELDS, COW_THP_MODES, type CowThp } from './configuration.js';
 
 export const COW_SERIES = ['read', 'first-write', 'second-write', 'no-fork-write', 'no-fork-read'] as const;
 export type CowSeries = (typeof COW_SERIES)[number];
@@ -85,7 +86,7 @@ export function thpVerdict(regionKb: number, hugeBeforeKb: number, hugeAfterKb: 
 const col = (ms: readonly Measurement[], name: string): number[] => ms.flatMap((m) => m.columns[name] ?? []);
 
 export function summarizeCow(measurements: readonly Measurement[], seed: number): CowSummary {
-  const ms = cowMeasurements(measurements);
+  const ms = measurementsOf(COW_FIELDS, measurements);
   const cells: CowCell[] = [];
   const keys = [...new Set(ms.map((m) => `${m.identity.thp}|${m.identity.sizeMb}`))];
   for (const key of keys) {

@@ -7,15 +7,15 @@ import { publishedValue } from '../../reference/published.js';
 import { adaptiveRepeats, describeRepeatsStop, parseRepeatOptions, repeatOptions, type RepeatParams } from '../shared/repeats.js';
 import type { RatioInterval } from '../../stats/bootstrap.js';
 import { ratioOfMedians } from '../../stats/pool.js';
-import { finishRun, repeatsOf } from '../shared/measure.js';
+import { finishRun, measurementsPerSeries, repeatsOf } from '../shared/measure.js';
 import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
-import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, summarizeSeries, type SeriesSummary } from '../shared/series.js';
+import { batchedPlan, checkSamplesFit, seriesWarnings, summarizeSeries, type SeriesSummary } from '../shared/series.js';
 import { fmtRatio, fmtUs, fmtUsCi } from '../../text/format.js';
 import { blank, conclusion, heading, note, table, text, type Block } from '../view.js';
 import { fmtTime, ratioSentence } from '../shared/conclude.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type Measurement } from '../types.js';
 import type { SelfcheckPair } from '../selfcheck.js';
-import { CREATE_FIELDS, CREATE_IDENTITY, type CreateFields } from './configuration.js';
+import { CREATE_FIELDS, CREATE_SERIES_IDENTITY, CREATE_IDENTITY, type CreateFields } from './configuration.js';
 
 export interface CreateParams extends RepeatParams {
   /** Timed iterations per probe process; each iteration times one thread and one fork. */
@@ -35,7 +35,7 @@ export interface CreateSummary {
   threadStackKb: number | null;
 }
 
-export { CREATE_FIELDS };
+export { CREATE_SERIES_IDENTITY };
 
 /** Article 002's figures (µs), from data/published.json. */
 function article002() {
@@ -152,8 +152,9 @@ export const createExperiment: Experiment<CreateParams, CreateSummary, CreateFie
       measure: (_c, result, repeat) => {
         const stackKb = typeof result.info.threadStackKb === 'number' ? result.info.threadStackKb : null;
         return measurementsPerSeries(
+          CREATE_FIELDS,
           result,
-          { thread: { identity: CREATE_FIELDS.thread, observed: { threadStackKb: stackKb } }, fork: { identity: CREATE_FIELDS.fork, observed: {} } },
+          { thread: { identity: CREATE_SERIES_IDENTITY.thread, observed: { threadStackKb: stackKb } }, fork: { identity: CREATE_SERIES_IDENTITY.fork, observed: {} } },
           repeat,
           ctx.seed,
         );

@@ -12,7 +12,8 @@ import { parseChoiceList, parseInteger, str } from '../shared/parse.js';
 import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
 import { heading, text, note, blank, table, conclusion, type Block } from '../view.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Scalar, type Warning } from '../types.js';
-import { VARIANTS, type Variant, DEADLOCK_IDENTITY, deadlockMeasurements, type DeadlockFields, type DeadlockObserved } from './configuration.js';
+import { measurementsOf } from '../fields.js';
+import { VARIANTS, type Variant, DEADLOCK_FIELDS, DEADLOCK_IDENTITY, type DeadlockFields, type DeadlockObserved } from './configuration.js';
 
 export interface DeadlockParams {
   variants: Variant[];
@@ -88,7 +89,7 @@ function fieldsFor(variant: Variant, p: DeadlockParams, m: Measurement | null, p
 }
 
 export function summarizeDeadlock(measurements: readonly Measurement[]): DeadlockSummary {
-  const ms = deadlockMeasurements(measurements);
+  const ms = measurementsOf(DEADLOCK_FIELDS, measurements);
   const variants: DeadlockVariantSummary[] = [];
   for (const variant of VARIANTS) {
     const mine = ms.filter((m) => m.identity.variant === variant);
@@ -236,7 +237,9 @@ export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary, Dea
       }),
       measure: (variant, result, repeat) => {
         const probePid = typeof result.info.probePid === 'number' ? result.info.probePid : null;
-        const got = measurementsFrom(result, {}, {}, repeat, [variant], ctx.seed);
+        // The fields of a measurement are read off it (the child's columns): written again once it exists.
+        const unread = fieldsFor(variant, p, null, probePid);
+        const got = measurementsFrom(DEADLOCK_FIELDS, result, unread.identity, unread.observed, repeat, [variant], ctx.seed);
         for (const m of got) Object.assign(m, fieldsFor(variant, p, m, probePid));
         return got;
       },

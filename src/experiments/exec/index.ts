@@ -7,10 +7,10 @@ import { sweep } from '../shared/sweep.js';
 import { publishedValue } from '../../reference/published.js';
 import { runCommand } from '../../runner/command.js';
 import { ldMeasurement, parseLdStatistics, readCyclesPerUs, type LdStatistics } from './ldstats.js';
-import { batchedPlan, checkSamplesFit, measurementsPerSeries, seriesWarnings, type SeriesFields, type SeriesSummary } from '../shared/series.js';
+import { batchedPlan, checkSamplesFit, seriesWarnings, type SeriesSummary } from '../shared/series.js';
 import { EXEC_SERIES, summarizeExec, type ExecSeries, type ExecSummary, type ExecveAlone } from './summary.js';
 import { parseInteger, str } from '../shared/parse.js';
-import { finishRun } from '../shared/measure.js';
+import { finishRun, measurementsPerSeries } from '../shared/measure.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUs, fmtUsCi } from '../../text/format.js';
 import { heading, text, note, blank, table, conclusion, type Block } from '../view.js';
@@ -18,7 +18,7 @@ import { fmtTime, ratioSentence } from '../shared/conclude.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../types.js';
 import type { SelfcheckPair } from '../selfcheck.js';
 import { targetCommandLine, targetParams } from '../shared/target.js';
-import { EXEC_IDENTITY, type ExecFields } from './configuration.js';
+import { EXEC_FIELDS, EXEC_IDENTITY, type ExecFields } from './configuration.js';
 
 /** The experiment's series, exported beside it (test/reference-published.test.ts reads them here). */
 export { EXEC_SERIES };
@@ -184,7 +184,7 @@ export const execExperiment: Experiment<ExecParams, ExecSummary, ExecFields> = {
   async run(p, ctx) {
     const fileBytes = { dynamic: statSync(ctx.native.targetDynamic).size, static: statSync(ctx.native.targetStatic).size };
     const user = p.target ? { path: p.target, args: p.targetArgs ?? [], fileBytes: statSync(p.target).size } : undefined;
-    const fieldsOf: Record<string, SeriesFields> = {
+    const fieldsOf: Record<string, ExecFields> = {
       'fork-exit': { identity: { method: 'fork-exit' }, observed: {} },
       ...(user
         ? { 'exec-target': { identity: { method: 'fork-exec', target: user.path }, observed: { fileBytes: user.fileBytes } } }
@@ -204,7 +204,7 @@ export const execExperiment: Experiment<ExecParams, ExecSummary, ExecFields> = {
         plan: batchedPlan(p.warmup, p.iterations, 100),
         timeoutMs: 30_000 + (p.iterations + p.warmup) * 30,
       }),
-      measure: (_c, result, repeat) => measurementsPerSeries(result, fieldsOf, repeat, ctx.seed),
+      measure: (_c, result, repeat) => measurementsPerSeries(EXEC_FIELDS, result, fieldsOf, repeat, ctx.seed),
     });
     const ldRuns: LdStatistics[] = [];
     const ldFailures: string[] = [];

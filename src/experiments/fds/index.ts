@@ -13,7 +13,7 @@ import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning 
 import { UsageError } from '../../errors.js';
 import type { SelfcheckPair } from '../selfcheck.js';
 import { blank, conclusion } from '../view.js';
-import { FDS_IDENTITY, WAYS, type FdsFields, type Way } from './configuration.js';
+import { FDS_FIELDS, FDS_IDENTITY, WAYS, type FdsFields, type Way } from './configuration.js';
 import { configsOf, fdsTables, FD_MARGIN, parseUnavailable, summarizeFds, type FdsParams, type FdsSummary } from './summary.js';
 import { fdsConclusion } from './conclusion.js';
 
@@ -208,7 +208,15 @@ export const fdsExperiment: Experiment<FdsParams, FdsSummary, FdsFields> = {
         return p.ways
           .filter((way) => !left.has(way))
           .flatMap((way) =>
-            measurementsFrom({ ...result, series: result.series.filter((x) => x.series === way) }, { way, fds: c.fds, nofile: c.nofile }, observed, repeat, [way], ctx.seed),
+            measurementsFrom(
+              FDS_FIELDS,
+              { ...result, series: result.series.filter((x) => x.series === way) },
+              { way, fds: c.fds, nofile: c.nofile },
+              observed,
+              repeat,
+              [way],
+              ctx.seed,
+            ),
           );
       },
     });

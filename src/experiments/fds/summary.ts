@@ -7,7 +7,8 @@ import { fmtNs, fmtUsCi } from '../../text/format.js';
 import { cellFigure, type CellFigure } from '../shared/measure.js';
 import { blank, heading, note, table, type Block } from '../view.js';
 import type { ExperimentRun, Measurement } from '../types.js';
-import { WAYS, fdsMeasurements, type Way } from './configuration.js';
+import { measurementsOf } from '../fields.js';
+import { FDS_FIELDS, WAYS, type Way } from './configuration.js';
 
 /** Descriptors kept free under the limit besides the opened ones: 0–2, /dev/null, the /proc/self/fd directory and spare. */
 export const FD_MARGIN = 16;
@@ -92,7 +93,7 @@ export function parseUnavailable(info: unknown): { way: string; why: string }[] 
 }
 
 export function summarizeFds(measurements: readonly Measurement[], seed: number): FdsSummary {
-  const ms = fdsMeasurements(measurements);
+  const ms = measurementsOf(FDS_FIELDS, measurements);
   const cells: FdsCell[] = [];
   const keys = [...new Set(ms.map((m) => `${m.identity.fds}|${m.identity.nofile}`))];
   for (const way of WAYS)

@@ -17,7 +17,19 @@ import { fmtTime, fmtTimes } from '../shared/conclude.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../types.js';
 import { UsageError } from '../../errors.js';
 import { HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
-import { LAYOUTS, PHASES, type Layout, type Phase, PAGETABLES_IDENTITY, isPhaseRow, pagetablesMeasurements, type PagetablesFields } from './configuration.js';
+import { measurementsOf } from '../fields.js';
+import {
+  FORK_FIELDS,
+  LAYOUTS,
+  PAGETABLES_FIELDS,
+  PHASES,
+  type Layout,
+  type Phase,
+  PAGETABLES_IDENTITY,
+  isPhaseRow,
+  type PagetablesFields,
+  type PhaseFields,
+} from './configuration.js';
 
 const PHASE_LABELS: Record<Phase, string> = {
   before: 'before building',
@@ -117,7 +129,7 @@ function phaseRows(layout: Layout, info: Record<string, InfoValue>): PhaseRow[] 
 const diff = (a: number | null | undefined, b: number | null | undefined) => (a == null || b == null ? null : a - b);
 
 export function summarizePagetables(measurements: readonly Measurement[], p: PagetablesParams): PagetablesSummary {
-  const ms = pagetablesMeasurements(measurements);
+  const ms = measurementsOf(PAGETABLES_FIELDS, measurements);
   const phases: PhaseRow[] = [];
   for (const m of ms) {
     if (!isPhaseRow(m) || m.state !== 'ok') continue;
@@ -283,13 +295,13 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
           const r = rows.find((x) => x.phase === phase);
           phases.push({
             series: 'phase',
-            identity: { layout, phase },
+            identity: { layout, phase } satisfies PhaseFields['identity'],
             observed: {
               parentVmPteKb: r?.parentVmPteKb ?? null,
               childVmPteKb: r?.childVmPteKb ?? null,
               pageTablesKb: r?.pageTablesKb ?? null,
               settleMs: r?.settleMs ?? null,
-            },
+            } satisfies PhaseFields['observed'],
             repeat,
             state: r ? 'ok' : 'failed',
             failure: r ? null : failure,
@@ -304,7 +316,7 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
           mappingsInRange: num(result.info, 'mappingsInRange'),
           builtVmPteKb: diff(rows.find((r) => r.phase === 'after-build')?.parentVmPteKb, rows.find((r) => r.phase === 'before')?.parentVmPteKb),
         };
-        return [...phases, ...measurementsFrom(result, identity, observed, repeat, [`fork-exit-${layout}`], ctx.seed)];
+        return [...phases, ...measurementsFrom(FORK_FIELDS, result, identity, observed, repeat, [`fork-exit-${layout}`], ctx.seed)];
       },
     });
     const summary = summarizePagetables(measurements, p);

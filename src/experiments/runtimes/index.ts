@@ -19,7 +19,7 @@ import { mechanismFields, mechanismsFromMeasurements } from './stored.js';
 import { mechanismEntry, summarizeCells, summarizeLines, type AbsentVariant, type RuntimesSummary, type VariantMechanism } from './summary.js';
 import { parseRuntimes, RUNTIMES_OPTIONS, RUNTIMES_PRESETS, type RuntimesParams } from './params.js';
 import { viewRuntimes } from './render.js';
-import { RUNTIMES_IDENTITY, type RuntimesFields } from './configuration.js';
+import { RUNTIMES_FIELDS, RUNTIMES_IDENTITY, type RuntimesFields } from './configuration.js';
 
 export type { RuntimesParams } from './params.js';
 export type { RuntimesSummary } from './summary.js';
@@ -239,7 +239,7 @@ export const runtimesExperiment: Experiment<RuntimesParams, RuntimesSummary, Run
           // What strace saw for this variant, kept with its measurements so that a stored run shows it too.
           ...mechanismFields(mechanisms.find((m) => m.runtime === c.runtime.name && m.variant === c.variant.id)),
         };
-        return measurementsFrom(result, identity, observed, repeat, [c.variant.caseName], ctx.seed);
+        return measurementsFrom(RUNTIMES_FIELDS, result, identity, observed, repeat, [c.variant.caseName], ctx.seed);
       },
     });
     const summary: RuntimesSummary = {

@@ -16,6 +16,9 @@ export type SpawnMechanism =
   /** clone/clone3 with CLONE_VM but without CLONE_VFORK: shared memory, the parent not suspended. */
   | 'clone-vm';
 
+/** Every mechanism, in the order they are told apart. */
+export const SPAWN_MECHANISMS = ['fork', 'vfork', 'posix_spawn', 'clone-vm'] as const satisfies readonly SpawnMechanism[];
+
 export type MechanismResult =
   | {
       state: 'observed';

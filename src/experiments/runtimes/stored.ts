@@ -1,14 +1,13 @@
 // The mechanism strace saw for a variant, carried in each of its measurements' observed fields, so that a stored
 // run (forklab show, report) groups its variants by mechanism as the run itself did.
 import type { Measurement } from '../types.js';
-import { runtimesMeasurements, type MechanismObserved } from './configuration.js';
-import type { SpawnMechanism } from './mechanism.js';
+import { measurementsOf } from '../fields.js';
+import { RUNTIMES_FIELDS, type MechanismObserved, type NoMechanismObserved } from './configuration.js';
+import { SPAWN_MECHANISMS } from './mechanism.js';
 import type { VariantMechanism } from './summary.js';
 
-const KINDS: readonly SpawnMechanism[] = ['fork', 'vfork', 'posix_spawn', 'clone-vm'];
-
 /** The observed fields for one variant's mechanism; none when it was not observed. */
-export function mechanismFields(m: VariantMechanism | undefined): MechanismObserved | Record<string, never> {
+export function mechanismFields(m: VariantMechanism | undefined): MechanismObserved | NoMechanismObserved {
   if (m?.result.state !== 'observed') return {};
   return {
     mechanism: m.result.mechanism,
@@ -22,9 +21,10 @@ export function mechanismFields(m: VariantMechanism | undefined): MechanismObser
 /** One entry per runtime × variant whose measurements carry a mechanism. */
 export function mechanismsFromMeasurements(ms: readonly Measurement[]): VariantMechanism[] {
   const out = new Map<string, VariantMechanism>();
-  for (const m of runtimesMeasurements(ms)) {
+  for (const m of measurementsOf(RUNTIMES_FIELDS, ms)) {
     const o = m.observed;
-    const kind = KINDS.find((k) => k === o.mechanism);
+    if (!('mechanism' in o)) continue;
+    const kind = SPAWN_MECHANISMS.find((k) => k === o.mechanism);
     const key = `${m.identity.runtime}|${m.identity.variant}`;
     if (!kind || out.has(key)) continue;
     out.set(key, {

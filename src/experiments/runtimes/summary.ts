@@ -4,7 +4,8 @@
 // and posix_spawn stay flat).
 import { pooled, seriesStats } from '../shared/measure.js';
 import type { Measurement } from '../types.js';
-import { runtimesMeasurements, type RuntimesIdentity, type RuntimesMeasurement } from './configuration.js';
+import { measurementsOf } from '../fields.js';
+import { RUNTIMES_FIELDS, type RuntimesIdentity, type RuntimesMeasurement } from './configuration.js';
 import type { RuntimeEntry } from './discover.js';
 import { copiesPageTables, describeMechanism, type MechanismResult } from './mechanism.js';
 import { growthVerdict, heapSlope, type GrowthVerdict, type SlopeEstimate } from './slope.js';
@@ -69,7 +70,7 @@ const key = (m: Pick<RuntimesIdentity, 'runtime' | 'variant' | 'heapKind'>) => `
 
 export function summarizeCells(ms: readonly Measurement[], seed: number): RuntimeCell[] {
   const groups = new Map<string, RuntimesMeasurement[]>();
-  for (const m of runtimesMeasurements(ms)) {
+  for (const m of measurementsOf(RUNTIMES_FIELDS, ms)) {
     const k = `${key(m.identity)}|${m.identity.heapMb}`;
     groups.set(k, [...(groups.get(k) ?? []), m]);
   }
@@ -103,7 +104,7 @@ export function summarizeCells(ms: readonly Measurement[], seed: number): Runtim
 
 export function summarizeLines(ms: readonly Measurement[], mechanisms: readonly VariantMechanism[], seed: number): RuntimeLine[] {
   const byLine = new Map<string, RuntimesMeasurement[]>();
-  for (const m of runtimesMeasurements(ms)) byLine.set(key(m.identity), [...(byLine.get(key(m.identity)) ?? []), m]);
+  for (const m of measurementsOf(RUNTIMES_FIELDS, ms)) byLine.set(key(m.identity), [...(byLine.get(key(m.identity)) ?? []), m]);
   const lines: RuntimeLine[] = [];
   for (const mine of byLine.values()) {
     const f = mine[0]!.identity;

@@ -4,7 +4,8 @@ import { bootstrapMedianCi } from '../../stats/bootstrap.js';
 import { poolRepeats } from '../../stats/pool.js';
 import { linearFit, type LinearFit } from '../../stats/regression.js';
 import { describeFailure, type ProbeResult } from '../../runner/probe.js';
-import type { ExperimentRun, Measurement, Scalar, SeriesStats, Warning } from '../types.js';
+import type { ExperimentRun, FieldValues, Fields, Measurement, Scalar, SeriesStats, Warning } from '../types.js';
+import type { FieldsSpec } from '../fields.js';
 
 export function seriesStats(samplesNs: readonly number[], seed: number): SeriesStats | null {
   if (samplesNs.length === 0) return null;
@@ -12,11 +13,48 @@ export function seriesStats(samplesNs: readonly number[], seed: number): SeriesS
   return { ...describe(samplesNs), ciLowNs: ci.lowNs, ciHighNs: ci.highNs, ciConfidence: ci.confidence };
 }
 
+/** A value of a declared type with no key the declaration lacks (an object passed in, not only one written there). */
+export type Exactly<T, Declared> = T & { [K in Exclude<keyof T, KeysOf<Declared>>]: never };
+type KeysOf<T> = T extends unknown ? keyof T : never;
+
+/** The fields that have a value (an optional field left undefined is not written). */
+function written(fields: FieldValues): Record<string, Scalar> {
+  const out: Record<string, Scalar> = {};
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
 /**
- * One Measurement per series the probe reported. A failed probe yields one failed Measurement per
- * expected series, so the document shows what is missing and why.
+ * One Measurement per series the probe reported, with the fields its experiment's spec declares (its
+ * configuration.ts): a field the spec does not declare, or of another type, does not compile. A failed probe yields
+ * one failed Measurement per expected series, so the document shows what is missing and why.
  */
-export function measurementsFrom(
+export function measurementsFrom<I extends FieldValues, O extends FieldValues, WI extends I, WO extends O>(
+  _spec: FieldsSpec<I, O>,
+  result: ProbeResult,
+  identityFields: Exactly<WI, I>,
+  observedFields: Exactly<WO, O>,
+  repeat: number,
+  expectedSeries: readonly string[],
+  seed: number,
+): Measurement[] {
+  return measured(result, written(identityFields), written(observedFields), repeat, expectedSeries, seed);
+}
+
+/** Measurements of one probe result: one per series, each with its own fields as the spec declares them (a failed probe gives failed ones). */
+export function measurementsPerSeries<I extends FieldValues, O extends FieldValues>(
+  _spec: FieldsSpec<I, O>,
+  result: ProbeResult,
+  fieldsOf: NoInfer<Readonly<Record<string, Fields<I, O>>>>,
+  repeat: number,
+  seed: number,
+): Measurement[] {
+  return Object.entries(fieldsOf).flatMap(([name, f]) =>
+    measured({ ...result, series: result.series.filter((s) => s.series === name) }, written(f.identity), written(f.observed), repeat, [name], seed),
+  );
+}
+
+function measured(
   result: ProbeResult,
   identity: Record<string, Scalar>,
   observed: Record<string, Scalar>,

@@ -1,28 +1,16 @@
 // Helpers of the experiments whose one probe times several series in the same iterations (create, exec):
-// a batched plan, measurements per series, per-series summaries and their warnings, the memory check.
-import type { ProbeResult, SamplingPlan, SeriesData } from '../../runner/probe.js';
-import { measurementsFrom, pooledStats } from './measure.js';
+// a batched plan, per-series summaries and their warnings, the memory check (their measurements per series:
+// measurementsPerSeries, measure.ts).
+import type { SamplingPlan, SeriesData } from '../../runner/probe.js';
+import { pooledStats } from './measure.js';
 import { probeFailedWarnings } from './failures.js';
-import type { Measurement, Scalar, Warning } from '../types.js';
+import type { Measurement, Warning } from '../types.js';
 import { HEADROOM_BYTES, requireMemory } from './preflight.js';
 
 /** Warm-up, then `iterations` timed iterations in batches of `batch` (so the runner can stop between batches). */
 export function batchedPlan(warmupIterations: number, iterations: number, batch = 250): SamplingPlan {
   const count = (m: ReadonlyMap<string, SeriesData>) => [...m.values()].reduce((a, s) => Math.max(a, s.samplesNs.length), 0);
   return { warmupIterations, next: (m) => Math.max(0, Math.min(batch, iterations - count(m))) };
-}
-
-/** A series' identity and what was observed about it. */
-export interface SeriesFields {
-  identity: Record<string, Scalar>;
-  observed: Record<string, Scalar>;
-}
-
-/** Measurements of one probe result: one per series, each with its own identifying fields (a failed probe gives failed ones). */
-export function measurementsPerSeries(result: ProbeResult, fieldsOf: Record<string, SeriesFields>, repeat: number, seed: number): Measurement[] {
-  return Object.entries(fieldsOf).flatMap(([name, f]) =>
-    measurementsFrom({ ...result, series: result.series.filter((s) => s.series === name) }, f.identity, f.observed, repeat, [name], seed),
-  );
 }
 
 export interface SeriesSummary {

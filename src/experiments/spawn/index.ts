@@ -14,7 +14,7 @@ import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning 
 import { budgetSources, HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
 import type { SelfcheckPair } from '../selfcheck.js';
 import { CHILD_MEMORY, METHODS, THP_MODES, probeGroups, spawnView, summarizeSpawn, type Method, type SpawnParams, type SpawnSummary } from './summary.js';
-import { SPAWN_IDENTITY, type SpawnFields } from './configuration.js';
+import { SPAWN_FIELDS, SPAWN_IDENTITY, type SpawnFields } from './configuration.js';
 import { spawnConclusion } from './conclusion.js';
 import { blank, conclusion } from '../view.js';
 
@@ -239,10 +239,10 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary, SpawnFields>
         const hugePagesKb = typeof result.info.hugePagesKb === 'number' ? result.info.hugePagesKb : null;
         const stopReason = plans.get(job)?.stopReason() ?? null;
         return c.methods.flatMap((method) => {
-          const target: Record<string, string> = p.target && method !== 'fork-exit' ? { target: p.target } : {};
+          const target = p.target && method !== 'fork-exit' ? { target: p.target } : {};
           const mine = { ...result, series: result.series.filter((x) => x.series === method) };
           const observed = { hugePagesKb, stopReason, childMemory: CHILD_MEMORY[method] };
-          return measurementsFrom(mine, { method, rssMb: c.rssMb, thp: c.thp, ...target }, observed, repeat, [method], ctx.seed);
+          return measurementsFrom(SPAWN_FIELDS, mine, { method, rssMb: c.rssMb, thp: c.thp, ...target }, observed, repeat, [method], ctx.seed);
         });
       },
     });

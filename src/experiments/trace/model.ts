@@ -14,6 +14,7 @@ export const MECHANISMS: readonly Mechanism[] = ['fork', 'vfork', 'clone-vm-vfor
 
 /** The runtimes' families (their registry says how each one's programs are named), a shell, or another program. */
 export type Runtime = Family | 'shell' | 'other';
+export const RUNTIMES: readonly Runtime[] = [...FAMILIES.map((f) => f.family), 'shell', 'other'];
 
 /** What a program is, from its executable's name (node, python3.11, java, perl5.36, bash…). */
 export function runtimeOf(exe: string | null): Runtime {

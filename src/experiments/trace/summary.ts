@@ -8,6 +8,7 @@ import type { ProcessFigures } from './figures.js';
 import { MECHANISMS, type Mechanism } from './model.js';
 import type { EndedBy } from './observe.js';
 import type { CallSiteSummary } from './coverage.js';
+import type { TraceFields } from './configuration.js';
 
 /** 2: call sites (callSites, packages), the recorders (recording), processes without a call site (uncovered), nativeStacks. */
 const TRACE_SUMMARY_VERSION = 2;
@@ -89,8 +90,8 @@ export function traceMeasurements(figures: readonly ProcessFigures[], seed: numb
       out.push({
         series: mech,
         // What tells one creating process from another (a trace chooses nothing); rssMb places it in the report's chart.
-        identity: { pid: p.pid, program: p.program, rssMb: p.rssMb ? Math.round(p.rssMb.median) : null },
-        observed: { [TRACE_OBSERVED[0]]: p.runtime },
+        identity: { pid: p.pid, program: p.program, rssMb: p.rssMb ? Math.round(p.rssMb.median) : null } satisfies TraceFields['identity'],
+        observed: { [TRACE_OBSERVED[0]]: p.runtime } satisfies TraceFields['observed'],
         repeat: 0,
         state: 'ok',
         failure: null,

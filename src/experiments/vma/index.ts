@@ -16,7 +16,8 @@ import { heading, text, note, blank, table, conclusion, type Block } from '../vi
 import { cellRatio, poolOfCells, ratioSays, fmtRatioCi, fmtTime, fmtTimes, runCells } from '../shared/conclude.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../types.js';
 import { HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
-import { VMA_METHODS, type VmaMethod, VMA_IDENTITY, vmaMeasurements, type VmaFields, type VmaMeasurement } from './configuration.js';
+import { measurementsOf } from '../fields.js';
+import { VMA_FIELDS, VMA_METHODS, type VmaMethod, VMA_IDENTITY, type VmaFields, type VmaMeasurement } from './configuration.js';
 
 export interface VmaParams {
   /** Mapping counts to measure, ascending, capped to what vm.max_map_count allows by preflight(). */
@@ -114,7 +115,7 @@ function num(info: Record<string, unknown>, key: string): number | null {
 }
 
 export function summarizeVma(measurements: readonly Measurement[], seed: number): VmaSummary {
-  const ms = vmaMeasurements(measurements);
+  const ms = measurementsOf(VMA_FIELDS, measurements);
   const cells: VmaCell[] = [];
   const vmasList = [...new Set(ms.map((m) => m.identity.vmas))].sort((a, b) => a - b);
   for (const method of VMA_METHODS)
@@ -302,7 +303,7 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary, VmaFields> = {
           slabAfterReapKb: num(i0, 'slabAfterKb'),
         };
         return VMA_METHODS.flatMap((method) =>
-          measurementsFrom({ ...result, series: result.series.filter((x) => x.series === method) }, { vmas: c.vmas, method }, observed, repeat, [method], ctx.seed),
+          measurementsFrom(VMA_FIELDS, { ...result, series: result.series.filter((x) => x.series === method) }, { vmas: c.vmas, method }, observed, repeat, [method], ctx.seed),
         );
       },
     });
