@@ -44,6 +44,10 @@ export interface RepeatPool {
    * when it has one per round.
    */
   roundShifts?: readonly number[];
+  /** The repeat numbers of the rounds, in that order (with roundShifts). */
+  rounds?: readonly number[];
+  /** Cells left out of the pool: their own repeats disagreed far beyond it (each is drawn with its own scatter). */
+  leftOut?: number;
 }
 
 /** Fewest pooled degrees of freedom before the pool is used (fewer: the cell's own repeats, as before). */
@@ -90,14 +94,52 @@ function twoWay(cells: readonly Map<number, number>[], rounds: readonly number[]
  * runs, src/stats/drift.ts). The rounds then cost (rounds − 1) degrees of freedom.
  */
 export function repeatPool(cells: readonly CellRepeats[], opts: { rounds?: boolean } = {}): RepeatPool | null {
-  const used: { probe: string | null; logs: Map<number, number> }[] = [];
+  const used: Used[] = [];
   for (const c of cells) {
     const entries = [...c.byRepeat.entries()].filter(([, v]) => v > 0 && Number.isFinite(v));
     if (entries.length < 2) continue;
     used.push({ probe: c.probe, logs: new Map(entries.map(([r, v]) => [r, Math.log(v)])) });
   }
+  // A cell whose repeats disagree far beyond the pool is drawn with its own scatter (poolInflation, 1 %); beyond 0.1 %
+  // it is left out too, lest it lend its disorder to the cells the pool speaks for (docs/noise.md). Until none moves.
+  let keep = used.map(() => true);
+  let pool = fitPool(used, opts.rounds === true);
+  for (let pass = 0; pass < 5 && pool; pass++) {
+    const p = pool;
+    const inPool = (u: Used, rs: number[]) =>
+      poolInflation(
+        rs.map((r) => Math.exp(u.logs.get(r)!)),
+        p,
+        1,
+        rs,
+        Z_999,
+      ) === 1;
+    const next = used.map((u) =>
+      inPool(
+        u,
+        [...u.logs.keys()].sort((a, b) => a - b),
+      ),
+    );
+    if (next.every((k, i) => k === keep[i])) break;
+    const refit = fitPool(
+      used.filter((_, i) => next[i]),
+      opts.rounds === true,
+    );
+    if (!refit) break;
+    keep = next;
+    pool = refit;
+  }
+  if (!pool) return null;
+  const left = keep.filter((k) => !k).length;
+  return { ...pool, ...(left > 0 ? { leftOut: left } : {}) };
+}
+
+type Used = { probe: string | null; logs: Map<number, number> };
+
+/** The pool of these cells, all of them (rounds as blocks where asked and there are two rounds or more). */
+function fitPool(used: readonly Used[], roundsWanted: boolean): RepeatPool | null {
   const rounds = [...new Set(used.flatMap((u) => [...u.logs.keys()]))].sort((a, b) => a - b);
-  const blocks = opts.rounds === true && rounds.length >= 2;
+  const blocks = roundsWanted && rounds.length >= 2;
   const fit = blocks
     ? twoWay(
         used.map((u) => u.logs),
@@ -131,14 +173,17 @@ export function repeatPool(cells: readonly CellRepeats[], opts: { rounds?: boole
         covDf += common.length - 1;
       }
   const rho = covDf > 0 ? Math.min(0.99, Math.max(0, cov / covDf / variance)) : 0;
-  return { variance, df, rho, cells: used.length, ...(blocks ? { roundShifts: rounds.map((r) => fit.shift.get(r)!) } : {}) };
+  return { variance, df, rho, cells: used.length, ...(blocks ? { roundShifts: rounds.map((r) => fit.shift.get(r)!), rounds } : {}) };
 }
 
 /** The upper 99 % point of χ² with d degrees of freedom, by Wilson and Hilferty's cube (within 1 % from d = 1). */
-function chiSquare99(d: number): number {
+function chiSquare99(d: number, z = 2.3263478740408408): number {
   const a = 2 / (9 * d);
-  return d * (1 - a + 2.3263478740408408 * Math.sqrt(a)) ** 3;
+  return d * (1 - a + z * Math.sqrt(a)) ** 3;
 }
+
+/** The normal quantile of 0.999: a cell is left out of the pool only when its repeats could hardly come from it. */
+const Z_999 = 3.090232306167813;
 
 /**
  * How much more a group's repeats scatter than the pool says a group of `cells` cells should, where that is far more
@@ -146,14 +191,16 @@ function chiSquare99(d: number): number {
  * pool assumes one scatter for every cell; this keeps a cell whose repeats plainly disagree from borrowing the calm of
  * the others, without giving it back the one degree of freedom of its own.
  */
-export function poolInflation(perRepeat: readonly number[], pool: RepeatPool, cells = 1): number {
-  const shifts = pool.roundShifts && pool.roundShifts.length === perRepeat.length ? pool.roundShifts : null;
-  const logs = perRepeat.flatMap((v, i) => (v > 0 && Number.isFinite(v) ? [Math.log(v) - (shifts ? shifts[i]! : 0)] : []));
+export function poolInflation(perRepeat: readonly number[], pool: RepeatPool, cells = 1, roundsOf?: readonly number[], z?: number): number {
+  // with the rounds' numbers, each repeat's own round's shift; without, in order where there is one per round
+  const at = roundsOf && pool.rounds ? roundsOf.map((r) => pool.rounds!.indexOf(r)) : null;
+  const shifts = pool.roundShifts && (at ? at.every((i) => i >= 0) : pool.roundShifts.length === perRepeat.length) ? pool.roundShifts : null;
+  const logs = perRepeat.flatMap((v, i) => (v > 0 && Number.isFinite(v) ? [Math.log(v) - (shifts ? shifts[at ? at[i]! : i]! : 0)] : []));
   if (logs.length < 2) return 1;
   const mean = logs.reduce((a, b) => a + b, 0) / logs.length;
   const d = logs.length - 1;
   const ratio = logs.reduce((a, b) => a + (b - mean) ** 2, 0) / d / (pool.variance / Math.max(1, cells));
-  return ratio > chiSquare99(d) / d ? ratio : 1;
+  return ratio > chiSquare99(d, z) / d ? ratio : 1;
 }
 
 /** A group of a quantity: its pooled statistic, its weight w, and which draws it shares. */
@@ -250,6 +297,59 @@ function chiSquare(df: number, rng: () => number): number {
   }
   const a = 2 / (9 * df);
   return df * Math.max(0, 1 - a + gaussian(rng) * Math.sqrt(a)) ** 3;
+}
+
+/**
+ * The interval of the largest ÷ the smallest of the groups' statistics (a line that should be flat), by the pooled
+ * model above, at `confidence`. Unlike the interval of a smooth quantity it is built from the pairs:
+ * - its upper end is the highest of every pair's own upper end (stat_i ÷ stat_j with its Student's-t margin on the log
+ *   scale). The truth's largest ÷ smallest is one pair's ratio, the pair of the truly dearest and cheapest points, so
+ *   it lies above that end only when that pair's own interval misses it: at most (1 − confidence) ÷ 2 of the time,
+ *   however many points there are. No margin for the choice of the extremes is needed, and none is counted twice (the
+ *   draws of the extremes of already noisy points push the percentile end up by the noise once more);
+ * - its lower end is the point divided by the spread that the noise alone reaches (the (1 + confidence) ÷ 2 quantile
+ *   of the draws' largest ÷ smallest of the noise): the point can exceed the truth by no more than that, whichever
+ *   pair it comes from. Never below 1.
+ * Null where a statistic is not above 0.
+ */
+export function pooledSpreadInterval(groups: readonly PooledGroup[], pool: RepeatPool, opts: { seed: number; confidence?: number; draws?: number }): PoolInterval | null {
+  if (groups.length < 2 || groups.some((g) => !(g.stat > 0) || !Number.isFinite(g.stat))) return null;
+  const confidence = opts.confidence ?? 0.95;
+  const draws = opts.draws ?? 4000;
+  const rng = mulberry32(opts.seed);
+  const keys = [...new Set(groups.map((g) => g.key))];
+  const probes = [...new Set(groups.map((g) => g.probe))];
+  const keyOf = groups.map((g) => keys.indexOf(g.key));
+  const probeOf = groups.map((g) => probes.indexOf(g.probe));
+  const own = Math.sqrt(1 - pool.rho);
+  const shared = Math.sqrt(pool.rho);
+  const n = groups.length;
+  // each ordered pair's noise e_i − e_j, and the noise's own largest ÷ smallest, on the log scale
+  const pairs: number[][] = Array.from({ length: n * n }, () => []);
+  const ranges: number[] = [];
+  const e = new Array<number>(n);
+  const xi = new Array<number>(keys.length);
+  const eta = new Array<number>(probes.length);
+  for (let d = 0; d < draws; d++) {
+    const variance = (pool.variance * pool.df) / Math.max(chiSquare(pool.df, rng), 1e-12);
+    for (let k = 0; k < keys.length; k++) xi[k] = gaussian(rng);
+    for (let p = 0; p < probes.length; p++) eta[p] = gaussian(rng);
+    for (let g = 0; g < n; g++) e[g] = Math.sqrt(variance * groups[g]!.weight) * (shared * eta[probeOf[g]!]! + own * xi[keyOf[g]!]!);
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (i !== j) pairs[i * n + j]!.push(e[i]! - e[j]!);
+    ranges.push(Math.max(...e) - Math.min(...e));
+  }
+  const upperQ = (xs: number[]) => {
+    xs.sort((a, b) => a - b);
+    const h = (xs.length - 1) * (1 - (1 - confidence) / 2);
+    const lo = Math.floor(h);
+    return xs[lo]! + (xs[Math.min(lo + 1, xs.length - 1)]! - xs[lo]!) * (h - lo);
+  };
+  const l = groups.map((g) => Math.log(g.stat));
+  const point = Math.max(...l) - Math.min(...l);
+  let high = point;
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (i !== j) high = Math.max(high, l[i]! - l[j]! + upperQ(pairs[i * n + j]!));
+  const low = Math.max(0, point - upperQ(ranges));
+  return { low: Math.exp(low), high: Math.exp(high), finiteShare: 1 };
 }
 
 /**
