@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { mulberry32 } from '../src/stats/random.js';
-import { influenceWeight, poolInflation, pooledRepeatInterval, pooledSpreadInterval, repeatPool, type CellRepeats, type RepeatPool } from '../src/stats/repeat-pool.js';
+import { influenceWeight, poolInflation, pooledRepeatInterval, repeatPool, type CellRepeats, type RepeatPool } from '../src/stats/repeat-pool.js';
+import { pooledSpreadInterval } from '../src/stats/repeat-spread.js';
 
 const median = (a: readonly number[]) => {
   const s = [...a].sort((x, y) => x - y);

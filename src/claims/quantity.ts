@@ -5,7 +5,8 @@
 import type { CheckStatistic } from '../reference/published.js';
 import { clusterWidening, widen } from '../stats/clusters.js';
 import { bootstrapQuantity, pooledStatistic, type Block } from '../stats/resample.js';
-import { influenceWeight, poolInflation, pooledRepeatInterval, pooledSpreadInterval, type RepeatPool } from '../stats/repeat-pool.js';
+import { influenceWeight, poolInflation, pooledRepeatInterval, type RepeatPool } from '../stats/repeat-pool.js';
+import { pooledSpreadInterval } from '../stats/repeat-spread.js';
 import type { Range } from './bands.js';
 import type { DriftScale } from '../stats/drift.js';
 import type { OperandGroups } from './select.js';
@@ -33,7 +34,7 @@ export interface Quantity {
   readings?: boolean;
   /**
    * The quantity is the largest ÷ the smallest of the groups' statistics (combine says so too): where the repeats are
-   * pooled, its interval is built from the pairs (src/stats/repeat-pool.ts, pooledSpreadInterval).
+   * pooled, its interval is built from the pairs (src/stats/repeat-spread.ts).
    */
   spread?: boolean;
 }

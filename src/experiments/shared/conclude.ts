@@ -2,7 +2,8 @@
 // claims give it (the run's repeats pooled across cells: src/stats/repeat-pool.ts), and how such figures are said.
 import { median } from '../../stats/descriptive.js';
 import { linearFit } from '../../stats/regression.js';
-import { influenceWeight, poolInflation, pooledRepeatInterval, pooledSpreadInterval, repeatPool, type RepeatPool } from '../../stats/repeat-pool.js';
+import { influenceWeight, poolInflation, pooledRepeatInterval, repeatPool, type RepeatPool } from '../../stats/repeat-pool.js';
+import { pooledSpreadInterval } from '../../stats/repeat-spread.js';
 import type { Measurement } from '../types.js';
 
 /** One cell of a run: its ok repeats' samples, in repeat order. */
