@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { mulberry32 } from '../src/stats/random.js';
 import { influenceWeight, poolInflation, pooledRepeatInterval, repeatPool, type CellRepeats, type RepeatPool } from '../src/stats/repeat-pool.js';
+import { pooledSpreadInterval } from '../src/stats/repeat-spread.js';
 
 const median = (a: readonly number[]) => {
   const s = [...a].sort((x, y) => x - y);
@@ -199,4 +200,86 @@ test('a cell whose repeats disagree far beyond the pool is drawn with its own sc
   )!;
   assert.ok(wide.high / wide.low > 2 * (tight.high / tight.low), `${tight.low}–${tight.high} vs ${wide.low}–${wide.high}`);
   assert.ok(wide.high / wide.low < 50, `${wide.low}–${wide.high}`);
+});
+
+/**
+ * A flat line of four points (cells 0–3, true medians `truth`) among 24 cells of a run, rounds as blocks: how often the
+ * largest ÷ smallest is called flat (whole interval ≤ 1.25×), above it (whole interval above) or neither, by the interval
+ * built from the pairs (pooledSpreadInterval) and by the draws' percentile ∪ reflection (pooledRepeatInterval), and how
+ * often each interval holds the true largest ÷ smallest.
+ */
+export function flatVerdicts(seed: number, o: Parameters<typeof simulateRun>[1], truth: readonly number[], runs: number) {
+  const rng = mulberry32(seed);
+  const trueSpread = Math.max(...truth) / Math.min(...truth);
+  const tally = () => ({ flat: 0, above: 0, open: 0, covered: 0 });
+  const pairs = tally();
+  const draws = tally();
+  const count = (t: ReturnType<typeof tally>, iv: { low: number; high: number }) => {
+    if (iv.high <= 1.25) t.flat++;
+    else if (iv.low > 1.25) t.above++;
+    else t.open++;
+    if (iv.low <= trueSpread && trueSpread <= iv.high) t.covered++;
+  };
+  for (let k = 0; k < runs; k++) {
+    const cells = simulateRun(rng, o).map((c, i) => (i < truth.length ? c.map((r) => r.map((x) => x * truth[i]!)) : c));
+    const pool = poolOf(cells, true);
+    const line = [0, 1, 2, 3].map((i) => group(cells, i));
+    count(pairs, pooledSpreadInterval(line, pool, { seed: k + 1, draws: 1000 })!);
+    const iv = pooledRepeatInterval(line, (s) => Math.max(...s) / Math.min(...s), pool, { seed: k + 1, draws: 1000 })!;
+    count(draws, { low: Math.max(1, iv.low), high: iv.high });
+  }
+  const share = (t: ReturnType<typeof tally>) => ({ flat: t.flat / runs, above: t.above / runs, open: t.open / runs, covered: t.covered / runs });
+  return { pairs: share(pairs), draws: share(draws) };
+}
+
+test('largest ÷ smallest of a flat line: the interval from the pairs holds the truth at least 95 % of the time, calls a flat line flat more often, and a 1.3× rise flat never', (t) => {
+  const rows: string[] = [];
+  const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+  for (const o of [
+    { repeats: 3, sb: 0.06, sw: 0.25, n: 200, sr: 0.03 },
+    { repeats: 3, sb: 0.1, sw: 0.25, n: 200, sr: 0.03 },
+  ])
+    for (const [name, truth] of [
+      ['flat', [1, 1, 1, 1]],
+      ['1.3× rise', [0, 128, 512, 1024].map((x) => 1 + (0.3 * x) / 1024)],
+      ['1.25× rise', [0, 128, 512, 1024].map((x) => 1 + (0.25 * x) / 1024)],
+    ] as const) {
+      const r = flatVerdicts(21, o, truth, 150);
+      const row = (v: typeof r.pairs) => `${pct(v.flat)} / ${pct(v.above)} / ${pct(v.open)}, covered ${pct(v.covered)}`;
+      rows.push(`| ${o.sb} | ${name} | ${row(r.draws)} | ${row(r.pairs)} |`);
+      // honest: a line that rises 1.25× or more is never called flat more than the interval's one tail allows
+      if (name !== 'flat') assert.ok(r.pairs.flat <= 0.03, `${name} ${JSON.stringify(o)}: called flat in ${pct(r.pairs.flat)}`);
+      else assert.ok(r.pairs.above <= 0.03, `flat ${JSON.stringify(o)}: called above 1.25× in ${pct(r.pairs.above)}`);
+      assert.ok(r.pairs.covered >= 0.94, `${name} ${JSON.stringify(o)}: covered ${pct(r.pairs.covered)}`);
+      if (name === 'flat') assert.ok(r.pairs.flat >= r.draws.flat, `${JSON.stringify(o)}: flat ${pct(r.pairs.flat)} against ${pct(r.draws.flat)}`);
+    }
+  t.diagnostic(`σb | truth | draws: flat / above / open, covered | pairs: flat / above / open, covered\n${rows.join('\n')}`);
+});
+
+test('a cell whose repeats disagree far beyond the others is left out of the pool (drawn with its own scatter), and the pool speaks for the rest', () => {
+  const rng = mulberry32(8);
+  const gauss = () => Math.sqrt(-2 * Math.log(rng() || 1e-12)) * Math.cos(2 * Math.PI * rng());
+  const cells: CellRepeats[] = Array.from({ length: 24 }, (_, c) => ({
+    byRepeat: new Map([1, 2, 3].map((r) => [r, Math.exp(c * 0.1 + 0.05 * gauss())])),
+    probe: null,
+  }));
+  const calm = repeatPool(cells, { rounds: true })!;
+  // one cell's repeats 8.8, 6.7 and 4.0 (the quiet run's fork+exec at 128 MB with THP off)
+  const wild = [
+    ...cells.slice(0, 23),
+    {
+      byRepeat: new Map([
+        [1, 8.8],
+        [2, 6.7],
+        [3, 4.0],
+      ]),
+      probe: null,
+    },
+  ];
+  const pool = repeatPool(wild, { rounds: true })!;
+  assert.equal(pool.leftOut, 1);
+  assert.equal(pool.cells, 23);
+  assert.ok(Math.abs(Math.sqrt(pool.variance) / Math.sqrt(calm.variance) - 1) < 0.25, `${Math.sqrt(pool.variance)} against ${Math.sqrt(calm.variance)}`);
+  assert.ok(poolInflation([8.8, 6.7, 4.0], pool) > 10, 'the cell left out keeps its own scatter');
+  assert.equal(calm.leftOut, undefined);
 });

@@ -6,6 +6,7 @@ import type { CheckStatistic } from '../reference/published.js';
 import { clusterWidening, widen } from '../stats/clusters.js';
 import { bootstrapQuantity, pooledStatistic, type Block } from '../stats/resample.js';
 import { influenceWeight, poolInflation, pooledRepeatInterval, type RepeatPool } from '../stats/repeat-pool.js';
+import { pooledSpreadInterval } from '../stats/repeat-spread.js';
 import type { Range } from './bands.js';
 import type { DriftScale } from '../stats/drift.js';
 import type { OperandGroups } from './select.js';
@@ -31,6 +32,11 @@ export interface Quantity {
   drift?: DriftScale;
   /** Every group is a reading of a metric (kB, faults, bytes), not a timing: its drift is a reading's. */
   readings?: boolean;
+  /**
+   * The quantity is the largest ÷ the smallest of the groups' statistics (combine says so too): where the repeats are
+   * pooled, its interval is built from the pairs (src/stats/repeat-spread.ts).
+   */
+  spread?: boolean;
 }
 
 export interface Measured {
@@ -156,7 +162,8 @@ function pooledInterval(q: Quantity, ctx: MeasureContext, point: number): Range 
     key: q.keys[i]!,
     probe: ctx.probeOf ? ctx.probeOf(q.keys[i]!) : q.keys[i]!,
   }));
-  const iv = pooledRepeatInterval(groups, q.combine, pool, { seed: ctx.seed, confidence: ctx.confidence ?? 0.95 });
+  const opts = { seed: ctx.seed, confidence: ctx.confidence ?? 0.95 };
+  const iv = q.spread === true ? pooledSpreadInterval(groups, pool, opts) : pooledRepeatInterval(groups, q.combine, pool, opts);
   if (!iv) return null;
   // the interval holds its own point (a skewed statistic such as largest ÷ smallest may sit near an edge)
   return { low: Math.min(iv.low, point), high: Math.max(iv.high, point) };

@@ -34,7 +34,7 @@ export function judgeFlat(c: FlatCheck, ctx: JudgeContext): Judgement {
     const ys = p.groups.map((g) => pooledStatistic(g, stat));
     checkPositive([{ label: `the smallest ${stat} of ${describeSeries(sel)}`, value: Math.min(...ys) }], `${data.experiment}: largest ÷ smallest`);
     const spread = (s: readonly number[]) => (Math.min(...s) > 0 ? Math.max(...s) / Math.min(...s) : NaN);
-    const m = scaled({ ...lineQuantity(p, stat, spread), multiplicative: true }, 1, ctx, `largest ÷ smallest of ${describeSeries(sel)}`, 1);
+    const m = scaled({ ...lineQuantity(p, stat, spread), multiplicative: true, spread: true }, 1, ctx, `largest ÷ smallest of ${describeSeries(sel)}`, 1);
     minRepeats = Math.min(minRepeats, m.minRepeats);
     const iv = m.interval ?? { low: m.point, high: m.point };
     let o = against(iv, b);

@@ -44,6 +44,10 @@ export interface RepeatPool {
    * when it has one per round.
    */
   roundShifts?: readonly number[];
+  /** The repeat numbers of the rounds, in that order (with roundShifts). */
+  rounds?: readonly number[];
+  /** Cells left out of the pool: their own repeats disagreed far beyond it (each is drawn with its own scatter). */
+  leftOut?: number;
 }
 
 /** Fewest pooled degrees of freedom before the pool is used (fewer: the cell's own repeats, as before). */
@@ -90,14 +94,52 @@ function twoWay(cells: readonly Map<number, number>[], rounds: readonly number[]
  * runs, src/stats/drift.ts). The rounds then cost (rounds − 1) degrees of freedom.
  */
 export function repeatPool(cells: readonly CellRepeats[], opts: { rounds?: boolean } = {}): RepeatPool | null {
-  const used: { probe: string | null; logs: Map<number, number> }[] = [];
+  const used: Used[] = [];
   for (const c of cells) {
     const entries = [...c.byRepeat.entries()].filter(([, v]) => v > 0 && Number.isFinite(v));
     if (entries.length < 2) continue;
     used.push({ probe: c.probe, logs: new Map(entries.map(([r, v]) => [r, Math.log(v)])) });
   }
+  // A cell whose repeats disagree far beyond the pool is drawn with its own scatter (poolInflation, 1 %); beyond 0.1 %
+  // it is left out too, lest it lend its disorder to the cells the pool speaks for (docs/noise.md). Until none moves.
+  let keep = used.map(() => true);
+  let pool = fitPool(used, opts.rounds === true);
+  for (let pass = 0; pass < 5 && pool; pass++) {
+    const p = pool;
+    const inPool = (u: Used, rs: number[]) =>
+      poolInflation(
+        rs.map((r) => Math.exp(u.logs.get(r)!)),
+        p,
+        1,
+        rs,
+        Z_999,
+      ) === 1;
+    const next = used.map((u) =>
+      inPool(
+        u,
+        [...u.logs.keys()].sort((a, b) => a - b),
+      ),
+    );
+    if (next.every((k, i) => k === keep[i])) break;
+    const refit = fitPool(
+      used.filter((_, i) => next[i]),
+      opts.rounds === true,
+    );
+    if (!refit) break;
+    keep = next;
+    pool = refit;
+  }
+  if (!pool) return null;
+  const left = keep.filter((k) => !k).length;
+  return { ...pool, ...(left > 0 ? { leftOut: left } : {}) };
+}
+
+type Used = { probe: string | null; logs: Map<number, number> };
+
+/** The pool of these cells, all of them (rounds as blocks where asked and there are two rounds or more). */
+function fitPool(used: readonly Used[], roundsWanted: boolean): RepeatPool | null {
   const rounds = [...new Set(used.flatMap((u) => [...u.logs.keys()]))].sort((a, b) => a - b);
-  const blocks = opts.rounds === true && rounds.length >= 2;
+  const blocks = roundsWanted && rounds.length >= 2;
   const fit = blocks
     ? twoWay(
         used.map((u) => u.logs),
@@ -131,14 +173,17 @@ export function repeatPool(cells: readonly CellRepeats[], opts: { rounds?: boole
         covDf += common.length - 1;
       }
   const rho = covDf > 0 ? Math.min(0.99, Math.max(0, cov / covDf / variance)) : 0;
-  return { variance, df, rho, cells: used.length, ...(blocks ? { roundShifts: rounds.map((r) => fit.shift.get(r)!) } : {}) };
+  return { variance, df, rho, cells: used.length, ...(blocks ? { roundShifts: rounds.map((r) => fit.shift.get(r)!), rounds } : {}) };
 }
 
 /** The upper 99 % point of χ² with d degrees of freedom, by Wilson and Hilferty's cube (within 1 % from d = 1). */
-function chiSquare99(d: number): number {
+function chiSquare99(d: number, z = 2.3263478740408408): number {
   const a = 2 / (9 * d);
-  return d * (1 - a + 2.3263478740408408 * Math.sqrt(a)) ** 3;
+  return d * (1 - a + z * Math.sqrt(a)) ** 3;
 }
+
+/** The normal quantile of 0.999: a cell is left out of the pool only when its repeats could hardly come from it. */
+const Z_999 = 3.090232306167813;
 
 /**
  * How much more a group's repeats scatter than the pool says a group of `cells` cells should, where that is far more
@@ -146,14 +191,16 @@ function chiSquare99(d: number): number {
  * pool assumes one scatter for every cell; this keeps a cell whose repeats plainly disagree from borrowing the calm of
  * the others, without giving it back the one degree of freedom of its own.
  */
-export function poolInflation(perRepeat: readonly number[], pool: RepeatPool, cells = 1): number {
-  const shifts = pool.roundShifts && pool.roundShifts.length === perRepeat.length ? pool.roundShifts : null;
-  const logs = perRepeat.flatMap((v, i) => (v > 0 && Number.isFinite(v) ? [Math.log(v) - (shifts ? shifts[i]! : 0)] : []));
+export function poolInflation(perRepeat: readonly number[], pool: RepeatPool, cells = 1, roundsOf?: readonly number[], z?: number): number {
+  // with the rounds' numbers, each repeat's own round's shift; without, in order where there is one per round
+  const at = roundsOf && pool.rounds ? roundsOf.map((r) => pool.rounds!.indexOf(r)) : null;
+  const shifts = pool.roundShifts && (at ? at.every((i) => i >= 0) : pool.roundShifts.length === perRepeat.length) ? pool.roundShifts : null;
+  const logs = perRepeat.flatMap((v, i) => (v > 0 && Number.isFinite(v) ? [Math.log(v) - (shifts ? shifts[at ? at[i]! : i]! : 0)] : []));
   if (logs.length < 2) return 1;
   const mean = logs.reduce((a, b) => a + b, 0) / logs.length;
   const d = logs.length - 1;
   const ratio = logs.reduce((a, b) => a + (b - mean) ** 2, 0) / d / (pool.variance / Math.max(1, cells));
-  return ratio > chiSquare99(d) / d ? ratio : 1;
+  return ratio > chiSquare99(d, z) / d ? ratio : 1;
 }
 
 /** A group of a quantity: its pooled statistic, its weight w, and which draws it shares. */
@@ -235,14 +282,14 @@ export interface PoolInterval {
 }
 
 /** A standard normal from two uniforms (Box–Muller). */
-function gaussian(rng: () => number): number {
+export function gaussian(rng: () => number): number {
   let u = 0;
   while (u === 0) u = rng();
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng());
 }
 
 /** χ² with `df` degrees of freedom: a sum of squared normals up to 60, the Wilson–Hilferty cube beyond. */
-function chiSquare(df: number, rng: () => number): number {
+export function chiSquare(df: number, rng: () => number): number {
   if (df <= 60) {
     let s = 0;
     for (let i = 0; i < df; i++) s += gaussian(rng) ** 2;

@@ -3,6 +3,7 @@
 import { median } from '../../stats/descriptive.js';
 import { linearFit } from '../../stats/regression.js';
 import { influenceWeight, poolInflation, pooledRepeatInterval, repeatPool, type RepeatPool } from '../../stats/repeat-pool.js';
+import { pooledSpreadInterval } from '../../stats/repeat-spread.js';
 import type { Measurement } from '../types.js';
 
 /** One cell of a run: its ok repeats' samples, in repeat order. */
@@ -69,14 +70,13 @@ export function cellRatio(a: RunCell, b: RunCell, pool: RepeatPool | null, seed:
   return iv ? { ratio, low: iv.low, high: iv.high } : { ratio, low: null, high: null };
 }
 
-/** Largest ÷ smallest median of some cells, with its pooled-repeat interval (null: none). */
+/** Largest ÷ smallest median of some cells, with its pooled-repeat interval built from the pairs, as the claims' (null: none). */
 export function cellSpread(cells: readonly RunCell[], pool: RepeatPool | null, seed: number): CellRatio {
   const meds = cells.map((c) => median(c.repeats.flat()));
   const ratio = Math.max(...meds) / Math.min(...meds);
   if (!poolable(cells, pool)) return { ratio, low: null, high: null };
-  const iv = pooledRepeatInterval(
+  const iv = pooledSpreadInterval(
     cells.map((c) => drawn(c, pool)),
-    (s) => Math.max(...s) / Math.min(...s),
     pool,
     { seed },
   );
