@@ -129,8 +129,11 @@ export const caseArb = fc.record({ fn: fc.constantFrom(...FUNCTIONS), command, s
   // what the parent does at a time (a kill, an abort) lands while the child sleeps: a child that ends before it
   // makes the outcome a race with how fast the child was started (posix_spawn's is sooner than fork's under load:
   // seed 20261208 stopped on a kill at 50 ms that missed forklab's child, already gone, and hit child_process's;
-  // seed 20261211 on one that landed before or after a flooding child's first lines: the sleep comes first)
-  const timed = out.parent.kill || (typeof out.opts.signal === 'string' && out.opts.signal.startsWith('abortAfter'));
+  // seed 20261211 on one that landed before or after a flooding child's first lines: the sleep comes first).
+  // A timeout is such a time too: seed 20261212 stopped at its 25th case under a load of 20 on 2 CPUs, an
+  // execSync in a worker with a timeout of 100 ms whose child prints three lines and exits: child_process's
+  // fork took longer than that three times out of three (ETIMEDOUT), forklab's child had ended each time.
+  const timed = out.parent.kill || (typeof out.opts.signal === 'string' && out.opts.signal.startsWith('abortAfter')) || out.opts.timeout > 0;
   if (timed && out.steps[0]?.sleep !== 400) out.steps = [{ sleep: 400 }, ...out.steps];
   // a child that reads its stdin waits for an end: the sync family with an inherited stdin reads /dev/null
   if (out.state.fdsFree !== undefined && out.state.worker) delete out.state.worker;
