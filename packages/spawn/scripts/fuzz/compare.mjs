@@ -9,11 +9,26 @@ export const NORMALISATIONS = [
   'under register, its own "--import REGISTER" is left out of the arguments fork passes on (process.execArgv); when the case forks, the reference it is compared with runs with an --import of an empty module (scripts/fuzz/noop.mjs), left out the same way, since a forked child inherits --import and Node then loads its main module as an ES module',
   "after a sync call that failed with EMFILE or ENFILE, eventpoll descriptors are not counted: Node 20's spawnSync then leaves its private loop's epoll descriptor open (with 1-3 descriptors free: libuv's uv_loop_init failing after its epoll_create1; not on Node 22, 24 or 26), which @forklab/spawn does not copy",
   'after an async spawn that failed with EMFILE or ENFILE, socket descriptors are not counted: child_process returns early then and leaves the parent ends of the stdio pipes open (Node 24), which @forklab/spawn closes',
-  "in the runner's stderr, the inspector's lines (a Node child sent SIGUSR1 starts it) are left out: its URL holds a random id, and whether port 9229 was free depends on the other cases running at the time",
+  "the inspector's lines (a Node child sent SIGUSR1 starts it) are left out of the runner's stderr and of every text the call returned or streamed: its URL holds a random id, and whether port 9229 was free depends on the other cases running at the time",
   'during the call, descriptors of kind pidfd are not counted: @forklab/spawn reaps each running child through a pidfd (README, "What differs": reaping)',
 ];
 
 const INSPECTOR_LINE = /^(Debugger listening on ws:\/\/|For help, see: https:\/\/nodejs\.org\/en\/docs\/inspector|Starting inspector on \S+ failed: |Debugger ending on ws:\/\/)/;
+
+/** Text without the inspector's lines, wherever a forked child's stderr reached (a string, or a value the
+ * runner recorded as { s }, { b }, { latin1 } ...). */
+function withoutInspector(v) {
+  if (typeof v === 'string')
+    return v.includes('inspector') || v.includes('Debugger ')
+      ? v
+          .split('\n')
+          .filter((l) => !INSPECTOR_LINE.test(l))
+          .join('\n')
+      : v;
+  if (Array.isArray(v)) return v.map(withoutInspector);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutInspector(x)]));
+  return v;
+}
 
 /** An observation with the run's own directory replaced; pidfds left out of the descriptors counted during the call. */
 export function normalise(obs, dir, register) {
@@ -23,7 +38,7 @@ export function normalise(obs, dir, register) {
     .split(dir)
     .join('<dir>')
     .replace(/\(node:\d+\)/g, '(node:<pid>)');
-  const o = JSON.parse(text);
+  const o = withoutInspector(JSON.parse(text));
   delete o.mode;
   if (typeof o.stderr === 'string') {
     o.stderr = o.stderr
