@@ -13,7 +13,7 @@ export const NORMALISATIONS = [
   'during the call, descriptors of kind pidfd are not counted: @forklab/spawn reaps each running child through a pidfd (README, "What differs": reaping)',
 ];
 
-const INSPECTOR_LINE = /^(Debugger listening on ws:\/\/|For help, see: https:\/\/nodejs\.org\/en\/docs\/inspector|Starting inspector on \S+ failed: |Debugger ending on ws:\/\/)/;
+const INSPECTOR_LINE = /^(Debugger listening on ws:\/\/|For help, see: https:\/\/nodejs\.org\/\S*$|Starting inspector on \S+ failed: |Debugger ending on ws:\/\/)/;
 
 /** Text without the inspector's lines, wherever a forked child's stderr reached (a string, or a value the
  * runner recorded as { s }, { b }, { latin1 } ...). */
