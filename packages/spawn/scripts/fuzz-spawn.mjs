@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { runCase } from './fuzz/campaign.mjs';
-import { NORMALISATIONS } from './fuzz/compare.mjs';
+import { NORMALISATIONS, runnerNote } from './fuzz/compare.mjs';
 import { caseArb, dimensions } from './fuzz/gen.mjs';
 import { knownDefect } from './fuzz/known.mjs';
 
@@ -188,5 +188,6 @@ function report(kase, found, how) {
       return vs.map((v) => (v === undefined ? '(absent)' : v.length > 400 ? `…${v.slice(at(v), at(v) + 400)}…(${v.length} chars)` : v)).join(' | ');
     };
     for (const d of f.differences) console.log(`    ${d.field}: child_process ${show(d.reference, d.subject)}  ≠  ${show(d.subject, d.reference)}`);
+    for (const note of new Set(f.differences.map((d) => runnerNote(d.field)).filter(Boolean))) console.log(`    (runner: ${note})`);
   }
 }

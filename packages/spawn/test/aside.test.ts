@@ -12,12 +12,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import './helpers/addon.js';
 import { installed, lastJson, nodeIn } from './helpers/installed.js';
+import { sideBySide } from './helpers/reference.js';
 import * as childProcess from 'node:child_process';
 import { type MechanismLook, nodeMechanism, nodeSpawnsItself, parseUvVersion, stepAsideReason } from '../src/aside.js';
 import { spawnSync } from '../src/index.js';
 import { native } from '../src/native.js';
 
 const inst = installed();
+// child_process's own spawnSync, from a process where register is not loaded (under it, node:child_process is forklab's)
+const unregisteredTest = sideBySide(import.meta.url);
 
 const look = (plain: boolean | null, detached: boolean | null = plain): MechanismLook => ({ nodeForks: (d) => (d ? detached : plain) });
 
@@ -59,7 +62,7 @@ test('per call, on a posix_spawn libuv that forks detached calls (compiled witho
   assert.equal(nodeSpawnsItself({ detached: true }, nodeMechanism({}, '1.46.0', look(null))), null, 'a forking Node: forklab serves');
 });
 
-test('the look at the mechanism: a spawn through Node’s child_process calls fork() on this Node, forklab’s posix_spawn does not', () => {
+unregisteredTest('the look at the mechanism: a spawn through Node’s child_process calls fork() on this Node, forklab’s posix_spawn does not', () => {
   const forks = native().forks as () => number;
   const a = forks();
   childProcess.spawnSync('true', { stdio: 'ignore', timeout: 30_000 });

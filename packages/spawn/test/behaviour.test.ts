@@ -1,12 +1,15 @@
 // forklab/spawn against node:child_process on the same cases, side by side: exit codes, signals, bytes,
 // cwd, env, argv0, failures to start, detached groups, kill, AbortSignal, timeout.
-import { after, test } from 'node:test';
+import { after } from 'node:test';
+import { sideBySide } from './helpers/reference.js';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync, openSync, closeSync, readFileSync, realpathSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { both, errorShape, impls, observe, sha256, type Observed } from './helpers/observe.js';
+
+const test = sideBySide(import.meta.url);
 
 const tmp = realpathSync(mkdtempSync(join(tmpdir(), 'forklab-spawn-')));
 after(() => rmSync(tmp, { recursive: true, force: true }));

@@ -1,13 +1,15 @@
 // What a program sees of a running child through Node's introspection, side by side with child_process:
 // process._getActiveHandles() lists its ChildProcess while it is referenced; Node's 'child_process' diagnostics
 // channel publishes it; and no descriptor of the parent is left for it once 'exit' is emitted.
-import { test } from 'node:test';
+import { sideBySide } from './helpers/reference.js';
 import assert from 'node:assert/strict';
 import * as childProcess from 'node:child_process';
 import dc from 'node:diagnostics_channel';
 import { readdirSync, readlinkSync } from 'node:fs';
 import './helpers/addon.js';
 import * as forklab from '../src/index.js';
+
+const test = sideBySide(import.meta.url);
 
 const LIMIT = { timeout: 30_000, killSignal: 'SIGKILL' } as const;
 const impls = [

@@ -7,13 +7,28 @@ export const NORMALISATIONS = [
   'pids are compared by type only (the runner records typeof child.pid), and Node\'s warnings\' "(node:PID)" is written (node:<pid>)',
   'in the runner\'s stderr, stack frames ("    at ...") and a native stack trace are left out: the module under test wraps child_process, so its frames differ by design; the error line itself is compared',
   'under register, its own "--import REGISTER" is left out of the arguments fork passes on (process.execArgv); when the case forks, the reference it is compared with runs with an --import of an empty module (scripts/fuzz/noop.mjs), left out the same way, since a forked child inherits --import and Node then loads its main module as an ES module',
-  "after a sync call that failed with EMFILE or ENFILE, eventpoll descriptors are not counted: Node's spawnSync then leaves its private loop's epoll descriptor open (Node 20-26), which @forklab/spawn does not copy",
+  "after a sync call that failed with EMFILE or ENFILE, eventpoll descriptors are not counted: Node 20's spawnSync then leaves its private loop's epoll descriptor open (with 1-3 descriptors free: libuv's uv_loop_init failing after its epoll_create1; not on Node 22, 24 or 26), which @forklab/spawn does not copy",
   'after an async spawn that failed with EMFILE or ENFILE, socket descriptors are not counted: child_process returns early then and leaves the parent ends of the stdio pipes open (Node 24), which @forklab/spawn closes',
-  "in the runner's stderr, the inspector's lines (a Node child sent SIGUSR1 starts it) are left out: its URL holds a random id, and whether port 9229 was free depends on the other cases running at the time",
+  "the inspector's lines (a Node child sent SIGUSR1 starts it) are left out of the runner's stderr and of every text the call returned or streamed: its URL holds a random id, and whether port 9229 was free depends on the other cases running at the time",
   'during the call, descriptors of kind pidfd are not counted: @forklab/spawn reaps each running child through a pidfd (README, "What differs": reaping)',
 ];
 
-const INSPECTOR_LINE = /^(Debugger listening on ws:\/\/|For help, see: https:\/\/nodejs\.org\/en\/docs\/inspector|Starting inspector on \S+ failed: |Debugger ending on ws:\/\/)/;
+const INSPECTOR_LINE = /^(Debugger listening on ws:\/\/|For help, see: https:\/\/nodejs\.org\/\S*$|Starting inspector on \S+ failed: |Debugger ending on ws:\/\/)/;
+
+/** Text without the inspector's lines, wherever a forked child's stderr reached (a string, or a value the
+ * runner recorded as { s }, { b }, { latin1 } ...). */
+function withoutInspector(v) {
+  if (typeof v === 'string')
+    return v.includes('inspector') || v.includes('Debugger ')
+      ? v
+          .split('\n')
+          .filter((l) => !INSPECTOR_LINE.test(l))
+          .join('\n')
+      : v;
+  if (Array.isArray(v)) return v.map(withoutInspector);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutInspector(x)]));
+  return v;
+}
 
 /** An observation with the run's own directory replaced; pidfds left out of the descriptors counted during the call. */
 export function normalise(obs, dir, register) {
@@ -23,7 +38,7 @@ export function normalise(obs, dir, register) {
     .split(dir)
     .join('<dir>')
     .replace(/\(node:\d+\)/g, '(node:<pid>)');
-  const o = JSON.parse(text);
+  const o = withoutInspector(JSON.parse(text));
   delete o.mode;
   if (typeof o.stderr === 'string') {
     o.stderr = o.stderr
@@ -52,8 +67,34 @@ function flatten(v, path, out) {
   return out;
 }
 
-/** The top-level fields compared, each a unit a difference is reported in. */
-export const FIELDS = ['threw', 'ret', 'events', 'callback', 'streams', 'child', 'uncaught', 'during', 'after', 'files', 'done', 'workerExit', 'status', 'stdout', 'stderr'];
+/** The top-level fields compared, each a unit a difference is reported in. `runnerFailed` and `noResult` are the
+ * runner's own: an exception that reached it, and a process that wrote no observation at all. */
+export const FIELDS = [
+  'threw',
+  'ret',
+  'events',
+  'callback',
+  'streams',
+  'child',
+  'uncaught',
+  'during',
+  'after',
+  'files',
+  'done',
+  'workerExit',
+  'status',
+  'stdout',
+  'stderr',
+  'runnerFailed',
+  'noResult',
+];
+
+/** What a difference in the runner's own fields means, for the report: null for any other field. */
+export function runnerNote(field) {
+  if (field === 'noResult') return 'a run wrote no observation (its process was killed at its time limit or died before the runner could write): compare its status and stderr';
+  if (field.startsWith('runnerFailed')) return 'the runner itself failed in a run (an exception outside the call): what that run observed stops there';
+  return null;
+}
 
 /** The fields (dotted paths) on which the subject's observations and the reference's have no value in common. */
 export function differences(refs, subs) {

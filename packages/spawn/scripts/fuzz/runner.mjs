@@ -18,10 +18,32 @@ const [caseFile, dir, mode, spec] = isMainThread ? process.argv.slice(2) : worke
 const kase = JSON.parse(fs.readFileSync(caseFile, 'utf8'));
 const LIMIT_MS = 8000;
 
+/** The descriptor numbers of this process. A case can leave none free (a low `ulimit -n`, a call that takes the
+ * last one), and reading the directory needs one: then each number is looked up by its link, which needs none,
+ * so that the runner still sees what a program would see. */
+function fdNumbers() {
+  try {
+    return fs.readdirSync('/proc/self/fd');
+  } catch (e) {
+    if (e.code !== 'EMFILE' && e.code !== 'ENFILE') throw e;
+    const out = [];
+    for (let fd = 0, miss = 0; miss < 1024; fd++) {
+      try {
+        fs.readlinkSync(`/proc/self/fd/${fd}`);
+        out.push(String(fd));
+        miss = 0;
+      } catch {
+        miss++;
+      }
+    }
+    return out;
+  }
+}
+
 /** The descriptor kinds of this process: pipe, socket, pidfd, eventfd, /dev/null, file... with counts. */
 function fdKinds() {
   const kinds = {};
-  for (const f of fs.readdirSync('/proc/self/fd')) {
+  for (const f of fdNumbers()) {
     let k;
     try {
       k = fs.readlinkSync(`/proc/self/fd/${f}`);
@@ -299,24 +321,33 @@ async function after(r) {
   return r;
 }
 
+/** The case in this thread. An exception that reaches the runner itself (not the call's: that is recorded where
+ * it happens) is the observation instead, as `runnerFailed`, so that a run the runner could not finish says
+ * so and why, rather than leaving no result. */
 async function inThisThread() {
-  const r = await main();
-  return after(r);
+  try {
+    const r = await main();
+    return await after(r);
+  } catch (e) {
+    return { mode, runnerFailed: { code: e?.code ?? null, message: String(e?.message ?? e) } };
+  }
 }
 
 if (!isMainThread) {
   parentPort.postMessage(JSON.stringify(await inThisThread()));
-} else if (kase.state.worker) {
-  const w = new Worker(new URL(import.meta.url), { workerData: { argv: [caseFile, dir, mode, spec] } });
-  const text = await new Promise((res, rej) => {
-    w.on('message', res);
-    w.on('error', rej);
-    w.on('exit', (code) => res(JSON.stringify({ mode, workerExit: code })));
-  });
-  fs.writeFileSync(join(dir, 'result.json'), text);
-  process.exit(0);
 } else {
-  const r = await inThisThread();
-  fs.writeFileSync(join(dir, 'result.json'), JSON.stringify(r));
+  // The result's descriptor is opened before the case's state is set: a case that leaves no descriptor free
+  // still has its observation written (through this one, which Node opens close-on-exec: no child inherits it).
+  const resultFd = fs.openSync(join(dir, 'result.json'), 'w');
+  let text;
+  if (kase.state.worker) {
+    const w = new Worker(new URL(import.meta.url), { workerData: { argv: [caseFile, dir, mode, spec] } });
+    text = await new Promise((res) => {
+      w.on('message', res);
+      w.on('error', (e) => res(JSON.stringify({ mode, runnerFailed: { code: e?.code ?? null, message: `in the worker: ${e?.message ?? e}` } })));
+      w.on('exit', (code) => res(JSON.stringify({ mode, workerExit: code })));
+    });
+  } else text = JSON.stringify(await inThisThread());
+  fs.writeSync(resultFd, text);
   process.exit(0);
 }
