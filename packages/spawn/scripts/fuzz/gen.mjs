@@ -147,6 +147,12 @@ export const caseArb = fc.record({ fn: fc.constantFrom(...FUNCTIONS), command, s
     const { kill: _, ...rest } = out.parent;
     out.parent = rest;
   }
+  // The environment a child gets shows only in what it says of itself: a case that replaces or mutates
+  // process.env, passes an env, or pollutes one has its child say who it is (the ident line names FOO and PATH)
+  // first, so that a difference in the environment cannot hide behind a child that says nothing (a module that
+  // ignored a replaced process.env went unseen for 150 cases of seed 42 once the timed cases gained their sleep).
+  const envMatters = out.state.env !== undefined || out.opts.env !== undefined || ['env', 'envPairs'].includes(out.state.pollute?.key);
+  if (envMatters && !out.steps.some((s) => 'ident' in s)) out.steps = [{ ident: true }, ...out.steps];
   const timed = out.parent.kill || (typeof out.opts.signal === 'string' && out.opts.signal.startsWith('abortAfter')) || out.opts.timeout > 0;
   if (timed && out.steps[0]?.sleep !== 400) out.steps = [{ sleep: 400 }, ...out.steps];
   // A child of an async call that writes to its stdin races the parent, which closes its end once its shutdown
