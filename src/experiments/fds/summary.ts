@@ -6,7 +6,7 @@ import { linearFit } from '../../stats/regression.js';
 import { fmtNs, fmtUsCi } from '../../text/format.js';
 import { cellFigure, type CellFigure } from '../shared/measure.js';
 import { blank, heading, note, table, type Block } from '../view.js';
-import type { ExperimentRun, Measurement } from '../types.js';
+import type { ShownRun, Measurement } from '../types.js';
 import { measurementsOf } from '../fields.js';
 import { FDS_FIELDS, WAYS, type Way } from './configuration.js';
 
@@ -168,7 +168,7 @@ function axisTable(s: FdsSummary, axis: 'nofile' | 'fds'): Block[] {
 }
 
 /** What a run shows after its conclusion: the two axes, then how each figure was taken and what was left out. */
-export function fdsTables(run: ExperimentRun<FdsSummary, FdsParams>): Block[] {
+export function fdsTables(run: ShownRun<FdsSummary, FdsParams>): Block[] {
   const s = run.summary;
   const out: Block[] = [...axisTable(s, 'nofile'), ...axisTable(s, 'fds')];
   out.push(
