@@ -7,7 +7,7 @@ import { fitText } from '../text/fit.js';
 import { cpusAllowed } from '../env/process.js';
 import type { Experiment, CommandOptions, Warning } from '../experiments/types.js';
 import { UsageError } from '../errors.js';
-import { parseCpu, parseInteger } from '../experiments/shared/parse.js';
+import { parseCpu, parseInteger } from '../text/parse.js';
 import type { Store } from '../store/db.js';
 import { Interrupted, interruptedStatus, interruptedWord, killProbes } from '../lab/interrupted.js';
 import { preflightRun, runExperiment, type RunResult } from '../lab/experiment.js';

@@ -11,7 +11,7 @@ import { describeFailure, type ProbeResult } from '../../runner/probe.js';
 import { sweep } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
 import { finishRun, measurementsFrom } from '../shared/measure.js';
-import { parseChoiceList, parseIntegerList, str } from '../shared/parse.js';
+import { parseChoiceList, parseIntegerList, str } from '../../text/parse.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { checkSamplesFit } from '../shared/series.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../types.js';

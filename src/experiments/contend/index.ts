@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import { sweep, type ProbeJob } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
 import { finishRun, measurementsFrom } from '../shared/measure.js';
-import { parseChoiceList, parseInteger, parseIntegerList, str } from '../shared/parse.js';
+import { parseChoiceList, parseInteger, parseIntegerList, str } from '../../text/parse.js';
 import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
 import { checkSamplesFit } from '../shared/series.js';
 import { budgetSources, HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';

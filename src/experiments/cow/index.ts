@@ -8,7 +8,7 @@ import { sweep } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
 import { readMemoryBudget } from '../../env/memory.js';
 import { finishRun, measurementsFrom } from '../shared/measure.js';
-import { parseChoiceList, parseInteger, str } from '../shared/parse.js';
+import { parseChoiceList, parseInteger, str } from '../../text/parse.js';
 import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
 import { fmtNs, fmtRatio } from '../../text/format.js';
 import { heading, text, note, blank, table, conclusion, type Block } from '../view.js';

@@ -9,7 +9,7 @@ import { runCommand } from '../../runner/command.js';
 import { ldMeasurement, parseLdStatistics, readCyclesPerUs, type LdStatistics } from './ldstats.js';
 import { batchedPlan, checkSamplesFit, seriesWarnings, type SeriesSummary } from '../shared/series.js';
 import { EXEC_SERIES, summarizeExec, type ExecSeries, type ExecSummary, type ExecveAlone } from './summary.js';
-import { parseInteger, str } from '../shared/parse.js';
+import { parseInteger, str } from '../../text/parse.js';
 import { finishRun, measurementsPerSeries } from '../shared/measure.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUs, fmtUsCi } from '../../text/format.js';

@@ -7,7 +7,7 @@ import { readOpenFilesLimit } from '../../env/limits.js';
 import { sweep } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
 import { finishRun, measurementsFrom } from '../shared/measure.js';
-import { parseChoiceList, parseInteger, parseIntegerList, str } from '../shared/parse.js';
+import { parseChoiceList, parseInteger, parseIntegerList, str } from '../../text/parse.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../types.js';
 import { UsageError } from '../../errors.js';

@@ -9,7 +9,7 @@ import { fixedPlan } from '../../runner/plans.js';
 import type { InfoValue } from '../../runner/protocol.js';
 import { OWN_MAPPINGS, readMaxMapCount } from '../../env/memory.js';
 import { finishRun, measurementsFrom } from '../shared/measure.js';
-import { parseInteger, str } from '../shared/parse.js';
+import { parseInteger, str } from '../../text/parse.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUsCi } from '../../text/format.js';
 import { heading, text, note, blank, table, conclusion, type Block } from '../view.js';

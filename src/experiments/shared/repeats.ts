@@ -1,5 +1,5 @@
 // The flags of adaptive repeats (sweep.ts AdaptiveRepeats), shared by the experiments that offer them.
-import { parseInteger, str } from './parse.js';
+import { parseInteger, str } from '../../text/parse.js';
 import type { OptionSpec } from '../types.js';
 import { UsageError } from '../../errors.js';
 import type { AdaptiveRepeats } from './sweep.js';

@@ -6,7 +6,7 @@ import { probeFailedWarnings } from '../shared/failures.js';
 import { adaptiveRepeats, parseRepeatOptions, repeatOptions } from '../shared/repeats.js';
 import { readMemoryBudget } from '../../env/memory.js';
 import { finishRun, measurementsFrom } from '../shared/measure.js';
-import { parseChoiceList, parseDecimal, parseInteger, parseIntegerList, str } from '../shared/parse.js';
+import { parseChoiceList, parseDecimal, parseInteger, parseIntegerList, str } from '../../text/parse.js';
 import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
 import { targetParams } from '../shared/target.js';
 import { THP_CONDITION, thpNeverWarnings } from '../shared/thp.js';

@@ -9,7 +9,7 @@ import { linearFit } from '../../stats/regression.js';
 import { median } from '../../stats/descriptive.js';
 import { OWN_MAPPINGS, readMaxMapCount } from '../../env/memory.js';
 import { cellFigure, finishRun, fitOverRepeats, measurementsFrom, type CellFigure } from '../shared/measure.js';
-import { parseIntegerList, str } from '../shared/parse.js';
+import { parseIntegerList, str } from '../../text/parse.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUsCi } from '../../text/format.js';
 import { heading, text, note, blank, table, conclusion, type Block } from '../view.js';
