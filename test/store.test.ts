@@ -12,7 +12,7 @@ import { Store, StoreError } from '../src/store/db.js';
 import { FORKLAB_APPLICATION_ID, LATEST_SCHEMA, MIGRATIONS, migrate } from '../src/store/migrations.js';
 import { resolveDbPath } from '../src/store/location.js';
 import { buildDocument } from '../src/document/run.js';
-import type { Warning } from '../src/experiments/types.js';
+import type { Warning } from '../src/experiments/contract/types.js';
 import { START, batch, failed, fakeLoad, measurement, samples } from './fixtures/store/fake.js';
 
 const WRITER = fileURLToPath(new URL('./fixtures/store/writer.ts', import.meta.url));

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parseRunDocument } from '../src/document/validate.js';
 import { runOfDocument } from '../src/document/run.js';
-import type { StoredWarning, Warning } from '../src/experiments/types.js';
+import type { StoredWarning, Warning } from '../src/experiments/contract/types.js';
 
 test('a warning written with a code forklab does not know does not compile', () => {
   const written: Warning = { code: 'noise', message: 'noisy' };

@@ -5,7 +5,7 @@ import { renderView } from '../report/terminal.js';
 import { render } from '../report/formats.js';
 import { fitText } from '../text/fit.js';
 import { cpusAllowed } from '../env/process.js';
-import type { Experiment, CommandOptions, Warning } from '../experiments/types.js';
+import type { Experiment, CommandOptions, Warning } from '../experiments/contract/types.js';
 import { UsageError } from '../errors.js';
 import { parseCpu, parseInteger } from '../text/parse.js';
 import type { Store } from '../store/db.js';

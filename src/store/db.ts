@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { bootId, processIdentity } from '../env/process.js';
-import type { Measurement, StoredWarning, Warning } from '../experiments/types.js';
+import type { Measurement, StoredWarning, Warning } from '../experiments/contract/types.js';
 import { measurementToJson, type RunDocument } from '../document/run.js';
 import {
   NEXT_RUN_ID,

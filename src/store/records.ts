@@ -4,7 +4,7 @@
 import type { SqlDatabase } from './sqlite.js';
 import { createHash } from 'node:crypto';
 import type { LoadSample, MachineRecord } from '../env/machine.js';
-import type { Configuration, StoredWarning } from '../experiments/types.js';
+import type { Configuration, StoredWarning } from '../experiments/contract/types.js';
 import { CONFIGURATION_KEYS, DOCUMENT_SCHEMA, DOCUMENT_VERSION, type RunDocument } from '../document/run.js';
 import { processIdentity } from '../env/process.js';
 import { StoreError, type MeasurementRecord, type RunRecord, type RunStatus } from './migrations.js';

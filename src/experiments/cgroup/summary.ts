@@ -5,9 +5,9 @@ import { median } from '../../stats/descriptive.js';
 import { fmtUsCi } from '../../text/format.js';
 import { cellFigure, type CellFigure } from '../shared/measure.js';
 import { cellRatio, fmtTime, poolOfCells, ratioSentence, runCells, type RunCell } from '../shared/conclude.js';
-import { blank, conclusion, heading, note, table, text, type Block } from '../view.js';
-import type { ShownRun, Measurement } from '../types.js';
-import { measurementsOf } from '../fields.js';
+import { blank, conclusion, heading, note, table, text, type Block } from '../contract/view.js';
+import type { ShownRun, Measurement } from '../contract/types.js';
+import { measurementsOf } from '../contract/fields.js';
 import { CGROUP_FIELDS, CGROUP_METHODS, WRITE_METHODS, type CgroupMeasurement, type CgroupMethod } from './configuration.js';
 import type { CgroupAccess } from './hierarchy.js';
 

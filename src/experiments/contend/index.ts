@@ -12,9 +12,9 @@ import { budgetSources, HEADROOM_BYTES, requireMemory } from '../shared/prefligh
 import { readMemoryBudget } from '../../env/memory.js';
 import type { SamplingPlan } from '../../runner/probe.js';
 import { fixedPlan } from '../../runner/plans.js';
-import { MICROSECONDS_PER_CALL, type CommandOptions, type Experiment } from '../types.js';
+import { MICROSECONDS_PER_CALL, type CommandOptions, type Experiment } from '../contract/types.js';
 import { UsageError } from '../../errors.js';
-import type { SelfcheckPair } from '../selfcheck.js';
+import type { SelfcheckPair } from '../contract/selfcheck.js';
 import {
   CONTEND_FIELDS,
   CONTEND_IDENTITY,

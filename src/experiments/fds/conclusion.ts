@@ -5,7 +5,7 @@
 import { median } from '../../stats/descriptive.js';
 import { fmtNs } from '../../text/format.js';
 import { cellRatio, fmtRatioCi, fmtTime, fmtTimes, poolOfCells, ratioSays, runCells, type CellRatio, type RunCell } from '../shared/conclude.js';
-import type { ShownRun } from '../types.js';
+import type { ShownRun } from '../contract/types.js';
 import { WAYS, type Way } from './configuration.js';
 import { axisOf, type FdsParams, type FdsSummary } from './summary.js';
 

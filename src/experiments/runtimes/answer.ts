@@ -3,8 +3,8 @@
 // the largest heap first; then the variants grouped by mechanism, when each runtime changed mechanism (with
 // its source), and a chart per mechanism.
 import { fmtUs } from '../../text/format.js';
-import type { ShownRun } from '../types.js';
-import { blank, heading, note, table, type Block } from '../view.js';
+import type { ShownRun } from '../contract/types.js';
+import { blank, heading, note, table, type Block } from '../contract/view.js';
 import { node } from './families/node.js';
 import { ruby } from './families/ruby.js';
 import { historyOf } from './history.js';

@@ -4,7 +4,7 @@
 import { getFigure } from '../../reference/published.js';
 import { median } from '../../stats/descriptive.js';
 import { cellRatio, cellSpread, fmtRatioCi, fmtTime, fmtTimes, poolOfCells, ratioSays, runCells, slopeOfMedians, type RunCell } from '../shared/conclude.js';
-import type { ShownRun } from '../types.js';
+import type { ShownRun } from '../contract/types.js';
 import { CHILD_MEMORY, METHODS, THP_MODES, type Method, type SpawnParams, type SpawnSummary, type ThpMode } from './summary.js';
 
 /** How the methods are said in words. */

@@ -9,8 +9,8 @@ import { pooledStats } from '../shared/measure.js';
 import { linearFit } from '../../stats/regression.js';
 import { describeRepeatsStop, type RepeatParams } from '../shared/repeats.js';
 import { targetCommandLine } from '../shared/target.js';
-import { blank, heading, note, table, type Block } from '../view.js';
-import type { ShownRun, Measurement } from '../types.js';
+import { blank, heading, note, table, type Block } from '../contract/view.js';
+import type { ShownRun, Measurement } from '../contract/types.js';
 
 export const METHODS = ['fork-exec', 'vfork-exec', 'posix-spawn', 'clone-vfork', 'fork-exit'] as const;
 export type Method = (typeof METHODS)[number];

@@ -1,8 +1,8 @@
 // `trace` as the rest of forklab sees a stored run of it: identity, series, unit and view, so `show`, `report` and
 // `export` read a trace like any run. A recording, not a sweep through the probe: a trace's life (src/lab/trace.ts)
 // observes the user's own command, and `forklab trace` starts it.
-import { MICROSECONDS_PER_CALL, type ShownRun, type Measurement, type Recording } from '../types.js';
-import { note, type Block } from '../view.js';
+import { MICROSECONDS_PER_CALL, type ShownRun, type Measurement, type Recording } from '../contract/types.js';
+import { note, type Block } from '../contract/view.js';
 import { traceView } from './view.js';
 import { MECHANISMS } from './model.js';
 import { READABLE_TRACE_VERSIONS, type TraceSummary } from './summary.js';

@@ -1,7 +1,7 @@
 // What every experiment module provides, and what a finished run of one looks like.
-import type { InfoValue, ProbeUsage } from '../runner/protocol.js';
-import type { NativePaths } from '../runner/paths.js';
-import type { Summary } from '../stats/descriptive.js';
+import type { InfoValue, ProbeUsage } from '../../runner/protocol.js';
+import type { NativePaths } from '../../runner/paths.js';
+import type { Summary } from '../../stats/descriptive.js';
 import type { ChartSpec, FieldLabel, ThpCondition } from './chart.js';
 import type { SelfcheckSuite } from './selfcheck.js';
 import type { Block } from './view.js';
@@ -67,7 +67,7 @@ export interface ConfigurationFields {
 export type FieldValues = Record<string, Scalar | undefined>;
 
 /**
- * An experiment's fields, the types of the spec its configuration.ts declares once (src/experiments/fields.ts):
+ * An experiment's fields, the types of the spec its configuration.ts declares once (src/experiments/contract/fields.ts):
  * what identifies a configuration (the keys of its `identity`) and what was observed about it. Its probe calls write
  * them, its summary reads them, a document holds them side by side (ConfigurationOfSpec).
  */
