@@ -10,7 +10,7 @@ import { Store } from '../src/store/db.js';
 import { parseSince } from '../src/cli/history.js';
 import { samplesCsv } from '../src/report/export.js';
 import { fakeDocument, measurement, samples } from './fixtures/store/fake.js';
-import type { Measurement } from '../src/experiments/types.js';
+import type { Measurement } from '../src/experiments/contract/types.js';
 import { runCli, sandbox } from './helpers/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'forklab-history-'));

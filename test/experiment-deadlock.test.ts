@@ -10,7 +10,7 @@ import { deadlockExperiment, summarizeDeadlock, fmtDuration, errnoName, type Dea
 import { nativePaths, requireNative } from '../src/runner/paths.js';
 import { killGroup } from '../src/runner/processes.js';
 import { measurementToJson } from '../src/document/run.js';
-import type { Measurement } from '../src/experiments/types.js';
+import type { Measurement } from '../src/experiments/contract/types.js';
 import { testContext } from './helpers/context.js';
 import { assertRefused } from './helpers/bad-input.js';
 

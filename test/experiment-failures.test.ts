@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { probeFailedWarnings } from '../src/experiments/shared/failures.js';
-import type { Measurement } from '../src/experiments/types.js';
+import type { Measurement } from '../src/experiments/contract/types.js';
 
 const m = (series: string, repeat: number, failure: string | null): Measurement => ({
   series,

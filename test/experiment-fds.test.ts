@@ -11,7 +11,7 @@ import { WAYS } from '../src/experiments/fds/configuration.js';
 import { parseLimit, readOpenFilesLimit } from '../src/env/limits.js';
 import { seriesStats } from '../src/experiments/shared/measure.js';
 import { mulberry32 } from '../src/stats/random.js';
-import type { ExperimentRun, Measurement } from '../src/experiments/types.js';
+import type { ExperimentRun, Measurement } from '../src/experiments/contract/types.js';
 import { forklabChildrenOf } from './helpers/procs.js';
 import { testContext } from './helpers/context.js';
 import { assertRefused, usageErrorFor } from './helpers/bad-input.js';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { measurementsFrom } from '../src/experiments/shared/measure.js';
-import { measurementsOf } from '../src/experiments/fields.js';
+import { measurementsOf } from '../src/experiments/contract/fields.js';
 import { COW_FIELDS } from '../src/experiments/cow/configuration.js';
 import { CONTEND_FIELDS } from '../src/experiments/contend/configuration.js';
 import { FIELDS, EXPERIMENTS, RECORDED } from '../src/experiments/index.js';

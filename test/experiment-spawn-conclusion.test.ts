@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { spawnExperiment } from '../src/experiments/spawn/index.js';
 import { summarizeSpawn, type SpawnParams, type SpawnSummary } from '../src/experiments/spawn/summary.js';
-import type { ExperimentRun, Measurement } from '../src/experiments/types.js';
+import type { ExperimentRun, Measurement } from '../src/experiments/contract/types.js';
 import { mulberry32 } from '../src/stats/random.js';
 import { seriesStats } from '../src/experiments/shared/measure.js';
 

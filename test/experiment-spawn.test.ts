@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { spawnExperiment } from '../src/experiments/spawn/index.js';
 import { summarizeSpawn, perEntryCost, probeGroups } from '../src/experiments/spawn/summary.js';
-import type { Measurement } from '../src/experiments/types.js';
+import type { Measurement } from '../src/experiments/contract/types.js';
 import { testContext } from './helpers/context.js';
 import { assertRefused, usageErrorFor } from './helpers/bad-input.js';
 

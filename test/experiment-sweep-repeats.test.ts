@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { sweep, widestCiFraction } from '../src/experiments/shared/sweep.js';
 import { Type } from '@sinclair/typebox';
 import { measurementsFrom } from '../src/experiments/shared/measure.js';
-import { defineFields } from '../src/experiments/fields.js';
+import { defineFields } from '../src/experiments/contract/fields.js';
 import { fixedPlan } from '../src/runner/plans.js';
 import { parseRepeatOptions, describeRepeatsStop } from '../src/experiments/shared/repeats.js';
-import type { RunContext } from '../src/experiments/types.js';
+import type { RunContext } from '../src/experiments/contract/types.js';
 
 /** The fake experiment's fields: a configuration's name, nothing observed. */
 const FAKE_FIELDS = defineFields('fake', Type.Object({ name: Type.String() }), Type.Object({}));

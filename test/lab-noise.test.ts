@@ -7,7 +7,7 @@ import { parseLine } from '../src/runner/protocol.js';
 import { runProbe } from '../src/runner/probe.js';
 import { fixedPlan } from '../src/runner/plans.js';
 import { nativePaths, requireNative } from '../src/runner/paths.js';
-import type { Measurement } from '../src/experiments/types.js';
+import type { Measurement } from '../src/experiments/contract/types.js';
 
 /** computeWitness over wallMs: the "some" CPU stall counter (µs) and the /proc/stat ticks read before and after; no probes and no pin unless given. */
 function witnessOver(wallMs: number, stallUs: [number, number], ticks: [CpuTicks, CpuTicks] | null, o: Partial<Pick<WitnessInput, 'probes' | 'pinnedCpu'>> = {}) {

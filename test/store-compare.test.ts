@@ -9,7 +9,7 @@ import { compareRuns, identityGroups } from '../src/store/compare.js';
 import { verdictOf, VERDICT_RULE } from '../src/stats/compare.js';
 import { Store } from '../src/store/db.js';
 import { failed, fakeDocument, measurement, samples } from './fixtures/store/fake.js';
-import type { Measurement } from '../src/experiments/types.js';
+import type { Measurement } from '../src/experiments/contract/types.js';
 import { runCli, sandbox } from './helpers/cli.js';
 
 const spawnFields = (method: string, rssMb: number, extra: Record<string, string | number | null> = {}) => ({

@@ -12,6 +12,7 @@ import { Store, StoreError } from '../src/store/db.js';
 import { FORKLAB_APPLICATION_ID, LATEST_SCHEMA, MIGRATIONS, migrate } from '../src/store/migrations.js';
 import { resolveDbPath } from '../src/store/location.js';
 import { buildDocument } from '../src/document/run.js';
+import type { Warning } from '../src/experiments/contract/types.js';
 import { START, batch, failed, fakeLoad, measurement, samples } from './fixtures/store/fake.js';
 
 const WRITER = fileURLToPath(new URL('./fixtures/store/writer.ts', import.meta.url));
@@ -43,7 +44,7 @@ test('a run round-trips: start, measurements in batches, finish → the same doc
   store.addMeasurements(id, [frac, ...batch(2, 128, 1), phase]);
   const finishedAt = new Date('2026-01-02T03:09:05.500Z');
   const summary = { cells: [{ medianNs: 1.5, note: 'anything' }], slopes: [] };
-  const warnings = [{ code: 'high-cv', message: 'noisy' }];
+  const warnings: Warning[] = [{ code: 'noise', message: 'noisy' }];
   store.finishRun(id, { complete: true, summary, warnings, loadAfter: fakeLoad('2026-01-02T03:09:05.500Z'), finishedAt });
 
   const all = [...first, frac, ...batch(2, 128, 1), phase];

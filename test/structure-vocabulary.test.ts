@@ -1,6 +1,6 @@
 // Each experiment owns its vocabulary: its name, its series, its fields. The layers that serve every experiment
 // (store/, document/, claims/, report/, fleet/, lab/, cli/, reference/) ask the registry for them
-// (src/experiments/types.ts, chart.ts) and spell none of them out; a quoted experiment or field name there fails
+// (src/experiments/contract/types.ts, chart.ts) and spell none of them out; a quoted experiment or field name there fails
 // here, naming the file, the line and the name. The vocabulary is the registry's (EXPERIMENTS and the recorded
 // kinds, trace), what the claims' fixtures observe, and the fields a trace records (its measurements from a
 // recorded strace).

@@ -1,7 +1,7 @@
 // What the claims engine judges: one experiment's configurations from its run documents, and the error every
 // judge throws when the data cannot answer (its message becomes the verdict's reason).
 import { EXPERIMENTS } from '../experiments/index.js';
-import type { Configuration } from '../experiments/types.js';
+import type { Configuration } from '../experiments/contract/types.js';
 import type { SeriesValue } from '../reference/published.js';
 
 /** A configuration object of a run document (series, identifying fields at top level, samples, columns, info). */

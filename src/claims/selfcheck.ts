@@ -2,7 +2,7 @@
 // blocks, against ±TOLERANCE. Pure; src/lab/selfcheck.ts measures the pairs, src/report/selfcheck.ts prints them.
 import { mean, median } from '../stats/descriptive.js';
 import { ratioOfMedians } from '../stats/pool.js';
-import type { SelfcheckPair } from '../experiments/selfcheck.js';
+import type { SelfcheckPair } from '../experiments/contract/selfcheck.js';
 import type { Method, ThpMode } from '../experiments/spawn/summary.js';
 
 export const TOLERANCE = 0.1;
@@ -31,7 +31,7 @@ export interface SelfcheckParams {
   pinCpu: number | null;
 }
 
-/** One comparison of a suite (an experiment's selfcheck pair, src/experiments/selfcheck.ts). */
+/** One comparison of a suite (an experiment's selfcheck pair, src/experiments/contract/selfcheck.ts). */
 export interface Pair extends SelfcheckPair {
   suite: string;
 }

@@ -1,6 +1,6 @@
 // Option texts every command shares, so that --help says the same thing everywhere.
 import { Option } from 'commander';
-import type { OptionSpec } from '../experiments/types.js';
+import type { OptionSpec } from '../experiments/contract/types.js';
 import { type OutputTarget, planOutput, writeOutput, writeStdout } from './output.js';
 
 /** --db on every command that reads or writes the history. */

@@ -2,7 +2,7 @@
 // time) that fits the terminal's width, also after a resize. Elsewhere (a pipe, a log file, CI): one short
 // status line per step, so that a long run is never silent; it fits the output's width too (100 columns unless
 // --wide), the step's label cut before its repeat number when it would not.
-import type { Progress } from '../experiments/types.js';
+import type { Progress } from '../experiments/contract/types.js';
 import { cut, outputColumns, visibleWidth } from '../text/fit.js';
 
 export function fmtDuration(ms: number): string {

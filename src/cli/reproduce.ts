@@ -3,7 +3,7 @@
 // machine's and a verdict on every published claim. This file parses the options, calls the reproduction's life
 // (src/lab/reproduce.ts) and prints and writes what it returns. docs/reproduce.md.
 import type { Command } from 'commander';
-import type { Warning } from '../experiments/types.js';
+import type { Warning } from '../experiments/contract/types.js';
 import { UsageError } from '../errors.js';
 import type { RunDocument } from '../document/run.js';
 import { loadPublished, type Published } from '../reference/published.js';

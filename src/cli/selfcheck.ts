@@ -4,7 +4,7 @@ import { fitText } from '../text/fit.js';
 import { Option, type Command } from 'commander';
 import { defaultText, pinOption, specOption } from './options.js';
 import { cpusAllowed } from '../env/process.js';
-import { parseChoiceList, parseCpu, parseInteger, parseIntegerList } from '../experiments/shared/parse.js';
+import { parseChoiceList, parseCpu, parseInteger, parseIntegerList } from '../text/parse.js';
 import { countOption, parseCount, type CountSpecs } from '../experiments/shared/counts.js';
 import { METHODS, THP_MODES } from '../experiments/spawn/summary.js';
 import { preflightSelfcheck, runSelfcheck, selfcheckProbe, type SelfcheckOutcome } from '../lab/selfcheck.js';

@@ -6,7 +6,7 @@ import { Command, Option } from 'commander';
 import { existsSync } from 'node:fs';
 import pc from 'picocolors';
 import { UsageError } from '../errors.js';
-import { parseInteger } from '../experiments/shared/parse.js';
+import { parseInteger } from '../text/parse.js';
 import { findTracer, type Tracer } from '../experiments/trace/observe.js';
 import { traceRecording } from '../experiments/trace/index.js';
 import { fitText } from '../text/fit.js';

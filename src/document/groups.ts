@@ -2,7 +2,7 @@
 // and `compare`, `show` and `export` (src/store/compare.ts) read. Two configurations are repeats of one when their
 // series and identity (the fields their experiment declares as identity, src/document/run.ts) are the same; what a
 // group's figures are (pooled statistics, a label) is for its reader.
-import type { Configuration, Scalar } from '../experiments/types.js';
+import type { Configuration, Scalar } from '../experiments/contract/types.js';
 import { splitConfiguration, type RunDocument } from './run.js';
 
 /** One configuration of a run with its repeats. */

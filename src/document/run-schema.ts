@@ -5,7 +5,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { MachineRecord, LoadSample } from '../env/machine.js';
 import type { NoiseWitness } from '../env/witness.js';
-import type { Configuration } from '../experiments/types.js';
+import type { Configuration } from '../experiments/contract/types.js';
 import { IsoDate, Nullable, OneOf, Scalar, UUID_PATTERN, schemaId } from './schema.js';
 
 export const DOCUMENT_SCHEMA = 'forklab.run';

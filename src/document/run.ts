@@ -1,9 +1,9 @@
 // The versioned JSON document of a run (`--json FILE`, `forklab export`, the history database): its type,
 // how a run becomes one, and how its configurations are read back. Declared in run-schema.ts; schemas/run.v1.schema.json, docs/json-schema.md. The store
 // and the reports both read it from here.
-import type { Configuration, ExperimentRun, Measurement, Scalar } from '../experiments/types.js';
+import type { Configuration, ExperimentRun, Measurement, Scalar, ShownRun } from '../experiments/contract/types.js';
 import { FIELDS, findExperiment, type KnownExperiment } from '../experiments/index.js';
-import { fieldsProblem, type ConfigurationOfSpec, type FieldsSpec } from '../experiments/fields.js';
+import { fieldsProblem, type ConfigurationOfSpec, type FieldsSpec } from '../experiments/contract/fields.js';
 import { DocumentError, check } from './schema.js';
 import type { LoadSample, MachineRecord } from '../env/machine.js';
 import { DOCUMENT_SCHEMA, DOCUMENT_VERSION, type RunDocument } from './run-schema.js';
@@ -140,9 +140,9 @@ export function measurementOf(experiment: string, c: Configuration): Measurement
 /**
  * The run a document was written from, for an experiment this forklab knows (null otherwise): its measurements,
  * and its summary as the run computed it, or, where the document has none, computed again from the
- * measurements (seed 1).
+ * measurements (seed 1). Its warnings are as the document carries them: a code from another version stays.
  */
-export function runOfDocument(doc: RunDocument): ExperimentRun | null {
+export function runOfDocument(doc: RunDocument): ShownRun | null {
   const exp = findExperiment(doc.experiment);
   if (!exp) return null;
   const measurements = doc.configurations.map((c) => measurementOf(doc.experiment, c));

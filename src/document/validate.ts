@@ -3,7 +3,7 @@
 // "forklab.run", schemaVersion 1) against its schema (src/document/run-schema.ts), then what the schema cannot
 // say, and names the first problem with its path: "configurations[3].samplesNs[10] is not a non-negative
 // number (got -5)".
-import type { Configuration } from '../experiments/types.js';
+import type { Configuration } from '../experiments/contract/types.js';
 import { ConfigurationSchema, DOCUMENT_SCHEMA, DOCUMENT_VERSION, RunDocumentSchema, type RunDocument } from './run-schema.js';
 import { DocumentError, check, fail, isObject, parseJson, preview } from './schema.js';
 

@@ -1,7 +1,7 @@
 // The registry: the one list of the experiments forklab knows, in the order of the articles. Everything
 // else that needs to know the experiments (commands, reports, `show`, `compare`, `reproduce`, the tests)
 // reads it from here.
-import type { Experiment, RawOptions, Recording } from './types.js';
+import type { Experiment, RawOptions, Recording } from './contract/types.js';
 import { spawnExperiment } from './spawn/index.js';
 import { cowExperiment } from './cow/index.js';
 import { createExperiment } from './create/index.js';
@@ -26,7 +26,7 @@ import { FDS_FIELDS } from './fds/configuration.js';
 import { CGROUP_FIELDS } from './cgroup/configuration.js';
 import { TRACE_FIELDS } from './trace/configuration.js';
 import { CONTEND_FIELDS } from './contend/configuration.js';
-import type { FieldsOf, FieldsSpec } from './fields.js';
+import type { FieldsOf, FieldsSpec } from './contract/fields.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds experiments of every parameter, summary and fields type
 export type AnyExperiment = Experiment<any, any, any>;
@@ -85,7 +85,7 @@ export const EXPERIMENT_NAMES: readonly string[] = EXPERIMENTS.map((e) => e.name
 export const SUITES: readonly string[] = EXPERIMENTS.filter((e) => e.selfcheck).map((e) => e.name);
 
 /**
- * The kinds of run a command of their own records (src/experiments/types.ts, Recording), stored, shown and reported
+ * The kinds of run a command of their own records (src/experiments/contract/types.ts, Recording), stored, shown and reported
  * like an experiment's: `forklab trace`. Not in EXPERIMENTS: no experiment command, no reproduce preset.
  */
 export const RECORDED: readonly AnyRecording[] = [traceRecording];

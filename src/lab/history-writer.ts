@@ -5,7 +5,7 @@
 import { StoreError, asStoreError, type Store } from '../store/db.js';
 import type { LoadSample, MachineRecord } from '../env/machine.js';
 import type { NoiseWitness } from '../env/witness.js';
-import type { ExperimentRun, Measurement, Warning } from '../experiments/types.js';
+import type { ExperimentRun, Measurement, Warning } from '../experiments/contract/types.js';
 import { buildDocument, type RunDocument } from '../document/run.js';
 import { FORKLAB_VERSION } from '../version.js';
 

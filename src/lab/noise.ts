@@ -4,7 +4,7 @@
 import { medianRankInterval } from '../stats/ranks.js';
 import { formatWitness, type NoiseWitness } from '../env/witness.js';
 import { keyValueWords } from '../text/words.js';
-import type { Measurement, Warning } from '../experiments/types.js';
+import type { Measurement, Warning } from '../experiments/contract/types.js';
 
 /** A figure is judged wide when its interval reaches further than this fraction from its median. */
 const WIDE_FRACTION = 0.1;

@@ -3,7 +3,7 @@
 // (src/lab/settle.ts), and the reproduction document kept in the history. A typed plan in, a typed result out: no
 // command-line parsing, no printing (lines go to callbacks), no process.exit. docs/reproduce.md.
 import { hostname } from 'node:os';
-import type { Experiment, Warning } from '../experiments/types.js';
+import type { Experiment, Warning } from '../experiments/contract/types.js';
 import { UsageError } from '../errors.js';
 import { findSweep, reproducePresetFor } from '../experiments/index.js';
 import type { RunDocument } from '../document/run.js';

@@ -7,7 +7,7 @@ import { configsBehind, narrowParams } from '../claims/needs.js';
 import { dataFor } from '../claims/select.js';
 import { judgeDocuments, type Judged } from '../claims/judge.js';
 import type { Verdict } from '../claims/evaluate.js';
-import type { Experiment, Warning } from '../experiments/types.js';
+import type { Experiment, Warning } from '../experiments/contract/types.js';
 import type { Published } from '../reference/published.js';
 import type { RunDocument } from '../document/run.js';
 import type { Store } from '../store/db.js';

@@ -2,7 +2,7 @@
 // one noise warning (src/lab/noise.ts) from the run's figures and what the machine did meanwhile.
 import { cpusAllowed } from '../env/process.js';
 import type { NoiseWitness } from '../env/witness.js';
-import type { ExperimentRun, Warning } from '../experiments/types.js';
+import type { ExperimentRun, Warning } from '../experiments/contract/types.js';
 import { findExperiment, findSweep } from '../experiments/index.js';
 import { noiseFigures, noiseWarning } from './noise.js';
 

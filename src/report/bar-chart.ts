@@ -1,6 +1,6 @@
-// A bar-chart block (src/experiments/view.ts) drawn two ways: in characters for a terminal and Markdown, and as an
+// A bar-chart block (src/experiments/contract/view.ts) drawn two ways: in characters for a terminal and Markdown, and as an
 // inline SVG for the HTML report (no script; every label escaped). Bars are drawn to scale from 0, in the order given.
-import type { BarChart } from '../experiments/view.js';
+import type { BarChart } from '../experiments/contract/view.js';
 import { endColumns, padColumns, visibleWidth } from '../text/fit.js';
 
 /** The widest a label may be, in terminal columns (a longer one keeps its end). */

@@ -2,7 +2,7 @@
 // the articles' values drawn where they sit (published-marks.ts), and the charts beside the published figures. No
 // rendering here; the grouping is groups.ts's, the building blocks chart-spec.ts's.
 import type { RunDocument } from '../document/run.js';
-import type { BarsChartSpec, PointsChartSpec, PublishedMarksSpec, ReadingsChartSpec } from '../experiments/chart.js';
+import type { BarsChartSpec, PointsChartSpec, PublishedMarksSpec, ReadingsChartSpec } from '../experiments/contract/chart.js';
 import { findExperiment } from '../experiments/index.js';
 import { linearFit } from '../stats/regression.js';
 import { autoScale, chart, LOG_Y, pointsWithCi, present, timeValues, type ChartDef, type TimeValue } from './chart-spec.js';

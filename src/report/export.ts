@@ -7,7 +7,7 @@ import { describe } from '../stats/descriptive.js';
 import { mdTable } from './markdown.js';
 import { mdText } from './escape.js';
 import { fmtIn, fmtInCi } from '../text/format.js';
-import type { TimeUnit } from '../experiments/types.js';
+import type { TimeUnit } from '../experiments/contract/types.js';
 
 /** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; numbers as plain decimals. */
 function csvField(v: unknown): string {

@@ -6,7 +6,7 @@ import type { RunDocument } from '../document/run.js';
 import type { ReproduceDocument } from '../claims/reproduction.js';
 import { loadPublished, type Published } from '../reference/published.js';
 import { compareRuns } from '../store/compare.js';
-import { MICROSECONDS_PER_CALL, type TimeUnit } from '../experiments/types.js';
+import { MICROSECONDS_PER_CALL, type TimeUnit } from '../experiments/contract/types.js';
 import { timeUnit } from './groups.js';
 import type { ClaimVerdict, PublishedComparison } from './judged.js';
 import { renderMarkdown } from './markdown.js';

@@ -4,8 +4,8 @@ import { fieldsOf, identityKeys, type RunDocument } from '../document/run.js';
 import { groupConfigurations, type ConfigurationGroup } from '../document/groups.js';
 import { keyValueWords } from '../text/words.js';
 import { findExperiment } from '../experiments/index.js';
-import { MICROSECONDS_PER_CALL, type Configuration, type TimeUnit } from '../experiments/types.js';
-import type { ReadingsChartSpec } from '../experiments/chart.js';
+import { MICROSECONDS_PER_CALL, type Configuration, type TimeUnit } from '../experiments/contract/types.js';
+import type { ReadingsChartSpec } from '../experiments/contract/chart.js';
 import { median } from '../stats/descriptive.js';
 import { poolRepeats } from '../stats/pool.js';
 

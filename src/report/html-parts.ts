@@ -2,7 +2,7 @@
 // escaping, tables, an experiment's view, figures, and a list of verdicts one line each with the reasoning folded.
 // Every string that comes from a run (machine record, parameters, warnings, series names) is escaped here.
 import type { RunDocument } from '../document/run.js';
-import type { Block } from '../experiments/view.js';
+import type { Block } from '../experiments/contract/view.js';
 import { renderSvg } from './svg.js';
 import type { ChartDef } from './chart-spec.js';
 import { svgBars } from './bar-chart.js';

@@ -10,7 +10,7 @@ import type { MachineRecord } from '../env/machine.js';
 import type { ClaimVerdict, PublishedComparison } from './judged.js';
 import { articleOf } from './groups.js';
 import { resultsOf } from './results.js';
-import type { Block } from '../experiments/view.js';
+import type { Block } from '../experiments/contract/view.js';
 import { asciiChart } from './ascii-chart.js';
 import { textBars } from './bar-chart.js';
 import { mdCell, mdCode, mdFence, mdLine, mdText } from './escape.js';

@@ -1,7 +1,7 @@
 // What a report shows of a run's results: the experiment's own view (the same blocks the terminal prints after
 // a run), rebuilt from the document; for an experiment this forklab does not know, one row per configuration.
 import { findExperiment } from '../experiments/index.js';
-import { heading, note, table, type Block } from '../experiments/view.js';
+import { heading, note, table, type Block } from '../experiments/contract/view.js';
 import { fieldsOf, runOfDocument, type RunDocument } from '../document/run.js';
 import { eachConfiguration, timeUnit, type GroupStats } from './groups.js';
 import { fmtNs, fmtUs } from '../text/format.js';

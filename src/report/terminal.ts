@@ -1,7 +1,7 @@
-// An experiment's view of a run (src/experiments/view.ts) as terminal text: headings bold, notes dim, tables
+// An experiment's view of a run (src/experiments/contract/view.ts) as terminal text: headings bold, notes dim, tables
 // aligned, the latency chart and bars drawn in characters. Colour only when asked.
 import pc from 'picocolors';
-import type { Block } from '../experiments/view.js';
+import type { Block } from '../experiments/contract/view.js';
 import { renderTable } from '../text/table.js';
 import { asciiChart } from './ascii-chart.js';
 import { textBars } from './bar-chart.js';

@@ -7,7 +7,7 @@ import { keyValueWords } from '../text/words.js';
 import { poolRepeats } from '../stats/pool.js';
 import type { RunDocument } from '../document/run.js';
 import { groupConfigurations } from '../document/groups.js';
-import type { Scalar } from '../experiments/types.js';
+import type { Scalar } from '../experiments/contract/types.js';
 
 export type Verdict = ComparisonVerdict;
 

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { bootId, processIdentity } from '../env/process.js';
-import type { Measurement, Warning } from '../experiments/types.js';
+import type { Measurement, StoredWarning, Warning } from '../experiments/contract/types.js';
 import { measurementToJson, type RunDocument } from '../document/run.js';
 import {
   NEXT_RUN_ID,
@@ -243,11 +243,11 @@ export class Store {
       const update = this.db.prepare("UPDATE runs SET status = 'incomplete', finished_at = ?, duration_ms = ?, warnings = ? WHERE id = ? AND status = 'running'");
       for (const r of stale) {
         const end = (last.get(r.id) as { t: string | null }).t ?? r.started_at;
-        const warnings = JSON.parse(r.warnings) as Warning[];
-        warnings.push({
+        const killed: Warning = {
           code: 'run-killed',
           message: `the process that recorded this run (pid ${r.pid}) ended without finishing it (killed or crashed); the measurements it stored are kept, the summary is missing. Rerun the experiment for a complete run.`,
-        });
+        };
+        const warnings: StoredWarning[] = [...(JSON.parse(r.warnings) as StoredWarning[]), killed];
         marked += update.run(end, Date.parse(end) - Date.parse(r.started_at), JSON.stringify(warnings), r.id).changes;
       }
     }, 'immediate');

@@ -4,7 +4,7 @@
 import type { SqlDatabase } from './sqlite.js';
 import { createHash } from 'node:crypto';
 import type { LoadSample, MachineRecord } from '../env/machine.js';
-import type { Configuration, Warning } from '../experiments/types.js';
+import type { Configuration, StoredWarning } from '../experiments/contract/types.js';
 import { CONFIGURATION_KEYS, DOCUMENT_SCHEMA, DOCUMENT_VERSION, type RunDocument } from '../document/run.js';
 import { processIdentity } from '../env/process.js';
 import { StoreError, type MeasurementRecord, type RunRecord, type RunStatus } from './migrations.js';
@@ -48,7 +48,7 @@ export interface RunStart {
 export interface RunFinish {
   complete: boolean;
   summary: unknown;
-  warnings: Warning[];
+  warnings: StoredWarning[];
   loadAfter: LoadSample;
   finishedAt: Date;
 }
@@ -113,7 +113,7 @@ export function documentOf(r: RunRecord, rows: readonly MeasurementRecord[]): Ru
     machine: JSON.parse(r.machine) as MachineRecord,
     // A run that never finished has no final load sample: null (see docs/history.md).
     load: { before: JSON.parse(r.load_before) as LoadSample, after: (r.load_after === null ? null : JSON.parse(r.load_after)) as LoadSample },
-    warnings: JSON.parse(r.warnings) as Warning[],
+    warnings: JSON.parse(r.warnings) as StoredWarning[],
     configurations,
     summary: r.summary === null ? null : JSON.parse(r.summary),
   };

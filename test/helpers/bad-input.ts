@@ -2,7 +2,7 @@
 // check) before any work, with a UsageError that names the flag and begins with it.
 import assert from 'node:assert/strict';
 import { UsageError } from '../../src/errors.js';
-import type { CommandOptions } from '../../src/experiments/types.js';
+import type { CommandOptions } from '../../src/experiments/contract/types.js';
 
 /** A predicate for assert.throws: a UsageError for `flag` whose message begins with the flag (and matches `also`). */
 export const usageErrorFor =

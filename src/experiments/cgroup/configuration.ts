@@ -3,8 +3,8 @@
 // the hierarchy favours dynamic changes), declared once; its measure writes them, its summary and a stored run
 // read them.
 import { Type } from '@sinclair/typebox';
-import { Nullable, OneOfList, defineFields, type FieldsOf } from '../fields.js';
-import type { MeasurementOf } from '../types.js';
+import { Nullable, OneOfList, defineFields, type FieldsOf } from '../contract/fields.js';
+import type { MeasurementOf } from '../contract/types.js';
 
 /** The ways a child reaches the group (native/case_cgroup.c), fork-exec first: the reference that stays put. */
 export const CGROUP_METHODS = ['fork-exec', 'clone3-into', 'parent-write', 'child-write'] as const;

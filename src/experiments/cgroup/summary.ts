@@ -5,9 +5,9 @@ import { median } from '../../stats/descriptive.js';
 import { fmtUsCi } from '../../text/format.js';
 import { cellFigure, type CellFigure } from '../shared/measure.js';
 import { cellRatio, fmtTime, poolOfCells, ratioSentence, runCells, type RunCell } from '../shared/conclude.js';
-import { blank, conclusion, heading, note, table, text, type Block } from '../view.js';
-import type { ExperimentRun, Measurement } from '../types.js';
-import { measurementsOf } from '../fields.js';
+import { blank, conclusion, heading, note, table, text, type Block } from '../contract/view.js';
+import type { ShownRun, Measurement } from '../contract/types.js';
+import { measurementsOf } from '../contract/fields.js';
 import { CGROUP_FIELDS, CGROUP_METHODS, WRITE_METHODS, type CgroupMeasurement, type CgroupMethod } from './configuration.js';
 import type { CgroupAccess } from './hierarchy.js';
 
@@ -99,7 +99,7 @@ export function summarizeCgroup(measurements: readonly Measurement[], params: Pi
 }
 
 /** The conclusion: the write against clone3 after the longest pause and back to back, and the threads' effect. */
-export function cgroupConclusion(run: ExperimentRun<CgroupSummary, CgroupParams>, seed = 1): string[] {
+export function cgroupConclusion(run: ShownRun<CgroupSummary, CgroupParams>, seed = 1): string[] {
   const o = run.summary.outcome;
   if (o.state !== 'measured') return [`Not measured: ${o.reason}. What would allow it: ${o.remedy}.`];
   const cells = runCells(
@@ -148,7 +148,7 @@ export function cgroupConclusion(run: ExperimentRun<CgroupSummary, CgroupParams>
   return lines.length ? lines : ['clone3-into or the writes were not measured: nothing to compare.'];
 }
 
-export function cgroupView(run: ExperimentRun<CgroupSummary, CgroupParams>): Block[] {
+export function cgroupView(run: ShownRun<CgroupSummary, CgroupParams>): Block[] {
   const out: Block[] = [conclusion(cgroupConclusion(run)), blank];
   const s = run.summary;
   if (s.outcome.state !== 'measured') return out;

@@ -2,8 +2,8 @@
 // at once and the parent's RSS (what identifies one), and what its probe observed (the CPUs it could use), declared
 // once; its measure writes them, its summary and a stored run read them.
 import { Type } from '@sinclair/typebox';
-import { Nullable, OneOfList, defineFields, type FieldsOf } from '../fields.js';
-import type { MeasurementOf } from '../types.js';
+import { Nullable, OneOfList, defineFields, type FieldsOf } from '../contract/fields.js';
+import type { MeasurementOf } from '../contract/types.js';
 
 export const CONTEND_METHODS = ['fork-exec', 'vfork-exec', 'posix-spawn'] as const;
 export type ContendMethod = (typeof CONTEND_METHODS)[number];

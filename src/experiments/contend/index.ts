@@ -5,16 +5,16 @@ import { availableParallelism } from 'node:os';
 import { sweep, type ProbeJob } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
 import { finishRun, measurementsFrom } from '../shared/measure.js';
-import { parseChoiceList, parseInteger, parseIntegerList, str } from '../shared/parse.js';
+import { parseChoiceList, parseInteger, parseIntegerList, str } from '../../text/parse.js';
 import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
 import { checkSamplesFit } from '../shared/series.js';
 import { budgetSources, HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
 import { readMemoryBudget } from '../../env/memory.js';
 import type { SamplingPlan } from '../../runner/probe.js';
 import { fixedPlan } from '../../runner/plans.js';
-import { MICROSECONDS_PER_CALL, type CommandOptions, type Experiment } from '../types.js';
+import { MICROSECONDS_PER_CALL, type CommandOptions, type Experiment } from '../contract/types.js';
 import { UsageError } from '../../errors.js';
-import type { SelfcheckPair } from '../selfcheck.js';
+import type { SelfcheckPair } from '../contract/selfcheck.js';
 import {
   CONTEND_FIELDS,
   CONTEND_IDENTITY,

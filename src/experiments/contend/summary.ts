@@ -3,9 +3,9 @@
 import { pooled, pooledStats } from '../shared/measure.js';
 import { fmtTime, fmtTimes } from '../shared/conclude.js';
 import { fmtUs } from '../../text/format.js';
-import { blank, conclusion, heading, note, table, type Block } from '../view.js';
-import type { ExperimentRun, Measurement } from '../types.js';
-import { measurementsOf } from '../fields.js';
+import { blank, conclusion, heading, note, table, type Block } from '../contract/view.js';
+import type { ShownRun, Measurement } from '../contract/types.js';
+import { measurementsOf } from '../contract/fields.js';
 import { CONTEND_FIELDS, CONTEND_METHODS, CONTEND_MODES, type ContendMethod, type ContendMode } from './configuration.js';
 
 export interface ContendParams {
@@ -201,7 +201,7 @@ function stallBlocks(cells: readonly StallCell[]): Block[] {
   ];
 }
 
-export function contendView(run: ExperimentRun<ContendSummary, ContendParams>): Block[] {
+export function contendView(run: ShownRun<ContendSummary, ContendParams>): Block[] {
   const s = run.summary;
   const p = run.params;
   const out: Block[] = [];

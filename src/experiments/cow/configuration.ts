@@ -1,8 +1,8 @@
 // cow's configurations: what identifies one (region size, THP mode, pages) and what its probe observed (the
 // huge pages the region got), declared once; its measure writes them, its summary and a stored run read them.
 import { Type } from '@sinclair/typebox';
-import { Nullable, OneOfList, defineFields, type FieldsOf } from '../fields.js';
-import type { MeasurementOf } from '../types.js';
+import { Nullable, OneOfList, defineFields, type FieldsOf } from '../contract/fields.js';
+import type { MeasurementOf } from '../contract/types.js';
 
 export const COW_THP_MODES = ['off', 'on', 'default'] as const;
 export type CowThp = (typeof COW_THP_MODES)[number];

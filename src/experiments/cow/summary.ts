@@ -5,8 +5,8 @@ import type { SeriesData } from '../../runner/probe.js';
 import { ratioOfMedians } from '../../stats/pool.js';
 import { median } from '../../stats/descriptive.js';
 import { cellFigure, repeatsOf, type CellFigure } from '../shared/measure.js';
-import type { Measurement } from '../types.js';
-import { measurementsOf } from '../fields.js';
+import type { Measurement } from '../contract/types.js';
+import { measurementsOf } from '../contract/fields.js';
 import { COW_FIELDS, COW_THP_MODES, type CowThp } from './configuration.js';
 
 export const COW_SERIES = ['read', 'first-write', 'second-write', 'no-fork-write', 'no-fork-read'] as const;

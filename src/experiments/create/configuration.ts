@@ -1,8 +1,8 @@
 // create's configurations: the method of each series (the thread's and the fork's) and what its probe observed
 // (the thread's default stack), declared once; its measure writes them, a stored run reads them.
 import { Type } from '@sinclair/typebox';
-import { NoFields, Nullable, OneOfList, defineFields, type FieldsOf } from '../fields.js';
-import type { MeasurementOf } from '../types.js';
+import { NoFields, Nullable, OneOfList, defineFields, type FieldsOf } from '../contract/fields.js';
+import type { MeasurementOf } from '../contract/types.js';
 
 export const CREATE_METHODS = ['pthread-create-join', 'fork-waitpid'] as const;
 export type CreateMethod = (typeof CREATE_METHODS)[number];

@@ -11,10 +11,10 @@ import { finishRun, measurementsPerSeries, repeatsOf } from '../shared/measure.j
 import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
 import { batchedPlan, checkSamplesFit, seriesWarnings, summarizeSeries, type SeriesSummary } from '../shared/series.js';
 import { fmtRatio, fmtUs, fmtUsCi } from '../../text/format.js';
-import { blank, conclusion, heading, note, table, text, type Block } from '../view.js';
+import { blank, conclusion, heading, note, table, text, type Block } from '../contract/view.js';
 import { fmtTime, ratioSentence } from '../shared/conclude.js';
-import { MICROSECONDS_PER_CALL, type Experiment, type Measurement } from '../types.js';
-import type { SelfcheckPair } from '../selfcheck.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type Measurement } from '../contract/types.js';
+import type { SelfcheckPair } from '../contract/selfcheck.js';
 import { CREATE_FIELDS, CREATE_SERIES_IDENTITY, CREATE_IDENTITY, type CreateFields } from './configuration.js';
 
 export interface CreateParams extends RepeatParams {

@@ -1,8 +1,8 @@
 // deadlock's configurations: the variant and its two waits (what identifies one) and what became of the child
 // (what was observed), declared once; its measure writes them, its summary and a stored run read them.
 import { Type } from '@sinclair/typebox';
-import { AnyScalar, Nullable, OneOfList, defineFields, type FieldsOf } from '../fields.js';
-import type { MeasurementOf } from '../types.js';
+import { AnyScalar, Nullable, OneOfList, defineFields, type FieldsOf } from '../contract/fields.js';
+import type { MeasurementOf } from '../contract/types.js';
 
 export const VARIANTS = ['without-atfork', 'with-atfork', 'plain-lock'] as const;
 export type Variant = (typeof VARIANTS)[number];

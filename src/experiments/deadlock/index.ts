@@ -8,11 +8,11 @@ import { sweep } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
 import { median } from '../../stats/descriptive.js';
 import { finishRun, measurementsFrom } from '../shared/measure.js';
-import { parseChoiceList, parseInteger, str } from '../shared/parse.js';
+import { parseChoiceList, parseInteger, str } from '../../text/parse.js';
 import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
-import { heading, text, note, blank, table, conclusion, type Block } from '../view.js';
-import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Scalar, type Warning } from '../types.js';
-import { measurementsOf } from '../fields.js';
+import { heading, text, note, blank, table, conclusion, type Block } from '../contract/view.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Scalar, type Warning } from '../contract/types.js';
+import { measurementsOf } from '../contract/fields.js';
 import { VARIANTS, type Variant, DEADLOCK_FIELDS, DEADLOCK_IDENTITY, type DeadlockFields, type DeadlockObserved } from './configuration.js';
 
 export interface DeadlockParams {

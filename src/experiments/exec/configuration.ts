@@ -1,8 +1,8 @@
 // exec's configurations: the method, and for an exec the target it runs (what identifies one), and the
 // target's size (what was observed), declared once; its measure writes them, its summary and a stored run read them.
 import { Type } from '@sinclair/typebox';
-import { NoFields, OneOfList, defineFields, type FieldsOf } from '../fields.js';
-import type { MeasurementOf } from '../types.js';
+import { NoFields, OneOfList, defineFields, type FieldsOf } from '../contract/fields.js';
+import type { MeasurementOf } from '../contract/types.js';
 
 export const EXEC_FIELDS = defineFields(
   'exec',

@@ -9,14 +9,14 @@ import { runCommand } from '../../runner/command.js';
 import { ldMeasurement, parseLdStatistics, readCyclesPerUs, type LdStatistics } from './ldstats.js';
 import { batchedPlan, checkSamplesFit, seriesWarnings, type SeriesSummary } from '../shared/series.js';
 import { EXEC_SERIES, summarizeExec, type ExecSeries, type ExecSummary, type ExecveAlone } from './summary.js';
-import { parseInteger, str } from '../shared/parse.js';
+import { parseInteger, str } from '../../text/parse.js';
 import { finishRun, measurementsPerSeries } from '../shared/measure.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUs, fmtUsCi } from '../../text/format.js';
-import { heading, text, note, blank, table, conclusion, type Block } from '../view.js';
+import { heading, text, note, blank, table, conclusion, type Block } from '../contract/view.js';
 import { fmtTime, ratioSentence } from '../shared/conclude.js';
-import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../types.js';
-import type { SelfcheckPair } from '../selfcheck.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../contract/types.js';
+import type { SelfcheckPair } from '../contract/selfcheck.js';
 import { targetCommandLine, targetParams } from '../shared/target.js';
 import { EXEC_FIELDS, EXEC_IDENTITY, type ExecFields } from './configuration.js';
 

@@ -17,7 +17,7 @@
 // (rdtsc on x86-64), older glibc says "clock cycles". Pure functions, no I/O.
 import { readFileSync } from 'node:fs';
 import { seriesStats } from '../shared/measure.js';
-import type { Measurement } from '../types.js';
+import type { Measurement } from '../contract/types.js';
 
 export interface LdStatistics {
   /** From ld.so's entry to the hand-over to the program, in the loader's timer cycles. */

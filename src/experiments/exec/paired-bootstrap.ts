@@ -3,7 +3,7 @@
 // differences to the baseline and of their ratio, from one resampling of probe processes, then iterations.
 import { samePairing } from '../../stats/pool.js';
 import { bootstrapQuantity, type Repeats } from '../../stats/resample.js';
-import type { Measurement } from '../types.js';
+import type { Measurement } from '../contract/types.js';
 
 /**
  * exec's three series (fork-exit, MIDDLE, exec-static): samples of the repeats where all three succeeded, repeat by repeat, in iteration order: the baseline, the

@@ -4,7 +4,7 @@
 import { summarizeLdStatistics, type LdStatistics, type LdSummary } from './ldstats.js';
 import { pairedExecBootstrap, pairedSamples } from './paired-bootstrap.js';
 import { summarizeSeries, type SeriesSummary } from '../shared/series.js';
-import type { Measurement } from '../types.js';
+import type { Measurement } from '../contract/types.js';
 
 export const EXEC_SERIES = ['fork-exit', 'exec-dynamic', 'exec-static'] as const;
 export type ExecSeries = (typeof EXEC_SERIES)[number];

@@ -5,7 +5,7 @@
 import { median } from '../../stats/descriptive.js';
 import { fmtNs } from '../../text/format.js';
 import { cellRatio, fmtRatioCi, fmtTime, fmtTimes, poolOfCells, ratioSays, runCells, type CellRatio, type RunCell } from '../shared/conclude.js';
-import type { ExperimentRun } from '../types.js';
+import type { ShownRun } from '../contract/types.js';
 import { WAYS, type Way } from './configuration.js';
 import { axisOf, type FdsParams, type FdsSummary } from './summary.js';
 
@@ -28,7 +28,7 @@ const list = (ws: readonly string[]) => (ws.length <= 1 ? (ws[0] ?? '') : `${ws.
 const n = (x: number) => x.toLocaleString('en-US');
 
 /** One to three lines: the limit, the descriptors open, the cheapest way to close where both are largest. */
-export function fdsConclusion(run: ExperimentRun<FdsSummary, FdsParams>, seed = 1): string[] {
+export function fdsConclusion(run: ShownRun<FdsSummary, FdsParams>, seed = 1): string[] {
   const cells = runCells(
     run.measurements,
     (m) => `${m.series}|${String(m.identity.fds)}|${String(m.identity.nofile)}`,

@@ -2,8 +2,8 @@
 // parent holds open and its RLIMIT_NOFILE (what identifies one), and what its probe observed (the highest descriptor
 // open, the hard limit), declared once; its measure writes them, its summary and a stored run read them.
 import { Type } from '@sinclair/typebox';
-import { Nullable, OneOfList, defineFields, type FieldsOf } from '../fields.js';
-import type { MeasurementOf } from '../types.js';
+import { Nullable, OneOfList, defineFields, type FieldsOf } from '../contract/fields.js';
+import type { MeasurementOf } from '../contract/types.js';
 
 /** The ways, in the order tables show them: fork's (the child closes, then execs), then posix_spawn's. */
 export const WAYS = [

@@ -5,9 +5,9 @@
 import { linearFit } from '../../stats/regression.js';
 import { fmtNs, fmtUsCi } from '../../text/format.js';
 import { cellFigure, type CellFigure } from '../shared/measure.js';
-import { blank, heading, note, table, type Block } from '../view.js';
-import type { ExperimentRun, Measurement } from '../types.js';
-import { measurementsOf } from '../fields.js';
+import { blank, heading, note, table, type Block } from '../contract/view.js';
+import type { ShownRun, Measurement } from '../contract/types.js';
+import { measurementsOf } from '../contract/fields.js';
 import { FDS_FIELDS, WAYS, type Way } from './configuration.js';
 
 /** Descriptors kept free under the limit besides the opened ones: 0–2, /dev/null, the /proc/self/fd directory and spare. */
@@ -168,7 +168,7 @@ function axisTable(s: FdsSummary, axis: 'nofile' | 'fds'): Block[] {
 }
 
 /** What a run shows after its conclusion: the two axes, then how each figure was taken and what was left out. */
-export function fdsTables(run: ExperimentRun<FdsSummary, FdsParams>): Block[] {
+export function fdsTables(run: ShownRun<FdsSummary, FdsParams>): Block[] {
   const s = run.summary;
   const out: Block[] = [...axisTable(s, 'nofile'), ...axisTable(s, 'fds')];
   out.push(

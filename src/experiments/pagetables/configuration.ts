@@ -2,8 +2,8 @@
 // moment) and a fork-exit series (layout, pages and their spacing: the mappings counted and the tables built).
 // Its measure writes them, its summary and a stored run read them.
 import { Type } from '@sinclair/typebox';
-import { Nullable, OneOfList, defineFields, type FieldsOf } from '../fields.js';
-import type { MeasurementOf } from '../types.js';
+import { Nullable, OneOfList, defineFields, type FieldsOf } from '../contract/fields.js';
+import type { MeasurementOf } from '../contract/types.js';
 
 export const LAYOUTS = ['sparse', 'dense'] as const;
 export type Layout = (typeof LAYOUTS)[number];

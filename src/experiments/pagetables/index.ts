@@ -9,15 +9,15 @@ import { fixedPlan } from '../../runner/plans.js';
 import type { InfoValue } from '../../runner/protocol.js';
 import { OWN_MAPPINGS, readMaxMapCount } from '../../env/memory.js';
 import { finishRun, measurementsFrom } from '../shared/measure.js';
-import { parseInteger, str } from '../shared/parse.js';
+import { parseInteger, str } from '../../text/parse.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUsCi } from '../../text/format.js';
-import { heading, text, note, blank, table, conclusion, type Block } from '../view.js';
+import { heading, text, note, blank, table, conclusion, type Block } from '../contract/view.js';
 import { fmtTime, fmtTimes } from '../shared/conclude.js';
-import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../types.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../contract/types.js';
 import { UsageError } from '../../errors.js';
 import { HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
-import { measurementsOf } from '../fields.js';
+import { measurementsOf } from '../contract/fields.js';
 import {
   FORK_FIELDS,
   LAYOUTS,

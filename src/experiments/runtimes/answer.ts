@@ -3,8 +3,8 @@
 // the largest heap first; then the variants grouped by mechanism, when each runtime changed mechanism (with
 // its source), and a chart per mechanism.
 import { fmtUs } from '../../text/format.js';
-import type { ExperimentRun } from '../types.js';
-import { blank, heading, note, table, type Block } from '../view.js';
+import type { ShownRun } from '../contract/types.js';
+import { blank, heading, note, table, type Block } from '../contract/view.js';
 import { node } from './families/node.js';
 import { ruby } from './families/ruby.js';
 import { historyOf } from './history.js';
@@ -73,7 +73,7 @@ function answerRows(s: RuntimesSummary): { rows: AnswerRow[]; smallest: number; 
 
 const grows = (l: RuntimeLine) => (l.verdict === 'one-heap' ? 'one heap' : l.verdict === 'grows' ? 'grows' : l.verdict === 'flat' ? 'no' : 'unclear');
 
-export function viewAnswer(run: ExperimentRun<RuntimesSummary>): Block[] {
+export function viewAnswer(run: ShownRun<RuntimesSummary>): Block[] {
   const s = run.summary;
   if (s.lines.length === 0) return [];
   const { rows, smallest, largest } = answerRows(s);

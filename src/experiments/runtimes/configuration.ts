@@ -2,8 +2,8 @@
 // identifies one), and what was observed (the runtime's family and version, the driver's RSS, and the mechanism
 // strace saw for the variant), declared once; its measure writes them, its summary and a stored run read them.
 import { type Static, Type } from '@sinclair/typebox';
-import { Nullable, OneOfList, defineFields, type FieldsOf } from '../fields.js';
-import type { MeasurementOf } from '../types.js';
+import { Nullable, OneOfList, defineFields, type FieldsOf } from '../contract/fields.js';
+import type { MeasurementOf } from '../contract/types.js';
 import { FAMILIES } from './registry.js';
 import { SPAWN_MECHANISMS } from './mechanism.js';
 

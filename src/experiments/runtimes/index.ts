@@ -6,7 +6,7 @@ import { adaptivePlan } from '../../runner/plans.js';
 import { readMemoryBudget } from '../../env/memory.js';
 import { sweep } from '../shared/sweep.js';
 import { finishRun, measurementsFrom } from '../shared/measure.js';
-import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type RunContext, type Warning } from '../types.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type ExperimentRun, type RunContext, type Warning } from '../contract/types.js';
 import { UsageError } from '../../errors.js';
 import { discoverRuntimes, which, type FoundRuntime, type RuntimeEntry } from './discover.js';
 import { fetchRuntime, parseFetchSpecs } from './fetch.js';

@@ -3,9 +3,9 @@ import { isExecutable } from './locations.js';
 import { FETCH_FORMS, parseFetchSpecs } from './fetch.js';
 import { ALL_VARIANTS, FAMILIES, FAMILY_NAMES, familyOfName, type Family } from './registry.js';
 import { node } from './families/node.js';
-import { parseInteger, parseIntegerList, str } from '../shared/parse.js';
+import { parseInteger, parseIntegerList, str } from '../../text/parse.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
-import type { OptionSpec, Presets } from '../types.js';
+import type { OptionSpec, Presets } from '../contract/types.js';
 import { UsageError } from '../../errors.js';
 
 export interface RuntimesParams {

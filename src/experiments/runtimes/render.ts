@@ -1,8 +1,8 @@
 // What a `forklab runtimes` run shows, as data (src/report renders it): what was found, the median per spawn
 // at each heap size, and per variant the growth with the heap, the observed mechanism and article 000's claim.
 import { fmtUs, fmtUsCi } from '../../text/format.js';
-import type { ExperimentRun } from '../types.js';
-import { blank, heading, note, table, type Block } from '../view.js';
+import type { ShownRun } from '../contract/types.js';
+import { blank, heading, note, table, type Block } from '../contract/view.js';
 import type { RuntimeEntry } from './discover.js';
 import { FAMILIES } from './registry.js';
 import { viewAnswer } from './answer.js';
@@ -46,7 +46,7 @@ function claimText(l: RuntimeLine): string {
   return l.claimHolds === null ? '—' : l.claimHolds ? `holds (${l.expected})` : `differs (expected ${l.expected})`;
 }
 
-export function viewRuntimes(run: ExperimentRun<RuntimesSummary>): Block[] {
+export function viewRuntimes(run: ShownRun<RuntimesSummary>): Block[] {
   const s = run.summary;
   // The answer first (answer.ts), then what was found, the full tables and the claim per variant.
   const out: Block[] = [...viewAnswer(run), heading('Runtimes')];

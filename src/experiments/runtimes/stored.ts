@@ -1,7 +1,7 @@
 // The mechanism strace saw for a variant, carried in each of its measurements' observed fields, so that a stored
 // run (forklab show, report) groups its variants by mechanism as the run itself did.
-import type { Measurement } from '../types.js';
-import { measurementsOf } from '../fields.js';
+import type { Measurement } from '../contract/types.js';
+import { measurementsOf } from '../contract/fields.js';
 import { RUNTIMES_FIELDS, type MechanismObserved, type NoMechanismObserved } from './configuration.js';
 import { SPAWN_MECHANISMS } from './mechanism.js';
 import type { VariantMechanism } from './summary.js';

@@ -3,8 +3,8 @@
 // verdict, and whether it matches what the observed mechanism predicts (article 000: fork grows; vfork
 // and posix_spawn stay flat).
 import { pooled, seriesStats } from '../shared/measure.js';
-import type { Measurement } from '../types.js';
-import { measurementsOf } from '../fields.js';
+import type { Measurement } from '../contract/types.js';
+import { measurementsOf } from '../contract/fields.js';
 import { RUNTIMES_FIELDS, type RuntimesIdentity, type RuntimesMeasurement } from './configuration.js';
 import type { RuntimeEntry } from './discover.js';
 import { copiesPageTables, describeMechanism, type MechanismResult } from './mechanism.js';

@@ -4,7 +4,7 @@ import { median } from '../../stats/descriptive.js';
 import { linearFit } from '../../stats/regression.js';
 import { influenceWeight, poolInflation, pooledRepeatInterval, repeatPool, type RepeatPool } from '../../stats/repeat-pool.js';
 import { pooledSpreadInterval } from '../../stats/repeat-spread.js';
-import type { Measurement } from '../types.js';
+import type { Measurement } from '../contract/types.js';
 
 /** One cell of a run: its ok repeats' samples, in repeat order. */
 export interface RunCell {

@@ -2,8 +2,8 @@
 // untimed ones come first, and how many fresh probe processes measure each configuration. An experiment says what
 // one of them counts (its --help text), its default, unit and the most it allows; the flag, its value's name, the
 // least value and the error messages are the same on every command.
-import { parseInteger, str } from './parse.js';
-import type { CommandOptions, OptionSpec } from '../types.js';
+import { parseInteger, str } from '../../text/parse.js';
+import type { CommandOptions, OptionSpec } from '../contract/types.js';
 
 export type CountName = 'iterations' | 'warmup' | 'repeats';
 

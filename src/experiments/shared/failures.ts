@@ -1,6 +1,6 @@
 // The 'probe-failed' warning, one definition: where a probe failed, in the experiment's own words for its
 // configuration and repeat, then why (the measurement's failure).
-import type { Measurement, Warning } from '../types.js';
+import type { Measurement, Warning } from '../contract/types.js';
 
 export interface ProbeFailedOptions {
   /** One warning per distinct message, where the series of one probe process fail together (create, exec). */

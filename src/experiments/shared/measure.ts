@@ -4,8 +4,8 @@ import { bootstrapMedianCi } from '../../stats/bootstrap.js';
 import { poolRepeats } from '../../stats/pool.js';
 import { linearFit, type LinearFit } from '../../stats/regression.js';
 import { describeFailure, type ProbeResult } from '../../runner/probe.js';
-import type { ExperimentRun, FieldValues, Fields, Measurement, Scalar, SeriesStats, Warning } from '../types.js';
-import type { FieldsSpec } from '../fields.js';
+import type { ExperimentRun, FieldValues, Fields, Measurement, Scalar, SeriesStats, Warning } from '../contract/types.js';
+import type { FieldsSpec } from '../contract/fields.js';
 
 export function seriesStats(samplesNs: readonly number[], seed: number): SeriesStats | null {
   if (samplesNs.length === 0) return null;

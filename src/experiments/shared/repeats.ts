@@ -1,9 +1,9 @@
 // The flags of adaptive repeats (sweep.ts AdaptiveRepeats), shared by the experiments that offer them.
-import { parseInteger, str } from './parse.js';
-import type { OptionSpec } from '../types.js';
+import { parseInteger, str } from '../../text/parse.js';
+import type { OptionSpec } from '../contract/types.js';
 import { UsageError } from '../../errors.js';
 import type { AdaptiveRepeats } from './sweep.js';
-import type { RepeatsStop } from '../types.js';
+import type { RepeatsStop } from '../contract/types.js';
 
 export interface RepeatParams {
   /** Most probe processes per configuration; more than --repeats only while a figure's interval is wider than the target. */

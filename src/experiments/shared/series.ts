@@ -4,7 +4,7 @@
 import type { SamplingPlan, SeriesData } from '../../runner/probe.js';
 import { pooledStats } from './measure.js';
 import { probeFailedWarnings } from './failures.js';
-import type { Measurement, Warning } from '../types.js';
+import type { Measurement, Warning } from '../contract/types.js';
 import { HEADROOM_BYTES, requireMemory } from './preflight.js';
 
 /** Warm-up, then `iterations` timed iterations in batches of `batch` (so the runner can stop between batches). */

@@ -3,7 +3,7 @@
 import { runProbe, type ProbeRequest, type ProbeResult } from '../../runner/probe.js';
 import { interleave } from '../../runner/schedule.js';
 import { ciHalfWidthFraction } from '../../runner/plans.js';
-import type { Measurement, RepeatsStop, RunContext } from '../types.js';
+import type { Measurement, RepeatsStop, RunContext } from '../contract/types.js';
 
 /** One probe to start: a ProbeRequest without what the sweep adds itself (the probe's path and the run's signal). */
 export type ProbeJob = Omit<ProbeRequest, 'probePath' | 'signal'>;

@@ -1,7 +1,7 @@
 // --target PROGRAM [ARGS…] for the experiments that start a program (spawn, exec): the parameters it adds and how
 // the terminal names it.
 import { targetFromOptions } from '../../runner/target.js';
-import type { CommandOptions } from '../types.js';
+import type { CommandOptions } from '../contract/types.js';
 
 /** { target, targetArgs } when --target was given (checked: an executable file), {} for the built-in target. */
 export function targetParams(raw: CommandOptions): { target?: string; targetArgs?: string[] } {

@@ -1,8 +1,8 @@
 // What the experiments that map a region with and without transparent huge pages share: how their THP condition
 // is verified (ThpCondition), and the warning when the system setting makes --thp on impossible.
 import { readThpChoice } from '../../env/thp.js';
-import type { ThpCondition } from '../chart.js';
-import type { Warning } from '../types.js';
+import type { ThpCondition } from '../contract/chart.js';
+import type { Warning } from '../contract/types.js';
 
 /** The THP condition of an experiment whose region's size in MB is `regionMbField`: thp on/off, read back as hugePagesKb. */
 export const THP_CONDITION = (regionMbField: string): ThpCondition => ({

@@ -4,7 +4,7 @@
 import { getFigure } from '../../reference/published.js';
 import { median } from '../../stats/descriptive.js';
 import { cellRatio, cellSpread, fmtRatioCi, fmtTime, fmtTimes, poolOfCells, ratioSays, runCells, slopeOfMedians, type RunCell } from '../shared/conclude.js';
-import type { ExperimentRun } from '../types.js';
+import type { ShownRun } from '../contract/types.js';
 import { CHILD_MEMORY, METHODS, THP_MODES, type Method, type SpawnParams, type SpawnSummary, type ThpMode } from './summary.js';
 
 /** How the methods are said in words. */
@@ -32,7 +32,7 @@ const words = (ms: readonly Method[]) => {
 };
 
 /** One to three lines: what grew and how fast, what stayed flat, the ratio at the largest RSS; the article beside them. */
-export function spawnConclusion(run: ExperimentRun<SpawnSummary, SpawnParams>, seed = 1): string[] {
+export function spawnConclusion(run: ShownRun<SpawnSummary, SpawnParams>, seed = 1): string[] {
   const p = run.params;
   const probes = (p as { probes?: string }).probes === 'child-memory';
   const cells = runCells(

@@ -3,8 +3,8 @@
 // declared once; its measure writes them, its summary and a stored run read them.
 import { Type } from '@sinclair/typebox';
 import { STOP_REASONS } from '../../runner/plans.js';
-import { Nullable, OneOfList, defineFields, type FieldsOf } from '../fields.js';
-import type { MeasurementOf } from '../types.js';
+import { Nullable, OneOfList, defineFields, type FieldsOf } from '../contract/fields.js';
+import type { MeasurementOf } from '../contract/types.js';
 import { CHILD_MEMORY, METHODS, THP_MODES } from './summary.js';
 
 const Chosen = { method: OneOfList(METHODS), rssMb: Type.Number(), thp: OneOfList(THP_MODES) };

@@ -6,17 +6,17 @@ import { probeFailedWarnings } from '../shared/failures.js';
 import { adaptiveRepeats, parseRepeatOptions, repeatOptions } from '../shared/repeats.js';
 import { readMemoryBudget } from '../../env/memory.js';
 import { finishRun, measurementsFrom } from '../shared/measure.js';
-import { parseChoiceList, parseDecimal, parseInteger, parseIntegerList, str } from '../shared/parse.js';
+import { parseChoiceList, parseDecimal, parseInteger, parseIntegerList, str } from '../../text/parse.js';
 import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
 import { targetParams } from '../shared/target.js';
 import { THP_CONDITION, thpNeverWarnings } from '../shared/thp.js';
-import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../types.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../contract/types.js';
 import { budgetSources, HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
-import type { SelfcheckPair } from '../selfcheck.js';
+import type { SelfcheckPair } from '../contract/selfcheck.js';
 import { CHILD_MEMORY, METHODS, THP_MODES, probeGroups, spawnView, summarizeSpawn, type Method, type SpawnParams, type SpawnSummary } from './summary.js';
 import { SPAWN_FIELDS, SPAWN_IDENTITY, type SpawnFields } from './configuration.js';
 import { spawnConclusion } from './conclusion.js';
-import { blank, conclusion } from '../view.js';
+import { blank, conclusion } from '../contract/view.js';
 
 const MIB = 1024 * 1024;
 

@@ -9,8 +9,8 @@ import { pooledStats } from '../shared/measure.js';
 import { linearFit } from '../../stats/regression.js';
 import { describeRepeatsStop, type RepeatParams } from '../shared/repeats.js';
 import { targetCommandLine } from '../shared/target.js';
-import { blank, heading, note, table, type Block } from '../view.js';
-import type { ExperimentRun, Measurement } from '../types.js';
+import { blank, heading, note, table, type Block } from '../contract/view.js';
+import type { ShownRun, Measurement } from '../contract/types.js';
 
 export const METHODS = ['fork-exec', 'vfork-exec', 'posix-spawn', 'clone-vfork', 'fork-exit'] as const;
 export type Method = (typeof METHODS)[number];
@@ -151,7 +151,7 @@ export function summarizeSpawn(ms: readonly Measurement[], seed: number): SpawnS
 }
 
 /** What a run shows after its conclusion (conclusion.ts; index.ts puts it first): a table and latency chart per THP mode, the growth with RSS, the fastest cell and the repeats. */
-export function spawnView(run: ExperimentRun<SpawnSummary, SpawnParams>): Block[] {
+export function spawnView(run: ShownRun<SpawnSummary, SpawnParams>): Block[] {
   const p = run.params;
   const out: Block[] = [];
   if (p.target)

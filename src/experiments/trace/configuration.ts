@@ -2,8 +2,8 @@
 // program) and its median RSS, with the runtime it ran observed (trace/summary.ts's traceMeasurements writes them;
 // its per-call columns are TRACE_COLUMNS there).
 import { Type } from '@sinclair/typebox';
-import { Nullable, OneOfList, defineFields, type FieldsOf } from '../fields.js';
-import type { MeasurementOf } from '../types.js';
+import { Nullable, OneOfList, defineFields, type FieldsOf } from '../contract/fields.js';
+import type { MeasurementOf } from '../contract/types.js';
 import { RUNTIMES } from './model.js';
 
 export const TRACE_FIELDS = defineFields(

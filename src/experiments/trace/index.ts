@@ -1,8 +1,8 @@
 // `trace` as the rest of forklab sees a stored run of it: identity, series, unit and view, so `show`, `report` and
 // `export` read a trace like any run. A recording, not a sweep through the probe: a trace's life (src/lab/trace.ts)
 // observes the user's own command, and `forklab trace` starts it.
-import { MICROSECONDS_PER_CALL, type ExperimentRun, type Measurement, type Recording } from '../types.js';
-import { note, type Block } from '../view.js';
+import { MICROSECONDS_PER_CALL, type ShownRun, type Measurement, type Recording } from '../contract/types.js';
+import { note, type Block } from '../contract/view.js';
 import { traceView } from './view.js';
 import { MECHANISMS } from './model.js';
 import { READABLE_TRACE_VERSIONS, type TraceSummary } from './summary.js';
@@ -40,7 +40,7 @@ export const traceRecording: Recording<TraceParams, TraceSummary | null> = {
   },
   /** A stored trace without its summary cannot be rebuilt from its measurements alone (the /proc samples and model are gone). */
   summarize: (_ms: readonly Measurement[]) => null,
-  view(run: ExperimentRun<TraceSummary | null>): Block[] {
+  view(run: ShownRun<TraceSummary | null>): Block[] {
     if (!isTraceSummary(run.summary))
       return [note(`this trace has no summary this forklab can read (traceVersion ${READABLE_TRACE_VERSIONS.join(' or ')}); forklab export shows its raw calls`)];
     return traceView(run.summary);

@@ -1,7 +1,7 @@
 // A trace's summary (the document's `summary`, version TRACE_SUMMARY_VERSION) and its measurements: one per
 // creating process and mechanism, the raw in-call times as samples, RSS/VmPTE/time-to-exec per call as columns.
 import { seriesStats } from '../shared/measure.js';
-import type { Measurement } from '../types.js';
+import type { Measurement } from '../contract/types.js';
 import { adviceFor, estimate, type Advice, type Estimate, type SpawnModel } from './cost.js';
 import type { Overhead } from './calibrate.js';
 import type { ProcessFigures } from './figures.js';

@@ -2,7 +2,7 @@
 // its change), the table of every call site, the chart of saving by call site, the sums by package, and how the
 // call sites were observed (the recorders' own cost, what was joined with strace and what was not, the processes
 // without a call site and why).
-import { blank, heading, note, table, text, type BarChart, type Block } from '../view.js';
+import { blank, heading, note, table, text, type BarChart, type Block } from '../contract/view.js';
 import { fmtPct } from '../../text/format.js';
 import { changeWords } from './change.js';
 import type { CallSite, SiteChange } from './site.js';

@@ -2,7 +2,7 @@
 // what to change), then a table per process, the call sites (view-sites.ts), the chart of time in fork against RSS
 // with this machine's measured lines, and how it was observed (tracer and recorders with their own cost, where the
 // cost model comes from). The same blocks go to the terminal and reports.
-import { blank, heading, note, table, text, type Block, type LatencyChart } from '../view.js';
+import { blank, heading, note, table, text, type Block, type LatencyChart } from '../contract/view.js';
 import { fmtPct, fmtUs } from '../../text/format.js';
 import { hasModel, MECHANISM_WORDS, type ProcessSummary, type TraceSummary } from './summary.js';
 import { MECHANISMS } from './model.js';

@@ -2,8 +2,8 @@
 // VMAs /proc/self/maps showed, the kernel's Slab readings and their growth), declared once; its measure writes
 // them, its summary and a stored run read them.
 import { Type } from '@sinclair/typebox';
-import { Nullable, OneOfList, defineFields, type FieldsOf } from '../fields.js';
-import type { MeasurementOf } from '../types.js';
+import { Nullable, OneOfList, defineFields, type FieldsOf } from '../contract/fields.js';
+import type { MeasurementOf } from '../contract/types.js';
 
 export const VMA_METHODS = ['fork-exit', 'clone-vfork', 'posix-spawn'] as const;
 export type VmaMethod = (typeof VMA_METHODS)[number];

@@ -9,14 +9,14 @@ import { linearFit } from '../../stats/regression.js';
 import { median } from '../../stats/descriptive.js';
 import { OWN_MAPPINGS, readMaxMapCount } from '../../env/memory.js';
 import { cellFigure, finishRun, fitOverRepeats, measurementsFrom, type CellFigure } from '../shared/measure.js';
-import { parseIntegerList, str } from '../shared/parse.js';
+import { parseIntegerList, str } from '../../text/parse.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUsCi } from '../../text/format.js';
-import { heading, text, note, blank, table, conclusion, type Block } from '../view.js';
+import { heading, text, note, blank, table, conclusion, type Block } from '../contract/view.js';
 import { cellRatio, poolOfCells, ratioSays, fmtRatioCi, fmtTime, fmtTimes, runCells } from '../shared/conclude.js';
-import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../types.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../contract/types.js';
 import { HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
-import { measurementsOf } from '../fields.js';
+import { measurementsOf } from '../contract/fields.js';
 import { VMA_FIELDS, VMA_METHODS, type VmaMethod, VMA_IDENTITY, type VmaFields, type VmaMeasurement } from './configuration.js';
 
 export interface VmaParams {

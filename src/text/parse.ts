@@ -1,5 +1,5 @@
 // Parsers for option strings: each names the flag in its error.
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../errors.js';
 
 export function parseInteger(flag: string, raw: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const s = raw.trim();

@@ -1,9 +1,9 @@
 // What `forklab selfcheck` compares for an experiment: a series of its probe beside the articles' own method, a
 // bare C loop of the same operation (native/loop.c), in the same conditions. Each experiment that has such pairs
 // declares them (its `selfcheck`); the command runs, interleaves and judges them without knowing any by name.
-import type { NativePaths } from '../runner/paths.js';
-import type { SeriesData } from '../runner/probe.js';
-import type { InfoValue } from '../runner/protocol.js';
+import type { NativePaths } from '../../runner/paths.js';
+import type { SeriesData } from '../../runner/probe.js';
+import type { InfoValue } from '../../runner/protocol.js';
 
 /** The probe side of a pair: which case and series, and (by default) its samples' means per block of calls. */
 export interface SelfcheckProbe {

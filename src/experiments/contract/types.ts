@@ -1,7 +1,7 @@
 // What every experiment module provides, and what a finished run of one looks like.
-import type { InfoValue, ProbeUsage } from '../runner/protocol.js';
-import type { NativePaths } from '../runner/paths.js';
-import type { Summary } from '../stats/descriptive.js';
+import type { InfoValue, ProbeUsage } from '../../runner/protocol.js';
+import type { NativePaths } from '../../runner/paths.js';
+import type { Summary } from '../../stats/descriptive.js';
 import type { ChartSpec, FieldLabel, ThpCondition } from './chart.js';
 import type { SelfcheckSuite } from './selfcheck.js';
 import type { Block } from './view.js';
@@ -67,7 +67,7 @@ export interface ConfigurationFields {
 export type FieldValues = Record<string, Scalar | undefined>;
 
 /**
- * An experiment's fields, the types of the spec its configuration.ts declares once (src/experiments/fields.ts):
+ * An experiment's fields, the types of the spec its configuration.ts declares once (src/experiments/contract/fields.ts):
  * what identifies a configuration (the keys of its `identity`) and what was observed about it. Its probe calls write
  * them, its summary reads them, a document holds them side by side (ConfigurationOfSpec).
  */
@@ -85,7 +85,51 @@ type KeysOf<T> = T extends unknown ? keyof T : never;
 /** The name of one of an experiment's identity fields. */
 export type IdentityKey<F extends Fields> = KeysOf<F['identity']> & string;
 
+/**
+ * Every code forklab writes in a warning; a misspelt code does not compile. Documents and history rows from another
+ * version may carry a code not listed here, so what is read back is a StoredWarning (its code any string).
+ */
+export type WarningCode =
+  | 'atfork-did-not-help'
+  | 'cgroup-left'
+  | 'cgroup-unavailable'
+  | 'child-late'
+  | 'driver-failed'
+  | 'emulated'
+  | 'execve-alone-not-positive'
+  | 'fds-capped'
+  | 'fetch-failed'
+  | 'history-not-saved'
+  | 'ld-statistics-failed'
+  | 'long-run'
+  | 'mechanism-mismatch'
+  | 'no-deadlock'
+  | 'noise'
+  | 'pagetables-noisy'
+  | 'pagetables-unsettled'
+  | 'plain-lock-returned'
+  | 'probe-failed'
+  | 'pte-not-copied'
+  | 'run-killed'
+  | 'runtime-not-found'
+  | 'slab-noisy'
+  | 'targets-mislinked'
+  | 'thp-never'
+  | 'thp-not-applied'
+  | 'too-few-samples'
+  | 'unexpected-faults'
+  | 'vmas-capped'
+  | 'vmas-merged'
+  | 'way-unavailable';
+
+/** A warning forklab writes: one of its own codes. */
 export interface Warning {
+  code: WarningCode;
+  message: string;
+}
+
+/** A warning as read back from a document or the history: a document from another version may carry any code. */
+export interface StoredWarning {
   code: string;
   message: string;
 }
@@ -105,17 +149,23 @@ export interface RunExtras {
   repeatsStop?: RepeatsStop;
 }
 
-/** A run of one experiment: its measurements, the derived summary, what went wrong. */
-export interface ExperimentRun<S = unknown, P = object> {
+/**
+ * A run of one experiment: its measurements, the derived summary, what went wrong. The warnings of a run forklab
+ * makes are its own codes (Warning); a run read back from a document may carry any code (W = StoredWarning).
+ */
+export interface ExperimentRun<S = unknown, P = object, W extends StoredWarning = Warning> {
   experiment: string;
   /** The parameters it ran with: the experiment's own (its parse()'s result). */
   params: P & RunExtras;
   measurements: Measurement[];
   summary: S;
-  warnings: Warning[];
+  warnings: W[];
   /** False when cancelled or when some probe failed. */
   complete: boolean;
 }
+
+/** A run as a view reads it: made now, or read back from a document (runOfDocument), whose warnings may carry any code. */
+export type ShownRun<S = unknown, P = object> = ExperimentRun<S, P, StoredWarning>;
 
 export interface Progress {
   /** A step started: its label, how many steps in all, which one this is (0-based). */
@@ -270,7 +320,7 @@ export interface ExperimentPresent<P, S> {
    * What a run shows, in the article's layout: headings, tables, lines, notes, the latency chart, as data.
    * src/report/ renders it for the terminal, Markdown and HTML alike.
    */
-  view(run: ExperimentRun<S, P>): Block[];
+  view(run: ShownRun<S, P>): Block[];
 }
 
 /**

@@ -5,7 +5,7 @@
 // checked against it before they are read as typed (measurementsOf).
 import { type TSchema, Type } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { ForklabError } from '../errors.js';
+import { ForklabError } from '../../errors.js';
 import type { Configuration, FieldValues, Fields, Measurement } from './types.js';
 
 /** A TypeBox schema whose values have the type T. */
