@@ -18,7 +18,7 @@
 // keep forklab (pidfd reaping) everywhere.
 import childProcess from 'node:child_process';
 import { native } from './native.js';
-import { shared } from './state.js';
+import { type MechanismVerdict, shared } from './state.js';
 
 export const MECHANISM_VARIABLE = 'FORKLAB_SPAWN_NODE_MECHANISM';
 
@@ -27,18 +27,7 @@ export const FIRST_POSIX_SPAWN_UV: readonly [number, number, number] = [1, 53, 0
 /** The last libuv release whose unix uv_spawn always forks on Linux; between the two, a development build. */
 export const LAST_FORKING_UV: readonly [number, number, number] = [1, 52, 1];
 
-export type NodeMechanism = 'fork' | 'posix_spawn';
-
-export interface MechanismVerdict {
-  mechanism: NodeMechanism;
-  /** how it was decided: the libuv version, the look at the mechanism, or the variable */
-  why: string;
-  /** a value of the variable that was not understood (then the version decides) */
-  warning: string | null;
-  /** on a Node that spawns with posix_spawn: the calls its libuv still forks for and forklab serves without fork
-   * ('detached'); every other call is Node's. Empty there: forklab steps aside. */
-  served: string[];
-}
+export type { MechanismVerdict, NodeMechanism } from './state.js';
 
 /** What is looked at on this machine (replaced in tests). */
 export interface MechanismLook {

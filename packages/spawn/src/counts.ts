@@ -3,17 +3,11 @@
 // and written to stderr when FORKLAB_SPAWN_LOG=1. Shared by every copy of the package loaded in the thread
 // (ES module and CommonJS builds: state.ts).
 import { channel } from 'node:diagnostics_channel';
-import { shared } from './state.js';
+import { type FunctionName, type FunctionStats, shared } from './state.js';
 
 export const FALLBACK_CHANNEL = 'forklab:spawn:fallback';
 
-export type FunctionName = 'spawn' | 'exec' | 'execFile' | 'fork' | 'spawnSync' | 'execSync' | 'execFileSync' | 'ChildProcess';
-
-export interface FunctionStats {
-  served: number;
-  fallbacks: number;
-  byReason: Record<string, number>;
-}
+export type { FunctionName, FunctionStats } from './state.js';
 
 export interface FallbackEvent {
   /** why node:child_process served the call: an option (uid, gid), 'unavailable: …', 'node internals: …',

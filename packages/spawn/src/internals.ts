@@ -19,25 +19,13 @@
 import childProcess from 'node:child_process';
 import { closeSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
-import { count, type FunctionName } from './counts.js';
+import { count } from './counts.js';
 import { native, unavailableReason } from './native.js';
 import { childrenAllowed, permissionModel, REFUSED } from './permission.js';
 import type { HandleShape, SpawnRequest } from './request.js';
-import { type Method, type PatchState, shared } from './state.js';
+import { type FunctionName, type Method, type PatchState, type ProcessHandle, shared } from './state.js';
 
-/** Node's Process handle, as far as child_process uses it. */
-export interface ProcessHandle {
-  pid?: number;
-  onexit?: (exitCode: number, signalCode: string) => void;
-  spawn(...args: unknown[]): number;
-  kill(signal: number): number;
-  close(callback?: () => void): void;
-  ref(): void;
-  unref(): void;
-  hasRef(): boolean;
-  /** Node's own symbols (owner_symbol, ...), copied from its Process handle to forklab's */
-  [key: symbol]: unknown;
-}
+export type { ProcessHandle } from './state.js';
 
 type ChildInternals = { _handle: ProcessHandle | null };
 export type HandleFactory = (real: ProcessHandle, fn: FunctionName, command: unknown) => ProcessHandle;

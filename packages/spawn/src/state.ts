@@ -6,9 +6,44 @@
 // first; and the look at Node's mechanism (a spawn) is made once. A copy that loads later takes the object there;
 // each section is made by the first copy that loads. Per thread: a worker has its own globalThis, child_process
 // and handles.
-import type { MechanismVerdict } from './aside.js';
-import type { FunctionName, FunctionStats } from './counts.js';
-import type { ProcessHandle } from './internals.js';
+
+// The types of what the state holds are declared here, so that the modules sharing it import it and not each
+// other (aside.ts, counts.ts and internals.ts hand them on under their old names).
+
+export type NodeMechanism = 'fork' | 'posix_spawn';
+
+export interface MechanismVerdict {
+  mechanism: NodeMechanism;
+  /** how it was decided: the libuv version, the look at the mechanism, or the variable */
+  why: string;
+  /** a value of the variable that was not understood (then the version decides) */
+  warning: string | null;
+  /** on a Node that spawns with posix_spawn: the calls its libuv still forks for and forklab serves without fork
+   * ('detached'); every other call is Node's. Empty there: forklab steps aside. */
+  served: string[];
+}
+
+export type FunctionName = 'spawn' | 'exec' | 'execFile' | 'fork' | 'spawnSync' | 'execSync' | 'execFileSync' | 'ChildProcess';
+
+export interface FunctionStats {
+  served: number;
+  fallbacks: number;
+  byReason: Record<string, number>;
+}
+
+/** Node's Process handle, as far as child_process uses it. */
+export interface ProcessHandle {
+  pid?: number;
+  onexit?: (exitCode: number, signalCode: string) => void;
+  spawn(...args: unknown[]): number;
+  kill(signal: number): number;
+  close(callback?: () => void): void;
+  ref(): void;
+  unref(): void;
+  hasRef(): boolean;
+  /** Node's own symbols (owner_symbol, ...), copied from its Process handle to forklab's */
+  [key: symbol]: unknown;
+}
 
 /** A method of Node's, as forklab calls it: `this` and the arguments passed through. */
 export type Method = (this: unknown, ...a: unknown[]) => unknown;
