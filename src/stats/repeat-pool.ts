@@ -18,6 +18,7 @@
  * reflection about the point. Coverage on simulated runs: test/stats-repeat-pool.test.ts and docs/noise.md ("Few
  * repeats").
  */
+import { quantileUnchecked } from './descriptive.js';
 import { mulberry32 } from './random.js';
 
 /** One cell's statistic in each of its repeats, and the probe processes it shares with other cells (null: its own). */
@@ -300,6 +301,28 @@ export function chiSquare(df: number, rng: () => number): number {
 }
 
 /**
+ * The model's noise, drawn: each call fills `e` with one draw of every group's e_g on the log scale — σ² from its
+ * sampling distribution (s² · df ÷ χ²_df), then each group's own part (shared by groups of one key) and the part
+ * shared by groups timed in the same probe processes (correlated by ρ), scaled by √(σ² · weight).
+ */
+export function poolNoise(groups: readonly PooledGroup[], pool: RepeatPool, rng: () => number): (e: number[]) => void {
+  const keys = [...new Set(groups.map((g) => g.key))];
+  const probes = [...new Set(groups.map((g) => g.probe))];
+  const keyOf = groups.map((g) => keys.indexOf(g.key));
+  const probeOf = groups.map((g) => probes.indexOf(g.probe));
+  const own = Math.sqrt(1 - pool.rho);
+  const shared = Math.sqrt(pool.rho);
+  const xi = new Array<number>(keys.length);
+  const eta = new Array<number>(probes.length);
+  return (e) => {
+    const variance = (pool.variance * pool.df) / Math.max(chiSquare(pool.df, rng), 1e-12);
+    for (let k = 0; k < keys.length; k++) xi[k] = gaussian(rng);
+    for (let p = 0; p < probes.length; p++) eta[p] = gaussian(rng);
+    for (let g = 0; g < groups.length; g++) e[g] = Math.sqrt(variance * groups[g]!.weight) * (shared * eta[probeOf[g]!]! + own * xi[keyOf[g]!]!);
+  };
+}
+
+/**
  * The interval of combine(stats) at `confidence` by the pooled model above; null when a group's statistic is not
  * above 0 (a time can only be), or fewer than 95 % of the draws give a finite quantity.
  */
@@ -312,35 +335,19 @@ export function pooledRepeatInterval(
   if (groups.some((g) => !(g.stat > 0) || !Number.isFinite(g.stat))) return null;
   const confidence = opts.confidence ?? 0.95;
   const draws = opts.draws ?? 4000;
-  const rng = mulberry32(opts.seed);
-  const keys = [...new Set(groups.map((g) => g.key))];
-  const probes = [...new Set(groups.map((g) => g.probe))];
-  const keyOf = groups.map((g) => keys.indexOf(g.key));
-  const probeOf = groups.map((g) => probes.indexOf(g.probe));
-  const own = Math.sqrt(1 - pool.rho);
-  const shared = Math.sqrt(pool.rho);
+  const drawNoise = poolNoise(groups, pool, mulberry32(opts.seed));
   const values: number[] = [];
+  const e = new Array<number>(groups.length);
   const stats = new Array<number>(groups.length);
-  const xi = new Array<number>(keys.length);
-  const eta = new Array<number>(probes.length);
   for (let d = 0; d < draws; d++) {
-    const variance = (pool.variance * pool.df) / Math.max(chiSquare(pool.df, rng), 1e-12);
-    for (let k = 0; k < keys.length; k++) xi[k] = gaussian(rng);
-    for (let p = 0; p < probes.length; p++) eta[p] = gaussian(rng);
-    for (let g = 0; g < groups.length; g++) {
-      const e = shared * eta[probeOf[g]!]! + own * xi[keyOf[g]!]!;
-      stats[g] = groups[g]!.stat * Math.exp(Math.sqrt(variance * groups[g]!.weight) * e);
-    }
+    drawNoise(e);
+    for (let g = 0; g < groups.length; g++) stats[g] = groups[g]!.stat * Math.exp(e[g]!);
     const v = combine(stats);
     if (Number.isFinite(v)) values.push(v);
   }
   if (values.length < draws * 0.95) return null;
   values.sort((a, b) => a - b);
-  const at = (q: number) => {
-    const h = (values.length - 1) * q;
-    const lo = Math.floor(h);
-    return values[lo]! + (values[Math.min(lo + 1, values.length - 1)]! - values[lo]!) * (h - lo);
-  };
+  const at = (q: number) => quantileUnchecked(values, q);
   const tail = (1 - confidence) / 2;
   // The basic (reflected) interval: the draws' spread about the point, turned about it. For a smooth quantity it is
   // the percentile interval; for one that noise pushes one way (the largest ÷ the smallest of flat cells grows with

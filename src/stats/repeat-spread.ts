@@ -1,6 +1,7 @@
 // A flat line's largest ÷ smallest under the pooled repeat model of repeat-pool.ts (docs/noise.md, "Few repeats").
+import { quantileUnchecked } from './descriptive.js';
 import { mulberry32 } from './random.js';
-import { chiSquare, gaussian, type PoolInterval, type PooledGroup, type RepeatPool } from './repeat-pool.js';
+import { type PoolInterval, type PooledGroup, poolNoise, type RepeatPool } from './repeat-pool.js';
 
 /**
  * The interval of the largest ÷ the smallest of the groups' statistics (a line that should be flat), by the pooled
@@ -19,34 +20,22 @@ export function pooledSpreadInterval(groups: readonly PooledGroup[], pool: Repea
   if (groups.length < 2 || groups.some((g) => !(g.stat > 0) || !Number.isFinite(g.stat))) return null;
   const confidence = opts.confidence ?? 0.95;
   const draws = opts.draws ?? 4000;
-  const rng = mulberry32(opts.seed);
-  const keys = [...new Set(groups.map((g) => g.key))];
-  const probes = [...new Set(groups.map((g) => g.probe))];
-  const keyOf = groups.map((g) => keys.indexOf(g.key));
-  const probeOf = groups.map((g) => probes.indexOf(g.probe));
-  const own = Math.sqrt(1 - pool.rho);
-  const shared = Math.sqrt(pool.rho);
+  const drawNoise = poolNoise(groups, pool, mulberry32(opts.seed));
   const n = groups.length;
   // each ordered pair's noise e_i − e_j, and the noise's own largest ÷ smallest, on the log scale
   const pairs: number[][] = Array.from({ length: n * n }, () => []);
   const ranges: number[] = [];
   const e = new Array<number>(n);
-  const xi = new Array<number>(keys.length);
-  const eta = new Array<number>(probes.length);
   for (let d = 0; d < draws; d++) {
-    const variance = (pool.variance * pool.df) / Math.max(chiSquare(pool.df, rng), 1e-12);
-    for (let k = 0; k < keys.length; k++) xi[k] = gaussian(rng);
-    for (let p = 0; p < probes.length; p++) eta[p] = gaussian(rng);
-    for (let g = 0; g < n; g++) e[g] = Math.sqrt(variance * groups[g]!.weight) * (shared * eta[probeOf[g]!]! + own * xi[keyOf[g]!]!);
+    drawNoise(e);
     for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (i !== j) pairs[i * n + j]!.push(e[i]! - e[j]!);
     ranges.push(Math.max(...e) - Math.min(...e));
   }
-  const upperQ = (xs: number[]) => {
-    xs.sort((a, b) => a - b);
-    const h = (xs.length - 1) * (1 - (1 - confidence) / 2);
-    const lo = Math.floor(h);
-    return xs[lo]! + (xs[Math.min(lo + 1, xs.length - 1)]! - xs[lo]!) * (h - lo);
-  };
+  const upperQ = (xs: number[]) =>
+    quantileUnchecked(
+      xs.sort((a, b) => a - b),
+      1 - (1 - confidence) / 2,
+    );
   const l = groups.map((g) => Math.log(g.stat));
   const point = Math.max(...l) - Math.min(...l);
   let high = point;
