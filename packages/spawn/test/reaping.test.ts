@@ -15,12 +15,14 @@ const SEQUENTIAL = Number(process.env.FORKLAB_SPAWN_SEQUENTIAL ?? 10_000);
 const CONCURRENT = Number(process.env.FORKLAB_SPAWN_CONCURRENT ?? 200);
 const LIMIT_MS = 30_000;
 
-/** This process's open descriptors, each as 'N -> what it refers to'. */
+/** This process's open descriptors of the kinds a spawn opens (pipes, sockets, pidfds, devices), each as
+ * 'N -> what it refers to'; not files and directories, which the harness opens when it likes (tsx's cache). */
 function openFds(): Set<string> {
   const fds = new Set<string>();
   for (const fd of readdirSync('/proc/self/fd')) {
     try {
-      fds.add(`${fd} -> ${readlinkSync(`/proc/self/fd/${fd}`)}`);
+      const what = readlinkSync(`/proc/self/fd/${fd}`);
+      if (!what.startsWith('/') || what.startsWith('/dev/')) fds.add(`${fd} -> ${what}`);
     } catch {
       // the descriptor readdir itself used, closed by now
     }
