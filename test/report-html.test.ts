@@ -176,16 +176,17 @@ test('compare: two runs in one chart and one table, the run as colour', async ()
   assert.ok(at('differs') > 0 && at('differs') < at('results') && at('results') < at('machine') && at('machine') < at('warnings'), 'what differs leads');
   assert.match(
     html,
-    /<section id="differs"><h2>What differs<\/h2>\n<p class="conclusion">(\d+ of 12 configurations differ beyond noise|None of the 12 configurations differs beyond noise)/,
+    /<section id="differs"><h2>What differs<\/h2>\n<p class="conclusion">(\d+ of the 12 configurations both runs measured differs? beyond noise|None of the 12 configurations both runs measured differs beyond noise)/,
   );
   const machines = html.slice(at('machine'), at('warnings'));
   assert.match(machines, /^<section id="machine"><h2>Machines and runs<\/h2>\n<details class="fold"><summary>Both machine records, \d+ rows/, 'the machine records folded');
   const d = differencesOf(a, b, ['before', 'after <b>']);
   assert.ok(
-    d.figures.rows.every((r) => r.at(-1) !== 'same'),
+    d.figures.rows.every((r) => r.at(-1) === '▲ slower' || r.at(-1) === '▼ faster'),
     'only what differs beyond noise',
   );
   assert.equal(d.figures.rows.length, compareTable(a, b, ['before', 'after <b>']).rows.filter((r) => r.at(-1) !== 'same').length);
+  assert.deepEqual(d.onlyIn, [[], []]);
   const lead = html.slice(at('differs'), at('results'));
   for (const r of d.figures.rows) assert.ok(lead.includes(`<td>${escapeHtml(r[0]!)}</td>`), `${r[0]} leads`);
   // The verdicts that changed between the runs, each run judged alone.
@@ -205,6 +206,29 @@ test('compare: two runs in one chart and one table, the run as colour', async ()
   assert.ok(html.includes('<th scope="col">before µs</th>'), 'a unit in every header');
   assert.ok(html.includes('>before</text>') && html.includes('>after &lt;b&gt;</text>'), 'both runs in the legend');
   assert.ok(html.includes('<td>fork-exec · 64 MB · THP off</td>'));
+});
+
+test('compare: a configuration one run alone measured is said under the differences, never counted as one', async () => {
+  const a = fixture('spawn');
+  const b = fixture('spawn-b');
+  // b without its 64 MB configurations: measured in a only
+  const fewer = { ...b, configurations: b.configurations.filter((c) => (c as { rssMb?: unknown }).rssMb !== 64) } as RunDocument;
+  const gone = compareTable(a, b, ['A', 'B']).rows.filter((r) => r[0]!.includes('64 MB')).length;
+  assert.ok(gone > 0, 'the fixture has 64 MB configurations');
+  const d = differencesOf(a, fewer, ['A', 'B']);
+  assert.equal(d.onlyIn[0].length, gone);
+  assert.deepEqual(d.onlyIn[1], []);
+  assert.equal(d.compared, 12 - gone);
+  assert.ok(
+    d.figures.rows.every((r) => !r.at(-1)!.startsWith('only in')),
+    'not among the differences',
+  );
+  const all = compareTable(a, fewer, ['A', 'B']);
+  for (const r of all.rows.filter((x) => x.at(-1) === 'only in A')) assert.deepEqual(r.slice(1, 3), ['measured', 'not measured']);
+  const html = await renderHtml({ doc: a, compareWith: fewer, labels: ['A', 'B'] });
+  const lead = html.slice(html.indexOf('<section id="differs">'), html.indexOf('<section id="results">'));
+  assert.match(lead, new RegExp(`of the ${12 - gone} configurations both runs measured|None of the ${12 - gone} configurations both runs measured`));
+  assert.match(lead, new RegExp(`<p class="note">Measured in A only \\(${gone}\\): `));
 });
 
 test('forklab report --input writes the HTML and Markdown files; bad input names the flag', async () => {

@@ -40,8 +40,8 @@ export function compareTable(a: RunDocument, b: RunDocument, labels: [string, st
       mark(f.verdict),
     ];
   });
-  for (const l of cmp.onlyInA) rows.push([l, '—', `only in ${labels[0]}`, '—', '—', '—']);
-  for (const l of cmp.onlyInB) rows.push([l, `only in ${labels[1]}`, '—', '—', '—', '—']);
+  for (const l of cmp.onlyInA) rows.push([l, 'measured', 'not measured', '—', '—', `only in ${labels[0]}`]);
+  for (const l of cmp.onlyInB) rows.push([l, 'not measured', 'measured', '—', '—', `only in ${labels[1]}`]);
   const r = cmp.rule;
   return {
     title: `Median ${unit.label} [95 % CI], both runs`,
@@ -57,10 +57,12 @@ const VOLATILE = new Set(['load average', machineLabel('collectedAt'), machineLa
 
 /** What differs between two runs, in the order a reader asks: which figures moved, which verdicts changed, what was set up differently. */
 export interface RunDifferences {
-  /** The rows of compareTable marked slower or faster (or measured in one run only). */
+  /** The rows of compareTable marked slower or faster. */
   figures: ReportTable;
-  /** Of all the configurations compared. */
+  /** How many configurations both runs measured (those the figures are of). */
   compared: number;
+  /** The configurations one run measured and the other did not, by the run that measured them. */
+  onlyIn: [string[], string[]];
   verdicts: { claimId: string; statement: string; a: ClaimVerdict['verdict']; b: ClaimVerdict['verdict'] }[];
   /** Settings (flags) and machine fields that are not the same: [what, A, B]. */
   setup: string[][];
@@ -68,7 +70,9 @@ export interface RunDifferences {
 
 export function differencesOf(a: RunDocument, b: RunDocument, labels: [string, string], verdicts?: [readonly ClaimVerdict[], readonly ClaimVerdict[]]): RunDifferences {
   const all = compareTable(a, b, labels);
-  const figures = { ...all, rows: all.rows.filter((r) => r.at(-1) !== 'same') };
+  const marked = (r: readonly string[]) => r.at(-1) === '▲ slower' || r.at(-1) === '▼ faster';
+  const figures = { ...all, rows: all.rows.filter(marked) };
+  const onlyIn = labels.map((l) => all.rows.filter((r) => r.at(-1) === `only in ${l}`).map((r) => r[0]!)) as [string[], string[]];
   const byId = new Map((verdicts?.[1] ?? []).map((v) => [v.claimId, v]));
   const changed = (verdicts?.[0] ?? []).flatMap((v) => {
     const w = byId.get(v.claimId);
@@ -83,17 +87,24 @@ export function differencesOf(a: RunDocument, b: RunDocument, labels: [string, s
   // Settings are the flags; what a run recorded of itself (why its repeats stopped, say) is not a setting.
   const flags = (doc: RunDocument) => paramFlags(doc).filter(([k]) => k.startsWith('--'));
   const setup = [...pairs(flags(a), flags(b)), ...pairs(machineEntries(a.machine, true), machineEntries(b.machine, true))];
-  return { figures, compared: all.rows.length, verdicts: changed, setup };
+  const compared = all.rows.length - onlyIn[0].length - onlyIn[1].length;
+  return { figures, compared, onlyIn, verdicts: changed, setup };
 }
 
-/** The count of what differs in words: "3 of 18 configurations differ beyond noise: 2 slower in B, 1 faster." */
+/** The count of what differs in words: "3 of the 18 configurations both runs measured differ beyond noise: 2 slower
+ * in B, 1 faster." A configuration one run alone measured is not a difference beyond noise: onlyLine says those. */
 function figuresLine(d: RunDifferences, labels: [string, string]): string {
   const n = (mark: string) => d.figures.rows.filter((r) => r.at(-1) === mark).length;
-  if (d.figures.rows.length === 0) return `None of the ${d.compared} configurations differs beyond noise between ${labels[0]} and ${labels[1]}.`;
+  const both = `${d.compared === 1 ? 'the one configuration' : `the ${d.compared} configurations`} both runs measured`;
+  if (d.compared === 0) return `No configuration was measured by both ${labels[0]} and ${labels[1]}: nothing to set side by side.`;
+  if (d.figures.rows.length === 0) return `None of ${both} differs beyond noise between ${labels[0]} and ${labels[1]}.`;
   const parts = [n('▲ slower') ? `${n('▲ slower')} slower in ${labels[1]}` : '', n('▼ faster') ? `${n('▼ faster')} faster in ${labels[1]}` : ''].filter(Boolean);
-  const only = d.figures.rows.length - n('▲ slower') - n('▼ faster');
-  if (only) parts.push(`${only} measured in one run only`);
-  return `${d.figures.rows.length} of ${d.compared} configurations differ beyond noise: ${parts.join(', ')}.`;
+  return `${d.figures.rows.length} of ${both} ${d.figures.rows.length === 1 ? 'differs' : 'differ'} beyond noise: ${parts.join(', ')}.`;
+}
+
+/** The configurations one run alone measured, in one sentence per run (null where there are none). */
+function onlyLines(d: RunDifferences, labels: [string, string]): string[] {
+  return d.onlyIn.flatMap((ls, i) => (ls.length ? [`Measured in ${labels[i]} only (${ls.length}): ${ls.join('; ')}.`] : []));
 }
 
 const verdictsLine = (d: RunDifferences, judged: boolean) =>
@@ -110,6 +121,7 @@ export async function renderCompareHtml(input: HtmlReportInput, b: RunDocument):
   const d = differencesOf(a, b, labels, input.compareVerdicts);
   const lead: string[] = [`<p class="conclusion">${esc(figuresLine(d, labels))}</p>`];
   if (d.figures.rows.length) lead.push(tableHtml(d.figures));
+  for (const l of onlyLines(d, labels)) lead.push(`<p class="note">${esc(l)}</p>`);
   const vl = verdictsLine(d, input.compareVerdicts !== undefined);
   if (vl) lead.push(`<p>${esc(vl)}</p>`);
   if (d.verdicts.length)
@@ -163,6 +175,7 @@ export function renderCompareMarkdown(
   out.push(`- **${mdText(labels[0])}**: ${runLine(a)}`, `- **${mdText(labels[1])}**: ${runLine(b)}`, '');
   out.push('### What differs', '', `**${mdText(figuresLine(d, labels))}**`, '');
   if (d.figures.rows.length) out.push(mdTable(d.figures), '');
+  for (const l of onlyLines(d, labels)) out.push(mdText(l), '');
   const vl = verdictsLine(d, verdicts !== undefined);
   if (vl) out.push(mdText(vl), '');
   if (d.verdicts.length)
