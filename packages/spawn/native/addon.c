@@ -337,7 +337,7 @@ static napi_value js_close_process_handle(napi_env env, napi_callback_info info)
  * on; the handler goes with the addon if it is ever unloaded (glibc registers it against the addon's DSO). */
 static unsigned long fork_count;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
-static void on_fork_parent(void) { __atomic_add_fetch(&fork_count, 1, __ATOMIC_RELAXED); }
+FL_INLINE_ATOMICS static void on_fork_parent(void) { __atomic_add_fetch(&fork_count, 1, __ATOMIC_RELAXED); }
 static void register_atfork(void) { pthread_atfork(NULL, on_fork_parent, NULL); }
 
 static napi_value js_forks(napi_env env, napi_callback_info info) {
