@@ -206,6 +206,9 @@ export function addonExportProblems(needs) {
   const libc = needs.binds.filter((n) => !/^(napi_|node_api_|uv_)/.test(n));
   if (libc.length > 0 && !needs.binds.includes('__errno_location')) problems.push("does not bind __errno_location (its errno is not the C library's)");
   const own = ADDON_LIBC_BINDS.filter((n) => !needs.binds.includes(n));
-  if (libc.length > 0 && own.length > 0) problems.push(`does not bind ${own.join(' and ')} from the C library (a copy of its own is linked in, such as the compiler runtime's)`);
+  if (libc.length > 0 && own.length > 0)
+    problems.push(
+      `does not bind ${own.join(' and ')} from the C library (a copy of its own is linked in, such as the compiler runtime's: Zig's compiler_rt comes with an aarch64 atomic read-modify-write compiled outside FL_INLINE_ATOMICS, native/compat.h)`,
+    );
   return problems;
 }
