@@ -21,7 +21,8 @@
  *   features: { glibc, addchdir, pidfdSpawn, setsid, uv }
  *   forks() -> how many times this process has called fork() since the addon loaded (pthread_atfork)
  *   spawnSync(request) -> result   (sync_binding.c)
- * Every spawn refuses (ERR_ACCESS_DENIED) under Node's permission model without the right to start children.
+ * Every spawn refuses (ERR_ACCESS_DENIED) under Node's permission model without the right to start children
+ * (permission.c).
  */
 #include <node_api.h>
 #include <uv.h>
@@ -38,6 +39,7 @@
 #include <unistd.h>
 
 #include "compat.h"
+#include "permission.h"
 #include "spawn_child.h"
 #include "watch.h"
 
@@ -59,85 +61,6 @@ static napi_value fl_throw_last(napi_env env) {
     napi_is_exception_pending(env, &pending);
     if (!pending) napi_throw_error(env, NULL, msg);
     return NULL;
-}
-
-/* Under Node's permission model, whether children may be started: process.permission.has('child') as it was when
- * this environment loaded the addon (its `has` is an ordinary property that any code can replace later; the
- * function and its object are kept, per environment, from then on); 1 outside the model (process.permission is
- * fixed at start-up). Thrown as Node throws (ERR_ACCESS_DENIED) when they may not. Shared with sync_binding.c.
- * The package's JavaScript asks Node's own Process handle first; this is the refusal of a direct call. */
-typedef struct fl_perm {
-    napi_env env;
-    napi_ref model; /* NULL: no permission model in this environment */
-    napi_ref has;
-    struct fl_perm *next;
-} fl_perm;
-static fl_perm *perms;
-static pthread_mutex_t perms_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void perm_forget(void *arg) {
-    fl_perm *p = arg, **at;
-    pthread_mutex_lock(&perms_lock);
-    for (at = &perms; *at; at = &(*at)->next)
-        if (*at == p) { *at = p->next; break; }
-    pthread_mutex_unlock(&perms_lock);
-    if (p->model) napi_delete_reference(p->env, p->model);
-    if (p->has) napi_delete_reference(p->env, p->has);
-    free(p);
-}
-
-/* Keeps this environment's process.permission and its has(); -1 when that could not be done. */
-static int perm_capture(napi_env env) {
-    napi_value global, proc, model, has;
-    napi_valuetype t = napi_undefined, ht = napi_undefined;
-    fl_perm *p = calloc(1, sizeof *p);
-    if (!p) return -1;
-    p->env = env;
-    if (napi_get_global(env, &global) != napi_ok || napi_get_named_property(env, global, "process", &proc) != napi_ok ||
-        napi_get_named_property(env, proc, "permission", &model) != napi_ok || napi_typeof(env, model, &t) != napi_ok) {
-        free(p);
-        return -1;
-    }
-    if (t == napi_object) {
-        if (napi_create_reference(env, model, 1, &p->model) != napi_ok) { free(p); return -1; }
-        if (napi_get_named_property(env, model, "has", &has) == napi_ok && napi_typeof(env, has, &ht) == napi_ok && ht == napi_function)
-            napi_create_reference(env, has, 1, &p->has);
-    }
-    if (napi_add_env_cleanup_hook(env, perm_forget, p) != napi_ok) {
-        perm_forget(p);
-        return -1;
-    }
-    pthread_mutex_lock(&perms_lock);
-    p->next = perms;
-    perms = p;
-    pthread_mutex_unlock(&perms_lock);
-    return 0;
-}
-
-/* 1 when children may be started, 0 when not or when that cannot be told; never throws (an exception from has()
- * stays pending). */
-static int perm_allows(napi_env env) {
-    fl_perm *p;
-    pthread_mutex_lock(&perms_lock);
-    for (p = perms; p && p->env != env; p = p->next) {}
-    pthread_mutex_unlock(&perms_lock);
-    if (p && !p->model) return 1;
-    if (!p || !p->has) return 0;
-    napi_value model, has, arg, out;
-    bool ok = false;
-    if (napi_get_reference_value(env, p->model, &model) != napi_ok || napi_get_reference_value(env, p->has, &has) != napi_ok || !model || !has ||
-        napi_create_string_utf8(env, "child", 5, &arg) != napi_ok || napi_call_function(env, model, has, 1, &arg, &out) != napi_ok ||
-        napi_get_value_bool(env, out, &ok) != napi_ok)
-        return 0;
-    return ok;
-}
-
-int fl_may_spawn(napi_env env) {
-    if (perm_allows(env)) return 1;
-    bool pending = false;
-    napi_is_exception_pending(env, &pending);
-    if (!pending) napi_throw_error(env, "ERR_ACCESS_DENIED", "Access to this API has been restricted. Use --allow-child-process to manage permissions.");
-    return 0;
 }
 
 /* ---- spawn ---- */
@@ -337,7 +260,7 @@ static napi_value js_close_process_handle(napi_env env, napi_callback_info info)
  * on; the handler goes with the addon if it is ever unloaded (glibc registers it against the addon's DSO). */
 static unsigned long fork_count;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
-static void on_fork_parent(void) { __atomic_add_fetch(&fork_count, 1, __ATOMIC_RELAXED); }
+FL_INLINE_ATOMICS static void on_fork_parent(void) { __atomic_add_fetch(&fork_count, 1, __ATOMIC_RELAXED); }
 static void register_atfork(void) { pthread_atfork(NULL, on_fork_parent, NULL); }
 
 static napi_value js_forks(napi_env env, napi_callback_info info) {
@@ -390,7 +313,7 @@ static int check_machine(napi_env env) {
         } else if (!fl_compat.spawn_reports_errors) {
             code = "ERR_FORKLAB_SPAWN_OLD_LIBC";
             snprintf(what, sizeof what, "glibc %d.%d's posix_spawn forks and reports no exec error (2.24)", fl_compat.glibc_major, fl_compat.glibc_minor);
-        } else if (!perm_allows(env)) {
+        } else if (!fl_perm_allows(env)) {
             return 0; /* no child may be started here (every spawn is refused): none is started to probe */
         } else {
             int reported = fl_compat_exec_errors_reported();
@@ -419,7 +342,7 @@ static int check_machine(napi_env env) {
 NAPI_MODULE_INIT() {
     fl_compat_init();
     pthread_once(&atfork_once, register_atfork);
-    if (perm_capture(env) != 0) return fl_throw_last(env);
+    if (fl_perm_capture(env) != 0) return fl_throw_last(env);
     if (check_machine(env) != 0) return NULL;
     CHECK(fl_watch_init(env));
     napi_property_descriptor props[] = {

@@ -7,6 +7,16 @@
 #include <spawn.h>
 #include <sys/types.h>
 
+/* For a function with an atomic read-modify-write: on aarch64 its atomics are compiled inline (load/store-exclusive
+ * loops, which every ARMv8 CPU has) instead of as calls to the compiler's __aarch64_* helpers. Zig's clang outlines
+ * them whatever its command line says, and the helpers come in Zig's compiler_rt, whose memcpy and memset would then
+ * replace glibc's in the addon. GCC has the attribute from 10 on; clang ignores it with a warning where unknown. */
+#if defined(__aarch64__) && (defined(__clang__) || __GNUC__ >= 10)
+#define FL_INLINE_ATOMICS __attribute__((target("no-outline-atomics")))
+#else
+#define FL_INLINE_ATOMICS
+#endif
+
 #ifndef POSIX_SPAWN_SETSID
 #define POSIX_SPAWN_SETSID 0x80 /* glibc 2.26; its value on Linux */
 #endif

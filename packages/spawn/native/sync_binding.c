@@ -6,9 +6,8 @@
 #include <string.h>
 
 #include "compat.h"
+#include "permission.h"
 #include "spawn_sync.h"
-
-int fl_may_spawn(napi_env env);
 
 /* obj[key] is absent, undefined or null */
 static int is_nothing(napi_env env, napi_value obj, const char *key) {

@@ -185,11 +185,18 @@ export function glibcNeeds(input) {
 export const NAPI_EXPORTS = ['napi_register_module_v1', 'node_api_module_get_api_version_v1'];
 
 /**
+ * C library functions an addon binds from the C library, never from a copy linked into it: Zig's compiler_rt (one
+ * object, pulled in whole when any of its helpers is needed, e.g. an outlined atomic on aarch64) defines weak
+ * memcpy and memset that then take glibc's place, even where the linker keeps them from being exported.
+ */
+export const ADDON_LIBC_BINDS = ['memcpy', 'memset'];
+
+/**
  * What is wrong with an addon's exports and thread-local storage, as sentences ([] when nothing): any exported name
  * besides N-API's registration (a C library function such as stat or __fstatat64, an errno, or a name of its own
  * that could interpose on another library's), and a PT_TLS segment (a thread-local variable of its own: Zig 0.11
- * put a private errno there). Also that it binds __errno_location when it binds any C library function at all:
- * errno must be the C library's.
+ * put a private errno there). Also, when it binds any C library function at all, that it binds __errno_location
+ * (errno must be the C library's) and ADDON_LIBC_BINDS (no copy of them of its own).
  */
 export function addonExportProblems(needs) {
   const problems = [];
@@ -198,5 +205,10 @@ export function addonExportProblems(needs) {
   if (needs.tlsBytes !== null) problems.push(`has a PT_TLS segment of ${needs.tlsBytes} bytes (thread-local storage of its own, e.g. a private errno)`);
   const libc = needs.binds.filter((n) => !/^(napi_|node_api_|uv_)/.test(n));
   if (libc.length > 0 && !needs.binds.includes('__errno_location')) problems.push("does not bind __errno_location (its errno is not the C library's)");
+  const own = ADDON_LIBC_BINDS.filter((n) => !needs.binds.includes(n));
+  if (libc.length > 0 && own.length > 0)
+    problems.push(
+      `does not bind ${own.join(' and ')} from the C library (a copy of its own is linked in, such as the compiler runtime's: Zig's compiler_rt comes with an aarch64 atomic read-modify-write compiled outside FL_INLINE_ATOMICS, native/compat.h)`,
+    );
   return problems;
 }

@@ -13,8 +13,16 @@ export const ADDON_TARGETS = {
 
 /**
  * -z now: a function missing from the C library fails the load (the loader then falls back), never a call.
- * -fvisibility=hidden: the addon exports only N-API's registration symbols (node_api.h marks them visible), so no
- * name of its own can interpose on, or be taken for, another library's. -Wno-unused-command-line-argument: Zig
+ * -fvisibility=hidden: no name of the addon's own C code is visible outside its object files; node_api.h marks
+ * N-API's registration symbols visible. --version-script=native/exports.map: the linker exports those two and makes
+ * every other symbol in the output local, whatever brought it in. -fvisibility=hidden alone does not cover code
+ * the toolchain links in: Zig links its compiler_rt as one object of weak, default-visibility symbols, pulled in
+ * as a whole as soon as one of them is needed (on aarch64, where Zig's clang outlines every atomic read-modify-write
+ * into an __aarch64_* helper even with -mno-outline-atomics), and the aarch64 addon then exported 536 names
+ * (__aarch64_*, __divti3, memcpy, sqrt, ...). The version script is the export list itself, the same on both
+ * arches and for node-gyp's build (binding.gyp), so no toolchain can widen it. Kept out still: compiler_rt's memcpy
+ * and memset take glibc's place when it is linked in, so the addon's atomics are inline (FL_INLINE_ATOMICS,
+ * compat.h) and elf.mjs's check wants glibc's memcpy and memset bound. -Wno-unused-command-line-argument: Zig
  * 0.14's clang warns, per file, about flags Zig itself passes to it.
  */
 export const ADDON_FLAGS = [
@@ -31,6 +39,7 @@ export const ADDON_FLAGS = [
   '-fPIC',
   '-s',
   '-Wl,-z,now',
+  '-Wl,--version-script=native/exports.map',
 ];
 export const ADDON_LIBS = ['-ldl', '-lpthread'];
 

@@ -3,7 +3,8 @@
 // lacks fails the load, and the package falls back, instead of failing a call), needing no glibc symbol version
 // above 2.17, exporting nothing but N-API's registration, with no thread-local storage of its own and errno the C
 // library's (a C library function compiled into the addon, as Zig 0.11 did for stat on glibc 2.17, is bound in
-// place of glibc's wherever glibc lacks that name: below 2.33 for stat). The check itself is shown to reject a
+// place of glibc's wherever glibc lacks that name: below 2.33 for stat), and memcpy and memset glibc's (Zig's
+// compiler_rt, linked in whole for one aarch64 atomic helper, brings copies that replace them). The check itself is shown to reject a
 // library made to export stat with a __thread variable. The one for this machine's CPU loads and serves a spawn;
 // the arm64 one does under an arm64 Node in qemu-user when FORKLAB_TEST_ARM64_NODE names one (.ci/run sets it).
 import { test } from 'node:test';
@@ -77,17 +78,24 @@ for (const [platform, t] of Object.entries(targets)) {
 }
 
 // The check above, shown to fail: libraries built here with the system's compiler, one exporting stat (with a
-// thread-local errno of its own and errno never the C library's), one as an addon should be.
-const LIBC_OF_ITS_OWN = `#include <sys/stat.h>
+// thread-local errno of its own and errno never the C library's) and calling a memcpy and a memset of its own,
+// linked in but not exported (as Zig's compiler_rt brings them), one as an addon should be.
+const LIBC_OF_ITS_OWN = `#include <stddef.h>
+#include <sys/stat.h>
 #include <unistd.h>
 __thread int own_errno;
+void *memcpy(void *d, const void *s, size_t n) { char *o = d; const char *i = s; while (n--) *o++ = *i++; return d; }
+void *memset(void *d, int c, size_t n) { char *o = d; while (n--) *o++ = (char)c; return d; }
 __attribute__((visibility("default"))) int stat(const char *path, struct stat *st) { (void)path; (void)st; own_errno = 2; return -1; }
-__attribute__((visibility("default"))) void *napi_register_module_v1(void *env, void *exports) { (void)env; return getpid() > 0 ? exports : 0; }
+__attribute__((visibility("default"))) void *napi_register_module_v1(void *env, void *exports) {
+  memset(exports, 0, (size_t)env); memcpy(exports, env, (size_t)exports); return getpid() > 0 ? exports : 0; }
 `;
 const CLEAN = `#include <errno.h>
+#include <string.h>
 #include <sys/stat.h>
 static int probe(const char *path) { struct stat st; return stat(path, &st) == 0 ? 0 : errno; }
-__attribute__((visibility("default"))) void *napi_register_module_v1(void *env, void *exports) { (void)env; return probe("/") ? 0 : exports; }
+__attribute__((visibility("default"))) void *napi_register_module_v1(void *env, void *exports) {
+  memset(exports, 0, (size_t)env); memcpy(exports, env, (size_t)exports); return probe("/") ? 0 : exports; }
 `;
 
 function compiled(name: string, source: string): string | { skip: string } {
@@ -100,16 +108,18 @@ function compiled(name: string, source: string): string | { skip: string } {
   return out;
 }
 
-test('the export check rejects an addon with a C library function of its own, a TLS segment and a private errno; it passes a clean one', (t) => {
+test('the export check rejects an addon with a C library function of its own, a TLS segment, a private errno and its own memcpy and memset; it passes a clean one', (t) => {
   const bad = compiled('libc-of-its-own', LIBC_OF_ITS_OWN);
   const good = compiled('clean', CLEAN);
   if (typeof bad !== 'string' || typeof good !== 'string') return t.skip(typeof bad === 'string' ? (good as { skip: string }).skip : bad.skip);
   const problems = addonExportProblems(glibcNeeds(bad)) as string[];
-  assert.equal(problems.length, 3, problems.join('\n'));
+  assert.equal(problems.length, 4, problems.join('\n'));
   assert.match(problems[0]!, /^exports .*\bstat\b/);
   assert.doesNotMatch(problems[0]!, /napi_register_module_v1 \(/);
+  assert.doesNotMatch(problems[0]!, /\bmem(cpy|set)\b/);
   assert.match(problems[1]!, /PT_TLS segment of 4 bytes/);
   assert.match(problems[2]!, /does not bind __errno_location/);
+  assert.match(problems[3]!, /^does not bind memcpy and memset from the C library/);
   assert.deepEqual(addonExportProblems(glibcNeeds(good)), []);
 });
 
