@@ -124,6 +124,9 @@ napi_value fl_js_spawn_sync(napi_env env, napi_callback_info info) {
     int loop_fds = 4;
     for (uint32_t i = 0; i < n; i++)
         if (stdio[i] == FL_STDIO_PIPE) { loop_fds = 5; break; }
+    /* and the io_uring rings its libuv sets up with every loop, where it can (src/loop-rings.ts counts them) */
+    double rings = get_num(env, req_v, "loopRings", 0);
+    if (rings >= 1 && rings <= 2) loop_fds += (int)rings;
     fl_sync_req req = {
         .base = {file, argv, envp, cwd, stdio, (int)n, get_bool(env, req_v, "detached"), loop_fds},
         .reads = reads,

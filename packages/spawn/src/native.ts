@@ -35,6 +35,8 @@ export interface NativeSyncRequest {
   timeoutMs: number;
   maxBuffer: number;
   killSignal: number;
+  /** the io_uring rings each of Node's loops holds (loop-rings.ts): held too, as Node's spawnSync loop holds them */
+  loopRings: number;
 }
 
 /** What the machine offers beyond the addon's floor (glibc 2.17), found at load. */

@@ -2,6 +2,7 @@
 // options object on Node 20 and 22, positional on 24 and 26), their stdio entries ({type: 'pipe' | 'ignore' | 'fd'
 // | 'inherit' | 'wrap', ...}) and the spawn_sync binding's options. Plain functions of the values they are given:
 // nothing here reaches into Node (internals.ts does). What is not recognised is a reason for Node to serve the call.
+import { loopRings } from './loop-rings.js';
 import { type NativeSyncRequest, STDIO_IGNORE, STDIO_PIPE } from './native.js';
 
 export type HandleShape = 'options' | 'positional';
@@ -148,6 +149,7 @@ export function readSyncOptions(options: unknown): SyncRead | { why: string } {
     // as Node's sync spawner: a maxBuffer of 0 is no limit
     maxBuffer: typeof o.maxBuffer === 'number' && o.maxBuffer > 0 ? o.maxBuffer : Number.POSITIVE_INFINITY,
     killSignal: (o.killSignal as number | undefined) ?? 15,
+    loopRings: loopRings(),
   });
   return { uid: o.uid, gid: o.gid, cwd, detached: Boolean(o.detached), build };
 }

@@ -20,6 +20,7 @@ const BEHAVIOUR_FILES = [
   'hooks',
   'introspection',
   'machine',
+  'nofile',
   'owners',
   'path',
   'permission',
