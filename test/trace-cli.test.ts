@@ -54,8 +54,9 @@ test('node: child_process forks and gets the @forklab/spawn advice with an estim
   assert.ok(e.savingNs >= 0 && e.savingNs <= e.withForkNs, JSON.stringify(e));
   assert.equal(forked.summary!.overhead.state, 'measured');
   assert.equal((forked.summary!.model as { source: { kind: string } }).source.kind, 'measured');
-  // (the line wraps at 100 columns: its continuation lines are indented)
-  assert.match(forked.stderr.slice(forked.stderr.indexOf('node (pid')), /^node \(pid[^\n]*4 forks, [\s\S]*? in fork[\s\S]*?with posix_spawn ≈ [\s\S]*?: saving ≈/);
+  // The line wraps at 100 columns, anywhere between words (its continuation lines are indented): joined first.
+  const nodeLine = forked.stderr.slice(forked.stderr.indexOf('node (pid')).replace(/\n +/g, ' ');
+  assert.match(nodeLine, /^node \(pid[^\n]*4 forks, [^\n]*? in fork[^\n]*?with posix_spawn ≈ [^\n]*?: saving ≈/);
   assert.equal(forked.doc.experiment, 'trace');
   assert.equal(forked.doc.schema, 'forklab.run');
 

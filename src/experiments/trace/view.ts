@@ -78,14 +78,17 @@ function chart(s: TraceSummary): LatencyChart | null {
   return { kind: 'latency-chart', points: [...own, ...machine], order, width: 64, height: 9 };
 }
 
+/** A line's slope as a signed term: '+ 16.93 µs/MB', '− 1.59 µs/MB' (a fit on a noisy machine may fall). */
+const perMb = (nsPerMb: number) => `${nsPerMb < 0 ? '−' : '+'} ${(Math.abs(nsPerMb) / 1000).toFixed(2)} µs/MB`;
+
 function modelNote(s: TraceSummary): string {
   if (!hasModel(s.model)) return `cost model: none (${s.model.reason})`;
   const m = s.model;
   const from = m.source.kind === 'stored' ? `the stored spawn run ${m.source.runId.slice(0, 8)} of ${m.source.startedAt.slice(0, 10)}` : 'a short spawn run made now';
   const sizes = [...new Set(m.points.map((p) => p.rssMb))].join(', ');
   return (
-    `cost model: ${from} (THP ${m.thp}, parent RSS ${sizes} MB): fork+exec ${fmtUs(m.fork.interceptNs)} µs + ${(m.fork.nsPerMb / 1000).toFixed(2)} µs/MB, ` +
-    `posix_spawn ${fmtUs(m.spawn.interceptNs)} µs + ${(m.spawn.nsPerMb / 1000).toFixed(2)} µs/MB per launch (start, exec, wait); each fork is priced by both ` +
+    `cost model: ${from} (THP ${m.thp}, parent RSS ${sizes} MB): fork+exec ${fmtUs(m.fork.interceptNs)} µs ${perMb(m.fork.nsPerMb)}, ` +
+    `posix_spawn ${fmtUs(m.spawn.interceptNs)} µs ${perMb(m.spawn.nsPerMb)} per launch (start, exec, wait); each fork is priced by both ` +
     "lines at its creator's RSS and the saving is the difference (a fork costs more than its call: the child's exec tears the copied page tables down)"
   );
 }
