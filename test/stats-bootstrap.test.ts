@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bootstrapMedianCi, ciHalfWidthFraction } from '../src/stats/bootstrap.js';
+import { bootstrapMedianCi, intervalHalfWidthFraction } from '../src/stats/bootstrap.js';
 import { median, quantile } from '../src/stats/descriptive.js';
 import { mulberry32 } from '../src/stats/random.js';
 
@@ -137,20 +137,20 @@ test('bootstrapMedianCi: rejects empty input and bad options', () => {
   assert.throws(() => bootstrapMedianCi([1, 2], { seed: 0.5 }), RangeError);
 });
 
-test('ciHalfWidthFraction: relative half-width of the wider side', () => {
+test('intervalHalfWidthFraction: relative half-width of the wider side', () => {
   // max(100 - 98, 103 - 100) / 100 = 3 / 100
-  close(ciHalfWidthFraction(100, { lowNs: 98, highNs: 103 }), 0.03);
+  close(intervalHalfWidthFraction(100, { lowNs: 98, highNs: 103 }), 0.03);
   // symmetric: max(1, 1) / 100 = 0.01 -> within a 2 % stopping rule
-  close(ciHalfWidthFraction(100, { lowNs: 99, highNs: 101 }), 0.01);
+  close(intervalHalfWidthFraction(100, { lowNs: 99, highNs: 101 }), 0.01);
   // wider low side: max(5000 - 4800, 5050 - 5000) / 5000 = 200 / 5000 = 0.04
-  close(ciHalfWidthFraction(5000, { lowNs: 4800, highNs: 5050 }), 0.04);
-  assert.equal(ciHalfWidthFraction(7, { lowNs: 7, highNs: 7 }), 0);
-  assert.equal(ciHalfWidthFraction(0, { lowNs: 0, highNs: 0 }), 0);
-  assert.equal(ciHalfWidthFraction(0, { lowNs: -1, highNs: 1 }), Infinity);
-  assert.throws(() => ciHalfWidthFraction(Number.NaN, { lowNs: 1, highNs: 2 }), RangeError);
+  close(intervalHalfWidthFraction(5000, { lowNs: 4800, highNs: 5050 }), 0.04);
+  assert.equal(intervalHalfWidthFraction(7, { lowNs: 7, highNs: 7 }), 0);
+  assert.equal(intervalHalfWidthFraction(0, { lowNs: 0, highNs: 0 }), 0);
+  assert.equal(intervalHalfWidthFraction(0, { lowNs: -1, highNs: 1 }), Infinity);
+  assert.throws(() => intervalHalfWidthFraction(Number.NaN, { lowNs: 1, highNs: 2 }), RangeError);
   // Works directly on bootstrap output.
   const xs = normalish(300, 41, 100_000, 3_000);
   const ci = bootstrapMedianCi(xs, S);
   const m = median(xs);
-  close(ciHalfWidthFraction(m, ci), Math.max(m - ci.lowNs, ci.highNs - m) / m);
+  close(intervalHalfWidthFraction(m, ci), Math.max(m - ci.lowNs, ci.highNs - m) / m);
 });

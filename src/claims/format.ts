@@ -1,5 +1,6 @@
 // Number formatting for verdict details and the reproduce summary: a few significant digits, units that
-// follow the metric's name (…Kb → kB, …Bytes → bytes), times from nanoseconds in ns, µs or ms.
+// follow the metric's name (…Kb → kB, …Bytes → bytes), times from nanoseconds in ns, µs or ms; a slope per one unit
+// of the key it runs over, as the caller names that unit.
 
 /** 3 significant digits, no exponent for ordinary magnitudes, thousands without separators. */
 export function fmtNum(x: number): string {
@@ -37,24 +38,12 @@ export function fmtMetric(value: number, metric: string | undefined): string {
   return unit ? `${fmtNum(value)} ${unit}` : fmtNum(value);
 }
 
-/** What one unit of a key is called: "rssMb" → "MB", a count of VMAs → "VMA" (a key without a unit: its words, singular). */
-function perUnit(over: string): string {
-  const unit = /(Kb|Mb|Bytes|Ns|Ms)$/.exec(over)?.[1];
-  if (unit) return { Kb: 'kB', Mb: 'MB', Bytes: 'byte', Ns: 'ns', Ms: 'ms' }[unit]!;
-  const w = over
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .replace(/s$/, '');
-  // a short single word is an abbreviation (VMA, PTE)
-  return /^[a-z]{2,3}$/.test(w) ? w.toUpperCase() : w;
-}
-
 /**
- * A slope of a metric over a key in words and units: "29.1 µs per MB", "0.26 kB per VMA". A time per MB is said in
- * µs, as every growth table and conclusion gives it, so that one slope has one value wherever it is shown.
+ * A slope of a metric over a key in words and units: "29.1 µs per MB", "0.26 kB per VMA", `per` being what one unit
+ * of the key is called (its experiment declares it: src/claims/lines.ts, unitOfKey). A time per MB is said in µs, as
+ * every growth table and conclusion gives it, so that one slope has one value wherever it is shown.
  */
-export function fmtSlope(slope: number, metric: string | undefined, over: string): string {
-  const per = perUnit(over);
+export function fmtSlope(slope: number, metric: string | undefined, per: string): string {
   if (metricUnit(metric) === 'ns' && per === 'MB') return `${fmtNum(slope / 1000)} µs per MB`;
   return `${fmtMetric(slope, metric)} per ${per}`;
 }

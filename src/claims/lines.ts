@@ -2,6 +2,7 @@
 // the run names present), and the slope-based magnitudes (slope-ratio, per-entry). The shapes (flat,
 // grows-linearly) are in shapes.ts. Every interval comes from resampling each x value's repeats, then samples
 // (src/claims/quantity.ts).
+import { findExperiment } from '../experiments/index.js';
 import type { CheckStatistic, Expectation, PerEntryCheck, Series, SlopeRatioCheck } from '../reference/published.js';
 import { linearFit } from '../stats/regression.js';
 import { pooledStatistic } from '../stats/resample.js';
@@ -17,6 +18,11 @@ export interface Points {
   keys: string[];
   /** Read from a metric, not timed. */
   readings: boolean;
+}
+
+/** What one unit of a key a line runs over is called, as its experiment's field labels declare it ("MB", "VMA"); else the key. */
+export function unitOfKey(data: ExperimentData, key: string): string {
+  return findExperiment(data.experiment)?.fieldLabels?.[key]?.unit ?? key;
 }
 
 /** The series' values at each distinct x, repeat by repeat; at least `minX` distinct x values. */
@@ -94,7 +100,7 @@ function notRising(
   for (const { sel, p } of lines) {
     const slope = pointSlope(p, stat);
     if (slope > 0) continue;
-    const fmt = (x: number) => fmtSlope(x, undefined, over);
+    const fmt = (x: number) => fmtSlope(x, undefined, unitOfKey(ctx.data, over));
     const m = Number.isFinite(slope)
       ? measureWithinRun(
           lineQuantity(p, stat, (ys) => slopeOf(p.xs, ys)),

@@ -12,7 +12,7 @@ import { allOf, against, placement, type Outcome } from './bands.js';
 import { checkPositive } from './evidence.js';
 import { fmtFactor, fmtMetric, fmtPercent, fmtSlope } from './format.js';
 import { eachOf, scaled, statOf, where, withInterval, type JudgeContext, type Judgement } from './judgement.js';
-import { lineQuantity, minusPoints, points, slopeOf, twoLines } from './lines.js';
+import { lineQuantity, minusPoints, points, slopeOf, twoLines, unitOfKey } from './lines.js';
 import { plainMark, plainPair, plainSeries, plainSpan, plainWhere } from './plain.js';
 import { NotMeasurable, describeSeries, narrow } from './select.js';
 
@@ -119,7 +119,7 @@ export function judgeGrowsLinearly(c: GrowsLinearlyCheck, ctx: JudgeContext): Ju
     } else {
       const sl = scaled({ ...q, stat, combine: (s) => line(s).slope }, 1, ctx, 'the slope');
       const siv = sl.interval ?? { low: sl.point, high: sl.point };
-      const fmt = (x: number) => fmtSlope(x, c.metric, c.over);
+      const fmt = (x: number) => fmtSlope(x, c.metric, unitOfKey(data, c.over));
       trend = {
         o: siv.low > 0 ? 'holds' : siv.high <= 0 ? 'differs' : 'inconclusive',
         value: sl.point,

@@ -53,8 +53,8 @@ function statsOf(c: Configuration): GroupStats | null {
 
 const isOk = (c: Configuration) => c.state !== 'failed' && c.stats !== null;
 
-/** Statistics of pooled samples: exact for one repeat (its own stats), pooled by src/stats/pool.ts for several. */
-function pooledStats(ok: Configuration[]): GroupStats | null {
+/** The statistics a group shows: one repeat's own stored statistics, several repeats' samples pooled by src/stats/pool.ts. */
+function groupStatsOf(ok: Configuration[]): GroupStats | null {
   if (ok.length === 0) return null;
   if (ok.length === 1) return statsOf(ok[0]!);
   const p = poolRepeats(
@@ -79,7 +79,7 @@ function groupOf(g: ConfigurationGroup, keys: readonly string[] | null): Group {
     repeats: ok.map((c) => c.repeat),
     failedRepeats: cs.length - ok.length,
     failures: cs.filter((c) => !isOk(c)).map((c) => c.failure ?? 'no statistics'),
-    stats: pooledStats(ok),
+    stats: groupStatsOf(ok),
   };
 }
 

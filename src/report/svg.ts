@@ -2,6 +2,22 @@
 // vega and vega-lite are loaded on first use (about 0.5 s), so commands that draw nothing never pay for them.
 import type { TopLevelSpec } from 'vega-lite';
 
+/** What a text measurer is handed: the text mark's font size and weight, and the width vega cuts it at. */
+export interface TextMarkItem {
+  fontSize?: number;
+  fontWeight?: string | number;
+  limit?: number;
+}
+
+// vega re-exports vega-scenegraph's text measurer (vega-scenegraph/src/util/text.js), which its typings leave out.
+declare module 'vega' {
+  /** How vega measures text without a canvas: `width` is the measurer it calls, which may be replaced. */
+  export const textMetrics: {
+    width: (item: TextMarkItem, text: unknown) => number;
+    estimateWidth: (item: TextMarkItem, text: unknown) => number;
+  };
+}
+
 type Vega = typeof import('vega');
 type VegaLite = typeof import('vega-lite');
 
@@ -9,7 +25,7 @@ let libs: Promise<{ vega: Vega; vl: VegaLite }> | null = null;
 
 function load(): Promise<{ vega: Vega; vl: VegaLite }> {
   libs ??= Promise.all([import('vega'), import('vega-lite')]).then(([vega, vl]) => {
-    (vega as unknown as { textMetrics: { width: typeof textWidth } }).textMetrics.width = textWidth;
+    vega.textMetrics.width = textWidth;
     return { vega, vl };
   });
   return libs;
@@ -21,7 +37,7 @@ function load(): Promise<{ vega: Vega; vl: VegaLite }> {
  * guesses 0.8 em for every character, half again too wide: it cut labels that fitted and left a blank strip
  * beside every axis. A text longer than its limit is cut by vega to that limit.
  */
-export function textWidth(item: { fontSize?: number; fontWeight?: string | number; limit?: number }, text: unknown): number {
+export function textWidth(item: TextMarkItem, text: unknown): number {
   const size = item.fontSize ?? 11;
   let em = 0;
   for (const c of text === null || text === undefined ? '' : String(text).trim())

@@ -30,7 +30,11 @@ export interface AdaptiveOptions {
 export const STOP_REASONS = ['ci-reached', 'max-iterations', 'budget'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
-export function ciHalfWidthFraction(samplesNs: readonly number[], confidence = 0.95): number {
+/**
+ * The wider half of the median's distribution-free (rank) interval from these samples ÷ the median: what an
+ * adaptive plan stops on. Infinity when the median is not above 0.
+ */
+export function rankCiHalfWidthFraction(samplesNs: readonly number[], confidence = 0.95): number {
   const sorted = [...samplesNs].sort((a, b) => a - b);
   const { lowNs, highNs, medianNs } = medianRankInterval(sorted, confidence);
   return medianNs > 0 ? Math.max(medianNs - lowNs, highNs - medianNs) / medianNs : Infinity;
@@ -50,7 +54,7 @@ export function adaptivePlan(o: AdaptiveOptions): SamplingPlan & { stopReason: (
       }
       if (n >= o.minIterations) {
         let worst = 0;
-        for (const s of measured.values()) worst = Math.max(worst, ciHalfWidthFraction(s.samplesNs));
+        for (const s of measured.values()) worst = Math.max(worst, rankCiHalfWidthFraction(s.samplesNs));
         if (worst <= o.targetCiFraction) {
           reason = 'ci-reached';
           return 0;

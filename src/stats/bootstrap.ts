@@ -54,18 +54,19 @@ export function bootstrapMedianCi(samplesNs: readonly number[], opts: BootstrapO
 }
 
 /**
- * Half-width of an interval relative to a point estimate:
- * max(median - low, high - median) / |median|. Used as a stopping rule
- * (e.g. stop sampling once this is <= 0.02, i.e. within +/-2 %).
- * If median is 0 the result is 0 for a zero-width interval and Infinity
- * otherwise. Throws a RangeError on non-finite arguments.
+ * The wider half of a given interval around a given median, relative to it:
+ * max(median - low, high - median) / |median|, a fraction (0.02 = ±2 %).
+ * If the median is 0 the result is 0 for a zero-width interval and Infinity
+ * otherwise. Throws a RangeError on non-finite arguments. (The adaptive plans
+ * stop on the rank interval's width from the samples instead: rankCiHalfWidthFraction
+ * in src/runner/plans.ts.)
  */
-export function ciHalfWidthFraction(median: number, interval: Pick<Interval, 'lowNs' | 'highNs'>): number {
+export function intervalHalfWidthFraction(medianNs: number, interval: Pick<Interval, 'lowNs' | 'highNs'>): number {
   const { lowNs, highNs } = interval;
-  if (!Number.isFinite(median) || !Number.isFinite(lowNs) || !Number.isFinite(highNs)) {
-    throw new RangeError(`ciHalfWidthFraction: arguments must be finite (median ${median}, low ${lowNs}, high ${highNs})`);
+  if (!Number.isFinite(medianNs) || !Number.isFinite(lowNs) || !Number.isFinite(highNs)) {
+    throw new RangeError(`intervalHalfWidthFraction: arguments must be finite (median ${medianNs}, low ${lowNs}, high ${highNs})`);
   }
-  const half = Math.max(median - lowNs, highNs - median, 0);
-  if (median === 0) return half === 0 ? 0 : Infinity;
-  return half / Math.abs(median);
+  const half = Math.max(medianNs - lowNs, highNs - medianNs, 0);
+  if (medianNs === 0) return half === 0 ? 0 : Infinity;
+  return half / Math.abs(medianNs);
 }

@@ -94,7 +94,7 @@ export const cgroupExperiment: Experiment<CgroupParams, CgroupSummary, CgroupFie
     width: 260,
     height: 220,
   },
-  fieldLabels: { threads: { suffix: 'threads' }, gapMs: { suffix: 'ms pause' } },
+  fieldLabels: { threads: { suffix: 'threads', unit: 'thread' }, gapMs: { suffix: 'ms pause', unit: 'ms' } },
   presets: {
     // Every sporadic launch waits its pause: iterations × methods × pause per probe, so quick keeps few rounds.
     full: { methods: DEFAULTS.methods, threads: '0,8', gapMs: '0,50', iterations: '15', warmup: '2', repeats: '3' },

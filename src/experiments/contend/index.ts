@@ -122,7 +122,7 @@ export const contendExperiment: Experiment<ContendParams, ContendSummary, Conten
     width: 280,
     height: 220,
   },
-  fieldLabels: { rssMb: { suffix: 'MB' }, creators: { suffix: 'creators' } },
+  fieldLabels: { rssMb: { suffix: 'MB', unit: 'MB' }, creators: { suffix: 'creators', unit: 'creator' } },
   presets: {
     full: {
       methods: DEFAULTS.methods,

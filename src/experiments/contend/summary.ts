@@ -1,6 +1,6 @@
 // contend's summary and view: per configuration (method × kind of creator × creators × RSS) the throughput of all creators
 // together and the per-call latency, and how both move from one creator to the most.
-import { pooled, pooledStats } from '../shared/measure.js';
+import { pooled, pooledSeriesStats } from '../shared/measure.js';
 import { fmtTime, fmtTimes } from '../shared/conclude.js';
 import { fmtUs } from '../../text/format.js';
 import { blank, conclusion, heading, note, table, type Block } from '../contract/view.js';
@@ -70,8 +70,8 @@ function summarizeStall(ms: readonly Measurement[], seed: number): StallCell[] {
   const out: StallCell[] = [];
   for (const id of keys.values()) {
     const mine = (m: Measurement) => m.identity.method === id.method && m.identity.siblings === id.siblings && m.identity.rssMb === id.rssMb;
-    const st = pooledStats(ms, (m) => mine(m) && m.series === 'stall', seed);
-    const bl = pooledStats(ms, (m) => mine(m) && m.series === 'baseline', seed);
+    const st = pooledSeriesStats(ms, (m) => mine(m) && m.series === 'stall', seed);
+    const bl = pooledSeriesStats(ms, (m) => mine(m) && m.series === 'baseline', seed);
     if (!st || !bl) continue;
     const windows = ms.filter((m) => mine(m) && m.series === 'stall' && m.state === 'ok').flatMap((m) => m.columns.windowNs ?? []);
     const sorted = [...windows].sort((a, b) => a - b);
@@ -104,7 +104,7 @@ export function summarizeContend(ms: readonly Measurement[], seed: number): Cont
   for (const [key, id] of keys) {
     const mine = typed.filter((m) => keyOf(m.identity as ContendCreatorsIdentity) === key);
     const agg = pooled(mine, (m) => m.series === 'aggregate');
-    const lat = pooledStats(mine, (m) => m.series === 'latency', seed);
+    const lat = pooledSeriesStats(mine, (m) => m.series === 'latency', seed);
     if (agg.length === 0 || !lat) continue;
     const wallNs = agg.reduce((a, b) => a + b, 0); // per creator: the samples are wall time ÷ creators
     const cpus = mine.map((m) => m.observed.cpusUsable).find((v) => typeof v === 'number');

@@ -97,6 +97,11 @@ export interface FieldLabel {
   prefix?: string;
   /** Words after the value ("MB", "VMAs"). */
   suffix?: string;
+  /**
+   * What one of its values counts, singular, where a figure is given per one of it ("MB" for rssMb, "VMA" for vmas:
+   * a verdict's "29.1 µs per MB"); absent: the figure is said per its key.
+   */
+  unit?: string;
 }
 
 /**

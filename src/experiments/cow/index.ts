@@ -131,7 +131,7 @@ export const cowExperiment: Experiment<CowParams, CowSummary, CowFields> = {
   },
   paired: true,
   thpCondition: THP_CONDITION('sizeMb'),
-  fieldLabels: { sizeMb: { suffix: 'MB' }, thp: { prefix: 'THP' } },
+  fieldLabels: { sizeMb: { suffix: 'MB', unit: 'MB' }, thp: { prefix: 'THP' } },
   presets: {
     // 001: 80 MB of 4 KiB pages (one CoW fault per page); THP on only in the full run, for the render.
     full: { sizeMb: '80', thp: 'off,on', repeats: '5', iterations: '3', warmup: '1' },

@@ -103,7 +103,7 @@ export const fdsExperiment: Experiment<FdsParams, FdsSummary, FdsFields> = {
     width: 300,
     height: 230,
   },
-  fieldLabels: { fds: { suffix: 'open' }, nofile: { prefix: 'RLIMIT_NOFILE' } },
+  fieldLabels: { fds: { suffix: 'open', unit: 'descriptor' }, nofile: { prefix: 'RLIMIT_NOFILE' } },
   // A probe fixes the descriptors and the limit and times every way in the same rounds.
   probeKeys: () => ['fds', 'nofile'],
   paired: true,

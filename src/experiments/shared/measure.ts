@@ -99,8 +99,8 @@ export function repeatsOf(ms: readonly Measurement[], pred: (m: Measurement) => 
     .map((m) => m.samplesNs);
 }
 
-/** The pooled statistics of the ok measurements matching a predicate: the one pooling rule (src/stats/pool.ts). */
-export function pooledStats(ms: readonly Measurement[], pred: (m: Measurement) => boolean, seed: number): SeriesStats | null {
+/** A series' statistics over the ok measurements matching a predicate, their repeats pooled: the one pooling rule (src/stats/pool.ts). */
+export function pooledSeriesStats(ms: readonly Measurement[], pred: (m: Measurement) => boolean, seed: number): SeriesStats | null {
   const p = poolRepeats(repeatsOf(ms, pred), seed);
   return p === null ? null : { ...p, ciConfidence: p.ciConfidence };
 }
@@ -119,7 +119,7 @@ export interface CellFigure {
 
 /** The pooled figure of these ok measurements (those with stats); null when none has samples. */
 export function cellFigure(ok: readonly Measurement[], seed: number): CellFigure | null {
-  const st = pooledStats(ok, () => true, seed);
+  const st = pooledSeriesStats(ok, () => true, seed);
   if (!st) return null;
   return { n: st.n, medianNs: st.medianNs, ciLowNs: st.ciLowNs, ciHighNs: st.ciHighNs, cv: st.cv, repeatMediansNs: ok.map((m) => m.stats!.medianNs) };
 }

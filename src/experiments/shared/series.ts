@@ -2,7 +2,7 @@
 // a batched plan, per-series summaries and their warnings, the memory check (their measurements per series:
 // measurementsPerSeries, measure.ts).
 import type { SamplingPlan, SeriesData } from '../../runner/probe.js';
-import { pooledStats } from './measure.js';
+import { pooledSeriesStats } from './measure.js';
 import { probeFailedWarnings } from './failures.js';
 import type { Measurement, Warning } from '../contract/types.js';
 import { HEADROOM_BYTES, requireMemory } from './preflight.js';
@@ -33,7 +33,7 @@ export interface SeriesSummary {
 export function summarizeSeries(ms: readonly Measurement[], series: string, seed: number): SeriesSummary | null {
   const mine = ms.filter((m) => m.series === series);
   const ok = mine.filter((m) => m.state === 'ok' && m.stats);
-  const st = pooledStats(ok, () => true, seed);
+  const st = pooledSeriesStats(ok, () => true, seed);
   if (!st) return null;
   return {
     series,

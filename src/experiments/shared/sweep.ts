@@ -2,7 +2,7 @@
 // progress, cancellation, failures noted and kept, measurements collected.
 import { runProbe, type ProbeRequest, type ProbeResult } from '../../runner/probe.js';
 import { interleave } from '../../runner/schedule.js';
-import { ciHalfWidthFraction } from '../../runner/plans.js';
+import { rankCiHalfWidthFraction } from '../../runner/plans.js';
 import type { Measurement, RepeatsStop, RunContext } from '../contract/types.js';
 
 /** One probe to start: a ProbeRequest without what the sweep adds itself (the probe's path and the run's signal). */
@@ -49,7 +49,7 @@ export function widestCiFraction(ms: readonly Measurement[]): number | null {
   let worst: number | null = null;
   for (const samples of bySeries.values()) {
     if (samples.length < 10) continue;
-    const f = ciHalfWidthFraction(samples);
+    const f = rankCiHalfWidthFraction(samples);
     if (Number.isFinite(f)) worst = Math.max(worst ?? 0, f);
   }
   return worst;

@@ -107,7 +107,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary, SpawnFields>
   // A probe fixes RSS, THP and the kind of child (CHILD_MEMORY), and times its methods in the same rounds; runs stored
   // earlier had every method in one probe (a block, no `probes`), or one probe per method (neither).
   probeKeys: (params) => (params['probes'] === 'child-memory' ? ['rssMb', 'thp', 'childMemory'] : typeof params['block'] === 'number' ? ['rssMb', 'thp'] : null),
-  fieldLabels: { rssMb: { suffix: 'MB' }, thp: { prefix: 'THP' }, thpSystem: { prefix: 'system THP' } },
+  fieldLabels: { rssMb: { suffix: 'MB', unit: 'MB' }, thp: { prefix: 'THP' }, thpSystem: { prefix: 'system THP' } },
   seriesField: 'method',
   contextKeys: ['thpSystem'],
   presets: {

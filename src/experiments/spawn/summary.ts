@@ -5,7 +5,7 @@
 import { publishedValue } from '../../reference/published.js';
 import { median } from '../../stats/descriptive.js';
 import { fmtNs, fmtUs, fmtUsCi } from '../../text/format.js';
-import { pooledStats } from '../shared/measure.js';
+import { pooledSeriesStats } from '../shared/measure.js';
 import { linearFit } from '../../stats/regression.js';
 import { describeRepeatsStop, type RepeatParams } from '../shared/repeats.js';
 import { targetCommandLine } from '../shared/target.js';
@@ -107,7 +107,7 @@ export function summarizeSpawn(ms: readonly Measurement[], seed: number): SpawnS
   for (const k of keys.values()) {
     const mine = ms.filter((m) => m.identity.method === k.method && m.identity.thp === k.thp && m.identity.rssMb === k.rssMb);
     const ok = mine.filter((m) => m.state === 'ok' && m.stats);
-    const st = pooledStats(ok, () => true, seed);
+    const st = pooledSeriesStats(ok, () => true, seed);
     if (!st) continue;
     cells.push({
       ...k,

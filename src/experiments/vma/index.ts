@@ -226,7 +226,7 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary, VmaFields> = {
     width: 360,
     height: 240,
   },
-  fieldLabels: { vmas: { suffix: 'VMAs' } },
+  fieldLabels: { vmas: { suffix: 'VMAs', unit: 'VMA' } },
   // A probe fixes the VMA count and times every method in the same rounds; runs stored before had one probe per method.
   probeKeys: (params) => (typeof params['block'] === 'number' ? ['vmas'] : null),
   seriesField: 'method',
