@@ -159,17 +159,8 @@ export function computeWitness(i: WitnessInput): NoiseWitness {
   const p = i.probes;
   const reported = p !== null && p.probes > 0;
   const perS = reported && p.probeMs > 0 ? round1(p.involuntarySwitches / (p.probeMs / 1000)) : null;
-  const contention: string[] = [];
-  if (cpuPressurePercent !== null && cpuPressurePercent >= CONTENTION.cpuPressurePercent) contention.push(`tasks waited for a CPU ${cpuPressurePercent} % of the time`);
-  if (stealPercent !== null && stealPercent >= CONTENTION.stealPercent) contention.push(`the hypervisor took ${stealPercent} % of CPU time (steal)`);
-  if (perS !== null && perS >= CONTENTION.probeInvoluntaryPerS) contention.push(`the probe was preempted ${perS} times a second`);
-  if (i.pinnedCpu !== null && reported && p.migrations !== null && p.migrations > 0) contention.push(`the pinned probe migrated ${p.migrations} times`);
   const cg = cgroupDelta(i.cgroupBefore ?? null, i.cgroupAfter ?? null, i.wallMs);
-  if (cg.cgroupPressurePercent !== null && cg.cgroupPressurePercent >= CONTENTION.cpuPressurePercent)
-    contention.push(`tasks of this cgroup waited for a CPU ${cg.cgroupPressurePercent} % of the time`);
-  if (cg.throttledPeriods !== null && cg.throttledPeriods > 0)
-    contention.push(`the cgroup's CPU quota throttled it in ${cg.throttledPeriods} periods (${cg.throttledMs ?? '?'} ms)`);
-  return {
+  const w: Omit<NoiseWitness, 'contention'> = {
     wallMs: Math.round(i.wallMs),
     cpuPressureStallMs: stallUs === null ? null : Math.round(stallUs / 1000),
     cpuPressurePercent,
@@ -181,8 +172,36 @@ export function computeWitness(i: WitnessInput): NoiseWitness {
     migrations: reported ? p.migrations : null,
     pinnedCpu: i.pinnedCpu,
     ...(i.cgroupAfter !== undefined ? cg : {}),
-    contention,
   };
+  return { ...w, contention: contentionSigns(w).map((c) => c.text) };
+}
+
+/**
+ * One sign that a run was contended: what it is, and its sentence. 'cpu-wait' (tasks waited for a CPU, the probe was
+ * preempted) counts every runnable task, the run's own among them: a run that keeps more tasks runnable than CPUs
+ * makes it itself. Steal, a quota's throttling and a pinned probe's migrations come from outside what the run starts.
+ */
+export interface ContentionSign {
+  kind: 'cpu-wait' | 'steal' | 'migrations' | 'throttled';
+  text: string;
+}
+
+/** The witness fields the signs are read from. */
+type SignFields = Pick<NoiseWitness, 'cpuPressurePercent' | 'stealPercent' | 'probeInvoluntaryPerS' | 'migrations' | 'pinnedCpu'> &
+  Partial<Pick<NoiseWitness, 'cgroupPressurePercent' | 'throttledPeriods' | 'throttledMs'>>;
+
+/** Why a run counts as contended, sign by sign (the witness's `contention` holds their sentences); [] when it does not. */
+export function contentionSigns(w: SignFields): ContentionSign[] {
+  const out: ContentionSign[] = [];
+  const at = (x: number | null | undefined, least: number): x is number => x !== null && x !== undefined && x >= least;
+  if (at(w.cpuPressurePercent, CONTENTION.cpuPressurePercent)) out.push({ kind: 'cpu-wait', text: `tasks waited for a CPU ${w.cpuPressurePercent} % of the time` });
+  if (at(w.stealPercent, CONTENTION.stealPercent)) out.push({ kind: 'steal', text: `the hypervisor took ${w.stealPercent} % of CPU time (steal)` });
+  if (at(w.probeInvoluntaryPerS, CONTENTION.probeInvoluntaryPerS)) out.push({ kind: 'cpu-wait', text: `the probe was preempted ${w.probeInvoluntaryPerS} times a second` });
+  if (w.pinnedCpu !== null && at(w.migrations, 1)) out.push({ kind: 'migrations', text: `the pinned probe migrated ${w.migrations} times` });
+  if (at(w.cgroupPressurePercent, CONTENTION.cpuPressurePercent))
+    out.push({ kind: 'cpu-wait', text: `tasks of this cgroup waited for a CPU ${w.cgroupPressurePercent} % of the time` });
+  if (at(w.throttledPeriods, 1)) out.push({ kind: 'throttled', text: `the cgroup's CPU quota throttled it in ${w.throttledPeriods} periods (${w.throttledMs ?? '?'} ms)` });
+  return out;
 }
 
 /** The cgroup's pressure and throttling over a run, from its counters before and after. */

@@ -2,7 +2,7 @@
 // one noise warning (src/lab/noise.ts) from the run's figures and what the machine did meanwhile.
 import { cpusAllowed } from '../env/process.js';
 import type { NoiseWitness } from '../env/witness.js';
-import type { ExperimentRun, Warning } from '../experiments/contract/types.js';
+import type { Experiment, ExperimentRun, Measurement, Warning } from '../experiments/contract/types.js';
 import { findExperiment, findSweep } from '../experiments/index.js';
 import { noiseFigures, noiseWarning } from './noise.js';
 
@@ -41,13 +41,16 @@ export function fewSamplesWarnings(run: ExperimentRun): Warning[] {
 
 /** The run's one noise warning from its figures and its witness; [] when noise changes nothing. */
 export function runNoiseWarnings(
-  exp: { options: { flags: string }[]; figureKeys?: readonly string[] | null; identity?: readonly string[] },
+  exp: Pick<Experiment<unknown, unknown>, 'name' | 'options' | 'figureKeys' | 'identity' | 'concurrency'>,
   run: ExperimentRun,
   witness: NoiseWitness | null,
   pinCpu: number | null,
 ): Warning[] {
-  const figures = exp.figureKeys === null ? [] : noiseFigures(run.measurements, exp.figureKeys ?? exp.identity ?? []);
+  const allowed = cpusAllowed();
+  const tasksOf = exp.concurrency ? (m: Measurement) => exp.concurrency!.of(m) : undefined;
+  const figures = exp.figureKeys === null ? [] : noiseFigures(run.measurements, exp.figureKeys ?? exp.identity ?? [], tasksOf, allowed?.length ?? null);
   const flags = exp.options.map((o) => o.flags.split(/[ ,]/)[0]!);
-  const w = noiseWarning({ figures, witness, pinnedCpu: pinCpu, cpusAllowed: cpusAllowed(), flags });
+  const aloneCommand = exp.concurrency ? `forklab ${exp.name} ${exp.concurrency.alone}` : null;
+  const w = noiseWarning({ figures, witness, pinnedCpu: pinCpu, cpusAllowed: allowed, flags, aloneCommand });
   return w ? [w] : [];
 }

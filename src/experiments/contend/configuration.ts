@@ -3,7 +3,7 @@
 // once; its measure writes them, its summary and a stored run read them.
 import { Type } from '@sinclair/typebox';
 import { Nullable, OneOfList, defineFields, type FieldsOf } from '../contract/fields.js';
-import type { MeasurementOf } from '../contract/types.js';
+import type { Measurement, MeasurementOf, TasksAtOnce } from '../contract/types.js';
 
 export const CONTEND_METHODS = ['fork-exec', 'vfork-exec', 'posix-spawn'] as const;
 export type ContendMethod = (typeof CONTEND_METHODS)[number];
@@ -31,3 +31,18 @@ export const CONTEND_IDENTITY = ['method', 'creator', 'creators', 'siblings', 'r
 export const CONTEND_SERIES = ['aggregate', 'latency'] as const;
 /** The series of a siblings probe: their longest gap overlapping a launch, and overlapping a spin of the same length. */
 export const STALL_SERIES = ['stall', 'baseline'] as const;
+
+/**
+ * What a configuration keeps runnable at once: its creators (each blocked in waitpid while its child runs, so one
+ * task each), or its sibling threads and the thread that launches beside them. Beyond the CPUs they take turns.
+ */
+export function contendTasks(m: Measurement): TasksAtOnce | null {
+  const cpus = typeof m.observed.cpusUsable === 'number' ? m.observed.cpusUsable : null;
+  const { creator, creators, siblings } = m.identity;
+  if (typeof creators === 'number') {
+    const kind = creator === 'thread' ? (creators === 1 ? 'thread' : 'threads') : creators === 1 ? 'process' : 'processes';
+    return { tasks: creators, cpus, what: `${creators} creator ${kind}` };
+  }
+  if (typeof siblings === 'number') return { tasks: siblings + 1, cpus, what: `${siblings} sibling thread${siblings === 1 ? '' : 's'} and the launching one` };
+  return null;
+}

@@ -22,6 +22,7 @@ import {
   CONTEND_MODES,
   CONTEND_SERIES,
   STALL_SERIES,
+  contendTasks,
   type ContendFields,
   type ContendMethod,
   type ContendMode,
@@ -100,6 +101,9 @@ export const contendExperiment: Experiment<ContendParams, ContendSummary, Conten
   cases: ['contend', 'contend-stall'],
   identity: CONTEND_IDENTITY,
   series: [...CONTEND_SERIES, ...STALL_SERIES],
+  // Its creators, or its siblings beside the launching thread, run at once: beyond the CPUs they take turns and the
+  // samples spread with it, which the noise warning then puts down to the run, not to the machine.
+  concurrency: { of: contendTasks, alone: '--creators 1 --siblings 0' },
   valueOrder: { method: CONTEND_METHODS, creator: CONTEND_MODES },
   unit: MICROSECONDS_PER_CALL,
   figures: 'timings',

@@ -261,6 +261,23 @@ export interface ExperimentMeasure<P, S> {
   selfcheck?: SelfcheckSuite;
 }
 
+/** What one measurement's configuration keeps runnable at once (ExperimentSummarise.concurrency). */
+export interface TasksAtOnce {
+  /** Tasks runnable at the same time: creators, or siblings and the launching thread. */
+  tasks: number;
+  /** The CPUs they could run on, as the probe saw them; null: not said (the lab's own allowed CPUs are used). */
+  cpus: number | null;
+  /** The tasks in words: "4 creator threads", "2 sibling threads and the launching one". */
+  what: string;
+}
+
+export interface Concurrency {
+  /** A measurement's tasks at once; null where it runs one. */
+  of(m: Measurement): TasksAtOnce | null;
+  /** Options that rerun it with no more tasks than CPUs, so that its spread is the machine's alone ("--creators 1"). */
+  alone: string;
+}
+
 /** How its measurements are read and summarised (src/document/, the noise warning). */
 export interface ExperimentSummarise<P, S, F extends Fields> {
   /**
@@ -276,6 +293,12 @@ export interface ExperimentSummarise<P, S, F extends Fields> {
    * Absent: the experiment's identity.
    */
   figureKeys?: readonly IdentityKey<F>[] | null;
+  /**
+   * What it runs at once itself, where a configuration keeps several tasks runnable (contend: N creators, or sibling
+   * threads beside the launching one): the noise warning tells the spread this concurrency explains (more tasks than
+   * CPUs) from the machine's. Absent: one task at a time.
+   */
+  concurrency?: Concurrency;
   /** Whether its series are timed in the same iterations of one probe process (a claim may then pair them). */
   paired?: boolean;
   /**
