@@ -29,7 +29,7 @@ function walk(c: Command, path: string, into: Map<string, Seen[]>, commands: Map
 
 const flags = new Map<string, Seen[]>();
 const commands = new Map<string, Command>();
-walk(buildProgram(), 'forklab', flags, commands);
+walk(await buildProgram(), 'forklab', flags, commands);
 
 /** The flag as written without its long name: '' (a switch), '<file>', '[file]'. */
 const takes = (o: Option) => o.flags.replace(/^.*--[a-z0-9-]+\s*/, '');

@@ -32,7 +32,7 @@ const valueFor = (o: Option, n: number) => o.argChoices?.[n % o.argChoices.lengt
 
 /** What the replaced action saw, or the error that ended the parse first. */
 async function parse(path: readonly string[], args: string[]): Promise<{ opts: Record<string, unknown> } | { error: unknown }> {
-  const program = buildProgram();
+  const program = await buildProgram();
   const silent = { writeOut: () => {}, writeErr: () => {} };
   const stack = [program];
   while (stack.length) {
@@ -56,7 +56,7 @@ async function parse(path: readonly string[], args: string[]): Promise<{ opts: R
   return { opts };
 }
 
-const all = leaves(buildProgram(), [], []);
+const all = leaves(await buildProgram(), [], []);
 
 /** The command's mandatory flags, given once, except the one under test. */
 function mandatory(leaf: Leaf, except: Option): string[] {

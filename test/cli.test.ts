@@ -17,7 +17,7 @@ const QUICK = ['--methods', 'fork-exit', '--rss', '0', '--thp', 'off', '--repeat
 
 /** The message of the error the real parser and command give for argv, or null when the command ran. */
 async function errorOf(args: string[]): Promise<string | null> {
-  const program = buildProgram();
+  const program = await buildProgram();
   program.configureOutput({ writeErr: () => {}, writeOut: () => {} });
   for (const c of program.commands) c.configureOutput({ writeErr: () => {}, writeOut: () => {} });
   try {
