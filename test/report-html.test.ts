@@ -224,7 +224,13 @@ test('compare: a configuration one run alone measured is said under the differen
     'not among the differences',
   );
   const all = compareTable(a, fewer, ['A', 'B']);
-  for (const r of all.rows.filter((x) => x.at(-1) === 'only in A')) assert.deepEqual(r.slice(1, 3), ['measured', 'not measured']);
+  const onlyA = all.rows.filter((x) => x.at(-1) === 'only in A');
+  for (const r of onlyA) assert.deepEqual(r.slice(1, 3), ['measured', 'not measured']);
+  // Said as the table's other rows are ("fork-exec · 64 MB · THP off"), not in compare's own words ("rss 64 MB").
+  assert.ok(
+    onlyA.every((r) => r[0]!.includes(' · 64 MB') && !r[0]!.includes('rss')),
+    JSON.stringify(onlyA.map((r) => r[0])),
+  );
   const html = await renderHtml({ doc: a, compareWith: fewer, labels: ['A', 'B'] });
   const lead = html.slice(html.indexOf('<section id="differs">'), html.indexOf('<section id="results">'));
   assert.match(lead, new RegExp(`of the ${12 - gone} configurations both runs measured|None of the ${12 - gone} configurations both runs measured`));
