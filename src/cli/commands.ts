@@ -2,15 +2,9 @@
 // module of the command it runs: this table lists the others (their name, usage and summary) without loading
 // them. test/cli-commands.test.ts checks it against the commands the modules add (names, order, usage, summary).
 import type { Command } from 'commander';
+import { EXPERIMENT_COMMAND_LINES, TRACE_COMMAND_LINE, line, type CommandLine } from '../experiments/command-lines.js';
 
-/** A command as the usage lists it: its name, what follows the name (`[options] <run>`), its summary. */
-export interface CommandLine {
-  readonly name: string;
-  readonly usage: string;
-  readonly summary: string;
-  /** Its output is read on a terminal, and so fits 100 columns unless --wide (the flag is added to it). */
-  readonly wide: boolean;
-}
+export type { CommandLine };
 
 /** The commands one module adds, in the order it adds them, and that module's function that adds them. */
 export interface CommandGroup {
@@ -18,41 +12,11 @@ export interface CommandGroup {
   load(): Promise<(program: Command) => void>;
 }
 
-const line = (name: string, usage: string, summary: string, wide = true): CommandLine => ({ name, usage, summary, wide });
-
 /** forklab's commands, in the order --help lists them (the experiments in the registry's order). */
 export const COMMAND_GROUPS: readonly CommandGroup[] = [
   {
     load: async () => (await import('./experiment-commands.js')).registerExperimentCommands,
-    commands: [
-      line('spawn', '[options] [args...]', 'fork+exec vs vfork+exec vs posix_spawn (and clone, fork+_exit) as the parent RSS grows, THP on/off (article 000)'),
-      line(
-        'cow',
-        '[options]',
-        "copy-on-write after fork: a child's read, first write (CoW fault) and second write per page against the parent's own write and read, THP on/off (article 001)",
-      ),
-      line('create', '[options]', 'pthread_create+join of an empty thread vs fork+waitpid of a child that exits at once (article 002)'),
-      line('exec', '[options] [args...]', 'fork+execve+wait of a `return 0` program, dynamic vs static, against fork+_exit; ld.so statistics (article 004)'),
-      line('pagetables', '[options]', 'page tables of a sparse address space: doubled by fork while the child lives, given back at exec; fork+_exit sparse vs dense (article 003)'),
-      line('vma', '[options]', 'fork time and Slab grow with the number of mappings (VMAs); clone(CLONE_VM) and posix_spawn do not (article 003)'),
-      line('deadlock', '[options]', 'fork while another thread holds a mutex: the child deadlocks, unless pthread_atfork hands it over (article 003)'),
-      line(
-        'runtimes',
-        '[options]',
-        'what starting a child costs from every Node line, Bun, Deno, Python, Java, Perl, Go, Ruby and Rust, against the heap, and which system call each makes (article 000)',
-      ),
-      line('fds', '[options]', 'fork+exec and posix_spawn against open descriptors and RLIMIT_NOFILE: close loops, /proc/self/fd, close_range, close-on-exec (source bun-25839)'),
-      line(
-        'cgroup',
-        '[options]',
-        'a child started into another cgroup v2 group: clone3(CLONE_INTO_CGROUP) against a write to cgroup.procs, after a pause and back to back (source bun-37466)',
-      ),
-      line(
-        'contend',
-        '[options]',
-        'N concurrent creators (processes or threads of one parent): fork+exec, vfork+exec, posix_spawn throughput and latency against N (source per-vma-lock-fork)',
-      ),
-    ],
+    commands: EXPERIMENT_COMMAND_LINES,
   },
   {
     load: async () => (await import('./selfcheck.js')).registerSelfcheck,
@@ -97,8 +61,6 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   },
   {
     load: async () => (await import('./trace.js')).registerTraceCommand,
-    commands: [
-      line('trace', '[options] [command...]', 'run COMMAND (or attach to --pid) under strace: which processes fork, at what size, what it costs here, and what to change'),
-    ],
+    commands: [TRACE_COMMAND_LINE],
   },
 ];
