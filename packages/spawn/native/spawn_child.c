@@ -216,7 +216,16 @@ static int exec_one(fl_attempt *a, const char *path, char *const *argv) {
         fl_compat_no_pidfd_spawn(); /* no clone3 in this kernel */
     }
     a->pidfd = -2;
-    return posix_spawn(&a->pid, path, a->fa, a->attr, argv, a->envp);
+    /* Older glibc (2.31, Debian 11's, measured; 2.36 does not) returns EPERM whenever its clone fails (-(-1)),
+     * the cause left in errno: EAGAIN at RLIMIT_NPROC, ENOMEM, ..., what fork reports and child_process says.
+     * A clone that fails sets errno; a child that fails (its exec, a file action) reports through posix_spawn's
+     * result with errno untouched. */
+    int saved = errno;
+    errno = 0;
+    int err = posix_spawn(&a->pid, path, a->fa, a->attr, argv, a->envp);
+    if (err == EPERM && errno != 0 && errno != EPERM) err = errno;
+    errno = saved;
+    return err;
 }
 
 /* One execve of execvp's loop: a file the kernel refuses with ENOEXEC (a script without #!) runs by /bin/sh. */
