@@ -44,7 +44,7 @@ test('reproduce --quick: runtimes runs as the full reproduce does but shorter, o
   }
 });
 
-test('the per-VMA lock commit puts contend in reproduce beside vma, at its own presets', () => {
+test('the per-VMA lock commit puts contend in reproduce beside vma: quick at its quick preset, full at fewer probes than its own full', () => {
   for (const quick of [false, true]) {
     const steps = planSteps([], quick, sourcesOf('per-vma-lock-fork'));
     assert.deepEqual(
@@ -54,6 +54,16 @@ test('the per-VMA lock commit puts contend in reproduce beside vma, at its own p
         ['contend', 'per-vma-lock-fork', 'planned'],
       ],
     );
-    assert.deepEqual(reproducePresetFor('contend', quick), presetFor('contend', quick));
+    const runs = reproducePresetFor('contend', quick) as Record<string, string>;
+    if (quick) assert.deepEqual(runs, presetFor('contend', quick));
+    else {
+      // One creator and the most at one RSS, one sibling's stall at the smallest and largest RSS of the command's own sweep.
+      const own = presetFor('contend', false) as Record<string, string>;
+      assert.notDeepEqual(runs, own);
+      assert.equal(runs.methods, own.methods, 'every method');
+      assert.equal(runs.siblings, '1', "the claim's one sibling");
+      const stallRss = own.stallRss!.split(',');
+      assert.equal(runs.stallRss, [stallRss[0], stallRss.at(-1)].join(','));
+    }
   }
 });
