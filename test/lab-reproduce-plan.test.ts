@@ -67,3 +67,13 @@ test('the per-VMA lock commit puts contend in reproduce beside vma: quick at its
     }
   }
 });
+
+test('Bun issue #25839 puts fds in reproduce: full at the ends of the descriptors’ axis and every limit, quick at its quick preset', () => {
+  const own = presetFor('fds', false) as Record<string, string>;
+  const runs = reproducePresetFor('fds', false) as Record<string, string>;
+  const fds = own.fds!.split(',');
+  assert.equal(runs.fds, [fds[0], fds.at(-1)].join(','));
+  assert.equal(runs.nofile, own.nofile, 'every limit: the claims read that axis');
+  assert.equal(runs.repeats, own.repeats);
+  assert.deepEqual(reproducePresetFor('fds', true), presetFor('fds', true));
+});
