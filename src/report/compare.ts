@@ -6,7 +6,7 @@ import type { RunDocument } from '../document/run.js';
 import { compareRuns, identityGroups } from '../store/compare.js';
 import { fmtRatio } from '../text/format.js';
 import { compareChart } from './charts.js';
-import { configLabel, groupsOf, timeUnit, type Cell, type Group } from './groups.js';
+import { configLabel, groupsOf, timeUnit, type Group } from './groups.js';
 import type { ClaimVerdict } from './judged.js';
 import { fmtNumber, machineLabel, paramFlags } from './labels.js';
 import { RAW_DATA_NOTE, VERDICT_MARK, machineEntries, mdTable, mdWarnings, runLine, type ReportTable } from './markdown.js';
@@ -32,7 +32,7 @@ export function compareTable(a: RunDocument, b: RunDocument, labels: [string, st
     const y = stats(gb, f);
     const ratio = f.ratio === null ? '—' : `${fmtRatio(f.ratio)}${f.ratioLow !== null && f.ratioHigh !== null ? ` [${fmtRatio(f.ratioLow)}–${fmtRatio(f.ratioHigh)}]` : ''}`;
     return [
-      configLabel(a.experiment, f.series, f.identity as Record<string, Cell>),
+      configLabel(a.experiment, f.series, f.identity),
       x ? fmtMedianCi(x, unit.perNs) : fmtNumber(f.a.medianNs / unit.perNs),
       y ? fmtMedianCi(y, unit.perNs) : fmtNumber(f.b.medianNs / unit.perNs),
       ratio,
@@ -42,7 +42,7 @@ export function compareTable(a: RunDocument, b: RunDocument, labels: [string, st
   });
   // (compare names a configuration one run alone measured in its own words: said here as the other rows are)
   const saidIn = (doc: RunDocument) => {
-    const byLabel = new Map(identityGroups(doc).map((g) => [g.label, configLabel(doc.experiment, g.series, g.identity as Record<string, Cell>)]));
+    const byLabel = new Map(identityGroups(doc).map((g) => [g.label, configLabel(doc.experiment, g.series, g.identity)]));
     return (label: string) => byLabel.get(label) ?? label;
   };
   const [saidA, saidB] = [saidIn(a), saidIn(b)];

@@ -4,12 +4,10 @@ import { fieldsOf, identityKeys, type RunDocument } from '../document/run.js';
 import { groupConfigurations, type ConfigurationGroup } from '../document/groups.js';
 import { keyValueWords } from '../text/words.js';
 import { findExperiment } from '../experiments/index.js';
-import { MICROSECONDS_PER_CALL, type Configuration, type TimeUnit } from '../experiments/contract/types.js';
+import { MICROSECONDS_PER_CALL, type Configuration, type Scalar, type TimeUnit } from '../experiments/contract/types.js';
 import type { ReadingsChartSpec } from '../experiments/contract/chart.js';
 import { median } from '../stats/descriptive.js';
 import { poolRepeats } from '../stats/pool.js';
-
-export type Cell = string | number | boolean | null;
 
 export interface GroupStats {
   n: number;
@@ -23,7 +21,7 @@ export interface GroupStats {
 /** Configurations with the same series and identifying fields, their samples pooled over the repeats. */
 export interface Group {
   series: string;
-  fields: Record<string, Cell>;
+  fields: Record<string, Scalar>;
   /** Repeats that measured; failed ones are counted in failedRepeats. */
   repeats: number[];
   failedRepeats: number;
@@ -124,7 +122,7 @@ export function readingRecords(doc: RunDocument, spec: ReadingsChartSpec): Readi
 }
 
 /** "fork-exec · 64 MB · THP on": the series and its identifying fields, each as the experiment says it (else "key value"). */
-export function configLabel(experiment: string, series: string, fields: Record<string, Cell>): string {
+export function configLabel(experiment: string, series: string, fields: Record<string, Scalar>): string {
   const labels = findExperiment(experiment)?.fieldLabels ?? {};
   const parts = series === '' ? [] : [series];
   for (const [k, v] of Object.entries(fields)) {

@@ -6,7 +6,8 @@ import type { Published } from '../reference/published.js';
 import { judgeDocuments } from '../claims/judge.js';
 import type { FigureComparison } from '../claims/figures.js';
 import { findExperiment } from '../experiments/index.js';
-import { articleOf, configLabel, type Cell } from './groups.js';
+import { articleOf, configLabel } from './groups.js';
+import type { Scalar } from '../experiments/contract/types.js';
 import { inWords } from './in-words.js';
 import { derivedFigure, gistOf, reasoningOf } from './verdict-lines.js';
 
@@ -25,7 +26,7 @@ export interface PublishedComparison {
   /** The article's own condition when forklab reproduces it with an equivalent one (e.g. THP default under "always"). */
   note?: string;
   /** The configuration the figure is at, in the run's identity fields (series, method, rssMb, thp…): where a chart draws it. */
-  series?: Record<string, Cell>;
+  series?: Record<string, Scalar>;
 }
 
 export interface ClaimVerdict {
@@ -87,14 +88,14 @@ export function publishedComparisons(figures: readonly FigureComparison[], publi
   const exp = findExperiment(experiment);
   const context = exp?.contextKeys ?? [];
   /** A published series' label: its series named by the series field where the figure names it so. */
-  const labelOf = (s: Record<string, Cell>) => configLabel(experiment, String((exp?.seriesField ? s[exp.seriesField] : undefined) ?? s.series ?? ''), s);
+  const labelOf = (s: Record<string, Scalar>) => configLabel(experiment, String((exp?.seriesField ? s[exp.seriesField] : undefined) ?? s.series ?? ''), s);
   const seen = new Set<string>();
   for (const f of figures) {
     if (f.experiment !== experiment || f.measured === null || seen.has(f.figureId)) continue;
     const figure = published.figures.find((x) => x.id === f.figureId);
     if (!figure) continue;
     seen.add(f.figureId); // one row per figure
-    const where = Object.fromEntries(Object.entries(figure.equivalentSeries ?? figure.series).filter(([k]) => !context.includes(k))) as Record<string, Cell>;
+    const where = Object.fromEntries(Object.entries(figure.equivalentSeries ?? figure.series).filter(([k]) => !context.includes(k))) as Record<string, Scalar>;
     comparisons.push({
       label: `${labelOf(where)} · ${f.statistic}`,
       figureLabel: figure.label,

@@ -2,7 +2,8 @@
 // configurations (same series and identity fields) and is a plain statistic of it (mean, median, min, or one the
 // article does not name), in the chart's unit. Ratios, slopes, differences and totals stay in the table beside.
 import type { PublishedComparison } from './judged.js';
-import type { Cell, Group } from './groups.js';
+import type { Group } from './groups.js';
+import type { Scalar } from '../experiments/contract/types.js';
 
 /** One published value at one configuration of the run. */
 export interface PublishedMark extends Record<string, unknown> {
@@ -18,7 +19,7 @@ export interface PublishedMark extends Record<string, unknown> {
 const PLAIN_STATISTICS: ReadonlySet<string> = new Set(['mean', 'median', 'min', 'unspecified']);
 
 /** Whether the figure's configuration is this group's: every key it names has the group's value (series is the group's series). */
-function at(g: Group, where: Readonly<Record<string, Cell>>): boolean {
+function at(g: Group, where: Readonly<Record<string, Scalar>>): boolean {
   return Object.entries(where).every(([k, v]) => (k === 'series' ? g.series === v : g.fields[k] === v));
 }
 
