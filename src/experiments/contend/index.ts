@@ -12,7 +12,7 @@ import { budgetSources, HEADROOM_BYTES, requireMemory } from '../shared/prefligh
 import { readMemoryBudget } from '../../env/memory.js';
 import type { SamplingPlan } from '../../runner/probe.js';
 import { fixedPlan } from '../../runner/plans.js';
-import { MICROSECONDS_PER_CALL, type CommandOptions, type Experiment, type RawOptions } from '../contract/types.js';
+import { MICROSECONDS_PER_CALL, type CommandOptions, type Experiment } from '../contract/types.js';
 import { UsageError } from '../../errors.js';
 import type { SelfcheckPair } from '../contract/selfcheck.js';
 import {
@@ -44,19 +44,6 @@ const DEFAULTS = {
   siblings: '2',
   stallRss: '64,512',
   stallIterations: '30',
-};
-/** The quick preset, which a quick reproduction runs too (its comment is at `presets`). */
-const QUICK: RawOptions = {
-  methods: 'fork-exec,posix-spawn',
-  creatorKinds: 'process,thread',
-  creators: '1,max',
-  rss: '64',
-  iterations: '20',
-  warmup: '2',
-  repeats: '1',
-  siblings: '1',
-  stallRss: '256',
-  stallIterations: '12',
 };
 
 const COUNTS: CountSpecs = {
@@ -158,7 +145,18 @@ export const contendExperiment: Experiment<ContendParams, ContendSummary, Conten
     // stall beside each method at 256 MB (the per-VMA lock commit's claim: one sibling, a CPU of its own on two): two
     // more. Fewer launches than before the claim (30 and 20): with fds and cgroup it must stay within 15 s, and a stall
     // of milliseconds against a baseline of microseconds is decided by a dozen.
-    quick: QUICK,
+    quick: {
+      methods: 'fork-exec,posix-spawn',
+      creatorKinds: 'process,thread',
+      creators: '1,max',
+      rss: '64',
+      iterations: '20',
+      warmup: '2',
+      repeats: '1',
+      siblings: '1',
+      stallRss: '256',
+      stallIterations: '12',
+    },
     note: 'no article: N creators at once, as lmbench lat_proc -P, will-it-scale and stress-ng run them, 1 to 2 × CPUs; the siblings’ stall for the per-VMA lock commit fb49c455323f (2023), one sibling at the largest RSS',
     // In a full reproduction, fewer probes than the command's own full sweep (225 probes, 379 s of a 12-minute
     // reproduction here): one creator and the most, at one RSS, and one sibling's stall at the smallest and the
@@ -176,7 +174,6 @@ export const contendExperiment: Experiment<ContendParams, ContendSummary, Conten
         stallRss: '64,1024',
         stallIterations: '50',
       },
-      quick: QUICK,
     },
   },
   // The fidelity pair: the aggregate wall time per creation of two free-running creator processes, against

@@ -224,9 +224,10 @@ export interface Presets {
   note: string;
   /**
    * What `forklab reproduce` runs instead, where that is not the presets above (runtimes: its presets are its
-   * command's, every runtime found): per preset, the settings, or the sentence saying why reproduce leaves it out.
+   * command's, every runtime found): per preset, the settings, or the sentence saying why reproduce leaves it out;
+   * a preset not named here is run as above.
    */
-  reproduce?: { full: RawOptions | string; quick: RawOptions | string };
+  reproduce?: { full?: RawOptions | string; quick?: RawOptions | string };
 }
 
 /** What the registry and the command line name it by. */

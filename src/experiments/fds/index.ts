@@ -9,7 +9,7 @@ import { probeFailedWarnings } from '../shared/failures.js';
 import { finishRun, measurementsFrom } from '../shared/measure.js';
 import { parseChoiceList, parseInteger, parseIntegerList, str } from '../../text/parse.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
-import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type RawOptions, type Warning } from '../contract/types.js';
+import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../contract/types.js';
 import { UsageError } from '../../errors.js';
 import type { SelfcheckPair } from '../contract/selfcheck.js';
 import { blank, conclusion } from '../contract/view.js';
@@ -21,8 +21,6 @@ import { fdsConclusion } from './conclusion.js';
 export const HARD_CAP = 65_536;
 
 const DEFAULTS = { ways: WAYS.join(','), fds: '0,1000,10000', nofile: '1024,4096,hard', iterations: '30', warmup: '3', repeats: '2' };
-/** The quick preset, which a quick reproduction runs too (its comment is at `presets`). */
-const QUICK: RawOptions = { fds: '0,10000', nofile: '1024,4096,hard', iterations: '10', warmup: '2', repeats: '2' };
 const COUNTS: CountSpecs = {
   iterations: {
     description: 'timed rounds per probe process (a round starts a child by each way once, in a shuffled order)',
@@ -115,13 +113,13 @@ export const fdsExperiment: Experiment<FdsParams, FdsSummary, FdsFields> = {
     full: { fds: '0,1000,4000,16000', nofile: '1024,4096,hard', iterations: '30', warmup: '3', repeats: '3' },
     // Both ends of both axes and a third limit (a claim that a loop grows linearly needs three), two probes each (a
     // ratio's interval needs two): 8 probes of 12 rounds.
-    quick: QUICK,
+    quick: { fds: '0,10000', nofile: '1024,4096,hard', iterations: '10', warmup: '2', repeats: '2' },
     note: 'no article: Bun issue #25839 (2026), RLIMIT_NOFILE from 1,024 to the hard limit (at most 65,536) and up to 16,000 descriptors open',
     // In a full reproduction, the ends of the descriptors' axis only: every claim reads the limit's axis with none
     // open, which keeps its three limits and three probes (half the probes: 47 s of a 5 min 13 s reproduction here).
     reproduce: {
       full: { fds: '0,16000', nofile: '1024,4096,hard', iterations: '30', warmup: '3', repeats: '3' },
-      quick: QUICK,
+      quick: { fds: '0,10000', nofile: '1024,4096,hard', iterations: '10', warmup: '2', repeats: '2' },
     },
   },
   selfcheck: () => {
