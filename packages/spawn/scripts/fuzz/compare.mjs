@@ -11,7 +11,21 @@ export const NORMALISATIONS = [
   'after an async spawn that failed with EMFILE or ENFILE, socket descriptors are not counted: child_process returns early then and leaves the parent ends of the stdio pipes open (Node 24), which @forklab/spawn closes',
   "the inspector's lines (a Node child sent SIGUSR1 starts it) are left out of the runner's stderr and of every text the call returned or streamed: its URL holds a random id, and whether port 9229 was free depends on the other cases running at the time",
   'during the call, descriptors of kind pidfd are not counted: @forklab/spawn reaps each running child through a pidfd (README, "What differs": reaping)',
+  "uncaught SyntaxErrors of JSON.parse (an IPC channel fed lines that are not JSON) are compared as one entry, 'a line on the IPC channel was not JSON': which lines fail depends on how the child's writes arrive in reads (the channel parses the lines of a read until one throws, and the rest of that read is lost), and two runs through child_process itself disagree on it (Node 22, seed 20261209)",
 ];
+
+/** What an uncaught JSON.parse failure of an IPC channel is compared as. */
+export const IPC_NOT_JSON = { name: 'SyntaxError', message: '<a line on the IPC channel was not JSON>' };
+
+const isJsonParseError = (e) => e !== null && typeof e === 'object' && e.name === 'SyntaxError' && typeof e.message === 'string' && /\bJSON\b/.test(e.message);
+
+/** The uncaught errors with every JSON.parse failure made one IPC_NOT_JSON entry, at the place of the first. */
+function withIpcParseFailuresAsOne(uncaught) {
+  const at = uncaught.findIndex(isJsonParseError);
+  if (at < 0) return uncaught;
+  const rest = uncaught.filter((e) => !isJsonParseError(e));
+  return [...rest.slice(0, at), IPC_NOT_JSON, ...rest.slice(at)];
+}
 
 const INSPECTOR_LINE = /^(Debugger listening on ws:\/\/|For help, see: https:\/\/nodejs\.org\/\S*$|Starting inspector on \S+ failed: |Debugger ending on ws:\/\/)/;
 
@@ -49,6 +63,7 @@ export function normalise(obs, dir, register) {
       .join('\n');
   }
   if (o.during?.fds) delete o.during.fds.pidfd;
+  if (Array.isArray(o.uncaught)) o.uncaught = withIpcParseFailuresAsOne(o.uncaught);
   const failedSpawn =
     Array.isArray(o.events) && !o.events.some((e) => e[0] === 'spawn') && o.events.some((e) => e[0] === 'error' && (e[1]?.code === 'EMFILE' || e[1]?.code === 'ENFILE'));
   if (failedSpawn) for (const when of [o.during, o.after]) if (when?.fds) delete when.fds.socket;

@@ -1,0 +1,34 @@
+// The campaign's comparison: an IPC channel fed lines that are not JSON throws from JSON.parse, and which lines
+// throw depends on how the child's writes arrive in reads. Two runs through child_process on Node 22 disagreed
+// on it (seed 20261209: four failures in one run, three or two in others), so the campaign reported a difference
+// that was none. Those failures are compared as one entry; every other uncaught error, and the order around it,
+// is compared as it is.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { differences, IPC_NOT_JSON, normalise } from '../scripts/fuzz/compare.mjs';
+
+const notJson = (line: string) => ({ name: 'SyntaxError', message: `Unexpected token '${line[0]}', "${line}" is not valid JSON` });
+const observed = (uncaught: object[]) => normalise({ mode: 'x', uncaught }, '/tmp/case-dir');
+
+test('JSON.parse failures of the IPC channel are one entry, however many lines threw', () => {
+  const four = observed([notJson('SigBlk:'), notJson('/bin/sh /t'), notJson('cwd=/tmp/f'), notJson('fds: 0 1 2')]);
+  const two = observed([notJson('SigBlk:'), { name: 'SyntaxError', message: 'Unexpected end of JSON input' }]);
+  assert.deepEqual(four.uncaught, [IPC_NOT_JSON]);
+  assert.deepEqual(two.uncaught, [IPC_NOT_JSON]);
+  assert.deepEqual(differences([four], [two]), []);
+});
+
+test('other uncaught errors are compared as they are, in their order around the IPC entry', () => {
+  const boom = { name: 'Error', message: 'boom' };
+  const a = observed([boom, notJson('SigBlk:'), { name: 'TypeError', message: 'x is not a function' }, notJson('cwd=')]);
+  assert.deepEqual(a.uncaught, [boom, IPC_NOT_JSON, { name: 'TypeError', message: 'x is not a function' }]);
+  // a SyntaxError that is not JSON.parse's stays itself
+  const b = observed([{ name: 'SyntaxError', message: 'Invalid regular expression: /(/: Unterminated group' }]);
+  assert.equal((b.uncaught as { message: string }[])[0]?.message, 'Invalid regular expression: /(/: Unterminated group');
+  // one run with an IPC failure and one without still differ
+  const none = observed([]);
+  assert.deepEqual(
+    differences([a], [none]).map((d) => d.field),
+    ['uncaught'],
+  );
+});
