@@ -159,11 +159,12 @@ export const contendExperiment: Experiment<ContendParams, ContendSummary, Conten
     },
     note: 'no article: N creators at once, as lmbench lat_proc -P, will-it-scale and stress-ng run them, 1 to 2 × CPUs; the siblings’ stall for the per-VMA lock commit fb49c455323f (2023), one sibling at the largest RSS',
     // In a full reproduction, fewer probes than the command's own full sweep (225 probes, 379 s of a 12-minute
-    // reproduction here): one creator and the most, at one RSS, and one sibling's stall at the smallest and the
-    // largest RSS, each twice (36 probes): what the claim and the headline figures read.
+    // reproduction here): fork+exec (the claim's) and posix_spawn (its contrast, as in the quick preset), one
+    // creator and the most at one RSS, and one sibling's stall at the smallest and the largest RSS, each twice (24
+    // probes): what the claim and the headline figures read.
     reproduce: {
       full: {
-        methods: DEFAULTS.methods,
+        methods: 'fork-exec,posix-spawn',
         creatorKinds: DEFAULTS.creatorKinds,
         creators: '1,max',
         rss: '256',
