@@ -53,3 +53,12 @@ test('a run the runner could not finish is reported as the runner’s failure, w
   assert.match(r.out, /^ {4}runnerFailed\.message: child_process \(absent\) {2}≠ {2}"planted: this module cannot be loaded"$/m, r.out);
   assert.match(r.out, /^ {4}\(runner: the runner itself failed in a run/m, r.out);
 });
+
+test('a stream set to hex is compared decoded, so the case directory in it is normalised (seed 20261210, Debian 11)', { timeout: LIMIT_MS + 10_000 }, async () => {
+  // exec sets the encoding on the streams: the child's cwd and PATH lines reach 'data' as hex, which held each
+  // run's own directory where the comparison could not see it
+  const kase = JSON.stringify({ fn: 'exec', command: 'script', steps: [{ ident: true }], opts: { env: 'custom', encoding: 'hex' }, parent: {}, state: { env: 'replaced' } });
+  const r = await fuzz(['--case', kase, ...subject], LIMIT_MS);
+  assert.equal(r.status, 0, r.out);
+  assert.match(r.out, /^no difference \(replay of this one case\)/m);
+});

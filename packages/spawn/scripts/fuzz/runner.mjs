@@ -87,6 +87,17 @@ function bytes(v) {
   return { other: String(v) };
 }
 
+/** What a stream delivered: its bytes as latin1 text, or, when the call set it to hex or base64 (exec's encoding),
+ * the text of those chunks together decoded as bytes() decodes them, so that the case directory in it can be
+ * normalised (seed 20261210 in Debian 11: a child's cwd line in hex differed by the directory alone). */
+function streamed(chunks) {
+  if (TEXT_ENCODING && chunks.length > 0 && chunks.every((c) => typeof c === 'string')) {
+    const decoded = bytes(chunks.join(''));
+    if (TEXT_ENCODING in decoded) return decoded;
+  }
+  return Buffer.concat(chunks.map((c) => Buffer.from(c))).toString('latin1');
+}
+
 function layout() {
   for (const d of ['bin', 'empty', 'sub']) fs.mkdirSync(join(dir, d), { recursive: true });
   const body = shScript(kase.steps);
@@ -250,8 +261,8 @@ async function main() {
   }
   const out = [];
   const err = [];
-  child.stdout?.on('data', (d) => out.push(Buffer.from(d)));
-  child.stderr?.on('data', (d) => err.push(Buffer.from(d)));
+  child.stdout?.on('data', (d) => out.push(d));
+  child.stderr?.on('data', (d) => err.push(d));
   child.stdin?.on('error', () => {});
   for (const s of child.stdio?.slice(3) ?? []) s?.on?.('data', () => {});
   let closed = false;
@@ -274,7 +285,7 @@ async function main() {
   r.done = await done;
   clearTimeout(limit);
   if (r.done === 'callback' && !closed) await new Promise((res) => setTimeout(res, 0));
-  r.streams = { stdout: Buffer.concat(out).toString('latin1'), stderr: Buffer.concat(err).toString('latin1') };
+  r.streams = { stdout: streamed(out), stderr: streamed(err) };
   r.child = {
     pid: typeof child.pid,
     killed: child.killed,
