@@ -5,6 +5,7 @@
 // is compared as it is.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { floodLines } from '../scripts/fuzz/campaign.mjs';
 import { differences, IPC_NOT_JSON, normalise } from '../scripts/fuzz/compare.mjs';
 
 const notJson = (line: string) => ({ name: 'SyntaxError', message: `Unexpected token '${line[0]}', "${line}" is not valid JSON` });
@@ -31,4 +32,15 @@ test('other uncaught errors are compared as they are, in their order around the 
     differences([a], [none]).map((d) => d.field),
     ['uncaught'],
   );
+});
+
+test('a flood is compared as present: its runs of lines, and one line repeated between them however often', () => {
+  const j = 'j'.repeat(63);
+  const err = '<dir>/bin/fl-tool: 3: echo: echo: I/O error\n';
+  const flood = (times: number) => ({ stderr: `start\n${`${j}\n${j}\n${err}`.repeat(times)}${j}\nend\n` });
+  assert.deepEqual(floodLines(flood(3)), floodLines(flood(40)));
+  assert.equal(floodLines(flood(3)).stderr, `start\n<flood stderr lines>${err}<flood stderr lines>end\n`);
+  // two different lines between the runs are not one line repeated: they stay apart
+  const mixed = { stderr: `${j}\nA\n${j}\nB\n${j}\n` };
+  assert.equal(floodLines(mixed).stderr, '<flood stderr lines>A\n<flood stderr lines>B\n<flood stderr lines>');
 });

@@ -27,11 +27,14 @@ function nodeFlags(kase, major, registerPath, mode) {
   return f;
 }
 
-/** A flood step writes for a time, not a number of lines: runs of its lines are compared as present. */
-function floodLines(o) {
+/** A flood step writes for a time, not a number of lines: runs of its lines are compared as present, and so are
+ * runs of one line written between them, each time the same (a shell's "echo: I/O error" on stderr for every
+ * line it could not write to a stdout the child closed first: Node 22, seed 20261209). */
+export function floodLines(o) {
   const text = JSON.stringify(o)
     .replace(/q{8,}(?:(?:\\n)+q*)*/g, '<flood stdout lines>')
-    .replace(/j{8,}(?:(?:\\n)+j*)*/g, '<flood stderr lines>');
+    .replace(/j{8,}(?:(?:\\n)+j*)*/g, '<flood stderr lines>')
+    .replace(/((?:(?!<flood )[^"])*?<flood (?:stdout|stderr) lines>)\1+/g, '$1');
   return JSON.parse(text);
 }
 

@@ -1,0 +1,3 @@
+// Types of campaign.mjs for the tests that call it (the campaign itself runs from fuzz-spawn.mjs).
+export declare const PROCESS_LIMIT_MS: number;
+export declare function floodLines<T>(o: T): T;
