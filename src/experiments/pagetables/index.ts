@@ -2,6 +2,7 @@
 // them whole into the child (twice the memory while the child lives), exec gives them back; and fork+_exit
 // of a sparse parent is much slower than of a dense one with the same number of pages.
 import { describeFailure } from '../../runner/probe.js';
+import { experimentEntry } from '../command-lines.js';
 import { sweep } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
 import { publishedValue } from '../../reference/published.js';
@@ -205,9 +206,7 @@ const signedKb = (v: number | null) => (v == null ? '—' : `${v >= 0 ? '+' : ''
 const gib = (k: number) => `${(k / 1024 / 1024).toFixed(1)} GiB`;
 
 export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummary, PagetablesFields> = {
-  name: 'pagetables',
-  article: '003',
-  summaryLine: 'page tables of a sparse address space: doubled by fork while the child lives, given back at exec; fork+_exit sparse vs dense',
+  ...experimentEntry('pagetables'),
   cases: ['pagetables'],
   identity: PAGETABLES_IDENTITY,
   series: ['phase', 'fork-exit-sparse', 'fork-exit-dense'],
