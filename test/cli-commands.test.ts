@@ -1,6 +1,7 @@
 // Starting forklab loads only the command it runs: src/cli/commands.ts lists every command (name, usage, summary)
-// without loading it. These tests hold that table to the commands the modules add, the usage it prints to the
-// whole program's, and the start of the command line to the light modules.
+// without loading it. These tests hold that table to the commands the modules add, each registered experiment to
+// its line in src/experiments/command-lines.ts, the usage it prints to the whole program's, and the start of the
+// command line to the light modules.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -9,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { Help, type Command } from 'commander';
 import { buildProgram, commandNamed, programFor } from '../src/cli/main.js';
 import { COMMAND_GROUPS } from '../src/cli/commands.js';
+import { EXPERIMENT_COMMAND_LINES, experimentEntry, type LinedExperiment } from '../src/experiments/command-lines.js';
+import { EXPERIMENTS } from '../src/experiments/index.js';
 
 const full = await buildProgram();
 const LINES = COMMAND_GROUPS.flatMap((g) => g.commands);
@@ -30,6 +33,17 @@ test('the table lists the commands the modules add, in their order, with their u
       cmd.options.some((o) => o.long === '--wide'),
       `${l.name}: --wide`,
     );
+  }
+});
+
+test('each registered experiment has its line, and takes its name, article or source and summary line from it', () => {
+  for (const e of EXPERIMENTS) {
+    assert.ok(
+      EXPERIMENT_COMMAND_LINES.some((l) => l.name === e.name),
+      `${e.name}: a line in src/experiments/command-lines.ts`,
+    );
+    const { name, article, source, summaryLine } = e;
+    assert.deepEqual({ name, article, source, summaryLine }, { source: undefined, ...experimentEntry(e.name as LinedExperiment) }, e.name);
   }
 });
 

@@ -1,6 +1,7 @@
 // The experiments' commands (forklab NAME), one per entry of the registry: its flags, the shared ones, and its run.
 import { Command } from 'commander';
 import { EXPERIMENTS } from '../experiments/index.js';
+import { commandSummary } from '../experiments/command-lines.js';
 import type { CommonOptions } from './run.js';
 import { TARGET_HELP, dbOption, fileFlagPath, fileOption, labelOption, noColorOption, noStoreOption, pinOption, quickOption, seedOption, specOption } from './options.js';
 
@@ -24,7 +25,7 @@ function applyQuick(cmd: Command, opts: Record<string, string | boolean | undefi
 /** Adds a command for every experiment of the registry; what runs one (src/cli/run.ts, the lab) is loaded when it runs. */
 export function registerExperimentCommands(program: Command): void {
   for (const exp of EXPERIMENTS) {
-    const cmd = new Command(exp.name).description(`${exp.summaryLine} (${exp.article ? `article ${exp.article}` : `source ${exp.source}`})`).exitOverride();
+    const cmd = new Command(exp.name).description(commandSummary(exp)).exitOverride();
     for (const o of exp.options) cmd.addOption(specOption(o));
     if (exp.acceptsTarget)
       cmd.option('--target <program>', TARGET_HELP).argument('[args...]', 'arguments for the --target program (put them after --: forklab spawn --target git -- --version)');

@@ -31,7 +31,8 @@ function crowding(at: TasksAtOnce | null, cpusFallback: number | null): string |
   return `${at.what} on ${cpus} CPU${cpus === 1 ? '' : 's'}`;
 }
 
-function labelOf(m: Measurement, keys: readonly string[]): string {
+/** The noise figure a measurement is pooled into, named: its series and those of the keys it has (but the series itself) in words. */
+function noiseFigureLabel(m: Measurement, keys: readonly string[]): string {
   const parts = keys.filter((k) => m.identity[k] !== undefined && m.identity[k] !== m.series).map((k) => keyValueWords(k, m.identity[k]));
   return parts.length ? `${m.series} (${parts.join(', ')})` : m.series;
 }
@@ -51,7 +52,7 @@ export function noiseFigures(
   const crowdedBy = new Map<string, string | null>();
   for (const m of ms) {
     if (m.state !== 'ok' || m.samplesNs.length === 0) continue;
-    const label = labelOf(m, keys);
+    const label = noiseFigureLabel(m, keys);
     const g = groups.get(label) ?? [];
     for (const x of m.samplesNs) g.push(x);
     groups.set(label, g);

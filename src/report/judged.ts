@@ -88,7 +88,7 @@ export function publishedComparisons(figures: readonly FigureComparison[], publi
   const exp = findExperiment(experiment);
   const context = exp?.contextKeys ?? [];
   /** A published series' label: its series named by the series field where the figure names it so. */
-  const labelOf = (s: Record<string, Scalar>) => configLabel(experiment, String((exp?.seriesField ? s[exp.seriesField] : undefined) ?? s.series ?? ''), s);
+  const publishedSeriesLabel = (s: Record<string, Scalar>) => configLabel(experiment, String((exp?.seriesField ? s[exp.seriesField] : undefined) ?? s.series ?? ''), s);
   const seen = new Set<string>();
   for (const f of figures) {
     if (f.experiment !== experiment || f.measured === null || seen.has(f.figureId)) continue;
@@ -97,7 +97,7 @@ export function publishedComparisons(figures: readonly FigureComparison[], publi
     seen.add(f.figureId); // one row per figure
     const where = Object.fromEntries(Object.entries(figure.equivalentSeries ?? figure.series).filter(([k]) => !context.includes(k))) as Record<string, Scalar>;
     comparisons.push({
-      label: `${labelOf(where)} · ${f.statistic}`,
+      label: `${publishedSeriesLabel(where)} · ${f.statistic}`,
       figureLabel: figure.label,
       articleTitle: published.articles.find((a) => a.id === f.article)?.titleEn,
       publishedValue: f.published,
@@ -107,7 +107,7 @@ export function publishedComparisons(figures: readonly FigureComparison[], publi
       figureId: f.figureId,
       statistic: f.statistic,
       series: where,
-      note: f.detail.startsWith('as computed by claim') ? f.detail.split(':')[0]! : `this machine: ${labelOf(where)}`,
+      note: f.detail.startsWith('as computed by claim') ? f.detail.split(':')[0]! : `this machine: ${publishedSeriesLabel(where)}`,
     });
   }
   return comparisons;

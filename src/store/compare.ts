@@ -81,7 +81,7 @@ export interface Comparison {
 const COMPARED_MACHINE_FIELDS = ['hostname', 'kernel', 'cpuModel', 'cpuCount', 'thpEnabled', 'pinnedCpu'] as const;
 
 /** "fork-exec (rss 512 MB, thp off)": the series and its identity in words, as a reader says them. */
-function labelOf(series: string, identity: Record<string, Scalar>): string {
+function identityGroupLabel(series: string, identity: Record<string, Scalar>): string {
   const parts = Object.entries(identity)
     .filter(([, v]) => v !== series)
     .map(([k, v]) => keyValueWords(k, v === null ? 'none' : v));
@@ -94,7 +94,7 @@ export function identityGroups(doc: RunDocument): ConfigGroup[] {
     const ok = configurations.filter((c) => c.state === 'ok');
     return {
       key,
-      label: labelOf(series, identity),
+      label: identityGroupLabel(series, identity),
       series,
       identity,
       samplesNs: ok.flatMap((c) => c.samplesNs),

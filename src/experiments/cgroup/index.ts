@@ -5,6 +5,7 @@
 // parent. Needs a writable cgroup v2 hierarchy: where there is none, the run says so and what would give one; it
 // removes every group it made, whatever happens.
 import { existsSync } from 'node:fs';
+import { experimentEntry } from '../command-lines.js';
 import { isAbsolute, resolve } from 'node:path';
 import { fixedPlan } from '../../runner/plans.js';
 import { describeFailure, type ProbeResult } from '../../runner/probe.js';
@@ -66,10 +67,7 @@ function warningsFor(run: { measurements: Measurement[]; summary: CgroupSummary 
 const parentOf = (raw: string | undefined): string | null => (raw === undefined || raw === '' ? null : isAbsolute(raw) ? raw : resolve(raw));
 
 export const cgroupExperiment: Experiment<CgroupParams, CgroupSummary, CgroupFields> = {
-  name: 'cgroup',
-  article: '',
-  source: 'bun-37466',
-  summaryLine: 'a child started into another cgroup v2 group: clone3(CLONE_INTO_CGROUP) against a write to cgroup.procs, after a pause and back to back',
+  ...experimentEntry('cgroup'),
   cases: ['cgroup'],
   identity: CGROUP_IDENTITY,
   series: CGROUP_METHODS,

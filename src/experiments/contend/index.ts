@@ -2,6 +2,7 @@
 // from one parent or as threads of it, by fork+exec, vfork+exec or posix_spawn from a parent of a chosen RSS: the
 // throughput of all creators together and each call's latency, against N. One probe per configuration.
 import { availableParallelism } from 'node:os';
+import { experimentEntry } from '../command-lines.js';
 import { sweep, type ProbeJob } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
 import { finishRun, measurementsFrom } from '../shared/measure.js';
@@ -95,10 +96,7 @@ function contendPlan(warmup: number, iterations: number): SamplingPlan {
 }
 
 export const contendExperiment: Experiment<ContendParams, ContendSummary, ContendFields> = {
-  name: 'contend',
-  article: '',
-  source: 'per-vma-lock-fork',
-  summaryLine: 'N concurrent creators (processes or threads of one parent): fork+exec, vfork+exec, posix_spawn throughput and latency against N',
+  ...experimentEntry('contend'),
   cases: ['contend', 'contend-stall'],
   identity: CONTEND_IDENTITY,
   series: [...CONTEND_SERIES, ...STALL_SERIES],

@@ -3,6 +3,7 @@
 // same write pass in the parent, on pages that need no fault. With THP on it reports what the kernel did
 // with the huge pages on the first write: split them, or copied them whole.
 import { getArticle, getFigure, publishedValue } from '../../reference/published.js';
+import { experimentEntry } from '../command-lines.js';
 import { fixedPlan } from '../../runner/plans.js';
 import { sweep } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
@@ -105,10 +106,8 @@ const LABELS: Record<CowSeries, string> = {
 };
 
 export const cowExperiment: Experiment<CowParams, CowSummary, CowFields> = {
-  name: 'cow',
-  article: '001',
+  ...experimentEntry('cow'),
   figureKeys: ['thp'],
-  summaryLine: "copy-on-write after fork: a child's read, first write (CoW fault) and second write per page against the parent's own write and read, THP on/off",
   cases: ['cow'],
   identity: COW_IDENTITY,
   series: COW_SERIES,

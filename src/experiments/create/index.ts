@@ -3,6 +3,7 @@
 // runs as a plain loop of its own would, while drift still hits both alike); fresh probe processes repeat
 // the whole thing.
 import { sweep } from '../shared/sweep.js';
+import { experimentEntry } from '../command-lines.js';
 import { publishedValue } from '../../reference/published.js';
 import { adaptiveRepeats, describeRepeatsStop, parseRepeatOptions, repeatOptions, type RepeatParams } from '../shared/repeats.js';
 import type { RatioInterval } from '../../stats/bootstrap.js';
@@ -76,9 +77,7 @@ function summarizeCreate(ms: readonly Measurement[], seed: number): CreateSummar
 }
 
 export const createExperiment: Experiment<CreateParams, CreateSummary, CreateFields> = {
-  name: 'create',
-  article: '002',
-  summaryLine: 'pthread_create+join of an empty thread vs fork+waitpid of a child that exits at once',
+  ...experimentEntry('create'),
   cases: ['create'],
   identity: CREATE_IDENTITY,
   series: ['thread', 'fork'],

@@ -3,6 +3,7 @@
 // pthread_atfork the child cannot take it (it would deadlock); with pthread_atfork(prepare: lock, parent:
 // unlock, child: unlock) it can, and fork itself waits for the other thread to release the lock.
 import { constants as osConstants } from 'node:os';
+import { experimentEntry } from '../command-lines.js';
 import { fixedPlan } from '../../runner/plans.js';
 import { sweep } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
@@ -169,11 +170,9 @@ function verdict(v: DeadlockVariantSummary, p: DeadlockParams): string {
 }
 
 export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary, DeadlockFields> = {
-  name: 'deadlock',
-  article: '003',
+  ...experimentEntry('deadlock'),
   // Its samples are how long a child took to end (or time out), not a cost to compare: no noise figures.
   figureKeys: null,
-  summaryLine: 'fork while another thread holds a mutex: the child deadlocks, unless pthread_atfork hands it over',
   cases: ['deadlock'],
   identity: DEADLOCK_IDENTITY,
   series: VARIANTS,

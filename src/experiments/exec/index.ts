@@ -3,6 +3,7 @@
 // of the static target in every iteration, in rotating order; execve alone is each exec series' median
 // minus the baseline's. Next to the times: both file sizes, and ld.so's own accounting (LD_DEBUG=statistics).
 import { statSync } from 'node:fs';
+import { experimentEntry } from '../command-lines.js';
 import { sweep } from '../shared/sweep.js';
 import { publishedValue } from '../../reference/published.js';
 import { runCommand } from '../../runner/command.js';
@@ -117,10 +118,8 @@ function targetView(s: ExecSummary, p: ExecParams): Block[] {
 }
 
 export const execExperiment: Experiment<ExecParams, ExecSummary, ExecFields> = {
-  name: 'exec',
+  ...experimentEntry('exec'),
   acceptsTarget: true,
-  article: '004',
-  summaryLine: 'fork+execve+wait of a `return 0` program, dynamic vs static, against fork+_exit; ld.so statistics',
   cases: ['exec'],
   identity: EXEC_IDENTITY,
   series: ['fork-exit', 'exec-dynamic', 'exec-target', 'exec-static'],

@@ -3,6 +3,7 @@
 // alone, a loop over the limit (close, or fcntl as Bun did: issue #25839), /proc/self/fd, close_range, and
 // posix_spawn's close actions and addclosefrom_np. A loop pays for the limit, not for what is open.
 import { fixedPlan } from '../../runner/plans.js';
+import { experimentEntry } from '../command-lines.js';
 import { readOpenFilesLimit } from '../../env/limits.js';
 import { sweep } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
@@ -78,10 +79,7 @@ function warningsFor(run: { measurements: Measurement[]; summary: FdsSummary }):
 const selfcheckNofile = () => hardNofile() ?? 1024;
 
 export const fdsExperiment: Experiment<FdsParams, FdsSummary, FdsFields> = {
-  name: 'fds',
-  article: '',
-  source: 'bun-25839',
-  summaryLine: 'fork+exec and posix_spawn against open descriptors and RLIMIT_NOFILE: close loops, /proc/self/fd, close_range, close-on-exec',
+  ...experimentEntry('fds'),
   cases: ['fds'],
   identity: FDS_IDENTITY,
   series: WAYS,

@@ -2,11 +2,11 @@
 // them whole into the child (twice the memory while the child lives), exec gives them back; and fork+_exit
 // of a sparse parent is much slower than of a dense one with the same number of pages.
 import { describeFailure } from '../../runner/probe.js';
+import { experimentEntry } from '../command-lines.js';
 import { sweep } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
 import { publishedValue } from '../../reference/published.js';
 import { fixedPlan } from '../../runner/plans.js';
-import type { InfoValue } from '../../runner/protocol.js';
 import { OWN_MAPPINGS, readMaxMapCount } from '../../env/memory.js';
 import { finishRun, measurementsFrom } from '../shared/measure.js';
 import { parseInteger, str } from '../../text/parse.js';
@@ -17,19 +17,10 @@ import { fmtTime, fmtTimes } from '../shared/conclude.js';
 import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning } from '../contract/types.js';
 import { UsageError } from '../../errors.js';
 import { HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
-import { measurementsOf } from '../contract/fields.js';
-import {
-  FORK_FIELDS,
-  LAYOUTS,
-  PAGETABLES_FIELDS,
-  PHASES,
-  type Layout,
-  type Phase,
-  PAGETABLES_IDENTITY,
-  isPhaseRow,
-  type PagetablesFields,
-  type PhaseFields,
-} from './configuration.js';
+import { FORK_FIELDS, LAYOUTS, PHASES, type Layout, type Phase, PAGETABLES_IDENTITY, type PagetablesFields, type PhaseFields } from './configuration.js';
+import { diff, num, phaseRows, summarizePagetables, type PagetablesParams, type PagetablesSummary } from './summary.js';
+
+export type { PagetablesParams, PagetablesSummary } from './summary.js';
 
 const PHASE_LABELS: Record<Phase, string> = {
   before: 'before building',
@@ -39,53 +30,6 @@ const PHASE_LABELS: Record<Phase, string> = {
   'after-child-exec': 'child exec’d',
   'after-reap': 'child reaped',
 };
-
-export interface PagetablesParams {
-  pages: number;
-  spacingKb: number;
-  /** Timed fork+_exit+waitpid per layout. */
-  iterations: number;
-  warmup: number;
-  /** Fresh probe processes per layout: each takes every reading again (the claims resample them). */
-  repeats: number;
-}
-
-export interface PhaseRow {
-  layout: Layout;
-  phase: Phase;
-  parentVmPteKb: number | null;
-  /** Null where no child lives (before, built, reaped). */
-  childVmPteKb: number | null;
-  pageTablesKb: number | null;
-  /** How long the probe waited for /proc/meminfo PageTables to settle (freed tables lag by an RCU grace period). */
-  settleMs: number | null;
-}
-
-export interface LayoutSummary {
-  layout: Layout;
-  pages: number;
-  spacingKb: number;
-  rangeKb: number | null;
-  mappingsInRange: number | null;
-  /** The parent's VmPTE after building minus before: what the layout costs in page tables. */
-  builtVmPteKb: number | null;
-  /** Child's VmPTE ÷ parent's with the child idle after fork: ≈1 when fork copies the tables. */
-  childToParentVmPte: number | null;
-  /** System PageTables after fork minus after building. */
-  forkPageTablesGrowthKb: number | null;
-  /** System PageTables after the parent's writes minus after the child's exec. */
-  execPageTablesDropKb: number | null;
-  forkExit: { n: number; medianNs: number; ciLowNs: number; ciHighNs: number } | null;
-}
-
-export interface PagetablesSummary {
-  phases: PhaseRow[];
-  layouts: LayoutSummary[];
-  /** Parent VmPTE after building, sparse ÷ dense. */
-  sparseToDenseVmPte: number | null;
-  /** Median fork+_exit, sparse ÷ dense. */
-  forkExitSparseToDense: number | null;
-}
 
 const DEFAULTS = { pages: '8000', spacingKb: '2048', iterations: '10', warmup: '1', repeats: '1' };
 const COUNTS: CountSpecs = {
@@ -108,69 +52,6 @@ export function peakBytes(p: PagetablesParams): number {
   const pteTables = Math.min(p.pages, Math.ceil((p.pages * spacingBytes) / (2 * MIB)) + 1);
   const pmdTables = Math.ceil((p.pages * spacingBytes) / 2 ** 30) + 1;
   return 2 * dataBytes + 2 * (pteTables + pmdTables) * 4096;
-}
-
-function num(info: Record<string, InfoValue>, key: string): number | null {
-  const v = info[key];
-  return typeof v === 'number' ? v : null;
-}
-
-function phaseRows(layout: Layout, info: Record<string, InfoValue>): PhaseRow[] {
-  return PHASES.filter((ph) => num(info, `${ph}.parentVmPteKb`) !== null).map((phase) => ({
-    layout,
-    phase,
-    parentVmPteKb: num(info, `${phase}.parentVmPteKb`),
-    childVmPteKb: num(info, `${phase}.childVmPteKb`),
-    pageTablesKb: num(info, `${phase}.pageTablesKb`),
-    settleMs: num(info, `${phase}.settleMs`),
-  }));
-}
-
-const diff = (a: number | null | undefined, b: number | null | undefined) => (a == null || b == null ? null : a - b);
-
-export function summarizePagetables(measurements: readonly Measurement[], p: PagetablesParams): PagetablesSummary {
-  const ms = measurementsOf(PAGETABLES_FIELDS, measurements);
-  const phases: PhaseRow[] = [];
-  for (const m of ms) {
-    if (!isPhaseRow(m) || m.state !== 'ok') continue;
-    const f = m.observed;
-    phases.push({
-      layout: m.identity.layout,
-      phase: m.identity.phase,
-      parentVmPteKb: f.parentVmPteKb,
-      childVmPteKb: f.childVmPteKb,
-      pageTablesKb: f.pageTablesKb,
-      settleMs: f.settleMs,
-    });
-  }
-  const layouts: LayoutSummary[] = LAYOUTS.map((layout) => {
-    const at = (ph: Phase) => phases.find((r) => r.layout === layout && r.phase === ph);
-    const fe = ms.find((m) => m.series === `fork-exit-${layout}` && m.state === 'ok' && m.stats);
-    const info = ms.find((m) => m.identity.layout === layout)?.info ?? {};
-    const forked = at('after-fork');
-    return {
-      layout,
-      pages: p.pages,
-      spacingKb: layout === 'sparse' ? p.spacingKb : 4,
-      rangeKb: num(info, 'rangeKb'),
-      mappingsInRange: num(info, 'mappingsInRange'),
-      builtVmPteKb: diff(at('after-build')?.parentVmPteKb, at('before')?.parentVmPteKb),
-      childToParentVmPte: forked?.childVmPteKb != null && forked.parentVmPteKb ? forked.childVmPteKb / forked.parentVmPteKb : null,
-      forkPageTablesGrowthKb: diff(forked?.pageTablesKb, at('after-build')?.pageTablesKb),
-      execPageTablesDropKb: diff(at('after-fork-parent-write')?.pageTablesKb, at('after-child-exec')?.pageTablesKb),
-      forkExit: fe?.stats ? { n: fe.stats.n, medianNs: fe.stats.medianNs, ciLowNs: fe.stats.ciLowNs, ciHighNs: fe.stats.ciHighNs } : null,
-    };
-  });
-  const [sparse, dense] = layouts;
-  const builtParent = (l: Layout) => phases.find((r) => r.layout === l && r.phase === 'after-build')?.parentVmPteKb ?? null;
-  const s = builtParent('sparse');
-  const d = builtParent('dense');
-  return {
-    phases,
-    layouts,
-    sparseToDenseVmPte: s !== null && d ? s / d : null,
-    forkExitSparseToDense: sparse?.forkExit && dense?.forkExit ? sparse.forkExit.medianNs / dense.forkExit.medianNs : null,
-  };
 }
 
 function warningsFor(run: { measurements: Measurement[]; summary: PagetablesSummary }): Warning[] {
@@ -205,9 +86,7 @@ const signedKb = (v: number | null) => (v == null ? '—' : `${v >= 0 ? '+' : ''
 const gib = (k: number) => `${(k / 1024 / 1024).toFixed(1)} GiB`;
 
 export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummary, PagetablesFields> = {
-  name: 'pagetables',
-  article: '003',
-  summaryLine: 'page tables of a sparse address space: doubled by fork while the child lives, given back at exec; fork+_exit sparse vs dense',
+  ...experimentEntry('pagetables'),
   cases: ['pagetables'],
   identity: PAGETABLES_IDENTITY,
   series: ['phase', 'fork-exit-sparse', 'fork-exit-dense'],

@@ -2,6 +2,7 @@
 // own ways of starting a child, timed inside the runtime by a small driver (drivers/) that speaks the
 // probe protocol — against the parent's heap, with the system call each one was seen to make.
 import { availableParallelism } from 'node:os';
+import { experimentEntry } from '../command-lines.js';
 import { adaptivePlan } from '../../runner/plans.js';
 import { readMemoryBudget } from '../../env/memory.js';
 import { sweep } from '../shared/sweep.js';
@@ -130,9 +131,7 @@ function warningsFor(run: ExperimentRun<RuntimesSummary>): Warning[] {
 }
 
 export const runtimesExperiment: Experiment<RuntimesParams, RuntimesSummary, RuntimesFields> = {
-  name: 'runtimes',
-  article: '000',
-  summaryLine: 'what starting a child costs from every Node line, Bun, Deno, Python, Java, Perl, Go, Ruby and Rust, against the heap, and which system call each makes',
+  ...experimentEntry('runtimes'),
   cases: [],
   drivers: DRIVER_FILES,
   identity: RUNTIMES_IDENTITY,

@@ -1,6 +1,7 @@
 // Experiment "spawn" (article 000): what fork+exec, vfork+exec, posix_spawn, clone(CLONE_VM|CLONE_VFORK)
 // and fork+_exit cost as the parent's RSS grows, with transparent huge pages on, off or as the system has them.
 import { adaptivePlan } from '../../runner/plans.js';
+import { experimentEntry } from '../command-lines.js';
 import { sweep } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
 import { adaptiveRepeats, parseRepeatOptions, repeatOptions } from '../shared/repeats.js';
@@ -77,10 +78,8 @@ const kindOf = (methods: readonly Method[], method: Method) =>
     .join(',');
 
 export const spawnExperiment: Experiment<SpawnParams, SpawnSummary, SpawnFields> = {
-  name: 'spawn',
+  ...experimentEntry('spawn'),
   acceptsTarget: true,
-  article: '000',
-  summaryLine: 'fork+exec vs vfork+exec vs posix_spawn (and clone, fork+_exit) as the parent RSS grows, THP on/off',
   cases: ['spawn'],
   identity: SPAWN_IDENTITY,
   series: METHODS,

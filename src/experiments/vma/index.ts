@@ -2,6 +2,7 @@
 // kernel memory (Slab) it takes grow with the number of mappings; clone(CLONE_VM|CLONE_VFORK)+exec and
 // posix_spawn borrow the parent's address space and do not.
 import { publishedValue } from '../../reference/published.js';
+import { experimentEntry } from '../command-lines.js';
 import { fixedPlan } from '../../runner/plans.js';
 import { sweep } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
@@ -203,10 +204,8 @@ function warningsFor(run: { measurements: Measurement[]; summary: VmaSummary }):
 const signed = (v: number) => `${v >= 0 ? '+' : ''}${v}`;
 
 export const vmaExperiment: Experiment<VmaParams, VmaSummary, VmaFields> = {
-  name: 'vma',
-  article: '003',
+  ...experimentEntry('vma'),
   figureKeys: ['vmas'],
-  summaryLine: 'fork time and Slab grow with the number of mappings (VMAs); clone(CLONE_VM) and posix_spawn do not',
   cases: ['vma'],
   identity: VMA_IDENTITY,
   series: VMA_METHODS,
