@@ -13,6 +13,7 @@
         "native/region.c",
         "native/launch.c",
         "native/child.c",
+        "native/emit.c",
         "<!@(node scripts/list-cases.mjs)"
       ],
       "defines": ["<!@(node scripts/probe-version.mjs)"],

@@ -15,17 +15,16 @@
  *   {"type":"done"}
  * stdin, one command a line: "warmup N", "run N", "stop" (end of input is "stop"). */
 #include "probe.h"
+#include "emit.h"
 
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 extern const fl_case *const __start_fl_cases[];
@@ -40,23 +39,6 @@ static int n_args;
 static char **rest_args;
 static int n_rest;
 static const fl_case *current;
-static int info_fields;
-
-static void put_json_string(const char *s) {
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') { putchar('\\'); putchar(c); }
-        else if (c < 0x20) printf("\\u%04x", c);
-        else putchar(c);
-    }
-    putchar('"');
-}
-
-static void end_line(void) {
-    putchar('\n');
-    fflush(stdout);
-}
 
 /* What the scheduler did to the probe while it measured: taken at "ready", reported as differences
  * in a "usage" line just before "done" (the runner's noise witness). */
@@ -97,13 +79,7 @@ static void emit_usage(void) {
            now.children.ru_nivcsw - at_ready.children.ru_nivcsw);
     if (now.migrations >= 0 && at_ready.migrations >= 0) printf("%lld}", now.migrations - at_ready.migrations);
     else printf("null}");
-    end_line();
-}
-
-uint64_t fl_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    fl_end_line();
 }
 
 static void finish(int status) {
@@ -116,9 +92,9 @@ static void usage_error(const char *message, const char *key) {
     printf("{\"type\":\"error\",\"call\":\"usage\",\"errno\":0,\"message\":");
     char buf[256];
     snprintf(buf, sizeof buf, "%s%s%s", message, key ? ": " : "", key ? key : "");
-    put_json_string(buf);
+    fl_json_string(buf);
     putchar('}');
-    end_line();
+    fl_end_line();
     finish(2);
 }
 
@@ -155,99 +131,6 @@ int fl_arg_choice(const char *key, const char *def, const char *const *choices) 
         if (strcmp(v, choices[i]) == 0) return i;
     usage_error("unknown value", key);
     return -1;
-}
-
-static void emit_ulongs(const char *name, const uint64_t *v, long n) {
-    printf(",\"%s\":[", name);
-    for (long i = 0; i < n; i++) printf(i ? ",%llu" : "%llu", (unsigned long long)v[i]);
-    putchar(']');
-}
-
-void fl_emit_samples(const char *series, int warmup, const uint64_t *ns, long n) {
-    fl_emit_samples_x(series, warmup, ns, n, NULL);
-}
-
-void fl_emit_samples_x(const char *series, int warmup, const uint64_t *ns, long n, ...) {
-    printf("{\"type\":\"samples\",\"series\":");
-    put_json_string(series);
-    printf(",\"warmup\":%s", warmup ? "true" : "false");
-    emit_ulongs("ns", ns, n);
-    va_list ap;
-    va_start(ap, n);
-    const char *name;
-    while ((name = va_arg(ap, const char *)) != NULL) {
-        const uint64_t *col = va_arg(ap, const uint64_t *);
-        emit_ulongs(name, col, n);
-    }
-    va_end(ap);
-    putchar('}');
-    end_line();
-}
-
-static void info_key(const char *key) {
-    if (info_fields++) putchar(',');
-    put_json_string(key);
-    putchar(':');
-}
-
-void fl_info_begin(void) { info_fields = 1; printf("{\"type\":\"info\""); }
-void fl_info_long(const char *key, long long value) { info_key(key); printf("%lld", value); }
-void fl_info_double(const char *key, double value) { info_key(key); printf("%.17g", value); }
-void fl_info_str(const char *key, const char *value) { info_key(key); put_json_string(value); }
-void fl_info_bool(const char *key, int value) { info_key(key); printf(value ? "true" : "false"); }
-void fl_info_end(void) { putchar('}'); end_line(); }
-
-int fl_fail_msg(const char *call, const char *message) {
-    printf("{\"type\":\"error\",\"call\":");
-    put_json_string(call);
-    printf(",\"errno\":0,\"message\":");
-    put_json_string(message);
-    putchar('}');
-    end_line();
-    return -1;
-}
-
-int fl_fail(const char *call, int err) {
-    printf("{\"type\":\"error\",\"call\":");
-    put_json_string(call);
-    printf(",\"errno\":%d,\"message\":", err);
-    put_json_string(strerror(err));
-    putchar('}');
-    end_line();
-    return -1;
-}
-
-long long fl_proc_kb(const char *path, const char *key) {
-    FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    char line[512];
-    size_t klen = strlen(key);
-    long long v = -1;
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
-            v = strtoll(line + klen + 1, NULL, 10);
-            break;
-        }
-    }
-    fclose(f);
-    return v;
-}
-
-int fl_count_maps(const void *base, size_t bytes, long *total, long *inside) {
-    FILE *f = fopen("/proc/self/maps", "r");
-    if (!f) return -1;
-    char line[512];
-    unsigned long lo = (unsigned long)base, hi = lo + bytes;
-    *total = *inside = 0;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long a, b;
-        if (sscanf(line, "%lx-%lx", &a, &b) != 2) continue;
-        (*total)++;
-        if (a < hi && b > lo) (*inside)++;
-        while (!strchr(line, '\n') && fgets(line, sizeof line, f)) {} /* a long path name */
-    }
-    fclose(f);
-    return 0;
 }
 
 static int key_allowed(const fl_case *c, const char *key) {
@@ -296,18 +179,18 @@ int main(int argc, char **argv) {
                FL_PROTOCOL, FL_PROBE_VERSION, (int)getpid());
         for (int i = 0; i < N_CASES; i++) {
             if (i) putchar(',');
-            put_json_string(fl_cases[i]->name);
+            fl_json_string(fl_cases[i]->name);
         }
         printf("]}");
-        end_line();
+        fl_end_line();
         return 0;
     }
     for (int i = 0; i < N_CASES; i++)
         if (strcmp(fl_cases[i]->name, argv[1]) == 0) current = fl_cases[i];
     printf("{\"type\":\"hello\",\"protocol\":%d,\"probe\":\"%s\",\"case\":", FL_PROTOCOL, FL_PROBE_VERSION);
-    put_json_string(argv[1]);
+    fl_json_string(argv[1]);
     printf(",\"pid\":%d}", (int)getpid());
-    end_line();
+    fl_end_line();
     if (!current) usage_error("unknown case", argv[1]);
 
     for (int i = 2; i < argc; i++) {
@@ -330,7 +213,7 @@ int main(int argc, char **argv) {
     if (current->setup() != 0) finish(2);
     take_usage_mark(&at_ready);
     printf("{\"type\":\"ready\"}");
-    end_line();
+    fl_end_line();
 
     char line[128];
     while (fgets(line, sizeof line, stdin)) {
@@ -343,11 +226,11 @@ int main(int argc, char **argv) {
         if (n < 1 || n > 10000000) usage_error("iteration count out of range", line);
         if (current->batch(n, warmup) != 0) finish(2);
         printf("{\"type\":\"end\",\"warmup\":%s}", warmup ? "true" : "false");
-        end_line();
+        fl_end_line();
     }
     emit_usage();
     printf("{\"type\":\"done\"}");
-    end_line();
+    fl_end_line();
     finish(0);
     return 0;
 }

@@ -43,7 +43,7 @@ export function probeTargets(root) {
       cc: 'gcc',
       static: true,
       flags: [...CFLAGS, `-DFL_PROBE_VERSION_TOKENS=${version}`, '-static'],
-      sources: ['native/probe.c', 'native/region.c', 'native/launch.c', 'native/child.c', ...cases(root)],
+      sources: ['native/probe.c', 'native/emit.c', 'native/region.c', 'native/launch.c', 'native/child.c', ...cases(root)],
       libs: ['-lpthread'],
     },
     { name: 'forklab-loop', cc: 'gcc', static: true, flags: [...CFLAGS, '-static'], sources: ['native/loop.c', 'native/region.c'], libs: ['-lpthread'] },
