@@ -98,11 +98,13 @@ export const cgroupExperiment: Experiment<CgroupParams, CgroupSummary, CgroupFie
     full: { methods: DEFAULTS.methods, threads: '0,8', gapMs: '0,50', iterations: '15', warmup: '2', repeats: '3' },
     quick: { methods: DEFAULTS.methods, threads: '0,8', gapMs: '0,50', iterations: '4', warmup: '1', repeats: '2' },
     note: 'no article: Bun PR #37466 (2026), a write to cgroup.procs against clone3(CLONE_INTO_CGROUP) per sporadic spawn; a 50 ms pause outlasts the RCU grace period a write after a pause waits for',
-    // A full reproduction runs what the claim and the conclusion read: the write by the parent against clone3, with
-    // no other thread, after the pause and back to back (the claim: after the pause). Its own full preset sleeps
-    // 20 s of its 23 (every method and both thread counts wait the pause); this one about 5.
+    // A reproduction runs what the claim and the conclusion read: the write by the parent against clone3, with no
+    // other thread, after the pause and back to back (the claim: after the pause). Its own full preset sleeps 20 s
+    // of its 23 (every method and both thread counts wait the pause); this one about 5. Quick likewise: 4.8 s of a
+    // quick reproduction's 76 with every method and thread count, when the three sources' steps may add 15 s.
     reproduce: {
       full: { methods: 'parent-write,clone3-into', threads: '0', gapMs: '0,50', iterations: '15', warmup: '2', repeats: '3' },
+      quick: { methods: 'parent-write,clone3-into', threads: '0', gapMs: '0,50', iterations: '4', warmup: '1', repeats: '2' },
     },
   },
   selfcheck: () => {
