@@ -172,7 +172,12 @@ async function options() {
   if (o.maxBuffer !== undefined) out.maxBuffer = o.maxBuffer === 'Infinity' ? Number.POSITIVE_INFINITY : o.maxBuffer;
   if (o.input !== undefined) {
     const text = 'input-1\ninput-2\n';
-    out.input = { str: text, buf: Buffer.from(text), u8: new Uint8Array(Buffer.from(text)), dataview: new DataView(Buffer.from(text).buffer), empty: '' }[o.input];
+    // The DataView sees the text alone, 8 bytes into a buffer of its own: a view over Buffer.from(text).buffer
+    // was Node's whole 8 KiB pool, whose other bytes differ from process to process (Node 26, seed 20261211)
+    const padded = Buffer.alloc(text.length + 16, '.');
+    padded.write(text, 8);
+    const dataview = new DataView(padded.buffer, padded.byteOffset + 8, text.length);
+    out.input = { str: text, buf: Buffer.from(text), u8: new Uint8Array(Buffer.from(text)), dataview, empty: '' }[o.input];
   }
   for (const k of ['uid', 'gid']) if (o[k] !== undefined) out[k] = o[k] === 'self' ? (k === 'uid' ? process.getuid() : process.getgid()) : 65534;
   if (o.signal !== undefined) {
