@@ -5,7 +5,7 @@
 // is compared as it is.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { floodLines } from '../scripts/fuzz/campaign.mjs';
+import { floodLines, killedAtStart, WRITTEN_BEFORE_THE_KILL } from '../scripts/fuzz/campaign.mjs';
 import { differences, IPC_NOT_JSON, normalise } from '../scripts/fuzz/compare.mjs';
 
 const notJson = (line: string) => ({ name: 'SyntaxError', message: `Unexpected token '${line[0]}', "${line}" is not valid JSON` });
@@ -43,4 +43,21 @@ test('a flood is compared as present: its runs of lines, and one line repeated b
   // two different lines between the runs are not one line repeated: they stay apart
   const mixed = { stderr: `${j}\nA\n${j}\nB\n${j}\n` };
   assert.equal(floodLines(mixed).stderr, '<flood stderr lines>A\n<flood stderr lines>B\n<flood stderr lines>');
+});
+
+test('a child killed at its start: its output is one value wherever it is held; the rest is compared as it is', () => {
+  const run = (out: string, code: number) => ({
+    streams: { stdout: out, stderr: '' },
+    callback: [{ name: 'AbortError', message: 'The operation was aborted', stdout: out }, { s: out }, { s: '' }],
+    events: [['exit', null, 'SIGKILL'], ['close', code]],
+  });
+  const [two, none] = [killedAtStart(run('SigBlk:\t0\nSigIgn:\t0\n', 0)), killedAtStart(run('', 0))];
+  assert.deepEqual(differences([two], [none]), []);
+  assert.equal(two.streams.stdout, WRITTEN_BEFORE_THE_KILL);
+  assert.equal((two.callback[0] as { stdout: string }).stdout, WRITTEN_BEFORE_THE_KILL);
+  // the events are still compared
+  assert.deepEqual(
+    differences([two], [killedAtStart(run('', 1))]).map((d) => d.field),
+    ['events'],
+  );
 });
