@@ -49,7 +49,10 @@ test('a child killed at its start: its output is one value wherever it is held; 
   const run = (out: string, code: number) => ({
     streams: { stdout: out, stderr: '' },
     callback: [{ name: 'AbortError', message: 'The operation was aborted', stdout: out }, { s: out }, { s: '' }],
-    events: [['exit', null, 'SIGKILL'], ['close', code]],
+    events: [
+      ['exit', null, 'SIGKILL'],
+      ['close', code],
+    ],
   });
   const [two, none] = [killedAtStart(run('SigBlk:\t0\nSigIgn:\t0\n', 0)), killedAtStart(run('', 0))];
   assert.deepEqual(differences([two], [none]), []);

@@ -64,22 +64,21 @@ test('a stream set to hex is compared decoded, so the case directory in it is no
 });
 
 const node26 = runtime(26);
-test(
-  "input as a DataView gives the child the text alone, not the rest of Node's buffer pool (seed 20261211, Node 26)",
-  { skip: node26 ? false : 'no Node 26 in FORKLAB_TEST_RUNTIMES (.ci/fetch-runtimes.sh fetches it)', timeout: LIMIT_MS + 10_000 },
-  async () => {
-    // the runner's DataView was over Buffer.from(text).buffer: the whole 8 KiB pool, whose other bytes differ from
-    // process to process on Node 26, so a child that echoed its input differed between two runs of child_process
-    const kase = JSON.stringify({
-      fn: 'spawnSync',
-      command: 'script',
-      steps: [{ ident: true }, { readIn: true }, { kill: 'TERM' }],
-      opts: { detached: false, input: 'dataview', gid: 'self' },
-      parent: {},
-      state: { env: 'replaced' },
-    });
-    const r = await fuzz(['--case', kase, '--node', node26 as string, ...subject], LIMIT_MS);
-    assert.equal(r.status, 0, r.out);
-    assert.match(r.out, /^no difference \(replay of this one case\)/m);
-  },
-);
+test("input as a DataView gives the child the text alone, not the rest of Node's buffer pool (seed 20261211, Node 26)", {
+  skip: node26 ? false : 'no Node 26 in FORKLAB_TEST_RUNTIMES (.ci/fetch-runtimes.sh fetches it)',
+  timeout: LIMIT_MS + 10_000,
+}, async () => {
+  // the runner's DataView was over Buffer.from(text).buffer: the whole 8 KiB pool, whose other bytes differ from
+  // process to process on Node 26, so a child that echoed its input differed between two runs of child_process
+  const kase = JSON.stringify({
+    fn: 'spawnSync',
+    command: 'script',
+    steps: [{ ident: true }, { readIn: true }, { kill: 'TERM' }],
+    opts: { detached: false, input: 'dataview', gid: 'self' },
+    parent: {},
+    state: { env: 'replaced' },
+  });
+  const r = await fuzz(['--case', kase, '--node', node26 as string, ...subject], LIMIT_MS);
+  assert.equal(r.status, 0, r.out);
+  assert.match(r.out, /^no difference \(replay of this one case\)/m);
+});

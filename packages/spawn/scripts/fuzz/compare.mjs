@@ -11,8 +11,8 @@ export const NORMALISATIONS = [
   'after an async spawn that failed with EMFILE or ENFILE, socket descriptors are not counted: child_process returns early then and leaves the parent ends of the stdio pipes open (Node 24), which @forklab/spawn closes',
   "the inspector's lines (a Node child sent SIGUSR1 starts it) are left out of the runner's stderr and of every text the call returned or streamed: its URL holds a random id, and whether port 9229 was free depends on the other cases running at the time",
   'during the call, descriptors of kind pidfd are not counted: @forklab/spawn reaps each running child through a pidfd (README, "What differs": reaping)',
-  "a flood step writes for a time: its runs of lines, and one line its shell repeats between them, are compared as present (scripts/fuzz/campaign.mjs, floodLines)",
-  'when the call\'s AbortSignal was aborted before it, Node starts the child and kills it at once: what the child wrote first depends on timing, in child_process too, and is compared as one value wherever the observation holds it (campaign.mjs, killedAtStart; Node 26, seed 20261211)',
+  'a flood step writes for a time: its runs of lines, and one line its shell repeats between them, are compared as present (scripts/fuzz/campaign.mjs, floodLines)',
+  "when the call's AbortSignal was aborted before it, Node starts the child and kills it at once: what the child wrote first depends on timing, in child_process too, and is compared as one value wherever the observation holds it (campaign.mjs, killedAtStart; Node 26, seed 20261211)",
   "uncaught SyntaxErrors of JSON.parse (an IPC channel fed lines that are not JSON) are compared as one entry, 'a line on the IPC channel was not JSON': which lines fail depends on how the child's writes arrive in reads (the channel parses the lines of a read until one throws, and the rest of that read is lost), and two runs through child_process itself disagree on it (Node 22, seed 20261209)",
 ];
 
