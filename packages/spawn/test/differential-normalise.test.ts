@@ -5,8 +5,7 @@
 // is compared as it is.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { floodLines, killedAtStart, WRITTEN_BEFORE_THE_KILL } from '../scripts/fuzz/campaign.mjs';
-import { differences, IPC_NOT_JSON, normalise } from '../scripts/fuzz/compare.mjs';
+import { differences, floodLines, IPC_NOT_JSON, killedAtStart, normalise, WRITTEN_BEFORE_THE_KILL } from '../scripts/fuzz/compare.mjs';
 
 const notJson = (line: string) => ({ name: 'SyntaxError', message: `Unexpected token '${line[0]}', "${line}" is not valid JSON` });
 const observed = (uncaught: object[]) => normalise({ mode: 'x', uncaught }, '/tmp/case-dir');

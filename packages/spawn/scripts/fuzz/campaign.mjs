@@ -27,35 +27,6 @@ function nodeFlags(kase, major, registerPath, mode) {
   return f;
 }
 
-/** A flood step writes for a time, not a number of lines: runs of its lines are compared as present, and so are
- * runs of one line written between them, each time the same (a shell's "echo: I/O error" on stderr for every
- * line it could not write to a stdout the child closed first: Node 22, seed 20261209). */
-export function floodLines(o) {
-  const text = JSON.stringify(o)
-    .replace(/q{8,}(?:(?:\\n)+q*)*/g, '<flood stdout lines>')
-    .replace(/j{8,}(?:(?:\\n)+j*)*/g, '<flood stderr lines>')
-    .replace(/((?:(?!<flood )[^"])*?<flood (?:stdout|stderr) lines>)\1+/g, '$1');
-  return JSON.parse(text);
-}
-
-/** What a child wrote before a kill at its start is compared as this: see killedAtStart. */
-export const WRITTEN_BEFORE_THE_KILL = '<what the child wrote before it was killed at its start>';
-
-/** A call whose AbortSignal was aborted before it: Node starts the child and kills it at once, so how much the
- * child wrote first depends on timing, in child_process too (Node 26, seed 20261211: two lines of its output, one,
- * or none). Its output, wherever the observation holds it (the streams, exec's callback and its error), is one
- * value; the events, the error, the exit and everything else are compared as they are. */
-export function killedAtStart(o) {
-  const out = structuredClone(o);
-  for (const k of ['stdout', 'stderr']) if (out.streams && typeof out.streams[k] === 'string') out.streams[k] = WRITTEN_BEFORE_THE_KILL;
-  if (Array.isArray(out.callback)) {
-    for (const i of [1, 2]) if (out.callback[i] !== null && out.callback[i] !== undefined) out.callback[i] = WRITTEN_BEFORE_THE_KILL;
-    const e = out.callback[0];
-    if (e && typeof e === 'object') for (const k of ['stdout', 'stderr']) if (k in e) e[k] = WRITTEN_BEFORE_THE_KILL;
-  }
-  return out;
-}
-
 /** One run of a case in a fresh process: its observation, normalised. */
 export function runOnce(kase, mode, cfg) {
   const dir = mkdtempSync(join(tmpdir(), 'forklab-fuzz-'));
@@ -90,9 +61,7 @@ export function runOnce(kase, mode, cfg) {
       }
       const obs = { ...result, status: signal ?? status, stdout: Buffer.concat(out).toString('latin1'), stderr: Buffer.concat(err).toString('latin1') };
       rmSync(dir, { recursive: true, force: true });
-      const o = normalise(obs, dir, mode === 'register' ? cfg.register : mode === 'refImport' ? NOOP : null);
-      const flooded = kase.steps.some((s) => 'flood' in s) ? floodLines(o) : o;
-      resolve(kase.opts.signal === 'abortedBefore' ? killedAtStart(flooded) : flooded);
+      resolve(normalise(obs, dir, mode === 'register' ? cfg.register : mode === 'refImport' ? NOOP : null, kase));
     });
   });
 }

@@ -1,7 +1,10 @@
 // Types of compare.mjs for the tests that call it.
 export declare const NORMALISATIONS: readonly string[];
 export declare const IPC_NOT_JSON: { readonly name: string; readonly message: string };
+export declare const WRITTEN_BEFORE_THE_KILL: string;
 export declare const FIELDS: readonly string[];
-export declare function normalise(obs: Record<string, unknown>, dir: string, register?: string | null): Record<string, unknown>;
+export declare function floodLines<T>(o: T): T;
+export declare function killedAtStart<T>(o: T): T;
+export declare function normalise(obs: Record<string, unknown>, dir: string, register?: string | null, kase?: object): Record<string, unknown>;
 export declare function differences(refs: readonly object[], subs: readonly object[]): { field: string; reference: string[]; subject: string[] }[];
 export declare function runnerNote(field: string): string | null;

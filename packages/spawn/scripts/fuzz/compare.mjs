@@ -11,8 +11,8 @@ export const NORMALISATIONS = [
   'after an async spawn that failed with EMFILE or ENFILE, socket descriptors are not counted: child_process returns early then and leaves the parent ends of the stdio pipes open (Node 24), which @forklab/spawn closes',
   "the inspector's lines (a Node child sent SIGUSR1 starts it) are left out of the runner's stderr and of every text the call returned or streamed: its URL holds a random id, and whether port 9229 was free depends on the other cases running at the time",
   'during the call, descriptors of kind pidfd are not counted: @forklab/spawn reaps each running child through a pidfd (README, "What differs": reaping)',
-  'a flood step writes for a time: its runs of lines, and one line its shell repeats between them, are compared as present (scripts/fuzz/campaign.mjs, floodLines)',
-  "when the call's AbortSignal was aborted before it, Node starts the child and kills it at once: what the child wrote first depends on timing, in child_process too, and is compared as one value wherever the observation holds it (campaign.mjs, killedAtStart; Node 26, seed 20261211)",
+  'a flood step writes for a time: its runs of lines, and one line its shell repeats between them, are compared as present (floodLines)',
+  "when the call's AbortSignal was aborted before it, Node starts the child and kills it at once: what the child wrote first depends on timing, in child_process too, and is compared as one value wherever the observation holds it (killedAtStart; Node 26, seed 20261211)",
   "uncaught SyntaxErrors of JSON.parse (an IPC channel fed lines that are not JSON) are compared as one entry, 'a line on the IPC channel was not JSON': which lines fail depends on how the child's writes arrive in reads (the channel parses the lines of a read until one throws, and the rest of that read is lost), and two runs through child_process itself disagree on it (Node 22, seed 20261209)",
 ];
 
@@ -46,8 +46,38 @@ function withoutInspector(v) {
   return v;
 }
 
-/** An observation with the run's own directory replaced; pidfds left out of the descriptors counted during the call. */
-export function normalise(obs, dir, register) {
+/** A flood step writes for a time, not a number of lines: runs of its lines are compared as present, and so are
+ * runs of one line written between them, each time the same (a shell's "echo: I/O error" on stderr for every
+ * line it could not write to a stdout the child closed first: Node 22, seed 20261209). */
+export function floodLines(o) {
+  const text = JSON.stringify(o)
+    .replace(/q{8,}(?:(?:\\n)+q*)*/g, '<flood stdout lines>')
+    .replace(/j{8,}(?:(?:\\n)+j*)*/g, '<flood stderr lines>')
+    .replace(/((?:(?!<flood )[^"])*?<flood (?:stdout|stderr) lines>)\1+/g, '$1');
+  return JSON.parse(text);
+}
+
+/** What a child wrote before a kill at its start is compared as this: see killedAtStart. */
+export const WRITTEN_BEFORE_THE_KILL = '<what the child wrote before it was killed at its start>';
+
+/** A call whose AbortSignal was aborted before it: Node starts the child and kills it at once, so how much the
+ * child wrote first depends on timing, in child_process too (Node 26, seed 20261211: two lines of its output, one,
+ * or none). Its output, wherever the observation holds it (the streams, exec's callback and its error), is one
+ * value; the events, the error, the exit and everything else are compared as they are. */
+export function killedAtStart(o) {
+  const out = structuredClone(o);
+  for (const k of ['stdout', 'stderr']) if (out.streams && typeof out.streams[k] === 'string') out.streams[k] = WRITTEN_BEFORE_THE_KILL;
+  if (Array.isArray(out.callback)) {
+    for (const i of [1, 2]) if (out.callback[i] !== null && out.callback[i] !== undefined) out.callback[i] = WRITTEN_BEFORE_THE_KILL;
+    const e = out.callback[0];
+    if (e && typeof e === 'object') for (const k of ['stdout', 'stderr']) if (k in e) e[k] = WRITTEN_BEFORE_THE_KILL;
+  }
+  return out;
+}
+
+/** An observation with the run's own directory replaced; pidfds left out of the descriptors counted during the call;
+ * and, by what the case does (kase, when given), a flood's lines and the output of a child killed at its start. */
+export function normalise(obs, dir, register, kase) {
   let text = JSON.stringify(obs);
   if (register) text = text.split(`"--import",${JSON.stringify(register)},`).join('');
   text = text
@@ -71,7 +101,8 @@ export function normalise(obs, dir, register) {
   if (failedSpawn) for (const when of [o.during, o.after]) if (when?.fds) delete when.fds.socket;
   const syncCode = o.ret?.error?.code ?? (o.ret === null ? o.threw?.code : undefined);
   if (syncCode === 'EMFILE' || syncCode === 'ENFILE') for (const when of [o.during, o.after]) if (when?.fds) delete when.fds.eventpoll;
-  return o;
+  const flooded = kase?.steps.some((s) => 'flood' in s) ? floodLines(o) : o;
+  return kase?.opts.signal === 'abortedBefore' ? killedAtStart(flooded) : flooded;
 }
 
 function flatten(v, path, out) {
