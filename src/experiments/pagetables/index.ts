@@ -8,7 +8,7 @@ import { probeFailedWarnings } from '../shared/failures.js';
 import { publishedValue } from '../../reference/published.js';
 import { fixedPlan } from '../../runner/plans.js';
 import { OWN_MAPPINGS, readMaxMapCount } from '../../env/memory.js';
-import { finishRun, measurementsFrom } from '../shared/measure.js';
+import { finishRun, infoNumber, measurementsFrom } from '../shared/measure.js';
 import { parseInteger, str } from '../../text/parse.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUsCi } from '../../text/format.js';
@@ -18,7 +18,7 @@ import { MICROSECONDS_PER_CALL, type Experiment, type Measurement, type Warning 
 import { UsageError } from '../../errors.js';
 import { HEADROOM_BYTES, requireMemory } from '../shared/preflight.js';
 import { FORK_FIELDS, LAYOUTS, PHASES, type Layout, type Phase, PAGETABLES_IDENTITY, type PagetablesFields, type PhaseFields } from './configuration.js';
-import { diff, num, phaseRows, summarizePagetables, type PagetablesParams, type PagetablesSummary } from './summary.js';
+import { diff, phaseRows, summarizePagetables, type PagetablesParams, type PagetablesSummary } from './summary.js';
 
 export type { PagetablesParams, PagetablesSummary } from './summary.js';
 
@@ -192,7 +192,7 @@ export const pagetablesExperiment: Experiment<PagetablesParams, PagetablesSummar
         }
         const identity = { layout, pages: p.pages, spacingKb: layout === 'sparse' ? p.spacingKb : 4 };
         const observed = {
-          mappingsInRange: num(result.info, 'mappingsInRange'),
+          mappingsInRange: infoNumber(result.info, 'mappingsInRange'),
           builtVmPteKb: diff(rows.find((r) => r.phase === 'after-build')?.parentVmPteKb, rows.find((r) => r.phase === 'before')?.parentVmPteKb),
         };
         return [...phases, ...measurementsFrom(FORK_FIELDS, result, identity, observed, repeat, [`fork-exit-${layout}`], ctx.seed)];

@@ -3,6 +3,7 @@
 import type { InfoValue } from '../../runner/protocol.js';
 import type { Measurement } from '../contract/types.js';
 import { measurementsOf } from '../contract/fields.js';
+import { infoNumber } from '../shared/measure.js';
 import { LAYOUTS, PAGETABLES_FIELDS, PHASES, type Layout, type Phase, isPhaseRow } from './configuration.js';
 
 export interface PagetablesParams {
@@ -52,21 +53,15 @@ export interface PagetablesSummary {
   forkExitSparseToDense: number | null;
 }
 
-/** A number the probe reported in its info, or null. */
-export function num(info: Record<string, InfoValue>, key: string): number | null {
-  const v = info[key];
-  return typeof v === 'number' ? v : null;
-}
-
 /** The page-table readings the probe reported for each phase it reached. */
 export function phaseRows(layout: Layout, info: Record<string, InfoValue>): PhaseRow[] {
-  return PHASES.filter((ph) => num(info, `${ph}.parentVmPteKb`) !== null).map((phase) => ({
+  return PHASES.filter((ph) => infoNumber(info, `${ph}.parentVmPteKb`) !== null).map((phase) => ({
     layout,
     phase,
-    parentVmPteKb: num(info, `${phase}.parentVmPteKb`),
-    childVmPteKb: num(info, `${phase}.childVmPteKb`),
-    pageTablesKb: num(info, `${phase}.pageTablesKb`),
-    settleMs: num(info, `${phase}.settleMs`),
+    parentVmPteKb: infoNumber(info, `${phase}.parentVmPteKb`),
+    childVmPteKb: infoNumber(info, `${phase}.childVmPteKb`),
+    pageTablesKb: infoNumber(info, `${phase}.pageTablesKb`),
+    settleMs: infoNumber(info, `${phase}.settleMs`),
   }));
 }
 
@@ -97,8 +92,8 @@ export function summarizePagetables(measurements: readonly Measurement[], p: Pag
       layout,
       pages: p.pages,
       spacingKb: layout === 'sparse' ? p.spacingKb : 4,
-      rangeKb: num(info, 'rangeKb'),
-      mappingsInRange: num(info, 'mappingsInRange'),
+      rangeKb: infoNumber(info, 'rangeKb'),
+      mappingsInRange: infoNumber(info, 'mappingsInRange'),
       builtVmPteKb: diff(at('after-build')?.parentVmPteKb, at('before')?.parentVmPteKb),
       childToParentVmPte: forked?.childVmPteKb != null && forked.parentVmPteKb ? forked.childVmPteKb / forked.parentVmPteKb : null,
       forkPageTablesGrowthKb: diff(forked?.pageTablesKb, at('after-build')?.pageTablesKb),

@@ -7,6 +7,12 @@ import { describeFailure, type ProbeResult } from '../../runner/probe.js';
 import type { ExperimentRun, FieldValues, Fields, Measurement, Scalar, SeriesStats, Warning } from '../contract/types.js';
 import type { FieldsSpec } from '../contract/fields.js';
 
+/** A number a probe reported in its info (or a measurement holds there), or null where it is absent or not a number. */
+export function infoNumber(info: Readonly<Record<string, unknown>>, key: string): number | null {
+  const v = info[key];
+  return typeof v === 'number' ? v : null;
+}
+
 export function seriesStats(samplesNs: readonly number[], seed: number): SeriesStats | null {
   if (samplesNs.length === 0) return null;
   const ci = bootstrapMedianCi(samplesNs, { seed });

@@ -9,7 +9,7 @@ import { probeFailedWarnings } from '../shared/failures.js';
 import { linearFit } from '../../stats/regression.js';
 import { median } from '../../stats/descriptive.js';
 import { OWN_MAPPINGS, readMaxMapCount } from '../../env/memory.js';
-import { cellFigure, finishRun, fitOverRepeats, measurementsFrom, type CellFigure } from '../shared/measure.js';
+import { cellFigure, finishRun, fitOverRepeats, infoNumber, measurementsFrom, type CellFigure } from '../shared/measure.js';
 import { parseIntegerList, str } from '../../text/parse.js';
 import { countOptions, parseCounts, type CountSpecs } from '../shared/counts.js';
 import { fmtRatio, fmtUsCi } from '../../text/format.js';
@@ -110,11 +110,6 @@ export function capVmas(requested: readonly number[], maxMapCount: number | null
   };
 }
 
-function num(info: Record<string, unknown>, key: string): number | null {
-  const v = info[key];
-  return typeof v === 'number' ? v : null;
-}
-
 export function summarizeVma(measurements: readonly Measurement[], seed: number): VmaSummary {
   const ms = measurementsOf(VMA_FIELDS, measurements);
   const cells: VmaCell[] = [];
@@ -145,7 +140,7 @@ export function summarizeVma(measurements: readonly Measurement[], seed: number)
   // counts once (its measurements share its info, probePid among it).
   const seenProbe = new Set<string>();
   const probes = ms.filter((m) => {
-    if (m.state !== 'ok' || num(m.info, 'slabChildKb') === null || num(m.info, 'slabBuiltKb') === null) return false;
+    if (m.state !== 'ok' || infoNumber(m.info, 'slabChildKb') === null || infoNumber(m.info, 'slabBuiltKb') === null) return false;
     const id = `${String(m.info.probePid ?? m.series)}|${m.repeat}|${String(m.identity.vmas)}`;
     if (seenProbe.has(id)) return false;
     seenProbe.add(id);
@@ -289,17 +284,17 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary, VmaFields> = {
       }),
       measure: (c, result, repeat) => {
         const i0 = result.info;
-        const d = (a: string, b: string) => (num(i0, a) !== null && num(i0, b) !== null ? num(i0, a)! - num(i0, b)! : null);
+        const d = (a: string, b: string) => (infoNumber(i0, a) !== null && infoNumber(i0, b) !== null ? infoNumber(i0, a)! - infoNumber(i0, b)! : null);
         const observed = {
-          vmasInRegion: num(i0, 'vmasInRegion'),
+          vmasInRegion: infoNumber(i0, 'vmasInRegion'),
           slabGrowthKb: d('slabChildKb', 'slabBuiltKb'),
           sUnreclaimGrowthKb: d('sUnreclaimChildKb', 'sUnreclaimBuiltKb'),
           slabBuildKb: d('slabBuiltKb', 'slabBeforeKb'),
           // The raw /proc/meminfo Slab readings: before building, before the fork, with the child alive, after its reap.
-          slabBeforeKb: num(i0, 'slabBeforeKb'),
-          slabBeforeForkKb: num(i0, 'slabBuiltKb'),
-          slabAfterForkKb: num(i0, 'slabChildKb'),
-          slabAfterReapKb: num(i0, 'slabAfterKb'),
+          slabBeforeKb: infoNumber(i0, 'slabBeforeKb'),
+          slabBeforeForkKb: infoNumber(i0, 'slabBuiltKb'),
+          slabAfterForkKb: infoNumber(i0, 'slabChildKb'),
+          slabAfterReapKb: infoNumber(i0, 'slabAfterKb'),
         };
         return VMA_METHODS.flatMap((method) =>
           measurementsFrom(VMA_FIELDS, { ...result, series: result.series.filter((x) => x.series === method) }, { vmas: c.vmas, method }, observed, repeat, [method], ctx.seed),
