@@ -3,6 +3,7 @@
 // matches it. No probe runs here.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { gistOf } from '../src/report/verdict-lines.js';
 import { clusterWidening, widen } from '../src/stats/clusters.js';
 import { bowShare, parabolaFit } from '../src/stats/curvature.js';
 import { FIXTURES, docs, edit, rss, set, setUs, vmas, verdictOf, type Cfg } from './helpers/claims-data.js';
@@ -100,6 +101,46 @@ describe('rules of evidence', () => {
     assert.equal(f.verdict, 'not-measurable', f.detail);
     assert.match(f.detail, /not measurable: the fit falls \(the fit through method=fork-exec,thp=on: -2\.00 µs per MB \[95 % CI .*\]\), so there is no cost per entry/);
     assert.doesNotMatch(f.detail, /ns\/entry|per rssMb/);
+  });
+
+  test("a ratio whose denominator rises at its point but whose interval reaches 0 has no upper end: said so, never a resample's largest value", () => {
+    // THP on: fork+exec rises 0.3 µs per MB at its point, with ±0.4 ms from repeat to repeat that flips sign across
+    // the RSS range, so the slope's own interval reaches below 0.
+    const noisy = edit(
+      'spawn',
+      { method: 'fork-exec', thp: 'on' },
+      setUs((c) => 5000 + 400 * ([1, -1, 0][((c['repeat'] as number) - 1) % 3] ?? 0) * (rss(c) === 0 ? 1 : -1) + 0.3 * rss(c)),
+    );
+    const v = verdictOf('000.thp-off-slope-16x', docs(noisy));
+    assert.equal(v.verdict, 'inconclusive', v.detail);
+    assert.match(
+      v.detail,
+      /\[95 % CI [\d.]+×–unbounded: the fit through fork-exec, thp on rises [\d.]+ µs per MB but its interval reaches -[\d.]+ µs per MB within this run, so the ratio has no upper end\]/,
+    );
+    assert.equal(v.interval, undefined, 'no finite interval is stored for a ratio with no upper end');
+    // One line of a report: the lower end and "unbounded", not a bare "[unbounded]" that drops what the run showed.
+    const figure = {
+      figureId: 'x',
+      article: '000',
+      experiment: 'spawn',
+      headline: false,
+      statistic: 'median',
+      unit: '×',
+      published: 16,
+      measured: v.measured,
+      ratio: null,
+      detail: '',
+    };
+    assert.match(gistOf(v, figure), /^[\d.]+× \[[\d.]+×?–unbounded\] · article 16×$/);
+    // The same denominator, every repeat alike: its interval stays above 0, and the ratio keeps both ends.
+    const steady = edit(
+      'spawn',
+      { method: 'fork-exec', thp: 'on' },
+      setUs((c) => 5000 + 0.3 * rss(c) + ((c['repeat'] as number) % 2) * 5),
+    );
+    const s = verdictOf('000.thp-off-slope-16x', docs(steady));
+    assert.doesNotMatch(s.detail, /unbounded/);
+    assert.ok(s.interval && Number.isFinite(s.interval.high), s.detail);
   });
 
   test("a value the run's parameters name but whose configurations are missing makes the claim not measurable", () => {

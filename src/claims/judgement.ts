@@ -122,21 +122,27 @@ export function finite(iv: Range | null): { interval?: Range } {
   return iv && Number.isFinite(iv.low) && Number.isFinite(iv.high) ? { interval: iv } : {};
 }
 
-/** Judges a quantity against a published expectation with its interval. */
-export function judgeExpectation(q: Quantity, scale: number, e: Expectation, unit: string, label: string, ctx: JudgeContext, floor = -Infinity): Judgement {
+/**
+ * Judges a quantity against a published expectation with its interval. `noUpperEnd`: why the quantity has no upper
+ * end (a ratio whose denominator is not told from 0): the interval runs from its lower end to unbounded, and is
+ * judged and said so, never with the resamples' arbitrary largest value.
+ */
+export function judgeExpectation(q: Quantity, scale: number, e: Expectation, unit: string, label: string, ctx: JudgeContext, floor = -Infinity, noUpperEnd?: string): Judgement {
   const m = scaled(q, scale, ctx, label, floor);
   const b = band(e);
   const fmt = (x: number) => fmtInUnit(x, unit);
-  const iv = m.interval ?? { low: m.point, high: m.point };
+  const open = noUpperEnd !== undefined && m.interval !== null && Number.isFinite(m.interval.low);
+  const iv = open ? { low: m.interval!.low, high: Infinity } : (m.interval ?? { low: m.point, high: m.point });
+  const shown = open ? `${fmt(m.point)} [95 % CI ${fmt(iv.low)}–unbounded: ${noUpperEnd}]` : withInterval(m.point, m.interval, fmt);
   const published = e.published ?? null;
   return {
     outcome: against(iv, b),
     measured: m.point,
     published,
     factor: published !== null && published > 0 ? m.point / published : null,
-    ...finite(m.interval),
-    detail: `${label} = ${withInterval(m.point, m.interval, fmt)}; ${describeBand(e, unit)}: ${placement(iv, b, fmt)}`,
-    plain: `this machine: ${withInterval(m.point, m.interval, fmt)}; ${describeBand(e, unit, true, ctx.by)}: ${placement(iv, b, fmt)}`,
+    ...(open ? {} : finite(m.interval)),
+    detail: `${label} = ${shown}; ${describeBand(e, unit)}: ${placement(iv, b, fmt)}`,
+    plain: `this machine: ${shown}; ${describeBand(e, unit, true, ctx.by)}: ${placement(iv, b, fmt)}`,
     minRepeats: m.minRepeats,
   };
 }

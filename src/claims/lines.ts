@@ -8,6 +8,7 @@ import { linearFit } from '../stats/regression.js';
 import { pooledStatistic } from '../stats/resample.js';
 import { checkCells, positiveRatio } from './evidence.js';
 import { fmtSlope } from './format.js';
+import { plainSeries } from './plain.js';
 import { finite, judgeExpectation, measureWithinRun, statOf, type JudgeContext, type Judgement } from './judgement.js';
 import type { Quantity } from './quantity.js';
 import { NotMeasurable, describeSeries, keyOf, narrow, repeatValues, select, type Config, type ExperimentData } from './select.js';
@@ -148,7 +149,18 @@ export function judgeSlopeRatio(c: SlopeRatioCheck, ctx: JudgeContext): Judgemen
   );
   if (open) return open;
   const q = { ...twoLines(n, d, stat, (a, b) => positiveRatio(slopeOf(n.xs, a), slopeOf(d.xs, b))), multiplicative: true };
-  return judgeExpectation(q, 1, c as Expectation, 'ratio', label, ctx, 0);
+  // A denominator that rises at its point but whose own interval reaches 0 gives the ratio no upper end: the largest
+  // of the resampled ratios is then an accident of how near 0 one resample's slope fell, not a bound.
+  const below = measureWithinRun(
+    lineQuantity(d, stat, (ys) => slopeOf(d.xs, ys)),
+    ctx,
+  ).interval;
+  const fmt = (x: number) => fmtSlope(x, undefined, unitOfKey(ctx.data, c.over));
+  const noUpperEnd =
+    below && Number.isFinite(below.low) && below.low <= 0
+      ? `the fit through ${plainSeries(c.denominator)} rises ${fmt(pointSlope(d, stat))} but its interval reaches ${fmt(below.low)} within this run, so the ratio has no upper end`
+      : undefined;
+  return judgeExpectation(q, 1, c as Expectation, 'ratio', label, ctx, 0, noUpperEnd);
 }
 
 export function judgePerEntry(c: PerEntryCheck, ctx: JudgeContext): Judgement {

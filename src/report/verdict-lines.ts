@@ -79,7 +79,9 @@ export function gistOf(v: Pick<Verdict, 'plain' | 'detail' | 'measured' | 'inter
   const text = inWords(v.plain ?? v.detail).replace(/^this machine:\s*/i, '');
   if (figure && figure.measured !== null) {
     const scale = v.measured !== null && v.measured !== 0 ? figure.measured / v.measured : 1;
-    const unbounded = /\[95 % CI unbounded/.test(text) ? ' [unbounded]' : '';
+    // no interval, or one with a lower end only (a ratio whose denominator is not told from 0)
+    const from = /\[95 % CI ([^\s\]–]+)–unbounded/.exec(text);
+    const unbounded = from ? ` [${from[1]}–unbounded]` : /\[95 % CI unbounded/.test(text) ? ' [unbounded]' : '';
     const iv = v.interval ? ` ${intervalText(v.interval.low * scale, v.interval.high * scale, figure.unit)}` : unbounded;
     return `${fmtValue(figure.measured, figure.unit)}${iv} · article ${fmtValue(figure.published, figure.unit)}`;
   }
