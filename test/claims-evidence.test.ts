@@ -183,7 +183,53 @@ describe('rules of evidence', () => {
     );
     const b = verdictOf('000.posix-spawn-flat', docs(bump));
     assert.equal(b.verdict, 'differs', b.detail);
-    assert.match(b.detail, /largest ÷ smallest median .* 3\.00×/);
+    assert.match(b.detail, /largest ÷ smallest 3\.00× .*: a bump above the band/);
+    // One dear point in the middle: the fitted line barely moves, the bump alone makes it differ.
+    const middle = verdictOf(
+      '000.vfork-flat',
+      docs(
+        edit(
+          'spawn',
+          { method: 'vfork-exec' },
+          setUs((c) => (rss(c) === 512 ? 400 : 150)),
+        ),
+      ),
+    );
+    assert.equal(middle.verdict, 'differs', middle.detail);
+    assert.match(middle.detail, /a bump above the band/);
+  });
+
+  test('flat is the fitted line within the band; the slope share is judged only where the reference itself leaves the band', () => {
+    const base = verdictOf('000.posix-spawn-flat', docs());
+    assert.equal(base.verdict, 'holds', base.detail);
+    assert.match(
+      base.detail,
+      /thp=off: the fitted line of the medians over rssMb 0–1024 \(\d values\) ends [\d.]+× \[95 % CI [\d.]+×–[\d.]+×\] its start: the whole interval lies inside the band, slope [\d.]+ %/,
+    );
+    // fork+exec as flat as posix_spawn with THP on: a share of its slope cannot tell them apart, and is not judged.
+    const both = docs(
+      edit(
+        'spawn',
+        { method: 'fork-exec', thp: 'on' },
+        setUs((c) => 2000 + ((c['repeat'] as number) % 2) * 10),
+      ),
+    );
+    const v = verdictOf('000.posix-spawn-flat', both);
+    assert.equal(v.verdict, 'holds', v.detail);
+    assert.match(v.detail, /thp=on: .*method=fork-exec's own line ends 1\.00× .* not shown above 1\.25×: no slope share, the band decides/);
+    // A real trend of 40 % differs, whatever the reference does.
+    const rising = verdictOf(
+      '000.posix-spawn-flat',
+      docs(
+        edit(
+          'spawn',
+          { method: 'posix-spawn' },
+          setUs((c) => 500 * (1 + 0.4 * (rss(c) / 1024))),
+        ),
+      ),
+    );
+    assert.equal(rising.verdict, 'differs', rising.detail);
+    assert.match(rising.detail, /ends 1\.40× .*lies above the band/);
   });
 
   test('the bow is 0 for a line and 0.25 for x² whatever its offset; few repeats widen an interval', () => {

@@ -32,7 +32,7 @@ export interface HistoryRun {
  */
 export const DRIFT_PRIORS: Readonly<Record<DriftClass, DriftPrior>> = {
   timing: { scale: 0.03, df: 2, name: 'the prior for timings: half-t(2) of scale 3 %' },
-  'timing-share': { scale: 0.06, df: 2, name: 'the prior for shares of timings (a bow, a slope share, a spread): half-t(2) of scale 6 points' },
+  'timing-share': { scale: 0.06, df: 2, name: 'the prior for shares of timings (a bow, a spread): half-t(2) of scale 6 points' },
   reading: { scale: 0.003, df: 2, name: 'the prior for readings (kB, faults, bytes): half-t(2) of scale 0.3 %' },
   'reading-share': { scale: 0.003, df: 2, name: 'the prior for shares of readings: half-t(2) of scale 0.3 points' },
 };

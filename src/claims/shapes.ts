@@ -1,18 +1,20 @@
 // The shapes of a line over a key, each judged by a test that answers its question, with its interval:
-// - flat: the largest of the statistics over x ÷ the smallest (any bump counts, not only a fitted slope) at most
-//   1 + maxRelativeChange, and optionally a slope at most a fraction of another series' slope;
+// - flat: the least-squares line through the statistics over x ends within ×/÷ (1 + maxRelativeChange) of where it
+//   starts (the trend the article's own flat figures are read by), no bump shown above that (largest ÷ smallest,
+//   its whole interval above), and optionally a slope at most a fraction of another series' slope where that series
+//   itself rises beyond the band (where it does not, a share of its slope cannot tell the two apart);
 // - grows linearly: at least 3 x values; rising (growth factor, or a slope above 0); and straight: the bow of the
 //   least-squares parabola (its largest gap from the chord, as a share of the rise: src/stats/curvature.ts) within
 //   ±maxBow. A pure x² has bow 0.25; noise widens the interval instead of failing a line, as R² did.
-import type { FlatCheck, GrowsLinearlyCheck } from '../reference/published.js';
+import type { FlatCheck, GrowsLinearlyCheck, Series } from '../reference/published.js';
 import { bowShare, parabolaFit } from '../stats/curvature.js';
-import { linearFit } from '../stats/regression.js';
+import { fittedChange, linearFit } from '../stats/regression.js';
 import { pooledStatistic } from '../stats/resample.js';
 import { allOf, against, placement, type Outcome } from './bands.js';
 import { checkPositive } from './evidence.js';
 import { fmtFactor, fmtMetric, fmtPercent, fmtSlope } from './format.js';
 import { eachOf, scaled, statOf, where, withInterval, type JudgeContext, type Judgement } from './judgement.js';
-import { lineQuantity, minusPoints, points, slopeOf, twoLines, unitOfKey } from './lines.js';
+import { lineQuantity, minusPoints, points, slopeOf, twoLines, unitOfKey, type Points } from './lines.js';
 import { plainMark, plainPair, plainSeries, plainSpan, plainWhere } from './plain.js';
 import { NotMeasurable, describeSeries, narrow } from './select.js';
 
@@ -24,38 +26,69 @@ export function judgeFlat(c: FlatCheck, ctx: JudgeContext): Judgement {
   const parts: string[] = [];
   const plainParts: string[] = [];
   const outcomes: Outcome[] = [];
-  let worst = 0;
+  let worst = 1;
   let minRepeats = Infinity;
-  // Largest ÷ smallest and a slope share are never below 1 and 0: only their limits are edges.
-  const b: [number, number] = [-Infinity, 1 + c.maxRelativeChange];
+  // The line's change over the span, either way; a bump (largest ÷ smallest, never below 1) only where it is shown.
+  const top = 1 + c.maxRelativeChange;
+  const b: [number, number] = [1 / top, top];
+  const change = (p: Points, sel: Series) =>
+    scaled({ ...lineQuantity(p, stat, (ys) => fittedChange(p.xs, ys)), multiplicative: true }, 1, ctx, `the fitted change of ${describeSeries(sel)}`, 0);
   for (const r of eachOf(data, c.series, c.eachOf)) {
     const sel = narrow(c.series, r, data);
     const p = points(data, sel, c.over, c.metric, 2);
     const ys = p.groups.map((g) => pooledStatistic(g, stat));
-    checkPositive([{ label: `the smallest ${stat} of ${describeSeries(sel)}`, value: Math.min(...ys) }], `${data.experiment}: largest ÷ smallest`);
-    const spread = (s: readonly number[]) => (Math.min(...s) > 0 ? Math.max(...s) / Math.min(...s) : NaN);
-    const m = scaled({ ...lineQuantity(p, stat, spread), multiplicative: true, spread: true }, 1, ctx, `largest ÷ smallest of ${describeSeries(sel)}`, 1);
+    checkPositive([{ label: `the smallest ${stat} of ${describeSeries(sel)}`, value: Math.min(...ys) }], `${data.experiment}: a flat line`);
+    const m = change(p, sel);
     minRepeats = Math.min(minRepeats, m.minRepeats);
     const iv = m.interval ?? { low: m.point, high: m.point };
-    let o = against(iv, b);
-    worst = Math.max(worst, m.point);
+    const outcomesHere: Outcome[] = [against(iv, b)];
+    if (Math.abs(Math.log(m.point)) > Math.abs(Math.log(worst))) worst = m.point;
     const span = `${c.over} ${p.xs[0]}–${p.xs[p.xs.length - 1]}`;
-    let text = `${where(r)}largest ÷ smallest ${stat} over ${span} (${p.xs.length} values) ${withInterval(m.point, m.interval, fmtFactor)}: ${placement(iv, b, fmtFactor)}`;
-    let plainText = `${plainWhere(r)}the dearest point over ${plainSpan(c.over, p.xs[0]!, p.xs[p.xs.length - 1]!)} is ${withInterval(m.point, m.interval, fmtFactor)} the cheapest`;
-    if (c.maxSlopeFraction) {
-      const of = points(data, narrow(c.maxSlopeFraction.of, r, data), c.over, c.metric, 2);
-      const share = scaled({ ...twoLines(p, of, stat, (a, bb) => Math.abs(slopeOf(p.xs, a)) / Math.abs(slopeOf(of.xs, bb))), drift: 'absolute' }, 1, ctx, 'the slope share', 0);
-      const siv = share.interval ?? { low: share.point, high: share.point };
-      o = allOf([o, against(siv, [-Infinity, c.maxSlopeFraction.fraction])]);
-      text += `, slope ${withInterval(share.point, share.interval, fmtPercent)} of ${describeSeries(c.maxSlopeFraction.of)}'s`;
-      plainText += `, rising ${withInterval(share.point, share.interval, fmtPercent)} as steeply as ${plainSeries(c.maxSlopeFraction.of)}`;
+    let text = `${where(r)}the fitted line of the ${stat}s over ${span} (${p.xs.length} values) ends ${withInterval(m.point, m.interval, fmtFactor)} its start: ${placement(iv, b, fmtFactor)}`;
+    let plainText = `${plainWhere(r)}over ${plainSpan(c.over, p.xs[0]!, p.xs[p.xs.length - 1]!)} the line through the points ends ${withInterval(m.point, m.interval, fmtFactor)} where it starts`;
+    // A bump the line does not follow: the dearest point ÷ the cheapest, which differs only where it is shown above the band.
+    if (p.xs.length > 2) {
+      const spread = (v: readonly number[]) => (Math.min(...v) > 0 ? Math.max(...v) / Math.min(...v) : NaN);
+      const bump = scaled({ ...lineQuantity(p, stat, spread), multiplicative: true, spread: true }, 1, ctx, `largest ÷ smallest of ${describeSeries(sel)}`, 1);
+      if (bump.interval && bump.interval.low > top) {
+        outcomesHere.push('differs');
+        text += `; largest ÷ smallest ${withInterval(bump.point, bump.interval, fmtFactor)}: a bump above the band`;
+        plainText += `, but the dearest point is ${withInterval(bump.point, bump.interval, fmtFactor)} the cheapest: a bump above the band`;
+      }
     }
+    if (c.maxSlopeFraction) {
+      const ofSel = narrow(c.maxSlopeFraction.of, r, data);
+      const of = points(data, ofSel, c.over, c.metric, 2);
+      // The share tells the series from the reference only where the reference itself leaves the band: where its
+      // own change is not shown above the band, both may be flat and the band alone decides.
+      const ref = change(of, ofSel);
+      const riv = ref.interval ?? { low: ref.point, high: ref.point };
+      if (riv.low > top) {
+        // a ratio of two slopes, positive by its absolute values: its drift is many-fold, as the slope ratio's is
+        const share = scaled(
+          { ...twoLines(p, of, stat, (a, bb) => Math.abs(slopeOf(p.xs, a)) / Math.abs(slopeOf(of.xs, bb))), multiplicative: true },
+          1,
+          ctx,
+          'the slope share',
+          0,
+        );
+        const siv = share.interval ?? { low: share.point, high: share.point };
+        outcomesHere.push(against(siv, [-Infinity, c.maxSlopeFraction.fraction]));
+        text += `, slope ${withInterval(share.point, share.interval, fmtPercent)} of ${describeSeries(c.maxSlopeFraction.of)}'s`;
+        plainText += `, rising ${withInterval(share.point, share.interval, fmtPercent)} as steeply as ${plainSeries(c.maxSlopeFraction.of)}`;
+      } else {
+        text += `; ${describeSeries(c.maxSlopeFraction.of)}'s own line ends ${withInterval(ref.point, ref.interval, fmtFactor)} its start, not shown above ${fmtFactor(top)}: no slope share, the band decides`;
+        plainText += `; ${plainSeries(c.maxSlopeFraction.of)} itself ends ${withInterval(ref.point, ref.interval, fmtFactor)} where it starts, not shown beyond the band, so the slope is not compared with it`;
+      }
+    }
+    const o = allOf(outcomesHere);
     outcomes.push(o);
     parts.push(`${text}${mark(o)}`);
     plainParts.push(`${plainText}${plainMark(o)}`);
   }
-  const plainLimits = `flat: the whole interval of dearest ÷ cheapest at most ${fmtFactor(b[1])}${c.maxSlopeFraction ? `, and of the slope at most ${fmtPercent(c.maxSlopeFraction.fraction)} of ${plainSeries(c.maxSlopeFraction.of)}'s` : ''}`;
-  const limits = `limits: largest ÷ smallest ≤ ${fmtFactor(b[1])}${c.maxSlopeFraction ? `, slope ≤ ${fmtPercent(c.maxSlopeFraction.fraction)} of ${describeSeries(c.maxSlopeFraction.of)}'s` : ''}, whole interval inside`;
+  const share = c.maxSlopeFraction;
+  const plainLimits = `flat: the whole interval of the line's end ÷ its start within ${fmtFactor(b[0])}–${fmtFactor(top)}, no bump shown above ${fmtFactor(top)}${share ? `, and the slope at most ${fmtPercent(share.fraction)} of ${plainSeries(share.of)}'s where that one rises beyond the band` : ''}`;
+  const limits = `limits: fitted end ÷ start ${fmtFactor(b[0])}–${fmtFactor(top)}, whole interval inside; largest ÷ smallest not shown above ${fmtFactor(top)}${share ? `; slope ≤ ${fmtPercent(share.fraction)} of ${describeSeries(share.of)}'s where its own change is above the band` : ''}`;
   return {
     outcome: allOf(outcomes),
     measured: worst,

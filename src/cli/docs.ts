@@ -55,7 +55,7 @@ export function describeCheck(c: Check): string {
   const per = (keys: string[] | undefined) => (keys?.length ? ` for each ${keys.join(',')}` : '');
   switch (c.type) {
     case 'flat':
-      return `${stat} of ${sel(c.series)}${c.metric ? ` [${c.metric}]` : ''} over ${c.over}${per(c.eachOf)}: largest ÷ smallest ≤ ${1 + c.maxRelativeChange}×${c.maxSlopeFraction ? `, slope ≤ ${c.maxSlopeFraction.fraction * 100} % of ${sel(c.maxSlopeFraction.of)}'s` : ''}`;
+      return `${stat} of ${sel(c.series)}${c.metric ? ` [${c.metric}]` : ''} over ${c.over}${per(c.eachOf)}: fitted line's end ÷ start within ×/÷ ${1 + c.maxRelativeChange}, no bump above ${1 + c.maxRelativeChange}×${c.maxSlopeFraction ? `, slope ≤ ${c.maxSlopeFraction.fraction * 100} % of ${sel(c.maxSlopeFraction.of)}'s where that one rises beyond the band` : ''}`;
     case 'grows-linearly':
       return `${stat} of ${sel(c.series)}${c.metric ? ` [${c.metric}]` : ''}${c.minus ? ` − ${sel(c.minus)}` : ''} over ${c.over}${per(c.eachOf)}: bow of the fitted parabola within ±${c.maxBow * 100} % of the rise, ${c.minGrowthFactor !== undefined ? `growth (largest x ÷ smallest) ≥ ${c.minGrowthFactor}×, a start above 0` : 'slope > 0'}, ≥ 3 values of ${c.over}`;
     case 'slope-ratio':
@@ -149,9 +149,12 @@ function judging(): string {
     '  of a difference, "barely changes", is judged on the difference\'s size, so a fall counts as a change). Identical repeats',
     '  are refused: two fresh probe processes whose timings agree sample for sample (a repeat copied into another) are no evidence.',
     '* **Shapes are judged with intervals too.** "greater": the interval of the ratio lies strictly above the factor (a tie',
-    '  never passes); "flat": the interval of the largest ÷ the smallest statistic over x (a bump counts, not only a slope;',
-    "  with pooled repeats its upper end is the highest of every pair's own, docs/noise.md) and of the slope share inside",
-    '  their limits; "grows linearly": at least three distinct x values, the growth factor',
+    '  never passes); "flat": the interval of the least-squares line\'s value at the largest x ÷ at the smallest inside',
+    "  ×/÷ (1 + the limit), the trend the article's own flat figures are read by; a bump the line does not follow differs",
+    '  once the interval of the largest ÷ the smallest statistic lies above the limit (with pooled repeats its ends come',
+    "  from every pair's own, docs/noise.md); the slope share, where a check names one, inside its limit wherever the",
+    '  reference line itself is shown to rise beyond the band (where it is not, the two may both be flat and the share',
+    '  cannot tell them apart: the band decides); "grows linearly": at least three distinct x values, the growth factor',
     '  (the statistic at the largest x ÷ at the smallest) inside its limit, a start (the statistic at the smallest x) above 0 (entirely ≤ 0:',
     "  not measurable; reaching 0: inconclusive; without a growth factor, the slope's interval above 0), and straight: the",
     '  bow of the least-squares parabola through the points (its largest gap from its chord ÷ its rise; a pure x² bows',

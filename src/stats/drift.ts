@@ -17,7 +17,7 @@
  * Scales: `log` for quantities whose noise is many-fold (times, ratios, growth factors: τ is a relative standard
  * deviation), `relative` for additive quantities positive by nature (slopes, differences of times, readings: the
  * run effect is a share of the value, learnt on the log of the points), `absolute` for shares that may sit at or
- * cross 0 (a bow, a slope share, a spread: τ in the quantity's own units).
+ * cross 0 (a bow, a spread: τ in the quantity's own units).
  */
 import { normalQuantile } from './clusters.js';
 

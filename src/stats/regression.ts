@@ -67,3 +67,14 @@ export function linearFit(xs: readonly number[], ys: readonly number[]): LinearF
   const r2 = Math.min(1, Math.max(0, (sxy * sxy) / (sxx * syy)));
   return { slope, intercept, r2, n };
 }
+
+/**
+ * How much the least-squares line changes over its x range: its value at the largest x ÷ its value at the smallest
+ * (1: flat; 1.25: up a quarter). NaN where the line is at or below 0 at either end: no ratio of costs.
+ */
+export function fittedChange(xs: readonly number[], ys: readonly number[]): number {
+  const f = linearFit(xs, ys);
+  const start = f.intercept + f.slope * Math.min(...xs);
+  const end = f.intercept + f.slope * Math.max(...xs);
+  return start > 0 && end > 0 ? end / start : NaN;
+}

@@ -1,7 +1,7 @@
 // What a conclusion (view.ts) rests on: a run's cells with their repeats, the ratio of two cells with the interval the
 // claims give it (the run's repeats pooled across cells: src/stats/repeat-pool.ts), and how such figures are said.
 import { median } from '../../stats/descriptive.js';
-import { linearFit } from '../../stats/regression.js';
+import { fittedChange, linearFit } from '../../stats/regression.js';
 import { influenceWeight, poolInflation, pooledRepeatInterval, repeatPool, type RepeatPool } from '../../stats/repeat-pool.js';
 import { pooledSpreadInterval } from '../../stats/repeat-spread.js';
 import type { Measurement } from '../contract/types.js';
@@ -81,6 +81,25 @@ export function cellSpread(cells: readonly RunCell[], pool: RepeatPool | null, s
     { seed },
   );
   return iv ? { ratio, low: Math.max(1, iv.low), high: iv.high } : { ratio, low: null, high: null };
+}
+
+/**
+ * The least-squares line through some cells' medians over their x values: its end ÷ its start, with the
+ * pooled-repeat interval, as the flat claims read a line (null ends: none can be given).
+ */
+export function cellChange(cells: readonly RunCell[], xs: readonly number[], pool: RepeatPool | null, seed: number): CellRatio {
+  const ratio = fittedChange(
+    xs,
+    cells.map((c) => median(c.repeats.flat())),
+  );
+  if (!poolable(cells, pool) || !Number.isFinite(ratio)) return { ratio, low: null, high: null };
+  const iv = pooledRepeatInterval(
+    cells.map((c) => drawn(c, pool)),
+    (s) => fittedChange(xs, s),
+    pool,
+    { seed },
+  );
+  return iv && Number.isFinite(iv.low) && Number.isFinite(iv.high) ? { ratio, low: iv.low, high: iv.high } : { ratio, low: null, high: null };
 }
 
 /** The least-squares slope through each x's pooled median, per unit of x, in ns: the one slope every output shows. */

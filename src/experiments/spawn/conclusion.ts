@@ -3,7 +3,7 @@
 // is at the largest RSS, each with the article's figure beside it and never more than the intervals establish.
 import { getFigure } from '../../reference/published.js';
 import { median } from '../../stats/descriptive.js';
-import { cellRatio, cellSpread, fmtRatioCi, fmtTime, fmtTimes, poolOfCells, ratioSays, runCells, slopeOfMedians, type RunCell } from '../shared/conclude.js';
+import { cellChange, cellRatio, cellSpread, fmtRatioCi, fmtTime, fmtTimes, poolOfCells, ratioSays, runCells, slopeOfMedians, type RunCell } from '../shared/conclude.js';
 import type { ShownRun } from '../contract/types.js';
 import { CHILD_MEMORY, METHODS, THP_MODES, type Method, type SpawnParams, type SpawnSummary, type ThpMode } from './summary.js';
 
@@ -16,7 +16,7 @@ export const METHOD_WORDS: Readonly<Record<Method, string>> = {
   'fork-exit': 'fork+_exit',
 };
 
-/** Flat: the largest ÷ smallest median over RSS at most this, whole interval (the article's claim allows 25 %). */
+/** Flat: the line fitted through the medians over RSS ends within ×/÷ this of its start, whole interval, with no bump shown above it (the article's claim allows 25 %). */
 const FLAT_FACTOR = 1.25;
 
 /** The article's thp "always" is forklab's THP on (MADV_HUGEPAGE); its figures are means. */
@@ -80,10 +80,22 @@ export function spawnConclusion(run: ShownRun<SpawnSummary, SpawnParams>, seed =
       );
       const all = groups.flatMap((g) => g.cs.map(med));
       const level = `${fmtTime(Math.min(...all))}–${fmtTime(Math.max(...all))}`;
-      const spreads = groups.map((g) => ({ ...g, s: cellSpread(g.cs, pool, seed), up: cellRatio(g.cs.at(-1)!, g.cs[0]!, pool, seed) }));
+      const spreads = groups.map((g) => ({
+        ...g,
+        change: cellChange(
+          g.cs,
+          rssAll.filter((x) => cell(g.m, g.thp, x) !== undefined),
+          pool,
+          seed,
+        ),
+        bump: cellSpread(g.cs, pool, seed),
+        up: cellRatio(g.cs.at(-1)!, g.cs[0]!, pool, seed),
+      }));
       const growing = spreads.filter((g) => ratioSays(g.up) === 'above');
-      if (spreads.length && spreads.every((g) => g.s.high !== null && g.s.high <= FLAT_FACTOR))
-        lines.push(`${words(sharing)} stay flat at ~${fmtTime(median(all))} (every largest ÷ smallest over RSS within ${fmtTimes(FLAT_FACTOR)}, whole 95 % interval).`);
+      const within = (r: { low: number | null; high: number | null }) => r.low !== null && r.high !== null && r.low >= 1 / FLAT_FACTOR && r.high <= FLAT_FACTOR;
+      const bumped = (r: { low: number | null }) => r.low !== null && r.low > FLAT_FACTOR;
+      if (spreads.length && spreads.every((g) => within(g.change) && !bumped(g.bump)))
+        lines.push(`${words(sharing)} stay flat at ~${fmtTime(median(all))} (every line fitted over RSS ends within ×/÷ ${FLAT_FACTOR} of its start, whole 95 % interval).`);
       else if (growing.length)
         lines.push(
           `${words(sharing)} (${level}): ${growing.map((g) => `${METHOD_WORDS[g.m]} with THP ${g.thp} grows ${fmtTimes(g.up.ratio)}${fmtRatioCi(g.up)} from ${lo} to ${hi} MB`).join('; ')}; flat is not established.`,
