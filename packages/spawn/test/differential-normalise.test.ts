@@ -5,7 +5,7 @@
 // is compared as it is.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { differences, floodLines, IPC_NOT_JSON, killedAtStart, normalise, WRITTEN_BEFORE_THE_KILL } from '../scripts/fuzz/compare.mjs';
+import { differences, floodLines, IPC_NOT_JSON, killedAtStart, normalise, outsideWrites, WRITTEN_BEFORE_THE_KILL } from '../scripts/fuzz/compare.mjs';
 
 const notJson = (line: string) => ({ name: 'SyntaxError', message: `Unexpected token '${line[0]}', "${line}" is not valid JSON` });
 const observed = (uncaught: object[]) => normalise({ mode: 'x', uncaught }, '/tmp/case-dir');
@@ -61,5 +61,24 @@ test('a child killed at its start: its output is one value wherever it is held; 
   assert.deepEqual(
     differences([two], [killedAtStart(run('', 1))]).map((d) => d.field),
     ['events'],
+  );
+});
+
+test("a child killed at its start that writes into the runner's own stdout, stderr or files: that too is one value, and only where its stdio leads", () => {
+  const runner = (out: string) => ({ stdout: out, stderr: `(node:<pid>) warning\n${out}`, files: { 'fd-file': out, 'stream-file': 'kept' }, events: [['close', null]] });
+  const inherit = ['pipe', 'inherit', 'fd:2', 'fd:file'];
+  const [wrote, silent] = [killedAtStart(runner('line\n'), inherit), killedAtStart(runner(''), inherit)];
+  assert.deepEqual(differences([wrote], [silent]), []);
+  assert.equal(wrote.stdout, WRITTEN_BEFORE_THE_KILL);
+  assert.equal(wrote.files['stream-file'], 'kept');
+  // stdio: 'inherit' leads fds 1 and 2 to the runner's; pipes lead nowhere outside the streams
+  assert.deepEqual([...outsideWrites('inherit')].sort(), ['stderr', 'stdout']);
+  assert.deepEqual([...outsideWrites(['pipe', 'pipe', 'pipe', 'stream:socket'])], ['socket']);
+  const piped = killedAtStart(runner('line\n'), 'pipe');
+  assert.deepEqual(
+    differences([piped], [killedAtStart(runner(''), 'pipe')])
+      .map((d) => d.field)
+      .sort(),
+    ['files.fd-file', 'stderr', 'stdout'],
   );
 });

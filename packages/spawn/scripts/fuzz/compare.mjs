@@ -12,7 +12,7 @@ export const NORMALISATIONS = [
   "the inspector's lines (a Node child sent SIGUSR1 starts it) are left out of the runner's stderr and of every text the call returned or streamed: its URL holds a random id, and whether port 9229 was free depends on the other cases running at the time",
   'during the call, descriptors of kind pidfd are not counted: @forklab/spawn reaps each running child through a pidfd (README, "What differs": reaping)',
   'a flood step writes for a time: its runs of lines, and one line its shell repeats between them, are compared as present (floodLines)',
-  "when the call's AbortSignal was aborted before it, Node starts the child and kills it at once: what the child wrote first depends on timing, in child_process too, and is compared as one value wherever the observation holds it (killedAtStart; Node 26, seed 20261211)",
+  "when the call's AbortSignal was aborted before it, Node starts the child and kills it at once: what the child wrote first depends on timing, in child_process too, and is compared as one value wherever the observation holds it, the runner's own stdout, stderr and files included where the case's stdio leads there (killedAtStart; Node 26, seed 20261211)",
   "uncaught SyntaxErrors of JSON.parse (an IPC channel fed lines that are not JSON) are compared as one entry, 'a line on the IPC channel was not JSON': which lines fail depends on how the child's writes arrive in reads (the channel parses the lines of a read until one throws, and the rest of that read is lost), and two runs through child_process itself disagree on it (Node 22, seed 20261209)",
 ];
 
@@ -60,13 +60,33 @@ export function floodLines(o) {
 /** What a child wrote before a kill at its start is compared as this: see killedAtStart. */
 export const WRITTEN_BEFORE_THE_KILL = '<what the child wrote before it was killed at its start>';
 
+/** Where a child's descriptors lead outside its pipes, by the case's stdio: the runner's own stdout or stderr (inherit
+ * at 1 or 2, fd:1, fd:2, stream:stdout) and the files and socket the runner reads back. */
+export function outsideWrites(stdio) {
+  const list = stdio === undefined || stdio === null ? [] : Array.isArray(stdio) ? stdio : [stdio, stdio, stdio];
+  const at = new Set();
+  list.forEach((e, i) => {
+    if ((e === 'inherit' && i === 1) || e === 'fd:1' || e === 'stream:stdout') at.add('stdout');
+    if ((e === 'inherit' && i === 2) || e === 'fd:2') at.add('stderr');
+    if (e === 'fd:file') at.add('fd-file');
+    if (e === 'stream:file') at.add('stream-file');
+    if (e === 'stream:socket') at.add('socket');
+  });
+  return at;
+}
+
 /** A call whose AbortSignal was aborted before it: Node starts the child and kills it at once, so how much the
  * child wrote first depends on timing, in child_process too (Node 26, seed 20261211: two lines of its output, one,
- * or none). Its output, wherever the observation holds it (the streams, exec's callback and its error), is one
- * value; the events, the error, the exit and everything else are compared as they are. */
-export function killedAtStart(o) {
+ * or none). Its output, wherever the observation holds it (the streams, exec's callback and its error, and, by the
+ * case's stdio, the runner's own stdout or stderr and the files it reads back), is one value; the events, the
+ * error, the exit and everything else are compared as they are. */
+export function killedAtStart(o, stdio) {
   const out = structuredClone(o);
   for (const k of ['stdout', 'stderr']) if (out.streams && typeof out.streams[k] === 'string') out.streams[k] = WRITTEN_BEFORE_THE_KILL;
+  for (const place of outsideWrites(stdio)) {
+    if ((place === 'stdout' || place === 'stderr') && typeof out[place] === 'string') out[place] = WRITTEN_BEFORE_THE_KILL;
+    else if (out.files && typeof out.files[place] === 'string') out.files[place] = WRITTEN_BEFORE_THE_KILL;
+  }
   if (Array.isArray(out.callback)) {
     for (const i of [1, 2]) if (out.callback[i] !== null && out.callback[i] !== undefined) out.callback[i] = WRITTEN_BEFORE_THE_KILL;
     const e = out.callback[0];
@@ -102,7 +122,7 @@ export function normalise(obs, dir, register, kase) {
   const syncCode = o.ret?.error?.code ?? (o.ret === null ? o.threw?.code : undefined);
   if (syncCode === 'EMFILE' || syncCode === 'ENFILE') for (const when of [o.during, o.after]) if (when?.fds) delete when.fds.eventpoll;
   const flooded = kase?.steps.some((s) => 'flood' in s) ? floodLines(o) : o;
-  return kase?.opts.signal === 'abortedBefore' ? killedAtStart(flooded) : flooded;
+  return kase?.opts.signal === 'abortedBefore' ? killedAtStart(flooded, kase.opts.stdio) : flooded;
 }
 
 function flatten(v, path, out) {
