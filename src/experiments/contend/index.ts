@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import { experimentEntry } from '../command-lines.js';
 import { sweep, type ProbeJob } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
-import { finishRun, measurementsFrom } from '../shared/measure.js';
+import { finishRun, infoNumber, measurementsFrom } from '../shared/measure.js';
 import { parseChoiceList, parseInteger, parseIntegerList, str } from '../../text/parse.js';
 import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
 import { checkSamplesFit } from '../shared/series.js';
@@ -283,7 +283,7 @@ export const contendExperiment: Experiment<ContendParams, ContendSummary, Conten
               timeoutMs: 30_000 + c.rssMb * 40 + (p.stallIterations + 3) * (100 + c.rssMb),
             },
       measure: (c, result, repeat) => {
-        const cpusUsable = typeof result.info.cpusAllowed === 'number' ? result.info.cpusAllowed : null;
+        const cpusUsable = infoNumber(result.info, 'cpusAllowed');
         return c.kind === 'creators'
           ? measurementsFrom(
               CONTEND_FIELDS,

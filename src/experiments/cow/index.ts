@@ -8,7 +8,7 @@ import { fixedPlan } from '../../runner/plans.js';
 import { sweep } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
 import { readMemoryBudget } from '../../env/memory.js';
-import { finishRun, measurementsFrom } from '../shared/measure.js';
+import { finishRun, infoNumber, measurementsFrom } from '../shared/measure.js';
 import { parseChoiceList, parseInteger, str } from '../../text/parse.js';
 import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
 import { fmtNs, fmtRatio } from '../../text/format.js';
@@ -153,7 +153,7 @@ export const cowExperiment: Experiment<CowParams, CowSummary, CowFields> = {
         // pass is a block of its own, as each loop iteration is.
         blocks: (s, info) => {
           const pass = s.columns.firstWriteNs;
-          const pages = typeof info.pages === 'number' ? info.pages : null;
+          const pages = infoNumber(info, 'pages');
           return pass?.length && pages ? pass.map((ns) => ns / pages) : null;
         },
       }),
@@ -207,7 +207,7 @@ export const cowExperiment: Experiment<CowParams, CowSummary, CowFields> = {
         timeoutMs: 60_000 + (p.warmup + p.iterations) * (5_000 + pagesGuess * 0.05),
       }),
       measure: (thp, result, repeat) => {
-        const pages = typeof result.info.pages === 'number' ? result.info.pages : pagesGuess;
+        const pages = infoNumber(result.info, 'pages') ?? pagesGuess;
         const split = {
           ...result,
           series: splitForkSeries(
@@ -215,7 +215,7 @@ export const cowExperiment: Experiment<CowParams, CowSummary, CowFields> = {
             pages,
           ),
         };
-        const hugePagesKb = typeof result.info.hugePagesKb === 'number' ? result.info.hugePagesKb : null;
+        const hugePagesKb = infoNumber(result.info, 'hugePagesKb');
         return measurementsFrom(COW_FIELDS, split, { sizeMb: p.sizeMb, thp, pages }, { hugePagesKb }, repeat, COW_SERIES, ctx.seed);
       },
     });

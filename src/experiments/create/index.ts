@@ -8,7 +8,7 @@ import { publishedValue } from '../../reference/published.js';
 import { adaptiveRepeats, describeRepeatsStop, parseRepeatOptions, repeatOptions, type RepeatParams } from '../shared/repeats.js';
 import type { RatioInterval } from '../../stats/bootstrap.js';
 import { ratioOfMedians } from '../../stats/pool.js';
-import { finishRun, measurementsPerSeries, repeatsOf } from '../shared/measure.js';
+import { finishRun, infoNumber, measurementsPerSeries, repeatsOf } from '../shared/measure.js';
 import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
 import { batchedPlan, checkSamplesFit, seriesWarnings, summarizeSeries, type SeriesSummary } from '../shared/series.js';
 import { fmtRatio, fmtUs, fmtUsCi } from '../../text/format.js';
@@ -149,7 +149,7 @@ export const createExperiment: Experiment<CreateParams, CreateSummary, CreateFie
       label: () => 'thread and fork',
       job: () => ({ caseName: 'create', args: {}, plan: batchedPlan(p.warmup, p.iterations), timeoutMs: 30_000 + (p.iterations + p.warmup) * 10 }),
       measure: (_c, result, repeat) => {
-        const stackKb = typeof result.info.threadStackKb === 'number' ? result.info.threadStackKb : null;
+        const stackKb = infoNumber(result.info, 'threadStackKb');
         return measurementsPerSeries(
           CREATE_FIELDS,
           result,

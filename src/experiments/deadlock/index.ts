@@ -8,7 +8,7 @@ import { fixedPlan } from '../../runner/plans.js';
 import { sweep } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
 import { median } from '../../stats/descriptive.js';
-import { finishRun, measurementsFrom } from '../shared/measure.js';
+import { finishRun, infoNumber, measurementsFrom } from '../shared/measure.js';
 import { parseChoiceList, parseInteger, str } from '../../text/parse.js';
 import { countOption, parseCount, type CountSpecs } from '../shared/counts.js';
 import { heading, text, note, blank, table, conclusion, type Block } from '../contract/view.js';
@@ -235,7 +235,7 @@ export const deadlockExperiment: Experiment<DeadlockParams, DeadlockSummary, Dea
         timeoutMs: probeTimeoutMs(p),
       }),
       measure: (variant, result, repeat) => {
-        const probePid = typeof result.info.probePid === 'number' ? result.info.probePid : null;
+        const probePid = infoNumber(result.info, 'probePid');
         // The fields of a measurement are read off it (the child's columns): written again once it exists.
         const unread = fieldsFor(variant, p, null, probePid);
         const got = measurementsFrom(DEADLOCK_FIELDS, result, unread.identity, unread.observed, repeat, [variant], ctx.seed);

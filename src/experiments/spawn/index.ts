@@ -6,7 +6,7 @@ import { sweep } from '../shared/sweep.js';
 import { probeFailedWarnings } from '../shared/failures.js';
 import { adaptiveRepeats, parseRepeatOptions, repeatOptions } from '../shared/repeats.js';
 import { readMemoryBudget } from '../../env/memory.js';
-import { finishRun, measurementsFrom } from '../shared/measure.js';
+import { finishRun, infoNumber, measurementsFrom } from '../shared/measure.js';
 import { parseChoiceList, parseDecimal, parseInteger, parseIntegerList, str } from '../../text/parse.js';
 import { countOptions, parseCount, type CountSpecs } from '../shared/counts.js';
 import { targetParams } from '../shared/target.js';
@@ -235,7 +235,7 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary, SpawnFields>
         return job;
       },
       measure: (c, result, repeat, job) => {
-        const hugePagesKb = typeof result.info.hugePagesKb === 'number' ? result.info.hugePagesKb : null;
+        const hugePagesKb = infoNumber(result.info, 'hugePagesKb');
         const stopReason = plans.get(job)?.stopReason() ?? null;
         return c.methods.flatMap((method) => {
           const target = p.target && method !== 'fork-exit' ? { target: p.target } : {};
