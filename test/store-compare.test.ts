@@ -108,6 +108,14 @@ test('configurations only in one run, without samples, and machine and parameter
   );
   assert.deepEqual(cmp.onlyInA, ['posix-spawn (rss 0 MB, thp off)']);
   assert.deepEqual(cmp.onlyInB, ['fork-exec (rss 512 MB, thp off)']);
+  // the same, with what a reader needs to say them in its own words (the compare report does)
+  assert.deepEqual(
+    cmp.onlyIn.map((o) => [o.side, o.label, o.series, o.identity.rssMb]),
+    [
+      ['A', 'posix-spawn (rss 0 MB, thp off)', 'posix-spawn', 0],
+      ['B', 'fork-exec (rss 512 MB, thp off)', 'fork-exec', 512],
+    ],
+  );
   assert.deepEqual(cmp.noSamples, [{ label: 'vfork-exec (rss 0 MB, thp off)', side: 'A' }], 'a configuration of fields only is no figure and no gap');
   assert.deepEqual(cmp.machineDifferences, [
     { name: 'kernel', a: '6.1.0-test', b: '6.5.0' },

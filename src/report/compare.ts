@@ -3,7 +3,7 @@
 // `forklab compare`, src/store/compare.ts), the claims whose verdict changed, and the settings and machine fields
 // that were not the same; then both runs in one chart, every configuration, and the two machine records folded.
 import type { RunDocument } from '../document/run.js';
-import { compareRuns, identityGroups } from '../store/compare.js';
+import { compareRuns } from '../store/compare.js';
 import { fmtRatio } from '../text/format.js';
 import { compareChart } from './charts.js';
 import { configLabel, groupsOf, timeUnit, type Group } from './groups.js';
@@ -40,14 +40,12 @@ export function compareTable(a: RunDocument, b: RunDocument, labels: [string, st
       mark(f.verdict),
     ];
   });
-  // (compare names a configuration one run alone measured in its own words: said here as the other rows are)
-  const saidIn = (doc: RunDocument) => {
-    const byLabel = new Map(identityGroups(doc).map((g) => [g.label, configLabel(doc.experiment, g.series, g.identity)]));
-    return (label: string) => byLabel.get(label) ?? label;
-  };
-  const [saidA, saidB] = [saidIn(a), saidIn(b)];
-  for (const l of cmp.onlyInA) rows.push([saidA(l), 'measured', 'not measured', '—', '—', `only in ${labels[0]}`]);
-  for (const l of cmp.onlyInB) rows.push([saidB(l), 'not measured', 'measured', '—', '—', `only in ${labels[1]}`]);
+  // a configuration one run alone measured, said as the other rows are
+  for (const side of ['A', 'B'] as const)
+    for (const o of cmp.onlyIn.filter((x) => x.side === side)) {
+      const said = configLabel((side === 'A' ? a : b).experiment, o.series, o.identity);
+      rows.push(side === 'A' ? [said, 'measured', 'not measured', '—', '—', `only in ${labels[0]}`] : [said, 'not measured', 'measured', '—', '—', `only in ${labels[1]}`]);
+    }
   const r = cmp.rule;
   return {
     title: `Median ${unit.label} [95 % CI], both runs`,

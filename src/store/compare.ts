@@ -73,6 +73,8 @@ export interface Comparison {
   figures: FigureComparison[];
   onlyInA: string[];
   onlyInB: string[];
+  /** The configurations one run alone measured, as onlyInA and onlyInB name them, with their series and identity. */
+  onlyIn: { side: 'A' | 'B'; label: string; series: string; identity: Record<string, Scalar> }[];
   /** Configurations in both runs without a successful sample on one side (or both). */
   noSamples: { label: string; side: 'A' | 'B' | 'both' }[];
   rule: typeof VERDICT_RULE;
@@ -142,11 +144,12 @@ export function compareRuns(a: RunDocument, b: RunDocument, opts: { seed?: numbe
   const gb = new Map(identityGroups(b).map((g) => [g.key, g]));
   const figures: FigureComparison[] = [];
   const noSamples: Comparison['noSamples'] = [];
-  const onlyInA: string[] = [];
+  const onlyIn: Comparison['onlyIn'] = [];
+  const one = (side: 'A' | 'B', g: ConfigGroup) => onlyIn.push({ side, label: g.label, series: g.series, identity: g.identity });
   for (const x of ga) {
     const y = gb.get(x.key);
     if (!y) {
-      onlyInA.push(x.label);
+      one('A', x);
       continue;
     }
     const emptyA = x.samplesNs.length === 0;
@@ -157,7 +160,7 @@ export function compareRuns(a: RunDocument, b: RunDocument, opts: { seed?: numbe
     else noSamples.push({ label: x.label, side: emptyA && emptyB ? 'both' : emptyA ? 'A' : 'B' });
   }
   const keysA = new Set(ga.map((g) => g.key));
-  const onlyInB = [...gb.values()].filter((g) => !keysA.has(g.key)).map((g) => g.label);
+  for (const g of gb.values()) if (!keysA.has(g.key)) one('B', g);
 
   const machineDifferences: Difference[] = [];
   for (const f of COMPARED_MACHINE_FIELDS) if (!same(a.machine[f], b.machine[f])) machineDifferences.push({ name: f, a: a.machine[f], b: b.machine[f] });
@@ -172,8 +175,9 @@ export function compareRuns(a: RunDocument, b: RunDocument, opts: { seed?: numbe
     machineDifferences,
     paramDifferences,
     figures,
-    onlyInA,
-    onlyInB,
+    onlyInA: onlyIn.filter((o) => o.side === 'A').map((o) => o.label),
+    onlyInB: onlyIn.filter((o) => o.side === 'B').map((o) => o.label),
+    onlyIn,
     noSamples,
     rule: VERDICT_RULE,
   };
