@@ -53,15 +53,16 @@ export function judgeFlat(c: FlatCheck, ctx: JudgeContext): Judgement {
       if (bump.interval && bump.interval.low > top) {
         outcomesHere.push('differs');
         text += `; largest ÷ smallest ${withInterval(bump.point, bump.interval, fmtFactor)}: a bump above the band`;
-        plainText += `, but the dearest point is ${withInterval(bump.point, bump.interval, fmtFactor)} the cheapest: a bump above the band`;
+        plainText += `; the dearest point is ${withInterval(bump.point, bump.interval, fmtFactor)} the cheapest: a bump above the band`;
       }
     }
     if (c.maxSlopeFraction) {
       const ofSel = narrow(c.maxSlopeFraction.of, r, data);
       const of = points(data, ofSel, c.over, c.metric, 2);
       // The share tells the series from the reference only where the reference itself leaves the band: where its
-      // own change is not shown above the band, both may be flat and the band alone decides.
-      const ref = change(of, ofSel);
+      // growth (its statistic at the largest x ÷ at the smallest, which a steep line fitted from near 0 keeps) is
+      // not shown above the band, both may be flat and the band alone decides.
+      const ref = scaled({ ...lineQuantity(of, stat, (v) => (v[0]! > 0 ? v.at(-1)! / v[0]! : NaN)), multiplicative: true }, 1, ctx, `the growth of ${describeSeries(ofSel)}`, 0);
       const riv = ref.interval ?? { low: ref.point, high: ref.point };
       if (riv.low > top) {
         // a ratio of two slopes, positive by its absolute values: its drift is many-fold, as the slope ratio's is
@@ -77,8 +78,8 @@ export function judgeFlat(c: FlatCheck, ctx: JudgeContext): Judgement {
         text += `, slope ${withInterval(share.point, share.interval, fmtPercent)} of ${describeSeries(c.maxSlopeFraction.of)}'s`;
         plainText += `, rising ${withInterval(share.point, share.interval, fmtPercent)} as steeply as ${plainSeries(c.maxSlopeFraction.of)}`;
       } else {
-        text += `; ${describeSeries(c.maxSlopeFraction.of)}'s own line ends ${withInterval(ref.point, ref.interval, fmtFactor)} its start, not shown above ${fmtFactor(top)}: no slope share, the band decides`;
-        plainText += `; ${plainSeries(c.maxSlopeFraction.of)} itself ends ${withInterval(ref.point, ref.interval, fmtFactor)} where it starts, not shown beyond the band, so the slope is not compared with it`;
+        text += `; ${describeSeries(c.maxSlopeFraction.of)} itself grows ${withInterval(ref.point, ref.interval, fmtFactor)} over the span, not shown above ${fmtFactor(top)}: no slope share, the band decides`;
+        plainText += `; ${plainSeries(c.maxSlopeFraction.of)} itself grows ${withInterval(ref.point, ref.interval, fmtFactor)} over the span, not shown beyond the band, so the slope is not compared with it`;
       }
     }
     const o = allOf(outcomesHere);
@@ -88,7 +89,7 @@ export function judgeFlat(c: FlatCheck, ctx: JudgeContext): Judgement {
   }
   const share = c.maxSlopeFraction;
   const plainLimits = `flat: the whole interval of the line's end ÷ its start within ${fmtFactor(b[0])}–${fmtFactor(top)}, no bump shown above ${fmtFactor(top)}${share ? `, and the slope at most ${fmtPercent(share.fraction)} of ${plainSeries(share.of)}'s where that one rises beyond the band` : ''}`;
-  const limits = `limits: fitted end ÷ start ${fmtFactor(b[0])}–${fmtFactor(top)}, whole interval inside; largest ÷ smallest not shown above ${fmtFactor(top)}${share ? `; slope ≤ ${fmtPercent(share.fraction)} of ${describeSeries(share.of)}'s where its own change is above the band` : ''}`;
+  const limits = `limits: fitted end ÷ start ${fmtFactor(b[0])}–${fmtFactor(top)}, whole interval inside; largest ÷ smallest not shown above ${fmtFactor(top)}${share ? `; slope ≤ ${fmtPercent(share.fraction)} of ${describeSeries(share.of)}'s where its own growth is above the band` : ''}`;
   return {
     outcome: allOf(outcomes),
     measured: worst,
