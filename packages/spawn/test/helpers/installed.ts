@@ -6,7 +6,7 @@
 // twice, some 10 s of CPU). Made once per test file and removed at its exit, or given by the process that runs the
 // test files (FORKLAB_TEST_INSTALLED: runtimes.test.ts makes one for all).
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { BUILDS, staleBuild } from '../../../../scripts/built.mjs';
 import { tempDir } from '../../../../test/helpers/tmp.js';
@@ -39,6 +39,9 @@ export function installed(): Installed {
 /** A new copy, removed when this process exits. */
 export function makeInstalled(): Installed {
   const project = tempDir('forklab-spawn-installed-');
+  // readable by every user, as a project npm installed is: a child that fork() starts as another uid (uid: 'nobody')
+  // under register loads register from here before its own script (a private 0700 directory failed it there alone)
+  chmodSync(project, 0o755);
   const dir = join(project, 'node_modules', '@forklab', 'spawn');
   mkdirSync(join(dir, 'build', 'Release'), { recursive: true });
   for (const f of ['package.json', 'binding.gyp']) cpSync(join(pkgDir, f), join(dir, f));
