@@ -65,6 +65,8 @@ test('flat and noisy: the conclusion says "not established", never growth or a d
   const lines = (spawnExperiment.view(run)[0] as { kind: string; lines: string[] }).lines;
   const text = lines.join('\n');
   assert.match(text, /not established/);
+  // why, in numbers: the line whose interval reaches farthest from flat
+  assert.match(text, /flat within 25 % is not established \((vfork\+exec|posix_spawn) with THP (on|off): the line over RSS ends [\d.]+× \[95 % CI [\d.]+×–[\d.]+×\] its start\)\./);
   assert.doesNotMatch(text, /grows \d/);
   assert.doesNotMatch(text, /cheaper than/);
 });

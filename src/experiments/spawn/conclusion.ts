@@ -100,7 +100,17 @@ export function spawnConclusion(run: ShownRun<SpawnSummary, SpawnParams>, seed =
         lines.push(
           `${words(sharing)} (${level}): ${growing.map((g) => `${METHOD_WORDS[g.m]} with THP ${g.thp} grows ${fmtTimes(g.up.ratio)}${fmtRatioCi(g.up)} from ${lo} to ${hi} MB`).join('; ')}; flat is not established.`,
         );
-      else lines.push(`${words(sharing)} show no growth with RSS (${level} from ${lo} to ${hi} MB), but flat within ${Math.round((FLAT_FACTOR - 1) * 100)} % is not established.`);
+      else {
+        // the line whose interval reaches farthest from flat: why flatness is not established, in numbers
+        const reach = (r: { low: number | null; high: number | null }) => (r.low !== null && r.high !== null ? Math.max(-Math.log(r.low), Math.log(r.high)) : -1);
+        const widest = spreads.filter((g) => reach(g.change) > 0).sort((x, y) => reach(y.change) - reach(x.change))[0];
+        const why = widest
+          ? ` (${METHOD_WORDS[widest.m]} with THP ${widest.thp}: the line over RSS ends ${fmtTimes(widest.change.ratio)}${fmtRatioCi(widest.change)} its start)`
+          : '';
+        lines.push(
+          `${words(sharing)} show no growth with RSS (${level} from ${lo} to ${hi} MB), but flat within ${Math.round((FLAT_FACTOR - 1) * 100)} % is not established${why}.`,
+        );
+      }
     }
   }
   // 3. at the largest RSS: the cheapest sharing method against fork+exec (THP off first, where fork copies most)
