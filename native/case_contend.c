@@ -19,7 +19,9 @@
  * clock after every unit in a ring of their own. Each iteration the main thread waits 2 ms, then launches one child
  * by method (the fork window [a, b]), waits until every sibling has passed b, then spins for as long as the launch
  * took (the baseline window: the same CPU taken from the siblings, no launch). A window's figure is the longest gap
- * between two consecutive notes of any sibling that overlaps the window.
+ * between two consecutive notes of any sibling that overlaps the window. A window whose notes a sibling's ring no
+ * longer holds when it is read (the main thread held off the CPU for longer than the ring lasts: a busy machine) is
+ * measured again, never given as 0.
  * Series "stall" (the fork windows, column windowNs: b - a) and "baseline" (the spin windows), n each, paired.
  * Arguments: method  siblings=K (1-64)  rss-mb=N (at least 1)  thp  fill  target */
 #include "child.h"
@@ -259,24 +261,29 @@ static void wait_past(uint64_t t) {
         while (latest(&sibs[i]) <= t && fl_now_ns() < deadline) sched_yield();
 }
 
-/* The longest gap between consecutive notes of any sibling that overlaps [a, b]. */
+/* Where the ring no longer reaches back to a window: the main thread was held off for longer than it holds. */
+#define GAP_LOST UINT64_MAX
+
+/* The longest gap between consecutive notes of any sibling that overlaps [a, b]; GAP_LOST where a sibling's notes
+ * since the window filled its ring (the main thread held off the CPU meanwhile), so its gaps there are gone. */
 static uint64_t longest_gap(uint64_t a, uint64_t b) {
     uint64_t worst = 0, now = fl_now_ns();
     for (long i = 0; i < n_sibs; i++) {
         sibling *s = &sibs[i];
-        uint64_t c = __atomic_load_n(&s->count, __ATOMIC_ACQUIRE), next = now;
+        uint64_t c = __atomic_load_n(&s->count, __ATOMIC_ACQUIRE), next = now, k;
         if (c == 0) { /* no progress noted at all yet: the whole window, up to now, is its gap */
             if (now - a > worst) worst = now - a;
             continue;
         }
         if (latest(s) > b) next = s->notes[(c - 1) % RING]; /* a closed gap ends at the first note after b */
-        for (uint64_t k = c; k > 0 && c - k < RING - 1024; k--) {
+        for (k = c; k > 0 && c - k < RING - 1024; k--) {
             uint64_t t = s->notes[(k - 1) % RING];
             if (t > b) { next = t; continue; }
             if (next > a && next - t > worst) worst = next - t;
             if (t < a) break;
             next = t;
         }
+        if (k > 0 && c - k >= RING - 1024) return GAP_LOST; /* stopped by the ring, not by a note before a */
     }
     return worst;
 }
@@ -315,6 +322,7 @@ static int stall_batch(long n, int warmup) {
     uint64_t *stall = malloc((size_t)n * sizeof *stall), *base = malloc((size_t)n * sizeof *base), *win = malloc((size_t)n * sizeof *win);
     int rc = 0;
     if (!stall || !base || !win) rc = fl_fail("malloc", errno);
+    long lost = 0;
     for (long i = 0; i < n && rc == 0; i++) {
         struct timespec pause = {0, 2000000};
         nanosleep(&pause, NULL);
@@ -328,6 +336,10 @@ static int stall_batch(long n, int warmup) {
         while ((b2 = fl_now_ns()) - a2 < win[i]) {} /* the CPU the launch took, without a launch */
         wait_past(b2);
         base[i] = longest_gap(a2, b2);
+        if (stall[i] == GAP_LOST || base[i] == GAP_LOST) { /* a window the ring no longer holds: measured again */
+            if (++lost > 3 * n + 10) rc = fl_fail_msg("contend-stall", "the probe was held off the CPU for longer than its siblings' rings hold, window after window: the machine is too busy to time a stall");
+            i--;
+        }
     }
     if (rc == 0) {
         fl_emit_samples_x("stall", warmup, stall, n, "windowNs", win, NULL);
