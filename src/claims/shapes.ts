@@ -18,6 +18,9 @@ import { lineQuantity, minusPoints, points, slopeOf, twoLines, unitOfKey, type P
 import { plainMark, plainPair, plainSeries, plainSpan, plainWhere } from './plain.js';
 import { NotMeasurable, describeSeries, narrow } from './select.js';
 
+/** A line's growth: its statistic at the largest x ÷ at the smallest (NaN from a start at or below 0). */
+const endGrowth = (ys: readonly number[]) => (ys[0]! > 0 ? ys[ys.length - 1]! / ys[0]! : NaN);
+
 const mark = (o: Outcome) => (o === 'holds' ? '' : o === 'differs' ? ' ✗' : ' ?');
 
 export function judgeFlat(c: FlatCheck, ctx: JudgeContext): Judgement {
@@ -62,7 +65,7 @@ export function judgeFlat(c: FlatCheck, ctx: JudgeContext): Judgement {
       // The share tells the series from the reference only where the reference itself leaves the band: where its
       // growth (its statistic at the largest x ÷ at the smallest, which a steep line fitted from near 0 keeps) is
       // not shown above the band, both may be flat and the band alone decides.
-      const ref = scaled({ ...lineQuantity(of, stat, (v) => (v[0]! > 0 ? v.at(-1)! / v[0]! : NaN)), multiplicative: true }, 1, ctx, `the growth of ${describeSeries(ofSel)}`, 0);
+      const ref = scaled({ ...lineQuantity(of, stat, endGrowth), multiplicative: true }, 1, ctx, `the growth of ${describeSeries(ofSel)}`, 0);
       const riv = ref.interval ?? { low: ref.point, high: ref.point };
       if (riv.low > top) {
         // a ratio of two slopes, positive by its absolute values: its drift is many-fold, as the slope ratio's is
@@ -134,10 +137,7 @@ export function judgeGrowsLinearly(c: GrowsLinearlyCheck, ctx: JudgeContext): Ju
         throw new NotMeasurable(
           `${where(r)}${stat}(${describeSeries(sel)}) is ${withInterval(start.point, start.interval, fmtY)} at ${at}: with a non-positive start a growth factor means nothing`,
         );
-      const growth = (s: readonly number[]) => {
-        const ys = ysOf(s);
-        return ys[0]! > 0 ? ys[ys.length - 1]! / ys[0]! : NaN;
-      };
+      const growth = (s: readonly number[]) => endGrowth(ysOf(s));
       const g = scaled({ ...q, stat, combine: growth, multiplicative: true }, 1, ctx, 'the growth factor', 0);
       const giv = g.interval ?? { low: g.point, high: g.point };
       const gb: [number, number] = [minGrowth, Infinity];
