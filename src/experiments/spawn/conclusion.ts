@@ -76,18 +76,18 @@ export function spawnConclusion(run: ShownRun<SpawnSummary, SpawnParams>, seed =
     // 2. what shares it: flat, growing, or neither established
     if (sharing.length) {
       const groups = sharing.flatMap((m) =>
-        thps.map((thp) => ({ m, thp, cs: rssAll.map((x) => cell(m, thp, x)).filter((c): c is RunCell => c !== undefined) })).filter((g) => g.cs.length >= 2),
+        thps
+          .map((thp) => {
+            const xs = rssAll.filter((x) => cell(m, thp, x) !== undefined);
+            return { m, thp, xs, cs: xs.map((x) => cell(m, thp, x)!) };
+          })
+          .filter((g) => g.cs.length >= 2),
       );
       const all = groups.flatMap((g) => g.cs.map(med));
       const level = `${fmtTime(Math.min(...all))}–${fmtTime(Math.max(...all))}`;
       const spreads = groups.map((g) => ({
         ...g,
-        change: cellChange(
-          g.cs,
-          rssAll.filter((x) => cell(g.m, g.thp, x) !== undefined),
-          pool,
-          seed,
-        ),
+        change: cellChange(g.cs, g.xs, pool, seed),
         bump: cellSpread(g.cs, pool, seed),
         up: cellRatio(g.cs.at(-1)!, g.cs[0]!, pool, seed),
       }));
