@@ -40,12 +40,11 @@ export function compareTable(a: RunDocument, b: RunDocument, labels: [string, st
       mark(f.verdict),
     ];
   });
-  // a configuration one run alone measured, said as the other rows are
-  for (const side of ['A', 'B'] as const)
-    for (const o of cmp.onlyIn.filter((x) => x.side === side)) {
-      const said = configLabel((side === 'A' ? a : b).experiment, o.series, o.identity);
-      rows.push(side === 'A' ? [said, 'measured', 'not measured', '—', '—', `only in ${labels[0]}`] : [said, 'not measured', 'measured', '—', '—', `only in ${labels[1]}`]);
-    }
+  // a configuration one run alone measured (those of A come first), said as the other rows are
+  for (const o of cmp.onlyIn) {
+    const said = configLabel((o.side === 'A' ? a : b).experiment, o.series, o.identity);
+    rows.push(o.side === 'A' ? [said, 'measured', 'not measured', '—', '—', `only in ${labels[0]}`] : [said, 'not measured', 'measured', '—', '—', `only in ${labels[1]}`]);
+  }
   const r = cmp.rule;
   return {
     title: `Median ${unit.label} [95 % CI], both runs`,
