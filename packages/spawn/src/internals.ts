@@ -2,8 +2,8 @@
 // hand over; handle.ts forwards to the Process handle it is given):
 // - the ChildProcess constructor makes `this._handle = new Process()` and sets its onexit (read from its source);
 // - ChildProcess.prototype.spawn is wrapped once, over whatever is there then (an APM agent's or a spy's wrapper,
-//   installed before or after, keeps working; one that puts Node's method back is wrapped again at the next
-//   forklab call), so that for a call forklab serves `this._handle` is forklab's before child_process's own
+//   installed before or after, keeps working; one that puts Node's method back is noticed at the call that
+//   bypassed forklab, through Node's 'child_process' diagnostics channel under register, and wrapped again), so that for a call forklab serves `this._handle` is forklab's before child_process's own
 //   method runs; the Process handle's symbols (owner_symbol) are copied to it;
 // - a pipe's parent end is opened on Node's Pipe handle with open(fd) (by the addon; here for an older addon);
 // - Node's own Process handle, left unused, is freed (releaseReal) and closed through the addon, which makes
@@ -13,12 +13,13 @@
 //   or when process.binding is not Node's own function (--pending-deprecation wraps it to warn, DEP0111);
 // - process.getActiveResourcesInfo() and process._getActiveHandles() are wrapped to list forklab's running
 //   children (a handle's ChildProcess found through Node's owner_symbol);
-// - under register, child_process's functions on node:child_process are replaced (syncBuiltinESMExports).
+// - under register, the child_process function a call came through is read from the stack (calledFunction), for
+//   the counts; node:child_process's exports are never replaced.
 // Any of these that does not look as expected means "node:child_process serves the call", never an exception.
 // What was patched is per thread, shared by every copy of the package loaded in it (state.ts).
 import childProcess from 'node:child_process';
+import { subscribe } from 'node:diagnostics_channel';
 import { closeSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
 import { count } from './counts.js';
 import { native, unavailableReason } from './native.js';
 import { childrenAllowed, permissionModel, REFUSED } from './permission.js';
@@ -145,8 +146,7 @@ function ownerOf(h: ProcessHandle): unknown {
   return undefined;
 }
 
-function swapHandle(child: ChildInternals, options: unknown): void {
-  const fn = state.current;
+function swapHandle(child: ChildInternals, options: unknown, fn: FunctionName): void {
   const command = (options as { file?: unknown } | null)?.file;
   const real = child._handle;
   if (!real || children.handles.has(real) || !factory) return;
@@ -170,14 +170,55 @@ function swapHandle(child: ChildInternals, options: unknown): void {
   child._handle = h;
 }
 
+const ASYNC: readonly FunctionName[] = ['spawn', 'exec', 'execFile', 'fork'];
+const SYNC: readonly FunctionName[] = ['spawnSync', 'execSync', 'execFileSync'];
+
+/**
+ * Under register, the child_process function a call came through, for the counts: the outermost of
+ * node:child_process's own functions among `names` on the stack above `from` (exec → execFile → spawn is 'exec';
+ * cluster's workers are 'fork'). `otherwise` where none is (`new ChildProcess().spawn()`) or the stack cannot be
+ * read (a frozen Error). About 6–10 µs a call, beside a spawn's milliseconds.
+ */
+function calledFunction(from: Method, names: readonly FunctionName[], otherwise: FunctionName): FunctionName {
+  const E = Error;
+  const prepare = E.prepareStackTrace;
+  const limit = E.stackTraceLimit;
+  let found = otherwise;
+  try {
+    E.prepareStackTrace = (_error, sites) => sites;
+    E.stackTraceLimit = 12;
+    const holder: { stack?: unknown } = {};
+    E.captureStackTrace(holder, from);
+    const sites = holder.stack;
+    if (Array.isArray(sites)) {
+      for (const site of sites as NodeJS.CallSite[]) {
+        const name = site.getFunctionName();
+        if (site.getFileName() === 'node:child_process' && names.includes(name as FunctionName)) found = name as FunctionName;
+      }
+    }
+  } catch {
+    // not readable here: `otherwise`
+  } finally {
+    try {
+      E.prepareStackTrace = prepare;
+      E.stackTraceLimit = limit;
+    } catch {
+      // (as it was: it could not be set either)
+    }
+  }
+  return found;
+}
+
 function wrapOver(below: Method): void {
   const wrapper = function spawn(this: unknown, ...a: unknown[]): unknown {
     state.seen++;
     if (state.armed > 0 || state.registered) {
+      state.passed.add(this as object);
+      const fn = state.armed > 0 ? state.current : calledFunction(wrapper, ASYNC, 'ChildProcess');
       try {
-        swapHandle(this as ChildInternals, a[0]);
+        swapHandle(this as ChildInternals, a[0], fn);
       } catch (err) {
-        count(state.current, false, `node internals: ${(err as Error)?.message ?? err}`, (a[0] as { file?: unknown } | null)?.file);
+        count(fn, false, `node internals: ${(err as Error)?.message ?? err}`, (a[0] as { file?: unknown } | null)?.file);
       }
     }
     return Reflect.apply(below, this, a);
@@ -189,6 +230,30 @@ function wrapOver(below: Method): void {
 function install(): void {
   if (!state.wrapper) wrapOver(spawnMethod());
   patchResources();
+}
+
+const BYPASSED = 'node internals: ChildProcess.prototype.spawn was replaced without forklab’s wrapper; wrapped again';
+
+/**
+ * Under register, a call that did not pass through forklab's wrapper (someone put Node's own
+ * ChildProcess.prototype.spawn back): Node publishes every ChildProcess it makes on its 'child_process' channel;
+ * one spawned by the time the call's synchronous code is over, without passing the wrapper, is counted as
+ * child_process's and the method is wrapped again. Only looked at while the method is not forklab's wrapper.
+ */
+function watchBypasses(): void {
+  if (state.watching) return;
+  state.watching = true;
+  subscribe('child_process', function made(message) {
+    if (!state.registered || state.armed > 0 || spawnMethod() === state.wrapper) return;
+    const child = (message as { process?: unknown } | null)?.process;
+    if (!(child instanceof childProcess.ChildProcess)) return;
+    const fn = calledFunction(made, ASYNC, 'ChildProcess');
+    queueMicrotask(() => {
+      if (child.spawnfile == null || state.passed.has(child)) return;
+      count(fn, false, BYPASSED, child.spawnfile);
+      wrapOver(spawnMethod());
+    });
+  });
 }
 
 /** Runs call (a child_process function) with forklab serving the children it starts. */
@@ -206,7 +271,7 @@ export function armed<T>(fn: FunctionName, command: unknown, call: () => T): T {
     const r = call();
     // Node's spawn ran (spawnfile is set) without passing through forklab's wrapper: someone put a method back
     if (state.seen === seen && r instanceof childProcess.ChildProcess && r.spawnfile != null) {
-      count(fn, false, 'node internals: ChildProcess.prototype.spawn was replaced without forklab’s wrapper; wrapped again', command);
+      count(fn, false, BYPASSED, command);
       wrapOver(spawnMethod());
     }
     return r;
@@ -220,14 +285,7 @@ export function armed<T>(fn: FunctionName, command: unknown, call: () => T): T {
 export function registerHandle(): void {
   state.registered = true;
   install();
-}
-
-/** register: child_process's functions on node:child_process replaced by the package's (register.ts says why): on
- * require's object and the default import at once, and through module.syncBuiltinESMExports() on the named exports
- * (live bindings) of every module that imports them. */
-export function replaceExports(functions: Partial<Record<FunctionName, unknown>>): void {
-  Object.assign(childProcess, functions);
-  syncBuiltinESMExports();
+  watchBypasses();
 }
 
 function lookUpSync(): NonNullable<PatchState['sync']> {
@@ -255,7 +313,9 @@ function wrapSyncOver(st: NonNullable<PatchState['sync']>, impl: SyncImpl): void
   const below = binding.spawn;
   const wrapper = function spawn(this: unknown, options: unknown): unknown {
     st.seen++;
-    return impl(below, this, options, state.current, state.armedSync > 0 || state.registered);
+    const armed = state.armedSync > 0 || state.registered;
+    const fn = state.armedSync > 0 ? state.current : armed ? calledFunction(wrapper, SYNC, 'spawnSync') : 'spawnSync';
+    return impl(below, this, options, fn, armed);
   };
   st.wrapper = wrapper;
   binding.spawn = wrapper;

@@ -58,6 +58,10 @@ export interface PatchState {
   wrapper: Method | undefined;
   /** calls that went through the wrapper */
   seen: number;
+  /** under register, the ChildProcess objects whose spawn went through the wrapper (internals.ts watchBypasses) */
+  passed: WeakSet<object>;
+  /** under register, Node's 'child_process' diagnostics channel is subscribed to (once per thread) */
+  watching: boolean;
   armed: number;
   armedSync: number;
   /** register ran (in any copy, through either entry): every call of the thread is forklab's from then on */
@@ -111,6 +115,8 @@ slot.patches ??= {
   internalsWhy: undefined,
   wrapper: undefined,
   seen: 0,
+  passed: new WeakSet(),
+  watching: false,
   armed: 0,
   armedSync: 0,
   registered: false,

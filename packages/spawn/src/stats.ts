@@ -6,7 +6,7 @@ export interface RegisterStats extends FunctionStats {
 }
 
 /** Since the package loaded in this thread: totals, reasons of the fallbacks, and the same per function
- * ('ChildProcess' for a ChildProcess spawned directly, cluster's workers among them). */
+ * (under register, the function a call came through; 'ChildProcess' for a ChildProcess spawned directly). */
 export function registerStats(): RegisterStats {
   const byFunction = statsByFunction();
   const total: RegisterStats = { served: 0, fallbacks: 0, byReason: {}, byFunction };
