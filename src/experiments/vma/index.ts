@@ -284,7 +284,11 @@ export const vmaExperiment: Experiment<VmaParams, VmaSummary, VmaFields> = {
       }),
       measure: (c, result, repeat) => {
         const i0 = result.info;
-        const d = (a: string, b: string) => (infoNumber(i0, a) !== null && infoNumber(i0, b) !== null ? infoNumber(i0, a)! - infoNumber(i0, b)! : null);
+        const d = (a: string, b: string) => {
+          const x = infoNumber(i0, a);
+          const y = infoNumber(i0, b);
+          return x !== null && y !== null ? x - y : null;
+        };
         const observed = {
           vmasInRegion: infoNumber(i0, 'vmasInRegion'),
           slabGrowthKb: d('slabChildKb', 'slabBuiltKb'),
