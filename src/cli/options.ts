@@ -64,7 +64,8 @@ export function emitTo(flag: FileFlag, target: OutputTarget, text: string): void
 export const SEED_HELP = 'seed of the interleaving order and of the bootstrap intervals (the same runs and seed give the same figures and verdicts)';
 export const NO_STORE_HELP = 'do not store what this command measures in the history database';
 export const NO_COLOR_HELP = 'no ANSI colours (also: the NO_COLOR environment variable, or output that is not a terminal)';
-export const PIN_HELP = 'pin what measures (probes, their children, drivers) to this CPU (on 2 cores this changes results several-fold)';
+export const PIN_HELP =
+  'pin what measures (probes, their children, drivers) to this CPU, or none (default: spawn pins to the last CPU it may run on, the other experiments float; on 2 cores a pinned probe shares its CPU with its child)';
 export const WIDE_HELP = 'print lines as long as they come (by default what is printed fits 100 columns, or a narrower terminal: long lines wrap, wide tables fold)';
 export const QUICK_HELP = "the experiment's quick preset, as forklab reproduce --quick runs it: every configuration its claims need, in less time";
 

@@ -7,7 +7,7 @@ import { fitText } from '../text/fit.js';
 import { cpusAllowed } from '../env/process.js';
 import type { Experiment, CommandOptions, Warning } from '../experiments/contract/types.js';
 import { UsageError } from '../errors.js';
-import { parseCpu, parseInteger } from '../text/parse.js';
+import { parseInteger, parsePin } from '../text/parse.js';
 import type { Store } from '../store/db.js';
 import { Interrupted, interruptedStatus, interruptedWord, killProbes } from '../lab/interrupted.js';
 import { preflightRun, runExperiment, type RunResult } from '../lab/experiment.js';
@@ -42,12 +42,13 @@ function parseLabel(label: string | undefined): string | undefined {
  * --label, --db with --no-store. Throws UsageError naming the flag.
  */
 export function parseCommon(o: { pin?: string; seed?: string; json?: string; label?: string; db?: string; store?: boolean }): {
-  pinCpu: number | null;
+  /** null: --pin none; 'default': not given (the experiment's own choice) */
+  pinCpu: number | null | 'default';
   seed: number;
   label: string | undefined;
   json: Output | null;
 } {
-  const pinCpu = parseCpu('--pin', o.pin, cpusAllowed());
+  const pinCpu = parsePin('--pin', o.pin, cpusAllowed());
   const label = parseLabel(o.label);
   const seed = o.seed === undefined ? 1 : parseInteger('--seed', o.seed, 0, 2 ** 31 - 1);
   const json = outputOf(planOutputs({ json: o.json }), 'json');

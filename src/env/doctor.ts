@@ -242,7 +242,7 @@ function checkPinning(f: DoctorFacts): DoctorCheck {
     found: allowed === null ? 'unknown' : `${allowedText} (${n} CPU${n === 1 ? '' : 's'})`,
     why:
       n <= 2
-        ? '--pin accepts these. With 2 CPUs or fewer, pinning puts the probe and its child on one CPU and changes fork/spawn figures several-fold: compare pinned runs only with pinned runs.'
+        ? '--pin accepts these. With 2 CPUs or fewer, pinning puts the probe and its child on one CPU: compare pinned runs with pinned runs. spawn pins to the last one by default (quiet, its figures matched unpinned runs with a third of the scatter between repeats: docs/noise.md).'
         : '--pin accepts these; pinning to a CPU nothing else uses keeps the scheduler from moving the probe.',
     command: n < 2 ? 'taskset -c 0-N forklab ...  (or widen the cpuset of this container)' : null,
     apply: [],

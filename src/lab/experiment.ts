@@ -6,6 +6,7 @@ import { locateNative, nativePaths, probeRecordOf, requireNative, type NativePat
 import { killAllGroups } from '../runner/processes.js';
 import { detectEmulation, emulationWarning } from '../env/emulation.js';
 import { readTextOrNull } from '../env/memory.js';
+import { cpusAllowed } from '../env/process.js';
 import { collectMachine, realSources, sampleLoad, type HostSources } from '../env/machine.js';
 import { addProbeUsage, emptyUsageTotals, witnessOfLoad } from '../env/witness.js';
 import type { Experiment, ExperimentRun, Progress, Warning } from '../experiments/contract/types.js';
@@ -53,7 +54,8 @@ const machineSources: HostSources = {
 };
 
 export interface RunOptions {
-  pinCpu: number | null;
+  /** The CPU what measures is pinned to; null: none; 'default': the experiment's own choice (pinnedCpuFor). */
+  pinCpu: number | null | 'default';
   seed: number;
   signal: AbortSignal;
   /** Warnings found before the run (preflightRun's), first among the run's. */
@@ -74,8 +76,15 @@ export interface RunResult<S, P> {
   view(): Block[];
 }
 
+/** The CPU an experiment runs pinned to where --pin was not given: the last one allowed where it pins by default. */
+export function pinnedCpuFor(exp: { pinsByDefault?: boolean }, requested: number | null | 'default', allowed: readonly number[] | null): number | null {
+  if (requested !== 'default') return requested;
+  return exp.pinsByDefault === true && allowed && allowed.length > 0 ? allowed[allowed.length - 1]! : null;
+}
+
 /** Runs one experiment with planned parameters; every probe is killed at the end, whatever happens. */
-export async function runExperiment<P, S>(exp: Experiment<P, S>, params: P, opts: RunOptions): Promise<RunResult<S, P>> {
+export async function runExperiment<P, S>(exp: Experiment<P, S>, params: P, options: RunOptions): Promise<RunResult<S, P>> {
+  const opts = { ...options, pinCpu: pinnedCpuFor(exp, options.pinCpu, cpusAllowed()) };
   const located = locateNative();
   const native = requireNative(located.paths);
   const machine = await collectMachine({ pinCpu: opts.pinCpu, probe: probeRecordOf(located.origin) }, machineSources);

@@ -128,7 +128,7 @@ export interface ReproductionPlan {
   sources?: Source[];
   steps: Step[];
   quick: boolean;
-  pinCpu: number | null;
+  pinCpu: number | null | 'default';
   seed: number;
   label: string | undefined;
   /** --settle's budget in seconds, or null. */

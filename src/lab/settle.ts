@@ -33,7 +33,7 @@ export interface SettleInput {
   judged: Judged;
   budgetS: number;
   seed: number;
-  pinCpu: number | null;
+  pinCpu: number | null | 'default';
   articles: readonly string[];
   /** The sources judged beside the articles. */
   sources?: readonly string[];

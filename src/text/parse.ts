@@ -44,6 +44,13 @@ export function parseCpu(flag: string, raw: string | undefined, cpusAllowed: rea
   return cpu;
 }
 
+/** --pin: a CPU this process may run on, `none` (not pinned), or absent ('default': the experiment's own choice). */
+export function parsePin(flag: string, raw: string | undefined, cpusAllowed: readonly number[] | null): number | null | 'default' {
+  if (raw === undefined) return 'default';
+  if (raw === 'none') return null;
+  return parseCpu(flag, raw, cpusAllowed);
+}
+
 export function str(raw: Record<string, string | boolean | string[] | undefined>, key: string, def: string): string {
   const v = raw[key];
   return typeof v === 'string' ? v : def;

@@ -303,6 +303,12 @@ export interface ExperimentSummarise<P, S, F extends Fields> {
   /** Whether its series are timed in the same iterations of one probe process (a claim may then pair them). */
   paired?: boolean;
   /**
+   * Pinned to one CPU unless --pin says otherwise (the last CPU this process may run on; `--pin none` lets it
+   * float): for a single-threaded probe whose child runs while it waits, where the scheduler's placement of the
+   * child beside other work, not the work measured, made whole probe processes 2.6× slower (docs/noise.md).
+   */
+  pinsByDefault?: boolean;
+  /**
    * The identity fields one probe process fixes, from a run's parameters, where one probe measures several
    * configurations round by round (spawn: one probe per RSS × THP times every method): configurations of the same
    * probes are then resampled iteration by iteration together. null: one probe per configuration (runs stored before).

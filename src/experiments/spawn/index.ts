@@ -122,6 +122,12 @@ export const spawnExperiment: Experiment<SpawnParams, SpawnSummary, SpawnFields>
     note: 'article 000: 300 calls, 3 runs per configuration, RSS 0-1024 MB, THP on and off',
   },
   figureKeys: ['thp', 'rssMb'],
+  // Pinned unless --pin says otherwise. Beside two busy loops on this 2-vCPU VM, unpinned probe processes ran in
+  // two modes for seconds at a time (vfork+exec 1.5 ms or 3.9 ms, every sample of a process alike), and whichever
+  // mode a repeat fell in decided the cells' figures; pinned, 1.5–2.2 ms, and the default run decided its flat
+  // and growth claims. Quiet, pinned and unpinned runs gave the same figures (fork+exec 20.3 and 20.7 µs per MB
+  // with THP off) with a third of the scatter between repeats (docs/noise.md, "Pinned by default").
+  pinsByDefault: true,
   selfcheck: (c) =>
     c.thp.flatMap((thp) =>
       c.methods.flatMap((method) =>
