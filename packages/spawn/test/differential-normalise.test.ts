@@ -82,3 +82,17 @@ test("a child killed at its start that writes into the runner's own stdout, stde
     ['files.fd-file', 'stderr', 'stdout'],
   );
 });
+
+test("execSync's stderr written in the call's encoding into the runner's own: decoded line by line, so that the case directory in it is normalised", () => {
+  const line = (dir: string) => Buffer.from(`/bin/sh: 1: ${dir}/nope/fl-tool: not found\n`).toString('base64');
+  const kase = { fn: 'execSync', steps: [], opts: { encoding: 'base64' } };
+  const a = normalise({ stderr: `${line('/tmp/forklab-fuzz-aaa')}\n(node:1) warning` }, '/tmp/forklab-fuzz-aaa', undefined, kase);
+  const b = normalise({ stderr: `${line('/tmp/forklab-fuzz-bbb')}\n(node:2) warning` }, '/tmp/forklab-fuzz-bbb', undefined, kase);
+  assert.deepEqual(differences([a], [b]), []);
+  assert.match(a.stderr, /^<base64> "\/bin\/sh: 1: <dir>\/nope\/fl-tool: not found\\n"\n\(node:<pid>\) warning$/);
+  // a different message still differs; and without the encoding option nothing is decoded
+  const c = normalise({ stderr: Buffer.from('/bin/sh: 1: other\n').toString('base64') }, '/tmp/x', undefined, kase);
+  assert.notDeepEqual(differences([a], [c]), []);
+  const plain = normalise({ stderr: 'aGk=' }, '/tmp/x', undefined, { fn: 'execSync', steps: [], opts: {} });
+  assert.equal(plain.stderr, 'aGk=');
+});

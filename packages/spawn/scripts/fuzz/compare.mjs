@@ -3,7 +3,7 @@
 
 /** Normalisations of values that are inherently different between two runs, or by the package's design. */
 export const NORMALISATIONS = [
-  'the case directory (a fresh temporary directory per run) is written <dir>; hex and base64 output (the encoding option) is compared decoded, so that the directory in it can be',
+  "the case directory (a fresh temporary directory per run) is written <dir>; hex and base64 output (the encoding option) is compared decoded, so that the directory in it can be, the runner's own stderr included, where execSync and execFileSync write the child's stderr in that encoding (a whole line of it; Node 26, seed 20261222)",
   'pids are compared by type only (the runner records typeof child.pid), and Node\'s warnings\' "(node:PID)" is written (node:<pid>)',
   'in the runner\'s stderr, stack frames ("    at ...") and a native stack trace are left out: the module under test wraps child_process, so its frames differ by design; the error line itself is compared',
   'under register, its own "--import REGISTER" is left out of the arguments fork passes on (process.execArgv); when the case forks, the reference it is compared with runs with an --import of an empty module (scripts/fuzz/noop.mjs), left out the same way, since a forked child inherits --import and Node then loads its main module as an ES module',
@@ -95,10 +95,22 @@ export function killedAtStart(o, stdio) {
   return out;
 }
 
+/** The runner's stderr with each whole line of hex or base64 (the case's encoding) decoded: execSync and
+ * execFileSync write the child's stderr there in the call's encoding, where the case directory cannot be seen. */
+export function withEncodedLinesDecoded(obs, encoding) {
+  if ((encoding !== 'hex' && encoding !== 'base64') || typeof obs?.stderr !== 'string') return obs;
+  const decoded = obs.stderr.split('\n').map((line) => {
+    if (line === '') return line;
+    const b = Buffer.from(line, encoding);
+    return b.length > 0 && b.toString(encoding) === line ? `<${encoding}> ${JSON.stringify(b.toString('latin1'))}` : line;
+  });
+  return { ...obs, stderr: decoded.join('\n') };
+}
+
 /** An observation with the run's own directory replaced; pidfds left out of the descriptors counted during the call;
  * and, by what the case does (kase, when given), a flood's lines and the output of a child killed at its start. */
 export function normalise(obs, dir, register, kase) {
-  let text = JSON.stringify(obs);
+  let text = JSON.stringify(withEncodedLinesDecoded(obs, kase?.opts.encoding));
   if (register) text = text.split(`"--import",${JSON.stringify(register)},`).join('');
   text = text
     .split(dir)
