@@ -96,3 +96,12 @@ test("execSync's stderr written in the call's encoding into the runner's own: de
   const plain = normalise({ stderr: 'aGk=' }, '/tmp/x', undefined, { fn: 'execSync', steps: [], opts: {} });
   assert.equal(plain.stderr, 'aGk=');
 });
+
+test('an error message that carries the child’s stderr in the call’s encoding ("Command failed: CMD" and the hex): decoded too', () => {
+  const message = (dir: string) => `Command failed: ${dir}/nope/fl-tool\n${Buffer.from(`/bin/sh: 1: ${dir}/nope/fl-tool: not found\n`).toString('hex')}`;
+  const kase = { fn: 'exec', steps: [], opts: { encoding: 'hex' } };
+  const obs = (dir: string) => ({ callback: [{ name: 'Error', message: message(dir), code: 127 }, { hex: '' }], threw: { message: message(dir) } });
+  const [a, b] = [normalise(obs('/tmp/fz-a'), '/tmp/fz-a', undefined, kase), normalise(obs('/tmp/fz-b'), '/tmp/fz-b', undefined, kase)];
+  assert.deepEqual(differences([a], [b]), []);
+  assert.equal(a.threw.message, 'Command failed: <dir>/nope/fl-tool\n<hex> "/bin/sh: 1: <dir>/nope/fl-tool: not found\\n"');
+});

@@ -3,7 +3,7 @@
 
 /** Normalisations of values that are inherently different between two runs, or by the package's design. */
 export const NORMALISATIONS = [
-  "the case directory (a fresh temporary directory per run) is written <dir>; hex and base64 output (the encoding option) is compared decoded, so that the directory in it can be, the runner's own stderr included, where execSync and execFileSync write the child's stderr in that encoding (a whole line of it; Node 26, seed 20261222)",
+  'the case directory (a fresh temporary directory per run) is written <dir>; hex and base64 output (the encoding option) is compared decoded, so that the directory in it can be, and so are whole lines of it in any other text, where Node puts the child\'s stderr in that encoding: the runner\'s own stderr (execSync, execFileSync) and error messages ("Command failed: …"; Node 26, seed 20261222; Node 22, seed 20261223)',
   'pids are compared by type only (the runner records typeof child.pid), and Node\'s warnings\' "(node:PID)" is written (node:<pid>)',
   'in the runner\'s stderr, stack frames ("    at ...") and a native stack trace are left out: the module under test wraps child_process, so its frames differ by design; the error line itself is compared',
   'under register, its own "--import REGISTER" is left out of the arguments fork passes on (process.execArgv); when the case forks, the reference it is compared with runs with an --import of an empty module (scripts/fuzz/noop.mjs), left out the same way, since a forked child inherits --import and Node then loads its main module as an ES module',
@@ -95,16 +95,24 @@ export function killedAtStart(o, stdio) {
   return out;
 }
 
-/** The runner's stderr with each whole line of hex or base64 (the case's encoding) decoded: execSync and
- * execFileSync write the child's stderr there in the call's encoding, where the case directory cannot be seen. */
+/** Every text of an observation with each whole line of hex or base64 (the case's encoding; 8 characters or more)
+ * decoded: Node writes the child's stderr in the call's encoding into the runner's own stderr (execSync,
+ * execFileSync) and into error messages ("Command failed: CMD\n" and the stderr), where the case directory cannot be
+ * seen. Decoding is one-to-one, so it hides no difference but the directory's. */
 export function withEncodedLinesDecoded(obs, encoding) {
-  if ((encoding !== 'hex' && encoding !== 'base64') || typeof obs?.stderr !== 'string') return obs;
-  const decoded = obs.stderr.split('\n').map((line) => {
-    if (line === '') return line;
-    const b = Buffer.from(line, encoding);
-    return b.length > 0 && b.toString(encoding) === line ? `<${encoding}> ${JSON.stringify(b.toString('latin1'))}` : line;
-  });
-  return { ...obs, stderr: decoded.join('\n') };
+  if (encoding !== 'hex' && encoding !== 'base64') return obs;
+  const line = (l) => {
+    if (l.length < 8) return l;
+    const b = Buffer.from(l, encoding);
+    return b.length > 0 && b.toString(encoding) === l ? `<${encoding}> ${JSON.stringify(b.toString('latin1'))}` : l;
+  };
+  const walk = (v) => {
+    if (typeof v === 'string') return v.includes('\n') || v.length >= 8 ? v.split('\n').map(line).join('\n') : v;
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(obs);
 }
 
 /** An observation with the run's own directory replaced; pidfds left out of the descriptors counted during the call;
