@@ -3,7 +3,8 @@
 // - the ChildProcess constructor makes `this._handle = new Process()` and sets its onexit (read from its source);
 // - ChildProcess.prototype.spawn is wrapped once, over whatever is there then (an APM agent's or a spy's wrapper,
 //   installed before or after, keeps working; one that puts Node's method back is noticed at the call that
-//   bypassed forklab, through Node's 'child_process' diagnostics channel under register, and wrapped again), so that for a call forklab serves `this._handle` is forklab's before child_process's own
+//   bypassed forklab, through Node's 'child_process' diagnostics channel under register, and wrapped again), so
+//   that for a call forklab serves `this._handle` is forklab's before child_process's own
 //   method runs; the Process handle's symbols (owner_symbol) are copied to it;
 // - a pipe's parent end is opened on Node's Pipe handle with open(fd) (by the addon; here for an older addon);
 // - Node's own Process handle, left unused, is freed (releaseReal) and closed through the addon, which makes

@@ -86,14 +86,14 @@ test("a child killed at its start that writes into the runner's own stdout, stde
 test("execSync's stderr written in the call's encoding into the runner's own: decoded line by line, so that the case directory in it is normalised", () => {
   const line = (dir: string) => Buffer.from(`/bin/sh: 1: ${dir}/nope/fl-tool: not found\n`).toString('base64');
   const kase = { fn: 'execSync', steps: [], opts: { encoding: 'base64' } };
-  const a = normalise({ stderr: `${line('/tmp/forklab-fuzz-aaa')}\n(node:1) warning` }, '/tmp/forklab-fuzz-aaa', undefined, kase);
+  const a = normalise({ stderr: `${line('/tmp/forklab-fuzz-aaa')}\n(node:1) warning` }, '/tmp/forklab-fuzz-aaa', undefined, kase) as { stderr: string };
   const b = normalise({ stderr: `${line('/tmp/forklab-fuzz-bbb')}\n(node:2) warning` }, '/tmp/forklab-fuzz-bbb', undefined, kase);
   assert.deepEqual(differences([a], [b]), []);
   assert.match(a.stderr, /^<base64> "\/bin\/sh: 1: <dir>\/nope\/fl-tool: not found\\n"\n\(node:<pid>\) warning$/);
   // a different message still differs; and without the encoding option nothing is decoded
   const c = normalise({ stderr: Buffer.from('/bin/sh: 1: other\n').toString('base64') }, '/tmp/x', undefined, kase);
   assert.notDeepEqual(differences([a], [c]), []);
-  const plain = normalise({ stderr: 'aGk=' }, '/tmp/x', undefined, { fn: 'execSync', steps: [], opts: {} });
+  const plain = normalise({ stderr: 'aGk=' }, '/tmp/x', undefined, { fn: 'execSync', steps: [], opts: {} }) as { stderr: string };
   assert.equal(plain.stderr, 'aGk=');
 });
 
@@ -101,7 +101,7 @@ test('an error message that carries the child’s stderr in the call’s encodin
   const message = (dir: string) => `Command failed: ${dir}/nope/fl-tool\n${Buffer.from(`/bin/sh: 1: ${dir}/nope/fl-tool: not found\n`).toString('hex')}`;
   const kase = { fn: 'exec', steps: [], opts: { encoding: 'hex' } };
   const obs = (dir: string) => ({ callback: [{ name: 'Error', message: message(dir), code: 127 }, { hex: '' }], threw: { message: message(dir) } });
-  const [a, b] = [normalise(obs('/tmp/fz-a'), '/tmp/fz-a', undefined, kase), normalise(obs('/tmp/fz-b'), '/tmp/fz-b', undefined, kase)];
+  const [a, b] = [normalise(obs('/tmp/fz-a'), '/tmp/fz-a', undefined, kase) as { threw: { message: string } }, normalise(obs('/tmp/fz-b'), '/tmp/fz-b', undefined, kase)];
   assert.deepEqual(differences([a], [b]), []);
   assert.equal(a.threw.message, 'Command failed: <dir>/nope/fl-tool\n<hex> "/bin/sh: 1: <dir>/nope/fl-tool: not found\\n"');
 });
