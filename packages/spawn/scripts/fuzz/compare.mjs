@@ -107,7 +107,7 @@ export function withEncodedLinesDecoded(obs, encoding) {
     return b.length > 0 && b.toString(encoding) === l ? `<${encoding}> ${JSON.stringify(b.toString('latin1'))}` : l;
   };
   const walk = (v) => {
-    if (typeof v === 'string') return v.includes('\n') || v.length >= 8 ? v.split('\n').map(line).join('\n') : v;
+    if (typeof v === 'string') return v.split('\n').map(line).join('\n');
     if (Array.isArray(v)) return v.map(walk);
     if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
     return v;
