@@ -16,7 +16,7 @@
 #                the packages: npm and tsc outputs, not behaviour; no npm inside), runtimes.test.ts (the same files
 #                on other Node lines: this run is one line on another libc), differential-planted.test.ts (it
 #                checks that the campaign catches planted modules, which no libc changes: 3-4 min) and
-#                bench-helpers.test.ts (pure functions). The differential suite (differential.test.ts) joins by
+#                bench-helpers.test.ts and bench-load.test.ts (the benches' own parts). The differential suite (differential.test.ts) joins by
 #                that glob. In machine.test.ts and owners.test.ts the cases that
 #                compile a C fixture skip, saying so (no compiler inside).
 # When the root filesystem cannot be had (debootstrap cannot be installed, no Debian mirror in apt's sources, the
@@ -33,7 +33,7 @@ INCLUDE=procps,python3-minimal
 # (Two files once left out here as open findings run now: nofile.test.ts, whose difference was Node 22's, not this
 # libc's, mended in src/loop-rings.ts; hardened.test.ts, where glibc 2.31's posix_spawn said EPERM for a clone
 # refused at RLIMIT_NPROC and child_process EAGAIN, mended in native/spawn_child.c.)
-EXCLUDED=(install.test.ts packaging.test.ts runtimes.test.ts differential-planted.test.ts bench-helpers.test.ts)
+EXCLUDED=(install.test.ts packaging.test.ts runtimes.test.ts differential-planted.test.ts bench-helpers.test.ts bench-load.test.ts)
 
 # What to remove at exit (also when ended by a signal: .ci/run ends a --prepare still running with it). Anything
 # still mounted below one (debootstrap's /proc, /sys or /dev binds, had it been killed hard) is unmounted first, and

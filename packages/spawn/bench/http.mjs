@@ -16,12 +16,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_VARIANTS, findRuntime, VARIANTS } from './http-variants.mjs';
+import { load } from './http-load.mjs';
 import { printHttp } from './http-report.mjs';
 import { getJson, machineLoad, runPasses, startServer } from './server-process.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..', '..');
-const autocannon = (await import('autocannon')).default;
 
 function fail(msg) {
   console.error(`bench:http: ${msg}`);
@@ -60,15 +60,6 @@ function parseArgs(argv) {
 
 const readText = (f) => readFileSync(f, 'utf8');
 
-/** autocannon against the server until `amount` responses or `seconds` have passed, whichever comes first. */
-function load(port, amount, seconds, connections) {
-  return new Promise((resolve, reject) => {
-    const inst = autocannon({ url: `http://127.0.0.1:${port}/`, connections, amount, timeout: 30 }, (err, r) => (err ? reject(err) : resolve(r)));
-    const cap = setTimeout(() => inst.stop(), seconds * 1000);
-    inst.on('done', () => clearTimeout(cap));
-  });
-}
-
 async function runOne(variant, heapMb, o) {
   const argv = variant.argv(o);
   const { ready, stop } = await startServer(argv, [`heap-mb=${heapMb}`, `command=${o.command}`, `max-s=${o.duration * 4 + 120}`], { cwd: repo });
@@ -76,16 +67,15 @@ async function runOne(variant, heapMb, o) {
   try {
     if (o.warmup > 0) await load(ready.port, o.warmup, o.duration, o.connections);
     await getJson(ready.port, '/reset');
-    const r = await load(ready.port, o.requests, o.duration, o.connections);
+    const { result: r, ok, seconds } = await load(ready.port, o.requests, o.duration, o.connections);
     const server = await getJson(ready.port, '/stats');
-    const seconds = (r.finish - r.start) / 1000;
     return {
       variant: variant.id,
       heapMb,
       version: ready.version,
       rssMb: server.rssMb,
-      requestsPerS: r['2xx'] / seconds,
-      ok: r['2xx'],
+      requestsPerS: ok / seconds,
+      ok,
       errors: r.errors + r.timeouts + r.non2xx,
       seconds,
       latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99 },
