@@ -232,6 +232,27 @@ test('--json writes one versioned document with raw samples per configuration; a
   );
 });
 
+test('a run stored with --db says how to read it back from that history, and the commands work', () => {
+  const db = join(box.dir, 'named history.db');
+  const r = cli('spawn', ...QUICK, '--db', db);
+  assert.equal(r.code, 0, r.stderr);
+  const id = /stored as run (\w+) in /.exec(r.stderr)?.[1];
+  assert.ok(id, r.stderr);
+  const said = r.stderr.split('\n').map((l) => l.trim());
+  const show = said.find((l) => l.startsWith(`forklab show ${id} --db `));
+  const report = said.find((l) => l.startsWith(`forklab report ${id} --db `));
+  assert.ok(show && report?.endsWith('--html report.html'), r.stderr);
+  if (!show || !report) return;
+  // the advice is the command itself: its words (the path quoted for the shell) read the run back
+  const words = (line: string) => [...line.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!).slice(1);
+  const shown = cli(...words(show));
+  assert.equal(shown.code, 0, shown.stderr);
+  const html = join(box.dir, 'advised.html');
+  const reported = cli(...words(report).map((w) => (w === 'report.html' ? html : w)));
+  assert.equal(reported.code, 0, reported.stderr);
+  assert.match(readFileSync(html, 'utf8'), /<html/i);
+});
+
 test('a --json path that is a directory is refused', () => {
   const r = cli('spawn', '--json', box.dir);
   assert.equal(r.code, 2);

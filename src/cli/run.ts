@@ -135,12 +135,16 @@ export async function runExperimentCommand<P, S>(exp: Experiment<P, S>, raw: Com
   for (const w of run.warnings) if (!preWarnings.includes(w)) process.stderr.write(`${fitText(`${color ? pc.yellow('warning') : 'warning'}: ${w.message}`)}\n`);
   const stored = doc.runId && history ? { id: doc.runId.slice(0, 8), location: history.location } : null;
   if (json) writeRunJson(exp.name, json, await render('json', 'run', doc), stored);
-  if (stored)
-    process.stderr.write(
-      // the history's path on a line of its own: a long one is never cut, and the line above fits a terminal
-      `forklab: stored as run ${stored.id} (forklab show ${stored.id}${dbArgument(stored.location)}; forklab report --html report.html)\n  in ${stored.location.path}\n`,
-    );
+  if (stored) process.stderr.write(storedLines(stored.id, stored.location));
   else if (!history) process.stderr.write(`forklab: not stored (--no-store)${json ? '' : '; use --json FILE to keep the run'}\n`);
   if (interrupted !== null) return interrupted;
   return run.complete ? 0 : 1;
+}
+
+/** Where the run went and the two commands that read it back. With --db both commands carry it, each on a line
+ * of its own (a long path is never cut, and each line stands alone to copy); the default history's fit one. */
+export function storedLines(id: string, location: DbLocation): string {
+  const db = dbArgument(location);
+  if (!db) return `forklab: stored as run ${id} (forklab show ${id}; forklab report --html report.html)\n  in ${location.path}\n`;
+  return `forklab: stored as run ${id} in ${location.path}\n  forklab show ${id}${db}\n  forklab report ${id}${db} --html report.html\n`;
 }
