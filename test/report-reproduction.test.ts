@@ -106,6 +106,26 @@ test('latest is the latest thing made: after reproduce, report and show give the
   assert.equal(JSON.parse(json.stdout).schema, 'forklab.reproduce');
 });
 
+test('a reproduction stored with --db says how to report it from that history, and history and show say the same', () => {
+  const db = join(tmp, 'other history.db');
+  const r = cli('reproduce', '--quick', '--only', '004', '--db', db);
+  assert.ok(r.code === 0 || r.code === 1, r.stderr);
+  const quoted = `'${db}'`;
+  const advised = r.stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l.startsWith('forklab report R1 --db '));
+  assert.equal(advised, `forklab report R1 --db ${quoted} --html report.html`, r.stderr);
+  const out = join(tmp, 'advised.html');
+  const reported = cli('report', 'R1', '--db', db, '--html', out);
+  assert.equal(reported.code, 0, reported.stderr);
+  assert.match(readFileSync(out, 'utf8'), /id="summary"/);
+  // (a line that does not fit the terminal is wrapped: read as words)
+  const words = (text: string) => text.replace(/\s+/g, ' ');
+  assert.ok(words(cli('history', '--db', db).stdout).includes(`(forklab report R<n> --db ${quoted} --html report.html)`));
+  assert.ok(words(cli('show', 'R1', '--db', db).stdout).includes(`(forklab report R1 --db ${quoted} --html report.html)`));
+});
+
 test('the reproduction report opens in Chromium: no console error, no request', { skip: chromiumSkip, timeout: 120_000 }, async () => {
   reproduceOnce();
   const browser = await launchChromium();

@@ -9,7 +9,7 @@ import { EXPERIMENTS } from '../experiments/index.js';
 import { StoreError, isReproductionRef, type RunFilter, type RunRow, type Store } from '../store/db.js';
 import { asReproduceDocument } from '../claims/reproduction.js';
 import { renderSummary } from '../report/summary.js';
-import { dbLocation } from './database.js';
+import { dbArgument, dbLocation } from './database.js';
 import { DocumentError, parseRunDocument } from '../document/validate.js';
 import { identityGroups, groupMedian } from '../store/compare.js';
 import type { RunDocument } from '../document/run.js';
@@ -181,7 +181,7 @@ function registerHistory(program: Command): void {
         const repros = filter.experiment === undefined ? withStore(o, false, (s) => reproductionRows(s, filter)) : [];
         if (repros.length)
           out(
-            `\n${renderTable(['reproduction', 'started', 'preset', 'label', 'runs', 'hold', 'differ', 'inconclusive', 'not measurable'], repros, { leftAlign: [0, 1, 2, 3] })}\n(forklab report R<n> --html report.html)`,
+            `\n${renderTable(['reproduction', 'started', 'preset', 'label', 'runs', 'hold', 'differ', 'inconclusive', 'not measurable'], repros, { leftAlign: [0, 1, 2, 3] })}\n(forklab report R<n>${dbArgument(dbLocation(o.db))} --html report.html)`,
           );
       }),
     );
@@ -190,7 +190,7 @@ function registerHistory(program: Command): void {
 /** A reproduction's summary (show R1, show repro.json), or its document with --json. */
 async function showReproduction(doc: ReproduceDocument, shown: string, o: Opts, plan: OutputPlan): Promise<void> {
   if (plan.outputs.length) return writeOutputs('show', plan, 'reproduction', { doc, runs: [] });
-  const footer = `reproduction ${shown}: ${doc.preset === 'quick' ? 'quick preset (--quick)' : 'the articles’ settings'}, started ${localTime(doc.startedAt)}, seed ${doc.seed} (forklab report ${shown} --html report.html)`;
+  const footer = `reproduction ${shown}: ${doc.preset === 'quick' ? 'quick preset (--quick)' : 'the articles’ settings'}, started ${localTime(doc.startedAt)}, seed ${doc.seed} (forklab report ${shown}${/^R\d+$/.test(shown) ? dbArgument(dbLocation(o.db)) : ''} --html report.html)`;
   out(renderSummary({ articles: doc.articles, verdicts: doc.verdicts, figures: doc.figures }, doc.experiments, colors(o), footer).trimEnd());
 }
 

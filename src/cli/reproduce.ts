@@ -18,7 +18,7 @@ import { onInterrupt, openHistory, parseCommon } from './run.js';
 import { doctorSummaryLine } from './doctor.js';
 import { createProgress } from './progress.js';
 import { planOutputs, writeOutputs, type OutputPlan } from './door.js';
-import { openDatabase } from './database.js';
+import { dbArgument, dbLocation, openDatabase } from './database.js';
 import {
   dbOption,
   fileOption,
@@ -104,13 +104,20 @@ function driftStore(o: ReproduceOptions): Store | null {
 }
 
 /** --json, --html FILE and --markdown FILE: the document, and the reproduction as a report, summary first; a failed write says how to get the runs out of the history. */
-async function writeReproduction(outputs: OutputPlan, doc: ReproduceDocument, runs: readonly RunDocument[], stored: number | null, published: Published): Promise<void> {
+async function writeReproduction(
+  outputs: OutputPlan,
+  doc: ReproduceDocument,
+  runs: readonly RunDocument[],
+  stored: number | null,
+  published: Published,
+  db: string,
+): Promise<void> {
   const ids = doc.runs.filter((r): r is string => typeof r === 'string').map((r) => r.slice(0, 8));
   const hint = (flag: string) =>
     stored !== null
-      ? `the reproduction is stored as R${stored}: forklab report R${stored} ${flag} FILE writes it again`
+      ? `the reproduction is stored as R${stored}: forklab report R${stored}${db} ${flag} FILE writes it again`
       : ids.length
-        ? `the runs are stored (${ids.join(', ')}): forklab export RUN writes each`
+        ? `the runs are stored (${ids.join(', ')}): forklab export RUN${db} writes each`
         : undefined;
   await writeOutputs('reproduce', outputs, 'reproduction', { doc, runs }, { hint, published });
 }
@@ -152,8 +159,15 @@ export async function reproduceCommand(o: ReproduceOptions, io: ReproduceIo = {}
   ); // a document on stdout owns it
   if (r.storeProblem !== null)
     process.stderr.write(`warning: the reproduction could not be stored in the history (${r.storeProblem}); its runs are stored, and --json FILE keeps the verdicts\n`);
-  if (r.storedId !== null) process.stderr.write(`forklab reproduce: stored as reproduction R${r.storedId} with its runs (forklab report R${r.storedId} --html report.html)\n`);
-  await writeReproduction(outputs, r.document, r.docs, r.storedId, published);
+  // with --db the command that reads it back carries it, on a line of its own (a long path is never cut)
+  const db = dbArgument(dbLocation(o.db));
+  if (r.storedId !== null)
+    process.stderr.write(
+      db
+        ? `forklab reproduce: stored as reproduction R${r.storedId} with its runs\n  forklab report R${r.storedId}${db} --html report.html\n`
+        : `forklab reproduce: stored as reproduction R${r.storedId} with its runs (forklab report R${r.storedId} --html report.html)\n`,
+    );
+  await writeReproduction(outputs, r.document, r.docs, r.storedId, published, db);
   return { status: r.interrupted ?? (r.failed ? 1 : 0), docs: r.docs };
 }
 
