@@ -5,7 +5,7 @@
 // is compared as it is.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { differences, floodLines, IPC_NOT_JSON, killedAtStart, normalise, outsideWrites, WRITTEN_BEFORE_THE_KILL } from '../scripts/fuzz/compare.mjs';
+import { differences, ENDED_AT_START, floodLines, IPC_NOT_JSON, killedAtStart, normalise, outsideWrites, WRITTEN_BEFORE_THE_KILL } from '../scripts/fuzz/compare.mjs';
 
 const notJson = (line: string) => ({ name: 'SyntaxError', message: `Unexpected token '${line[0]}', "${line}" is not valid JSON` });
 const observed = (uncaught: object[]) => normalise({ mode: 'x', uncaught }, '/tmp/case-dir');
@@ -44,24 +44,56 @@ test('a flood is compared as present: its runs of lines, and one line repeated b
   assert.equal(floodLines(mixed).stderr, '<flood stderr lines>A\n<flood stderr lines>B\n<flood stderr lines>');
 });
 
-test('a child killed at its start: its output is one value wherever it is held; the rest is compared as it is', () => {
-  const run = (out: string, code: number) => ({
+test('a child killed at its start: its output and its ending are one value each wherever they are held; the rest is compared as it is', () => {
+  interface Obs {
+    streams: { stdout: string; stderr: string };
+    callback: unknown[];
+    events: unknown[][];
+    child: { killed: boolean; exitCode: unknown; signalCode: unknown };
+  }
+  const killed = (out: string): Obs => ({
     streams: { stdout: out, stderr: '' },
     callback: [{ name: 'AbortError', message: 'The operation was aborted', stdout: out }, { s: out }, { s: '' }],
     events: [
-      ['exit', null, 'SIGKILL'],
-      ['close', code],
+      ['error', 'AbortError'],
+      ['exit', null, 'SIGTERM'],
+      ['close', null, 'SIGTERM'],
     ],
+    child: { killed: true, exitCode: null, signalCode: 'SIGTERM' },
   });
-  const [two, none] = [killedAtStart(run('SigBlk:\t0\nSigIgn:\t0\n', 0)), killedAtStart(run('', 0))];
+  // the same call whose short child ended on its own before the kill reached it
+  const endedFirst = (out: string) => {
+    const o = killed(out);
+    o.events = [
+      ['error', 'AbortError'],
+      ['exit', 1, null],
+      ['close', 1, null],
+    ];
+    o.child = { killed: true, exitCode: 1, signalCode: null };
+    return o;
+  };
+  const [two, none] = [killedAtStart(killed('SigBlk:\t0\nSigIgn:\t0\n')), killedAtStart(endedFirst(''))];
   assert.deepEqual(differences([two], [none]), []);
   assert.equal(two.streams.stdout, WRITTEN_BEFORE_THE_KILL);
   assert.equal((two.callback[0] as { stdout: string }).stdout, WRITTEN_BEFORE_THE_KILL);
-  // the events are still compared
+  assert.deepEqual(two.events[1], ['exit', ENDED_AT_START, ENDED_AT_START]);
+  assert.equal(two.child.exitCode, ENDED_AT_START);
+  // the events and their order are still compared, and whether the child was killed (kill() said so)
+  const noAbort = killed('');
+  noAbort.events = noAbort.events.slice(1);
   assert.deepEqual(
-    differences([two], [killedAtStart(run('', 1))]).map((d) => d.field),
+    differences([two], [killedAtStart(noAbort)]).map((d) => d.field),
     ['events'],
   );
+  const notKilled = killed('');
+  notKilled.child.killed = false;
+  assert.deepEqual(
+    differences([two], [killedAtStart(notKilled)]).map((d) => d.field),
+    ['child.killed'],
+  );
+  // and a call not aborted at its start keeps its ending: normalise() applies this only to those
+  const kept = normalise({ ...killed('') }, '/nowhere', null, { opts: {}, steps: [] }) as unknown as Obs;
+  assert.equal(kept.child.exitCode, null);
 });
 
 test("a child killed at its start that writes into the runner's own stdout, stderr or files: that too is one value, and only where its stdio leads", () => {

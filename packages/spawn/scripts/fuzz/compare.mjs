@@ -12,7 +12,7 @@ export const NORMALISATIONS = [
   "the inspector's lines (a Node child sent SIGUSR1 starts it) are left out of the runner's stderr and of every text the call returned or streamed: its URL holds a random id, and whether port 9229 was free depends on the other cases running at the time",
   'during the call, descriptors of kind pidfd are not counted: @forklab/spawn reaps each running child through a pidfd (README, "What differs": reaping)',
   'a flood step writes for a time: its runs of lines, and one line its shell repeats between them, are compared as present (floodLines)',
-  "when the call's AbortSignal was aborted before it, Node starts the child and kills it at once: what the child wrote first depends on timing, in child_process too, and is compared as one value wherever the observation holds it, the runner's own stdout, stderr and files included where the case's stdio leads there (killedAtStart; Node 26, seed 20261211)",
+  "when the call's AbortSignal was aborted before it, Node starts the child and kills it at once: what the child wrote first depends on timing, in child_process too, and is compared as one value wherever the observation holds it, the runner's own stdout, stderr and files included where the case's stdio leads there (killedAtStart; Node 26, seed 20261211); so is how it ended, killed or on its own first (Node 22, seed 20261229)",
   "uncaught SyntaxErrors of JSON.parse (an IPC channel fed lines that are not JSON) are compared as one entry, 'a line on the IPC channel was not JSON': which lines fail depends on how the child's writes arrive in reads (the channel parses the lines of a read until one throws, and the rest of that read is lost), and two runs through child_process itself disagree on it (Node 22, seed 20261209)",
 ];
 
@@ -75,13 +75,21 @@ export function outsideWrites(stdio) {
   return at;
 }
 
+/** How a child killed at its start ended is compared as this: see killedAtStart. */
+export const ENDED_AT_START = '<killed at its start, or ended on its own first>';
+
 /** A call whose AbortSignal was aborted before it: Node starts the child and kills it at once, so how much the
  * child wrote first depends on timing, in child_process too (Node 26, seed 20261211: two lines of its output, one,
- * or none). Its output, wherever the observation holds it (the streams, exec's callback and its error, and, by the
- * case's stdio, the runner's own stdout or stderr and the files it reads back), is one value; the events, the
- * error, the exit and everything else are compared as they are. */
+ * or none), and so does how it ended: a short script can end on its own before the kill reaches it (Node 22, seed
+ * 20261229: a three-line script exited 1 in 28-39 of 300 calls through child_process alone, and was killed in the
+ * rest). Its output, wherever the observation holds it (the streams, exec's callback and its error, and, by the
+ * case's stdio, the runner's own stdout or stderr and the files it reads back), is one value; so is its ending
+ * (the code and signal of 'exit' and 'close', child.exitCode and child.signalCode). The events and their order,
+ * the error and everything else are compared as they are. */
 export function killedAtStart(o, stdio) {
   const out = structuredClone(o);
+  if (Array.isArray(out.events)) for (const e of out.events) if (Array.isArray(e) && (e[0] === 'exit' || e[0] === 'close')) e.splice(1, 2, ENDED_AT_START, ENDED_AT_START);
+  if (out.child && typeof out.child === 'object') for (const k of ['exitCode', 'signalCode']) if (k in out.child) out.child[k] = ENDED_AT_START;
   for (const k of ['stdout', 'stderr']) if (out.streams && typeof out.streams[k] === 'string') out.streams[k] = WRITTEN_BEFORE_THE_KILL;
   for (const place of outsideWrites(stdio)) {
     if ((place === 'stdout' || place === 'stderr') && typeof out[place] === 'string') out[place] = WRITTEN_BEFORE_THE_KILL;
