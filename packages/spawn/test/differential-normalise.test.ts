@@ -44,6 +44,17 @@ test('a flood is compared as present: its runs of lines, and one line repeated b
   assert.equal(floodLines(mixed).stderr, '<flood stderr lines>A\n<flood stderr lines>B\n<flood stderr lines>');
 });
 
+test("a flood beside a chatty step's hundreds of KiB is normalised in one pass (Node 26, seed 20261230)", { timeout: 60_000 }, () => {
+  // one line repeated between a flood's runs after a long output: the long output kept, the repeats written once
+  // (the last line, after the last run, stays). (Done by a
+  // backreference to a lazily grown prefix, this took time quadratic in the output: minutes for 1 MiB.)
+  const q = 'q'.repeat(63);
+  const chatty = 'o'.repeat(1 << 20);
+  const line = 'sh: echo: I/O error\n';
+  const got = floodLines({ stdout: `${chatty}${q}\n${line}${q}\n${line}${q}\n${line}` });
+  assert.equal(got.stdout, `${chatty}<flood stdout lines>${line}<flood stdout lines>${line}`);
+});
+
 test('a child killed at its start: its output and its ending are one value each wherever they are held; the rest is compared as it is', () => {
   interface Obs {
     streams: { stdout: string; stderr: string };
