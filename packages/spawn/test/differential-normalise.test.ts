@@ -5,7 +5,18 @@
 // is compared as it is.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { differences, ENDED_AT_START, floodLines, IPC_NOT_JSON, killedAtStart, normalise, outsideWrites, WRITTEN_BEFORE_THE_KILL } from '../scripts/fuzz/compare.mjs';
+import {
+  CHATTY_BYTES,
+  differences,
+  ENDED_AT_START,
+  floodLines,
+  IPC_NOT_JSON,
+  killedAtStart,
+  normalise,
+  outsideWrites,
+  PAST_MAX_BUFFER,
+  WRITTEN_BEFORE_THE_KILL,
+} from '../scripts/fuzz/compare.mjs';
 
 const notJson = (line: string) => ({ name: 'SyntaxError', message: `Unexpected token '${line[0]}', "${line}" is not valid JSON` });
 const observed = (uncaught: object[]) => normalise({ mode: 'x', uncaught }, '/tmp/case-dir');
@@ -147,4 +158,49 @@ test('an error message that carries the child’s stderr in the call’s encodin
   const [a, b] = [normalise(obs('/tmp/fz-a'), '/tmp/fz-a', undefined, kase) as { threw: { message: string } }, normalise(obs('/tmp/fz-b'), '/tmp/fz-b', undefined, kase)];
   assert.deepEqual(differences([a], [b]), []);
   assert.equal(a.threw.message, 'Command failed: <dir>/nope/fl-tool\n<hex> "/bin/sh: 1: <dir>/nope/fl-tool: not found\\n"');
+});
+
+test('a sync call that ran over maxBuffer: its outputs are compared up to maxBuffer bytes, and whether there was more (Node 26, seed 20261230)', () => {
+  const kase = { fn: 'spawnSync', opts: { maxBuffer: 1, encoding: 'hex' }, steps: [] };
+  const sync = (out: string, code = 'ENOBUFS') => ({
+    ret: { status: null, signal: 'SIGTERM', output: [null, { hex: out }, { hex: '' }], stdout: { hex: out }, stderr: { hex: '' }, error: { code } },
+  });
+  const n = (o: object) => normalise(o as Record<string, unknown>, '/nowhere', null, kase);
+  // one read held one line, the other both: the same up to maxBuffer, and both ran over it
+  assert.deepEqual(differences([n(sync('SigBlk: 0\n'))], [n(sync('SigBlk: 0\nSigIgn: 0\n'))]), []);
+  assert.equal((n(sync('SigBlk: 0\n')).ret as { stdout: { hex: string } }).stdout.hex, `S${PAST_MAX_BUFFER}`);
+  // a different first byte is still a difference, and so is an output that did not run over
+  assert.deepEqual(
+    differences([n(sync('SigBlk: 0\n'))], [n(sync('TigBlk: 0\n'))]).map((d) => d.field),
+    ['ret.output', 'ret.stdout.hex'],
+  );
+  assert.deepEqual(
+    differences([n(sync('S'))], [n(sync('SigBlk: 0\n'))]).map((d) => d.field),
+    ['ret.output', 'ret.stdout.hex'],
+  );
+  // without ENOBUFS nothing is cut
+  assert.deepEqual(
+    differences([n(sync('SigBlk: 0\n', 'ETIMEDOUT'))], [n(sync('SigBlk: 0\nSigIgn: 0\n', 'ETIMEDOUT'))]).map((d) => d.field),
+    ['ret.output', 'ret.stdout.hex'],
+  );
+});
+
+test("a chatty step's bytes in the runner's own stdout and stderr are compared as present; in the call's pipes, byte for byte (Node 22, seed 20261229)", () => {
+  const kase = { fn: 'fork', opts: {}, steps: [{ chatty: 200 }] };
+  const run = (n: number, piped = 'o'.repeat(1000)) => ({ stderr: `e0\n${'e'.repeat(n)}e0\ne1\n`, stdout: 'x\n', streams: { stdout: piped, stderr: '' } });
+  const n = (o: object) => normalise(o as Record<string, unknown>, '/nowhere', null, kase);
+  assert.deepEqual(differences([n(run(147_000))], [n(run(204_800))]), []);
+  // (the run takes the next line's own "e" with it, on both sides alike)
+  assert.equal((n(run(147_000)) as { stderr: string }).stderr, `e0\n${CHATTY_BYTES}0\ne1\n`);
+  // the pipes the call made still compare every byte
+  assert.deepEqual(
+    differences([n(run(147_000))], [n(run(204_800, 'o'.repeat(999)))]).map((d) => d.field),
+    ['streams.stdout'],
+  );
+  // and a case without a chatty step keeps the runner's stderr as it is
+  const plain = (o: object) => normalise(o as Record<string, unknown>, '/nowhere', null, { fn: 'fork', opts: {}, steps: [] });
+  assert.deepEqual(
+    differences([plain(run(147_000))], [plain(run(204_800))]).map((d) => d.field),
+    ['stderr'],
+  );
 });

@@ -12,6 +12,8 @@ export const NORMALISATIONS = [
   "the inspector's lines (a Node child sent SIGUSR1 starts it) are left out of the runner's stderr and of every text the call returned or streamed: its URL holds a random id, and whether port 9229 was free depends on the other cases running at the time",
   'during the call, descriptors of kind pidfd are not counted: @forklab/spawn reaps each running child through a pidfd (README, "What differs": reaping)',
   'a flood step writes for a time: its runs of lines, and one line its shell repeats between them, are compared as present (floodLines)',
+  "a chatty step's long runs of bytes in the runner's own stdout and stderr (where the child's stdio is the runner's) are compared as present: how much of them reached the runner differed between runs of child_process itself (chattyInRunner; Node 22, seed 20261229)",
+  'after a sync call that ran over maxBuffer (ENOBUFS), each output is compared up to maxBuffer bytes and whether there was more: the read that ran over it holds whatever the child had written by then, one line or two (cutAtMaxBuffer; Node 26, seed 20261230)',
   "when the call's AbortSignal was aborted before it, Node starts the child and kills it at once: what the child wrote first depends on timing, in child_process too, and is compared as one value wherever the observation holds it, the runner's own stdout, stderr and files included where the case's stdio leads there (killedAtStart; Node 26, seed 20261211); so is how it ended, killed or on its own first (Node 22, seed 20261229)",
   "uncaught SyntaxErrors of JSON.parse (an IPC channel fed lines that are not JSON) are compared as one entry, 'a line on the IPC channel was not JSON': which lines fail depends on how the child's writes arrive in reads (the channel parses the lines of a read until one throws, and the rest of that read is lost), and two runs through child_process itself disagree on it (Node 22, seed 20261209)",
 ];
@@ -144,6 +146,43 @@ export function withEncodedLinesDecoded(obs, encoding) {
   return walk(obs);
 }
 
+/** A chatty step's long run of bytes in the runner's own stdout or stderr is compared as this: see chattyInRunner. */
+export const CHATTY_BYTES = "<a chatty step's bytes>";
+
+/** A chatty step writes hundreds of KiB; where the child's stdio is the runner's own (fork's default, 'inherit'),
+ * how much of it the runner's stdout or stderr held came out different between runs of child_process itself
+ * (147,134 and 205,770 characters of stderr: Node 22, seed 20261229, a fork of a 200 KiB step), so a run of 64 or
+ * more of its bytes there is compared as present. The pipes the call makes (the streams, exec's callback) are
+ * compared byte for byte as before. */
+function chattyInRunner(o) {
+  for (const k of ['stdout', 'stderr']) if (typeof o[k] === 'string') o[k] = o[k].replace(/o{64,}|e{64,}/g, CHATTY_BYTES);
+}
+
+/** What a sync call that ran over maxBuffer returned beyond maxBuffer is compared as this: see cutAtMaxBuffer. */
+export const PAST_MAX_BUFFER = '<and the rest of the read that ran over maxBuffer>';
+
+/** A sync call that ran over maxBuffer (ENOBUFS) returns what it had read by then, and the read that ran over it
+ * holds whatever the child had written so far: two lines written a few µs apart came in one read or in two, so one
+ * side returned one line and the other both, three times each (Node 26, seed 20261230: spawnSync, maxBuffer 1).
+ * Node promises only that the output is cut short. Each output is compared up to maxBuffer bytes, and whether there
+ * was more. */
+function cutAtMaxBuffer(o, maxBuffer) {
+  if (typeof maxBuffer !== 'number' || !Number.isFinite(maxBuffer)) return;
+  const cut = (v) => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+    const [key] = Object.keys(v);
+    if (key === undefined || typeof v[key] !== 'string') return v;
+    const enc = key === 's' ? 'utf8' : 'latin1';
+    const b = Buffer.from(v[key], enc);
+    return b.length <= maxBuffer ? v : { [key]: `${b.subarray(0, maxBuffer).toString(enc)}${PAST_MAX_BUFFER}` };
+  };
+  for (const holder of [o.ret, o.ret?.error, o.threw]) {
+    if (holder === null || typeof holder !== 'object') continue;
+    for (const k of ['stdout', 'stderr']) if (k in holder) holder[k] = cut(holder[k]);
+    if (Array.isArray(holder.output)) holder.output = holder.output.map(cut);
+  }
+}
+
 /** An observation with the run's own directory replaced; pidfds left out of the descriptors counted during the call;
  * and, by what the case does (kase, when given), a flood's lines and the output of a child killed at its start. */
 export function normalise(obs, dir, register, kase) {
@@ -170,6 +209,8 @@ export function normalise(obs, dir, register, kase) {
   if (failedSpawn) for (const when of [o.during, o.after]) if (when?.fds) delete when.fds.socket;
   const syncCode = o.ret?.error?.code ?? (o.ret === null ? o.threw?.code : undefined);
   if (syncCode === 'EMFILE' || syncCode === 'ENFILE') for (const when of [o.during, o.after]) if (when?.fds) delete when.fds.eventpoll;
+  if (syncCode === 'ENOBUFS') cutAtMaxBuffer(o, kase?.opts.maxBuffer);
+  if (kase?.steps.some((s) => 'chatty' in s)) chattyInRunner(o);
   const flooded = kase?.steps.some((s) => 'flood' in s) ? floodLines(o) : o;
   return kase?.opts.signal === 'abortedBefore' ? killedAtStart(flooded, kase.opts.stdio) : flooded;
 }
