@@ -204,3 +204,43 @@ test("a chatty step's bytes in the runner's own stdout and stderr are compared a
     ['stderr'],
   );
 });
+
+test("a flood's stdout and stderr lines interleaved in one place are one value however they interleave (Node 26, seed 20261230)", () => {
+  const q = 'q'.repeat(63);
+  const j = 'j'.repeat(63);
+  const both = (pairs: number) => ({ stdout: `start\n${`${q}\n${j}\n`.repeat(pairs)}${q}\nend\n` });
+  assert.deepEqual(floodLines(both(3)), floodLines(both(40)));
+  assert.equal(floodLines(both(3)).stdout, 'start\n<flood stdout and stderr lines>end\n');
+  // one stream's lines alone stay named by their stream
+  assert.equal(floodLines({ stdout: `${q}\n${q}\nend\n` }).stdout, '<flood stdout lines>end\n');
+});
+
+test("after a failed spawn, the runner's kill timer at 0 ms is compared after the call's events (Node 22, seed 20261229)", () => {
+  const kase = { fn: 'spawn', opts: {}, steps: [], parent: { kill: { afterMs: 0, signal: 'SIGTERM' } } };
+  const failed = (timerFirst: boolean) => ({
+    events: timerFirst
+      ? [
+          ['error', 'EACCES'],
+          ['parent-kill', false],
+          ['close', -13, null],
+        ]
+      : [
+          ['error', 'EACCES'],
+          ['close', -13, null],
+          ['parent-kill', false],
+        ],
+  });
+  const n = (o: object, k: object = kase) => normalise(o as Record<string, unknown>, '/nowhere', null, k);
+  assert.deepEqual(differences([n(failed(true))], [n(failed(false))]), []);
+  // a spawn that started keeps its order, and so does a timer of 50 ms
+  const started = (timerFirst: boolean) => ({ events: [['spawn'], ...failed(timerFirst).events] });
+  assert.deepEqual(
+    differences([n(started(true))], [n(started(false))]).map((d) => d.field),
+    ['events'],
+  );
+  const later = { ...kase, parent: { kill: { afterMs: 50, signal: 'SIGTERM' } } };
+  assert.deepEqual(
+    differences([n(failed(true), later)], [n(failed(false), later)]).map((d) => d.field),
+    ['events'],
+  );
+});
