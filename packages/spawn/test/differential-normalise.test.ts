@@ -211,6 +211,9 @@ test("a flood's stdout and stderr lines interleaved in one place are one value h
   const both = (pairs: number) => ({ stdout: `start\n${`${q}\n${j}\n`.repeat(pairs)}${q}\nend\n` });
   assert.deepEqual(floodLines(both(3)), floodLines(both(40)));
   assert.equal(floodLines(both(3)).stdout, 'start\n<flood stdout and stderr lines>end\n');
+  // which stream ran over exec's maxBuffer first is one value when both flood
+  const over = (stream: string) => floodLines({ callback: [{ message: `${stream} maxBuffer length exceeded` }] });
+  assert.deepEqual(over('stdout'), over('stderr'));
   // one stream's lines alone stay named by their stream
   assert.equal(floodLines({ stdout: `${q}\n${q}\nend\n` }).stdout, '<flood stdout lines>end\n');
 });

@@ -53,11 +53,13 @@ function withoutInspector(v) {
  * runs of one line written between them, each time the same (a shell's "echo: I/O error" on stderr for every
  * line it could not write to a stdout the child closed first: Node 22, seed 20261209), and runs of both streams'
  * lines where both lead to one place, however they interleave (Node 26, seed 20261230: stdout and stderr both the
- * runner's stdout). */
+ * runner's stdout). A flood writes both streams at one rate, so which of them runs over exec's maxBuffer first is a
+ * tie decided by the order of reads: the error's message names either (Node 26, seed 20261230). */
 export function floodLines(o) {
   const text = JSON.stringify(o)
     .replace(/q{8,}(?:(?:\\n)+q*)*/g, '<flood stdout lines>')
-    .replace(/j{8,}(?:(?:\\n)+j*)*/g, '<flood stderr lines>');
+    .replace(/j{8,}(?:(?:\\n)+j*)*/g, '<flood stderr lines>')
+    .replace(/"(?:stdout|stderr) maxBuffer length exceeded/g, '"<stdout or stderr> maxBuffer length exceeded');
   return JSON.parse(
     withoutRepeatedRuns(text).replace(/(?:<flood (?:stdout|stderr) lines>){2,}/g, (run) =>
       run.includes('stdout') && run.includes('stderr') ? '<flood stdout and stderr lines>' : run.slice(0, run.indexOf('>') + 1),
