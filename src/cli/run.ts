@@ -143,7 +143,7 @@ export async function runExperimentCommand<P, S>(exp: Experiment<P, S>, raw: Com
 
 /** Where the run went and the two commands that read it back. With --db both commands carry it, each on a line
  * of its own (a long path is never cut, and each line stands alone to copy); the default history's fit one. */
-export function storedLines(id: string, location: DbLocation): string {
+function storedLines(id: string, location: DbLocation): string {
   const db = dbArgument(location);
   if (!db) return `forklab: stored as run ${id} (forklab show ${id}; forklab report --html report.html)\n  in ${location.path}\n`;
   return `forklab: stored as run ${id} in ${location.path}\n  forklab show ${id}${db}\n  forklab report ${id}${db} --html report.html\n`;

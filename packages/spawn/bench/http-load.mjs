@@ -13,6 +13,7 @@ export function load(port, amount, seconds, connections) {
     let ok = 0;
     let lastMs = null;
     const startMs = performance.now();
+    let cap = null;
     const inst = autocannon({ url: `http://127.0.0.1:${port}/`, connections, amount, timeout: 30 }, (err, r) => {
       clearTimeout(cap);
       if (err) reject(err);
@@ -24,6 +25,6 @@ export function load(port, amount, seconds, connections) {
         lastMs = performance.now();
       }
     });
-    const cap = setTimeout(() => inst.stop(), seconds * 1000);
+    cap = setTimeout(() => inst.stop(), seconds * 1000);
   });
 }
