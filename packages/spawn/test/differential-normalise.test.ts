@@ -9,6 +9,7 @@ import {
   CHATTY_BYTES,
   differences,
   ENDED_AT_START,
+  ENDED_OR_KILLED_FOR_MAX_BUFFER,
   floodLines,
   IPC_NOT_JSON,
   killedAtStart,
@@ -178,6 +179,17 @@ test('a sync call that ran over maxBuffer: its outputs are compared up to maxBuf
     differences([n(sync('S'))], [n(sync('SigBlk: 0\n'))]).map((d) => d.field),
     ['ret.output', 'ret.stdout.hex'],
   );
+  // execSync: the child's stderr, as read, in the runner's own stderr too; killed for maxBuffer or ended first
+  const execSync = (err: string, status: number | null, signal: string | null) => ({
+    stderr: `(node:<pid>) a warning\n${err}`,
+    threw: { code: 'ENOBUFS', status, signal, stderr: { b: err } },
+    ret: null,
+  });
+  const e = (o: object) => normalise(o as Record<string, unknown>, '/nowhere', null, { fn: 'execSync', opts: { maxBuffer: 1 }, steps: [] });
+  const killed = e(execSync('/bin/sh: 1: ', null, 'SIGTERM'));
+  assert.deepEqual(differences([killed], [e(execSync('/bin/sh: 1: fl-tool: not found\n', 127, null))]), []);
+  assert.equal((killed as { stderr: string }).stderr, `(node:<pid>) a warning\n/${PAST_MAX_BUFFER}`);
+  assert.equal((killed as { threw: { status: unknown } }).threw.status, ENDED_OR_KILLED_FOR_MAX_BUFFER);
   // without ENOBUFS nothing is cut
   assert.deepEqual(
     differences([n(sync('SigBlk: 0\n', 'ETIMEDOUT'))], [n(sync('SigBlk: 0\nSigIgn: 0\n', 'ETIMEDOUT'))]).map((d) => d.field),

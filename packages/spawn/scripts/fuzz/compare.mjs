@@ -14,7 +14,7 @@ export const NORMALISATIONS = [
   "a flood step writes for a time: its runs of lines, one line its shell repeats between them, and both streams' runs interleaved where they lead to one place, are compared as present (floodLines; Node 26, seed 20261230)",
   "after a spawn that failed, the runner's kill timer at 0 ms is compared after the call's events: it and the failed child's 'close' both come in the loop's first turn, the timer first when a millisecond has passed (parentKillAfterFailedSpawn; Node 22, seed 20261229)",
   "a chatty step's long runs of bytes in the runner's own stdout and stderr (where the child's stdio is the runner's) are compared as present: how much of them reached the runner differed between runs of child_process itself (chattyInRunner; Node 22, seed 20261229)",
-  'after a sync call that ran over maxBuffer (ENOBUFS), each output is compared up to maxBuffer bytes and whether there was more: the read that ran over it holds whatever the child had written by then, one line or two (cutAtMaxBuffer; Node 26, seed 20261230)',
+  "after a sync call that ran over maxBuffer (ENOBUFS), each output is compared up to maxBuffer bytes and whether there was more, and the child's status and signal as one value: the read that ran over it holds whatever the child had written by then, and the child may end before the kill that follows (cutAtMaxBuffer; Node 26, seed 20261230; Debian 11, seed 20261236)",
   "when the call's AbortSignal was aborted before it, Node starts the child and kills it at once: what the child wrote first depends on timing, in child_process too, and is compared as one value wherever the observation holds it, the runner's own stdout, stderr and files included where the case's stdio leads there (killedAtStart; Node 26, seed 20261211); so is how it ended, killed or on its own first (Node 22, seed 20261229)",
   "uncaught SyntaxErrors of JSON.parse (an IPC channel fed lines that are not JSON) are compared as one entry, 'a line on the IPC channel was not JSON': which lines fail depends on how the child's writes arrive in reads (the channel parses the lines of a read until one throws, and the rest of that read is lost), and two runs through child_process itself disagree on it (Node 22, seed 20261209)",
 ];
@@ -185,23 +185,38 @@ export const PAST_MAX_BUFFER = '<and the rest of the read that ran over maxBuffe
  * holds whatever the child had written so far: two lines written a few µs apart came in one read or in two, so one
  * side returned one line and the other both, three times each (Node 26, seed 20261230: spawnSync, maxBuffer 1).
  * Node promises only that the output is cut short. Each output is compared up to maxBuffer bytes, and whether there
- * was more. */
+ * was more, in the runner's own stderr too where execSync writes it; and the child's status and signal are one
+ * value, since the kill for maxBuffer comes after that read and a short child may have ended first (Debian 11,
+ * Node 22, seed 20261236: "/bin/sh: 1: " and SIGTERM on one side, the whole line and 127 on the other). */
 function cutAtMaxBuffer(o, maxBuffer) {
   if (typeof maxBuffer !== 'number' || !Number.isFinite(maxBuffer)) return;
+  const cutText = (text, enc) => {
+    const b = Buffer.from(text, enc);
+    return b.length <= maxBuffer ? text : `${b.subarray(0, maxBuffer).toString(enc)}${PAST_MAX_BUFFER}`;
+  };
   const cut = (v) => {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
     const [key] = Object.keys(v);
     if (key === undefined || typeof v[key] !== 'string') return v;
-    const enc = key === 's' ? 'utf8' : 'latin1';
-    const b = Buffer.from(v[key], enc);
-    return b.length <= maxBuffer ? v : { [key]: `${b.subarray(0, maxBuffer).toString(enc)}${PAST_MAX_BUFFER}` };
+    return { [key]: cutText(v[key], key === 's' ? 'utf8' : 'latin1') };
   };
   for (const holder of [o.ret, o.ret?.error, o.threw]) {
     if (holder === null || typeof holder !== 'object') continue;
+    // execSync and execFileSync write the child's stderr, as read, into the runner's own: cut there too
+    const err = holder.stderr;
+    if (typeof o.stderr === 'string' && err && typeof err === 'object' && typeof (err.b ?? err.s) === 'string') {
+      const text = err.b ?? Buffer.from(err.s, 'utf8').toString('latin1');
+      if (text && o.stderr.includes(text)) o.stderr = o.stderr.replace(text, cutText(text, 'latin1'));
+    }
     for (const k of ['stdout', 'stderr']) if (k in holder) holder[k] = cut(holder[k]);
     if (Array.isArray(holder.output)) holder.output = holder.output.map(cut);
+    // and the kill for maxBuffer raced with the child's own end: killed, or ended first
+    for (const k of ['status', 'signal']) if (k in holder) holder[k] = ENDED_OR_KILLED_FOR_MAX_BUFFER;
   }
 }
+
+/** How a sync child that ran over maxBuffer ended is compared as this: see cutAtMaxBuffer. */
+export const ENDED_OR_KILLED_FOR_MAX_BUFFER = '<killed for maxBuffer, or ended on its own first>';
 
 /** An observation with the run's own directory replaced; pidfds left out of the descriptors counted during the call;
  * and, by what the case does (kase, when given), a flood's lines and the output of a child killed at its start. */
