@@ -259,3 +259,20 @@ test("after a failed spawn, the runner's kill timer at 0 ms is compared after th
     ['events'],
   );
 });
+
+test('exec over maxBuffer: the streams its listeners saw are compared up to maxBuffer bytes, and how the child ended as one value (Debian 11, seed 20261237)', () => {
+  const kase = { fn: 'exec', opts: { maxBuffer: 1 }, steps: [] };
+  const over = (seen: string, exit: unknown[]) => ({
+    callback: [{ code: 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER' }, { s: 'i' }, { s: '' }],
+    streams: { stdout: seen, stderr: '' },
+    events: [['spawn'], exit, ['close', ...exit.slice(1)]],
+    child: { exitCode: exit[1], signalCode: exit[2] },
+  });
+  const n = (o: object) => normalise(o as Record<string, unknown>, '/nowhere', null, kase);
+  assert.deepEqual(differences([n(over('in[', ['exit', null, 'SIGTERM']))], [n(over('in[parent-data\n]\n', ['exit', 127, null]))]), []);
+  // the callback's own output (cut exactly by Node) and the first bytes stay compared
+  assert.deepEqual(
+    differences([n(over('in[', ['exit', null, 'SIGTERM']))], [n(over('xn[', ['exit', null, 'SIGTERM']))]).map((d) => d.field),
+    ['streams.stdout'],
+  );
+});

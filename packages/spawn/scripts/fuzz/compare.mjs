@@ -215,6 +215,24 @@ function cutAtMaxBuffer(o, maxBuffer) {
   }
 }
 
+/** exec and execFile over maxBuffer: the callback's output is cut at maxBuffer exactly (compared as it is), but the
+ * runner's own 'data' listeners saw whole reads, and the read that ran over held whatever the child had written by
+ * then (Debian 11, Node 22, seed 20261237, case 189: "in[" on one side, "in[parent-data\n]\n" on the other). The streams
+ * are compared up to maxBuffer bytes and whether there was more; and, as after a sync call, how the child ended
+ * (the kill follows that read) is one value. */
+function streamsAtMaxBuffer(o, maxBuffer) {
+  if (typeof maxBuffer !== 'number' || !Number.isFinite(maxBuffer) || !o.streams) return;
+  const cutText = (text) => (text.length <= maxBuffer ? text : `${text.slice(0, maxBuffer)}${PAST_MAX_BUFFER}`); // latin1: a byte a character
+  for (const k of ['stdout', 'stderr']) {
+    const v = o.streams[k];
+    if (typeof v === 'string') o.streams[k] = cutText(v);
+    else if (v && typeof v === 'object') for (const enc of Object.keys(v)) if (typeof v[enc] === 'string') v[enc] = cutText(v[enc]);
+  }
+  if (Array.isArray(o.events))
+    for (const e of o.events) if (Array.isArray(e) && (e[0] === 'exit' || e[0] === 'close')) e.splice(1, 2, ENDED_OR_KILLED_FOR_MAX_BUFFER, ENDED_OR_KILLED_FOR_MAX_BUFFER);
+  if (o.child && typeof o.child === 'object') for (const k of ['exitCode', 'signalCode']) if (k in o.child) o.child[k] = ENDED_OR_KILLED_FOR_MAX_BUFFER;
+}
+
 /** How a sync child that ran over maxBuffer ended is compared as this: see cutAtMaxBuffer. */
 export const ENDED_OR_KILLED_FOR_MAX_BUFFER = '<killed for maxBuffer, or ended on its own first>';
 
@@ -245,6 +263,7 @@ export function normalise(obs, dir, register, kase) {
   const syncCode = o.ret?.error?.code ?? (o.ret === null ? o.threw?.code : undefined);
   if (syncCode === 'EMFILE' || syncCode === 'ENFILE') for (const when of [o.during, o.after]) if (when?.fds) delete when.fds.eventpoll;
   if (syncCode === 'ENOBUFS') cutAtMaxBuffer(o, kase?.opts.maxBuffer);
+  if (Array.isArray(o.callback) && o.callback[0]?.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') streamsAtMaxBuffer(o, kase?.opts.maxBuffer);
   if (kase?.steps.some((s) => 'chatty' in s)) chattyInRunner(o);
   if (kase?.parent?.kill?.afterMs === 0) parentKillAfterFailedSpawn(o);
   const flooded = kase?.steps.some((s) => 'flood' in s) ? floodLines(o) : o;
