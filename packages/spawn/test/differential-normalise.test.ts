@@ -276,3 +276,17 @@ test('exec over maxBuffer: the streams its listeners saw are compared up to maxB
     ['streams.stdout'],
   );
 });
+
+test('a pidfd after the call is left out only while no exit of the child was seen (Node 20, seed 20261241)', () => {
+  const kase = { fn: 'spawn', opts: {}, steps: [] };
+  const obs = (events: unknown[][], pidfds: number) => ({ events, ret: null, threw: null, after: { fds: { pipe: 2, ...(pidfds ? { pidfd: pidfds } : {}) } } });
+  const n = (o: object) => normalise(o as Record<string, unknown>, '/nowhere', null, kase);
+  // still running when the runner looked (a worker that ended first): the reaper's pidfd is the inherent one
+  assert.deepEqual(differences([n(obs([['spawn']], 0))], [n(obs([['spawn']], 1))]), []);
+  // once its exit was seen, a pidfd left open is a leak, and a difference
+  const ended = [['spawn'], ['exit', 0, null], ['close', 0, null]];
+  assert.deepEqual(
+    differences([n(obs(ended, 0))], [n(obs(ended, 1))]).map((d) => d.field),
+    ['after.fds.pidfd'],
+  );
+});

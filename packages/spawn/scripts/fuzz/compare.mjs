@@ -10,7 +10,7 @@ export const NORMALISATIONS = [
   "after a sync call that failed with EMFILE or ENFILE, eventpoll descriptors are not counted: Node 20's spawnSync then leaves its private loop's epoll descriptor open (with 1-3 descriptors free: libuv's uv_loop_init failing after its epoll_create1; not on Node 22, 24 or 26), which @forklab/spawn does not copy",
   'after an async spawn that failed with EMFILE or ENFILE, socket descriptors are not counted: child_process returns early then and leaves the parent ends of the stdio pipes open (Node 24), which @forklab/spawn closes',
   "the inspector's lines (a Node child sent SIGUSR1 starts it) are left out of the runner's stderr and of every text the call returned or streamed: its URL holds a random id, and whether port 9229 was free depends on the other cases running at the time",
-  'during the call, descriptors of kind pidfd are not counted: @forklab/spawn reaps each running child through a pidfd (README, "What differs": reaping)',
+  'during the call, descriptors of kind pidfd are not counted, nor after it while no exit of the child was seen: @forklab/spawn reaps each running child through a pidfd (README, "What differs": reaping; Node 20, seed 20261241)',
   "a flood step writes for a time: its runs of lines, one line its shell repeats between them, and both streams' runs interleaved where they lead to one place, are compared as present (floodLines; Node 26, seed 20261230)",
   "after a spawn that failed, the runner's kill timer at 0 ms is compared after the call's events: it and the failed child's 'close' both come in the loop's first turn, the timer first when a millisecond has passed (parentKillAfterFailedSpawn; Node 22, seed 20261229)",
   "a chatty step's long runs of bytes in the runner's own stdout and stderr (where the child's stdio is the runner's) are compared as present: how much of them reached the runner differed between runs of child_process itself (chattyInRunner; Node 22, seed 20261229)",
@@ -256,6 +256,10 @@ export function normalise(obs, dir, register, kase) {
       .join('\n');
   }
   if (o.during?.fds) delete o.during.fds.pidfd;
+  // after the call too, while the child is still running (no exit seen: a worker that ended first, a child still
+  // reading its IPC channel at the runner's time limit): its pidfd is the same inherent descriptor
+  const exited = Array.isArray(o.events) && o.events.some((e) => Array.isArray(e) && (e[0] === 'exit' || e[0] === 'close'));
+  if (!exited && o.after?.fds && o.ret === null && o.threw === null) delete o.after.fds.pidfd;
   if (Array.isArray(o.uncaught)) o.uncaught = withIpcParseFailuresAsOne(o.uncaught);
   const failedSpawn =
     Array.isArray(o.events) && !o.events.some((e) => e[0] === 'spawn') && o.events.some((e) => e[0] === 'error' && (e[1]?.code === 'EMFILE' || e[1]?.code === 'ENFILE'));
