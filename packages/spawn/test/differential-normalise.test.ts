@@ -16,6 +16,7 @@ import {
   normalise,
   outsideWrites,
   PAST_MAX_BUFFER,
+  READ_BEFORE_MAX_BUFFER,
   WRITTEN_BEFORE_THE_KILL,
 } from '../scripts/fuzz/compare.mjs';
 
@@ -289,4 +290,23 @@ test('a pidfd after the call is left out only while no exit of the child was see
     differences([n(obs(ended, 0))], [n(obs(ended, 1))]).map((d) => d.field),
     ['after.fds.pidfd'],
   );
+});
+
+test("a sync call over maxBuffer whose child writes to both pipes: each output is one value, and its stderr is left out of the runner's (Node 20, seed 20261241)", () => {
+  const kase = { fn: 'execFileSync', opts: { maxBuffer: 100 }, steps: [{ flood: 300 }] };
+  const q = `${'q'.repeat(63)}\n`;
+  const j = `${'j'.repeat(63)}\n`;
+  const run = (out: string, err: string) => ({
+    stderr: `(node:<pid>) a warning\n${err}`,
+    threw: { code: 'ENOBUFS', status: null, signal: 'SIGKILL', output: [null, { b: out }, { b: err }], stdout: { b: out }, stderr: { b: err } },
+    ret: null,
+  });
+  const n = (o: object) => normalise(o as Record<string, unknown>, '/nowhere', null, kase);
+  const [oneEach, twoOut] = [n(run(q, j)), n(run(q + q, ''))];
+  assert.deepEqual(differences([oneEach], [twoOut]), []);
+  assert.equal((oneEach as { threw: { stdout: { b: string } } }).threw.stdout.b, READ_BEFORE_MAX_BUFFER);
+  assert.equal((oneEach as { stderr: string }).stderr, '(node:<pid>) a warning\n');
+  // a child that writes to one pipe only is still cut at maxBuffer, byte for byte before it
+  const one = (o: object) => normalise(o as Record<string, unknown>, '/nowhere', null, { ...kase, steps: [{ out: 3 }] });
+  assert.notDeepEqual(differences([one(run(q, ''))], [one(run(q + q, ''))]), []);
 });

@@ -5,6 +5,7 @@ export declare const WRITTEN_BEFORE_THE_KILL: string;
 export declare const ENDED_AT_START: string;
 export declare const PAST_MAX_BUFFER: string;
 export declare const CHATTY_BYTES: string;
+export declare const READ_BEFORE_MAX_BUFFER: string;
 export declare const ENDED_OR_KILLED_FOR_MAX_BUFFER: string;
 export declare const FIELDS: readonly string[];
 export declare function floodLines<T>(o: T): T;

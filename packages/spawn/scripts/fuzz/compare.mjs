@@ -188,9 +188,13 @@ export const PAST_MAX_BUFFER = '<and the rest of the read that ran over maxBuffe
  * was more, in the runner's own stderr too where execSync writes it; and the child's status and signal are one
  * value, since the kill for maxBuffer comes after that read and a short child may have ended first (Debian 11,
  * Node 22, seed 20261236: "/bin/sh: 1: " and SIGTERM on one side, the whole line and 127 on the other). */
-function cutAtMaxBuffer(o, maxBuffer) {
+function cutAtMaxBuffer(o, maxBuffer, both) {
   if (typeof maxBuffer !== 'number' || !Number.isFinite(maxBuffer)) return;
+  // maxBuffer counts both pipes together: where the child writes to both, how the reads before the cut split between
+  // them is timing too (Node 20, seed 20261241: a flood's stdout read twice and its stderr not at all, or each once),
+  // so each output is one value and the child's stderr is left out of the runner's own
   const cutText = (text, enc) => {
+    if (both) return READ_BEFORE_MAX_BUFFER;
     const b = Buffer.from(text, enc);
     return b.length <= maxBuffer ? text : `${b.subarray(0, maxBuffer).toString(enc)}${PAST_MAX_BUFFER}`;
   };
@@ -206,7 +210,7 @@ function cutAtMaxBuffer(o, maxBuffer) {
     const err = holder.stderr;
     if (typeof o.stderr === 'string' && err && typeof err === 'object' && typeof (err.b ?? err.s) === 'string') {
       const text = err.b ?? Buffer.from(err.s, 'utf8').toString('latin1');
-      if (text && o.stderr.includes(text)) o.stderr = o.stderr.replace(text, cutText(text, 'latin1'));
+      if (text && o.stderr.includes(text)) o.stderr = o.stderr.replace(text, both ? '' : cutText(text, 'latin1'));
     }
     for (const k of ['stdout', 'stderr']) if (k in holder) holder[k] = cut(holder[k]);
     if (Array.isArray(holder.output)) holder.output = holder.output.map(cut);
@@ -231,6 +235,16 @@ function streamsAtMaxBuffer(o, maxBuffer) {
   if (Array.isArray(o.events))
     for (const e of o.events) if (Array.isArray(e) && (e[0] === 'exit' || e[0] === 'close')) e.splice(1, 2, ENDED_OR_KILLED_FOR_MAX_BUFFER, ENDED_OR_KILLED_FOR_MAX_BUFFER);
   if (o.child && typeof o.child === 'object') for (const k of ['exitCode', 'signalCode']) if (k in o.child) o.child[k] = ENDED_OR_KILLED_FOR_MAX_BUFFER;
+}
+
+/** What a sync call over maxBuffer read from a child that writes to both pipes is compared as: see cutAtMaxBuffer. */
+export const READ_BEFORE_MAX_BUFFER = '<what was read before maxBuffer was passed>';
+
+/** The child writes to both stdout and stderr: a step that writes both, or one of each. */
+function writesBoth(kase) {
+  const steps = kase?.steps ?? [];
+  const has = (k) => steps.some((s) => k in s);
+  return has('flood') || has('chatty') || ((has('out') || has('ident')) && has('err'));
 }
 
 /** How a sync child that ran over maxBuffer ended is compared as this: see cutAtMaxBuffer. */
@@ -266,7 +280,7 @@ export function normalise(obs, dir, register, kase) {
   if (failedSpawn) for (const when of [o.during, o.after]) if (when?.fds) delete when.fds.socket;
   const syncCode = o.ret?.error?.code ?? (o.ret === null ? o.threw?.code : undefined);
   if (syncCode === 'EMFILE' || syncCode === 'ENFILE') for (const when of [o.during, o.after]) if (when?.fds) delete when.fds.eventpoll;
-  if (syncCode === 'ENOBUFS') cutAtMaxBuffer(o, kase?.opts.maxBuffer);
+  if (syncCode === 'ENOBUFS') cutAtMaxBuffer(o, kase?.opts.maxBuffer, writesBoth(kase));
   if (Array.isArray(o.callback) && o.callback[0]?.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') streamsAtMaxBuffer(o, kase?.opts.maxBuffer);
   if (kase?.steps.some((s) => 'chatty' in s)) chattyInRunner(o);
   if (kase?.parent?.kill?.afterMs === 0) parentKillAfterFailedSpawn(o);
