@@ -271,6 +271,11 @@ test('exec over maxBuffer: the streams its listeners saw are compared up to maxB
   });
   const n = (o: object) => normalise(o as Record<string, unknown>, '/nowhere', null, kase);
   assert.deepEqual(differences([n(over('in[', ['exit', null, 'SIGTERM']))], [n(over('in[parent-data\n]\n', ['exit', 127, null]))]), []);
+  // a child that writes to both pipes: each stream is one value (how much of each came before the kill is timing)
+  const flood = (o: object) => normalise(o as Record<string, unknown>, '/nowhere', null, { ...kase, steps: [{ flood: 1000 }] });
+  const a = { ...over('in[', ['exit', null, 'SIGTERM']), streams: { stdout: 'q'.repeat(5000), stderr: '' } };
+  const b = { ...over('in[', ['exit', null, 'SIGTERM']), streams: { stdout: 'q'.repeat(64), stderr: 'j'.repeat(5000) } };
+  assert.deepEqual(differences([flood(a)], [flood(b)]), []);
   // the callback's own output (cut exactly by Node) and the first bytes stay compared
   assert.deepEqual(
     differences([n(over('in[', ['exit', null, 'SIGTERM']))], [n(over('xn[', ['exit', null, 'SIGTERM']))]).map((d) => d.field),

@@ -224,9 +224,11 @@ function cutAtMaxBuffer(o, maxBuffer, both) {
  * then (Debian 11, Node 22, seed 20261237, case 189: "in[" on one side, "in[parent-data\n]\n" on the other). The streams
  * are compared up to maxBuffer bytes and whether there was more; and, as after a sync call, how the child ended
  * (the kill follows that read) is one value. */
-function streamsAtMaxBuffer(o, maxBuffer) {
+function streamsAtMaxBuffer(o, maxBuffer, both) {
   if (typeof maxBuffer !== 'number' || !Number.isFinite(maxBuffer) || !o.streams) return;
-  const cutText = (text) => (text.length <= maxBuffer ? text : `${text.slice(0, maxBuffer)}${PAST_MAX_BUFFER}`); // latin1: a byte a character
+  // where the child writes to both pipes, how much of each the listeners saw before the kill is timing too (Node 26,
+  // seed 20261245: a flood's stdout past maxBuffer and its stderr short of it, or the other way): one value each
+  const cutText = (text) => (both ? READ_BEFORE_MAX_BUFFER : text.length <= maxBuffer ? text : `${text.slice(0, maxBuffer)}${PAST_MAX_BUFFER}`); // latin1: a byte a character
   for (const k of ['stdout', 'stderr']) {
     const v = o.streams[k];
     if (typeof v === 'string') o.streams[k] = cutText(v);
@@ -281,7 +283,7 @@ export function normalise(obs, dir, register, kase) {
   const syncCode = o.ret?.error?.code ?? (o.ret === null ? o.threw?.code : undefined);
   if (syncCode === 'EMFILE' || syncCode === 'ENFILE') for (const when of [o.during, o.after]) if (when?.fds) delete when.fds.eventpoll;
   if (syncCode === 'ENOBUFS') cutAtMaxBuffer(o, kase?.opts.maxBuffer, writesBoth(kase));
-  if (Array.isArray(o.callback) && o.callback[0]?.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') streamsAtMaxBuffer(o, kase?.opts.maxBuffer);
+  if (Array.isArray(o.callback) && o.callback[0]?.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') streamsAtMaxBuffer(o, kase?.opts.maxBuffer, writesBoth(kase));
   if (kase?.steps.some((s) => 'chatty' in s)) chattyInRunner(o);
   if (kase?.parent?.kill?.afterMs === 0) parentKillAfterFailedSpawn(o);
   const flooded = kase?.steps.some((s) => 'flood' in s) ? floodLines(o) : o;
