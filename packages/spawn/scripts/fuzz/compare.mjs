@@ -107,6 +107,20 @@ export function outsideWrites(stdio) {
   return at;
 }
 
+/** How the child ended, written `as`: the code and signal of 'exit' and 'close', child.exitCode and child.signalCode. */
+function endingAsOne(o, as) {
+  if (Array.isArray(o.events)) for (const e of o.events) if (Array.isArray(e) && (e[0] === 'exit' || e[0] === 'close')) e.splice(1, 2, as, as);
+  if (o.child && typeof o.child === 'object') for (const k of ['exitCode', 'signalCode']) if (k in o.child) o.child[k] = as;
+}
+
+/** Output read up to a cut at maxBuffer: its first maxBuffer bytes (in `enc`) and whether there was more; where the
+ * child writes to both pipes (`both`), one value. */
+function cutAt(text, maxBuffer, both, enc = 'latin1') {
+  if (both) return READ_BEFORE_MAX_BUFFER;
+  const b = Buffer.from(text, enc);
+  return b.length <= maxBuffer ? text : `${b.subarray(0, maxBuffer).toString(enc)}${PAST_MAX_BUFFER}`;
+}
+
 /** How a child killed at its start ended is compared as this: see killedAtStart. */
 export const ENDED_AT_START = '<killed at its start, or ended on its own first>';
 
@@ -120,8 +134,7 @@ export const ENDED_AT_START = '<killed at its start, or ended on its own first>'
  * the error and everything else are compared as they are. */
 export function killedAtStart(o, stdio) {
   const out = structuredClone(o);
-  if (Array.isArray(out.events)) for (const e of out.events) if (Array.isArray(e) && (e[0] === 'exit' || e[0] === 'close')) e.splice(1, 2, ENDED_AT_START, ENDED_AT_START);
-  if (out.child && typeof out.child === 'object') for (const k of ['exitCode', 'signalCode']) if (k in out.child) out.child[k] = ENDED_AT_START;
+  endingAsOne(out, ENDED_AT_START);
   for (const k of ['stdout', 'stderr']) if (out.streams && typeof out.streams[k] === 'string') out.streams[k] = WRITTEN_BEFORE_THE_KILL;
   for (const place of outsideWrites(stdio)) {
     if ((place === 'stdout' || place === 'stderr') && typeof out[place] === 'string') out[place] = WRITTEN_BEFORE_THE_KILL;
@@ -193,16 +206,11 @@ function cutAtMaxBuffer(o, maxBuffer, both) {
   // maxBuffer counts both pipes together: where the child writes to both, how the reads before the cut split between
   // them is timing too (Node 20, seed 20261241: a flood's stdout read twice and its stderr not at all, or each once),
   // so each output is one value and the child's stderr is left out of the runner's own
-  const cutText = (text, enc) => {
-    if (both) return READ_BEFORE_MAX_BUFFER;
-    const b = Buffer.from(text, enc);
-    return b.length <= maxBuffer ? text : `${b.subarray(0, maxBuffer).toString(enc)}${PAST_MAX_BUFFER}`;
-  };
   const cut = (v) => {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
     const [key] = Object.keys(v);
     if (key === undefined || typeof v[key] !== 'string') return v;
-    return { [key]: cutText(v[key], key === 's' ? 'utf8' : 'latin1') };
+    return { [key]: cutAt(v[key], maxBuffer, both, key === 's' ? 'utf8' : 'latin1') };
   };
   for (const holder of [o.ret, o.ret?.error, o.threw]) {
     if (holder === null || typeof holder !== 'object') continue;
@@ -210,7 +218,7 @@ function cutAtMaxBuffer(o, maxBuffer, both) {
     const err = holder.stderr;
     if (typeof o.stderr === 'string' && err && typeof err === 'object' && typeof (err.b ?? err.s) === 'string') {
       const text = err.b ?? Buffer.from(err.s, 'utf8').toString('latin1');
-      if (text && o.stderr.includes(text)) o.stderr = o.stderr.replace(text, both ? '' : cutText(text, 'latin1'));
+      if (text && o.stderr.includes(text)) o.stderr = o.stderr.replace(text, both ? '' : cutAt(text, maxBuffer, false));
     }
     for (const k of ['stdout', 'stderr']) if (k in holder) holder[k] = cut(holder[k]);
     if (Array.isArray(holder.output)) holder.output = holder.output.map(cut);
@@ -228,15 +236,13 @@ function streamsAtMaxBuffer(o, maxBuffer, both) {
   if (typeof maxBuffer !== 'number' || !Number.isFinite(maxBuffer) || !o.streams) return;
   // where the child writes to both pipes, how much of each the listeners saw before the kill is timing too (Node 26,
   // seed 20261245: a flood's stdout past maxBuffer and its stderr short of it, or the other way): one value each
-  const cutText = (text) => (both ? READ_BEFORE_MAX_BUFFER : text.length <= maxBuffer ? text : `${text.slice(0, maxBuffer)}${PAST_MAX_BUFFER}`); // latin1: a byte a character
+  // (the streams are latin1 text, or their decoded hex or base64 as latin1)
   for (const k of ['stdout', 'stderr']) {
     const v = o.streams[k];
-    if (typeof v === 'string') o.streams[k] = cutText(v);
-    else if (v && typeof v === 'object') for (const enc of Object.keys(v)) if (typeof v[enc] === 'string') v[enc] = cutText(v[enc]);
+    if (typeof v === 'string') o.streams[k] = cutAt(v, maxBuffer, both);
+    else if (v && typeof v === 'object') for (const enc of Object.keys(v)) if (typeof v[enc] === 'string') v[enc] = cutAt(v[enc], maxBuffer, both);
   }
-  if (Array.isArray(o.events))
-    for (const e of o.events) if (Array.isArray(e) && (e[0] === 'exit' || e[0] === 'close')) e.splice(1, 2, ENDED_OR_KILLED_FOR_MAX_BUFFER, ENDED_OR_KILLED_FOR_MAX_BUFFER);
-  if (o.child && typeof o.child === 'object') for (const k of ['exitCode', 'signalCode']) if (k in o.child) o.child[k] = ENDED_OR_KILLED_FOR_MAX_BUFFER;
+  endingAsOne(o, ENDED_OR_KILLED_FOR_MAX_BUFFER);
 }
 
 /** What a sync call over maxBuffer read from a child that writes to both pipes is compared as: see cutAtMaxBuffer. */
